@@ -1,0 +1,116 @@
+# suggestd — one obvious way to build.
+#
+#   make            build build/suggestd (release flags)
+#   make run        install what is missing, build, serve the embedded default
+#   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API
+#   make bench      benchmarks (bench/run.sh)
+#
+# Sources are found by globbing, so adding a file to a part's folder needs no edit here.
+
+CC      ?= cc
+PKGS    := libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
+           -Wmissing-prototypes -Wvla -Wformat=2
+CSTD    := -std=c17 -D_GNU_SOURCE
+INCS    := -Isrc
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
+LIBS    := $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/main.c' | sort)
+UNIT_SRC := $(shell find tests/unit -name 'test_*.c' 2>/dev/null | sort)
+UNIT_HELPERS := $(shell find tests/unit -name '*.c' ! -name 'test_*.c' 2>/dev/null | sort)
+FUZZ_SRC := $(shell find tests/fuzz -name 'fuzz_*.c' 2>/dev/null | sort)
+HDRS     := $(shell find src tests -name '*.h' 2>/dev/null)
+
+B        := build
+REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
+SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets
+
+all: $(B)/suggestd
+
+deps:
+	@scripts/deps.sh
+
+$(B)/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/san/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
+
+$(B)/libsuggestd.a: $(REL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/libsuggestd-san.a: $(SAN_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/suggestd: src/main.c $(B)/libsuggestd.a
+	$(CC) $(ALL_CFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
+
+# --- unit tests: one binary per tests/unit/**/test_*.c, linked with cmocka -------------
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
+UNIT_SAN_BINS := $(patsubst tests/unit/%.c,$(B)/unit-san/%,$(UNIT_SRC))
+
+$(B)/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libsuggestd.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd.a $(LIBS) -lcmocka -o $@
+
+$(B)/unit-san/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libsuggestd-san.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd-san.a $(LIBS) -lcmocka -o $@
+
+unit-plain: $(UNIT_BINS)
+	@scripts/run-unit.sh $(UNIT_BINS)
+
+unit-san: $(UNIT_SAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  scripts/run-unit.sh $(UNIT_SAN_BINS)
+
+unit: unit-plain unit-san
+
+# --- fuzz targets (clang + libFuzzer); `make fuzz-smoke` runs each for a short budget ---
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
+FUZZ_LIB_SRC := $(LIB_SRC)
+
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	clang $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	  $< $(FUZZ_LIB_SRC) $(LIBS) -o $@
+
+fuzz: $(FUZZ_BINS)
+
+FUZZ_SECONDS ?= 20
+fuzz-smoke: $(FUZZ_BINS)
+	@scripts/fuzz-smoke.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
+
+# --- black-box API tests: pytest against the real binary on random ports ---------------
+api: $(B)/suggestd
+	@scripts/run-api.sh
+
+test: all unit fuzz-smoke api
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run.sh
+
+bench: all
+	@bench/run.sh
+
+datasets:
+	@scripts/datasets.sh
+
+format:
+	clang-format -i $(shell find src tests -name '*.[ch]')
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages suggestd needs that are missing. Idempotent and quiet when
+# everything is present. Libraries are checked with pkg-config, tools with command -v.
+set -euo pipefail
+need=()
+chk_pc() { pkg-config --exists "$1" 2>/dev/null || need+=("$2"); }
+chk_cmd() { command -v "$1" >/dev/null 2>&1 || need+=("$2"); }
+chk_pc libmicrohttpd libmicrohttpd-dev
+chk_pc jansson libjansson-dev
+chk_pc sqlite3 libsqlite3-dev
+chk_pc libpq libpq-dev
+chk_pc hiredis libhiredis-dev
+chk_pc libsodium libsodium-dev
+chk_pc libutf8proc libutf8proc-dev
+chk_pc cmocka libcmocka-dev
+chk_cmd pkg-config pkg-config
+chk_cmd cc gcc
+chk_cmd make make
+chk_cmd clang clang
+[ -e /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
+# libFuzzer + sanitizer runtimes for clang.
+ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "deps: installing ${need[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

@@ -1,0 +1,62 @@
+/*
+ * One error table for the whole service.
+ *
+ * Each row is {enum name, HTTP status, wire code, details.reason or NULL, message}.
+ * The enum, the JSON error bodies of both APIs and the tests all come from this
+ * table, so a new error is one line here.
+ */
+#ifndef SG_COMMON_ERROR_H
+#define SG_COMMON_ERROR_H
+
+#define SG_ERRORS(X)                                                                     \
+  X(OK, 200, "ok", NULL, "OK")                                                           \
+  X(INVALID_KEY, 401, "invalid_key", NULL, "The key is missing, wrong or revoked.")      \
+  X(INVALID_TOKEN, 401, "invalid_token", NULL, "The access token is missing or invalid.") \
+  X(INVALID_LIST, 404, "invalid_list", NULL, "The list does not exist or is not yours.") \
+  X(INVALID_REQUEST, 400, "invalid_request", NULL, "The request is malformed.")          \
+  X(NOT_FOUND, 404, "not_found", NULL, "No such route.")                                 \
+  X(METHOD_NOT_ALLOWED, 405, "method_not_allowed", NULL,                                 \
+    "The route exists but does not take this method.")                                  \
+  X(PAYLOAD_TOO_LARGE, 413, "invalid_request", "payload_too_large",                      \
+    "The request body is larger than this route accepts.")                              \
+  X(PRECONDITION_FAILED, 412, "invalid_request", "precondition_failed",                  \
+    "If-Match does not match the current ETag.")                                         \
+  X(IDEMPOTENCY_KEY_REUSED, 422, "invalid_request", "idempotency_key_reused",            \
+    "This Idempotency-Key was used with a different request.")                          \
+  X(IDEMPOTENCY_KEY_IN_FLIGHT, 409, "invalid_request", "idempotency_key_in_flight",      \
+    "A request with this Idempotency-Key is still running; retry after one second.")    \
+  X(DUPLICATE_VALUE, 409, "invalid_request", "duplicate_value",                          \
+    "An item with this value already exists in the list.")                               \
+  X(LIST_ARCHIVED, 409, "invalid_request", "list_archived",                              \
+    "The list is archived and accepts no changes.")                                      \
+  X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                  \
+    "A publish of this list is already running; retry shortly.")                        \
+  X(RATE_LIMITED, 429, "rate_limited", NULL, "Too many requests; retry later.")          \
+  X(TOKEN_MINTING_UNAVAILABLE, 503, "internal_error", "token_minting_unavailable",       \
+    "Token minting is not configured; retry later.")                                     \
+  X(INTERNAL, 500, "internal_error", NULL, "An internal error occurred.")                \
+  X(UNAVAILABLE, 503, "internal_error", "unavailable", "The service is unavailable.")    \
+  X(ORIGIN_NOT_ALLOWED, 403, "origin_not_allowed", NULL,                                 \
+    "The Origin is not on the key's allow-list.")                                        \
+  X(QUERY_TOO_SHORT, 200, "query_too_short", NULL, "The query is shorter than allowed.") \
+  X(QUERY_TOO_LONG, 400, "query_too_long", NULL, "The query is longer than allowed.")    \
+  X(QUOTA_EXCEEDED, 200, "quota_exceeded", NULL, "The query quota is exhausted.")        \
+  X(LIST_NOT_PUBLISHED, 404, "list_not_published", NULL, "The list is not published.")   \
+  X(ARTIFACT_UNAVAILABLE, 503, "artifact_unavailable", NULL,                             \
+    "Compiled data could not be served; retry shortly.")
+
+typedef enum {
+#define SG__ERR_ENUM(name, status, code, reason, msg) SG_E_##name,
+  SG_ERRORS(SG__ERR_ENUM)
+#undef SG__ERR_ENUM
+      SG_E__COUNT
+} sg_err;
+
+/* Table lookups; every sg_err has a row, so these never return NULL except reason. */
+int sg_err_status(sg_err e);
+const char *sg_err_code(sg_err e);
+const char *sg_err_reason(sg_err e); /* NULL when the row has none */
+const char *sg_err_message(sg_err e);
+const char *sg_err_name(sg_err e);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * Small, sharp helpers shared by every part: time, random ids, digests, UTF-8 checks,
+ * checked integer parsing, atomic file writes.
+ */
+#ifndef SG_COMMON_UTIL_H
+#define SG_COMMON_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Must be called once at start (initialises libsodium). Returns 0 on success. */
+int sg_init(void);
+
+/* Wall clock. SUGGESTD_CLOCK_OFFSET (seconds, may be negative) shifts it, for tests of
+ * expiry that must never sleep; it is read once by sg_init. */
+int64_t sg_now_ms(void);
+int64_t sg_now_s(void);
+/* Monotonic milliseconds, for rate windows and latency. */
+int64_t sg_mono_ms(void);
+/* Formats a Unix time (seconds) as RFC 3339 UTC "2026-11-22T03:13:08Z" into out[32]. */
+void sg_rfc3339(int64_t unix_s, char out[32]);
+
+/* Writes prefix + 22 random base62 chars (131 bits) + NUL into out (size >= strlen+23). */
+void sg_random_id(const char *prefix, char *out, size_t outsz);
+/* Fills out with n random bytes. */
+void sg_random_bytes(void *out, size_t n);
+
+/* Lower-case hex of n bytes into out (2n+1 bytes). */
+void sg_hex(const void *p, size_t n, char *out);
+/* SHA-256 of data as "sha256:<64 hex>" into out[72]. */
+void sg_sha256_tagged(const void *data, size_t n, char out[72]);
+/* SHA-256 raw. */
+void sg_sha256(const void *data, size_t n, uint8_t out[32]);
+/* Constant-time equality of two equal-length byte strings. */
+bool sg_ct_equal(const void *a, const void *b, size_t n);
+
+/* True when s[0..n) is well-formed UTF-8 without NUL bytes or surrogates. */
+bool sg_utf8_valid(const char *s, size_t n);
+/* Number of code points in valid UTF-8 s[0..n). */
+size_t sg_utf8_count(const char *s, size_t n);
+
+/* Parses a whole decimal int64 in [min,max]; returns 0 on success, -1 otherwise. */
+int sg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Writes data to path atomically: temp file in the same dir, fsync, rename, fsync dir.
+ * Returns 0 or -1 with errno set. */
+int sg_write_file_atomic(const char *path, const void *data, size_t n);
+/* Reads a whole file (up to limit bytes) into a malloc'd NUL-terminated buffer. */
+int sg_read_file(const char *path, size_t limit, char **out, size_t *len);
+/* mkdir -p. */
+int sg_mkdirs(const char *path, unsigned mode);
+
+#endif

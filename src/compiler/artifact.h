@@ -1,0 +1,51 @@
+/*
+ * Reader of the compiled artifact (format in docs/ARTIFACT.md).
+ *
+ * An artifact is position-independent bytes (offsets, no pointers), opened either from
+ * memory or by mmap. sg_artifact_open checks every offset and length once, so lookups
+ * afterwards need no bounds checks and a truncated or corrupted file is rejected, never
+ * crashes the reader. A lookup allocates nothing.
+ */
+#ifndef SG_COMPILER_ARTIFACT_H
+#define SG_COMPILER_ARTIFACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/compiler.h"
+
+typedef struct sg_artifact sg_artifact;
+
+/* Opens artifact bytes in memory (borrowed; must outlive the artifact). Returns 0 or -1
+ * when the bytes are not a valid artifact. */
+int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out);
+/* mmaps path read-only and opens it. Returns 0 or -1. */
+int sg_artifact_open_file(const char *path, sg_artifact **out);
+void sg_artifact_close(sg_artifact *a);
+
+size_t sg_artifact_item_count(const sg_artifact *a);
+const char *sg_artifact_default_locale(const sg_artifact *a);
+
+/* Resolves a requested locale tag (may be NULL or unsupported) to the served one:
+ * exact tag (case-insensitive), else its language subtag, else the default locale.
+ * Returns an index usable with sg_artifact_query and sets *tag to the served tag. */
+int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, const char **tag);
+
+/* A pre-serialised item: the bytes of one JSON object
+ * {"itemId":…,"value":…,"displayValue":…[,"ancestors":[…]]}, pointing into the artifact. */
+typedef struct {
+  const char *json;
+  uint32_t len;
+} sg_fragment;
+
+typedef struct {
+  sg_fragment items[SG_BUCKET_ITEMS];
+  size_t n;
+} sg_query_result;
+
+/* Looks up the NORMALISED query nq[0..len) in locale index loc. Fills res with the first
+ * 10 items of the relevance contract (DESIGN.md section 3). Allocates nothing. */
+void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
+                       sg_query_result *res);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * The compiler: a list's items -> one immutable, deterministic artifact.
+ *
+ * Input items are plain C structs (the control plane fills them from the store,
+ * `suggestd compile` from JSONL). Strings are UTF-8 and borrowed for the call.
+ */
+#ifndef SG_COMPILER_COMPILER_H
+#define SG_COMPILER_COMPILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+
+#define SG_MAX_HIERARCHY_DEPTH 16
+#define SG_BUCKET_ITEMS 10
+
+typedef struct {
+  const char *locale;        /* BCP-47 tag as written in the item's "locales" */
+  const char *display_value; /* NULL: fall back to the base displayValue */
+  const char *const *aliases;/* NULL: fall back to the base aliases */
+  size_t n_aliases;
+} sg_item_locale;
+
+typedef struct {
+  const char *id;            /* "itm_…" */
+  const char *value;
+  const char *display_value; /* never NULL (defaults to value upstream) */
+  const char *const *aliases;
+  size_t n_aliases;
+  int64_t rank;
+  const char *parent_id;     /* NULL when the item has no parent */
+  const sg_item_locale *locales;
+  size_t n_locales;
+} sg_compile_item;
+
+typedef struct {
+  const char *default_locale;               /* e.g. "en" */
+  const char *const *supported_locales;     /* includes default_locale */
+  size_t n_supported;
+  size_t max_items;                         /* 0: no limit */
+} sg_compile_opts;
+
+/* One validation error: {itemId, path, reason, message}. Strings are malloc'd. */
+typedef struct {
+  char *item_id;
+  char *path;    /* e.g. "value", "parentId", "locales.fr" */
+  char *reason;  /* duplicate_value | unknown_parent | parent_cycle | hierarchy_too_deep
+                    | unsupported_locale | too_many_items */
+  char *message;
+} sg_validation_error;
+
+typedef struct {
+  sg_validation_error *v;
+  size_t n, cap;
+} sg_validation_errors;
+
+void sg_validation_errors_free(sg_validation_errors *e);
+
+/* Validates items against opts. Returns the number of errors appended to *errs
+ * (0 = valid), or -1 on OOM. At most 1000 errors are recorded. */
+long sg_validate(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                 sg_validation_errors *errs);
+
+/* Compiles valid items into artifact bytes appended to *out (initialised by the caller,
+ * no limit). Deterministic: the same items and opts (in any input order) give the same
+ * bytes. Returns 0, or -1 on OOM / invalid input (run sg_validate first). */
+int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out);
+
+#endif

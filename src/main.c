@@ -1,0 +1,44 @@
+/*
+ * suggestd: the thin binary. Parses the subcommand and hands the remaining words to the
+ * part that owns it. Every part's entry point has the shape int f(int argc, char **argv)
+ * and returns the process exit code.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+
+typedef int (*sg_cmd_fn)(int argc, char **argv);
+
+typedef struct {
+  const char *name;
+  sg_cmd_fn fn;
+  const char *help;
+} sg_cmd;
+
+static const sg_cmd commands[] = {
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: suggestd <command> [flags]\n\ncommands:\n");
+  for (const sg_cmd *c = commands; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
+  fprintf(f, "\nEvery flag is mirrored by an environment variable SUGGESTD_<FLAG>.\n"
+             "See README.md for the full reference.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+      strcmp(argv[1], "help") == 0) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (sg_init() != 0) {
+    fprintf(stderr, "{\"error\":\"cannot initialise libsodium\"}\n");
+    return 1;
+  }
+  for (const sg_cmd *c = commands; c->name; c++)
+    if (strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
+  fprintf(stderr, "{\"error\":\"unknown command '%s'; see suggestd --help\"}\n", argv[1]);
+  return 2;
+}
