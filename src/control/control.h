@@ -1,0 +1,31 @@
+/*
+ * The control plane: /api/v1 over the relational store, authenticated by secret keys.
+ */
+#ifndef SG_CONTROL_CONTROL_H
+#define SG_CONTROL_CONTROL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "http/http.h"
+#include "store/store.h"
+
+typedef struct {
+  const char *listen;          /* host:port */
+  sg_store *store;             /* borrowed */
+  struct sg_edge *edge;        /* borrowed; where list records and artifacts go */
+  uint32_t rate_per_key;       /* requests per minute per secret key (0: off) */
+  uint32_t rate_per_ip;        /* requests per minute per client IP (0: off) */
+  uint64_t sync_publish_limit; /* lists with more items publish asynchronously */
+} sg_control_config;
+
+typedef struct sg_control sg_control;
+
+int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz);
+unsigned sg_control_port(const sg_control *c);
+void sg_control_stop(sg_control *c);
+
+/* `suggestd control`: the control plane alone. */
+int sg_cmd_control(int argc, char **argv);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * Shared pieces of the control plane's handlers: body parsing, field errors,
+ * pagination, list responses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "control/cursor.h"
+#include "control/internal.h"
+
+size_t sg__cp_len(const char *s) { return sg_utf8_count(s, strlen(s)); }
+
+json_t *sg__body_object(sg_req *req, sg_resp *resp) {
+  if (req->body_too_large) {
+    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    return NULL;
+  }
+  json_error_t jerr;
+  /* jansson rejects invalid UTF-8 and caps nesting depth, so hostile bodies fail here
+   * with a typed error rather than deeper down. */
+  json_t *o = json_loadb(req->body, req->body_len, JSON_REJECT_DUPLICATES, &jerr);
+  if (!o || !json_is_object(o)) {
+    json_decref(o);
+    json_t *f = NULL;
+    sg_field_error(&f, "body", o ? "must be a JSON object" : "malformed JSON");
+    sg_resp_invalid_fields(resp, req, f);
+    return NULL;
+  }
+  return o;
+}
+
+void sg__reject_unknown(const json_t *obj, const char *const *allowed, const char *prefix,
+                        json_t **fields) {
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)obj, k, v) {
+    bool ok = false;
+    for (const char *const *a = allowed; *a && !ok; a++) ok = strcmp(*a, k) == 0;
+    if (ok) continue;
+    char path[256];
+    snprintf(path, sizeof path, "%s%s", prefix, k);
+    sg_field_error(fields, path, "unknown_field");
+  }
+}
+
+int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, size_t *limit,
+                    json_t **after) {
+  *after = NULL;
+  *limit = 50;
+  const char *l = sg_req_query(req, "limit");
+  if (l) {
+    int64_t v;
+    if (sg_parse_i64(l, 1, 100, &v)) {
+      json_t *f = NULL;
+      sg_field_error(&f, "limit", "must be an integer from 1 to 100");
+      sg_resp_invalid_fields(resp, req, f);
+      return -1;
+    }
+    *limit = (size_t)v;
+  }
+  const char *cur = sg_req_query(req, "cursor");
+  if (cur) {
+    *after = sg_cursor_decode(c->cursor_secret, scope, cur);
+    if (!*after) {
+      json_t *f = NULL;
+      sg_field_error(&f, "cursor", "malformed or not issued for this collection");
+      sg_resp_invalid_fields(resp, req, f);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, json_t *data,
+                      json_t *next_key) {
+  json_t *b = json_object();
+  json_object_set_new(b, "data", data);
+  char *nc = next_key ? sg_cursor_encode(c->cursor_secret, scope, next_key) : NULL;
+  json_object_set_new(b, "nextCursor", nc ? json_string(nc) : json_null());
+  free(nc);
+  json_decref(next_key);
+  json_object_set_new(b, "requestId", json_string(req->request_id));
+  sg_resp_json(resp, 200, b);
+}
+
+void sg__store_error(sg_req *req, sg_resp *resp, sg_err e) {
+  sg_resp_error(resp, req, e, NULL, NULL);
+}
+
+void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list) {
+  char etag[48];
+  sg_store_list_etag(list, etag);
+  sg_resp_header(resp, "ETag", etag);
+  sg_resp_json(resp, status, list);
+}

@@ -1,0 +1,213 @@
+/*
+ * Control-plane routing and middleware: rate limits, secret-key authentication,
+ * Idempotency-Key, then one handler per route.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "control/internal.h"
+
+typedef struct {
+  const char *method;
+  const char *pattern; /* segments; "{}" captures one path parameter */
+  sg__handler fn;
+  bool idempotent;     /* takes an Idempotency-Key */
+} route;
+
+static const route routes[] = {
+    {"GET", "/api/v1/lists", sg__h_lists_index, false},
+    {"POST", "/api/v1/lists", sg__h_lists_create, true},
+    {"GET", "/api/v1/lists/{}", sg__h_list_get, false},
+    {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false},
+    {NULL, NULL, NULL, false},
+};
+
+/* Matches path against pattern, capturing parameters into req->params (pointers into
+ * scratch, a copy of the path whose parameter ends are cut with NULs after a match). */
+static bool match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
+                  sg_req *req) {
+  size_t pl = strlen(path);
+  if (pl >= scratchsz) return false;
+  memcpy(scratch, path, pl + 1);
+  req->nparams = 0;
+  const char *p = pattern;
+  char *s = scratch;
+  while (*p || *s) {
+    if (*p != '/' || *s != '/') return false;
+    p++;
+    s++;
+    size_t plen = strcspn(p, "/"), slen = strcspn(s, "/");
+    if (plen == 2 && p[0] == '{' && p[1] == '}') {
+      if (slen == 0 || req->nparams >= SG_HTTP_MAX_PARAMS) return false;
+      req->params[req->nparams++] = s;
+    } else if (plen != slen || memcmp(p, s, plen) != 0) {
+      return false;
+    }
+    p += plen;
+    s += slen;
+  }
+  for (size_t i = 0; i < req->nparams; i++) req->params[i][strcspn(req->params[i], "/")] = '\0';
+  return true;
+}
+
+/* Parses "Bearer sk_<id>_<secret>" into the key id and the digest of the secret. */
+static bool parse_secret_key(const char *auth, char key_id[64], uint8_t digest[32]) {
+  if (!auth || strncmp(auth, "Bearer ", 7) != 0) return false;
+  const char *k = auth + 7;
+  while (*k == ' ') k++;
+  size_t n = strnlen(k, 256);
+  if (n < 10 || n >= 256 || strncmp(k, "sk_", 3) != 0) return false;
+  const char *us = strchr(k + 3, '_');
+  if (!us || (size_t)(us - k) >= 64 || !us[1]) return false;
+  memcpy(key_id, k, (size_t)(us - k));
+  key_id[us - k] = '\0';
+  sg_sha256(us + 1, strlen(us + 1), digest);
+  return true;
+}
+
+static bool valid_idem_key(const char *k) {
+  size_t n = 0;
+  for (; k[n]; n++)
+    if ((unsigned char)k[n] < 0x20 || (unsigned char)k[n] > 0x7e || n >= 255) return false;
+  return n >= 1;
+}
+
+/* Response headers worth replaying with an idempotent answer. */
+static char *headers_json(const sg_resp *resp) {
+  json_t *h = json_object();
+  for (size_t i = 0; i < resp->nheaders; i++)
+    if (strcasecmp(resp->hname[i], "ETag") == 0 || strcasecmp(resp->hname[i], "Location") == 0)
+      json_object_set_new(h, resp->hname[i], json_string(resp->hvalue[i]));
+  char *s = json_dumps(h, JSON_COMPACT);
+  json_decref(h);
+  return s;
+}
+
+static void run_idempotent(sg_control *c, const route *r, const sg_principal *who, sg_req *req,
+                           sg_resp *resp) {
+  const char *key = sg_req_header(req, "Idempotency-Key");
+  if (!key) {
+    r->fn(c, who, req, resp);
+    return;
+  }
+  if (!valid_idem_key(key)) {
+    json_t *f = NULL;
+    sg_field_error(&f, "Idempotency-Key", "must be 1 to 255 printable ASCII characters");
+    sg_resp_invalid_fields(resp, req, f);
+    return;
+  }
+  uint8_t bh[32];
+  sg_sha256(req->body, req->body_len, bh);
+  sg_idem_state state;
+  int status = 0;
+  char *body = NULL, *hdrs = NULL;
+  sg_err e = sg_store_idem_begin(c->cfg.store, who->workspace_id, key, req->method, req->path,
+                                 bh, &state, &status, &body, &hdrs);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
+  switch (state) {
+  case SG_IDEM_REUSED: sg_resp_error(resp, req, SG_E_IDEMPOTENCY_KEY_REUSED, NULL, NULL); break;
+  case SG_IDEM_IN_FLIGHT:
+    sg_resp_error(resp, req, SG_E_IDEMPOTENCY_KEY_IN_FLIGHT, NULL, NULL);
+    break;
+  case SG_IDEM_REPLAY: {
+    resp->status = status;
+    sg_buf_reset(&resp->body);
+    sg_buf_puts(&resp->body, body);
+    json_t *h = hdrs ? json_loads(hdrs, 0, NULL) : NULL;
+    const char *name;
+    json_t *v;
+    json_object_foreach(h, name, v) sg_resp_header(resp, name, json_string_value(v));
+    json_decref(h);
+    sg_resp_header(resp, "Idempotent-Replayed", "true");
+    break;
+  }
+  case SG_IDEM_PROCEED: {
+    r->fn(c, who, req, resp);
+    char *hj = headers_json(resp);
+    if (sg_store_idem_finish(c->cfg.store, who->workspace_id, key, resp->status,
+                             resp->body.data ? resp->body.data : "", hj) != SG_E_OK)
+      fprintf(stderr, "{\"level\":\"error\",\"msg\":\"idempotency record not saved\","
+                      "\"requestId\":\"%s\"}\n", req->request_id);
+    free(hj);
+    break;
+  }
+  }
+  free(body);
+  free(hdrs);
+}
+
+void sg__control_dispatch(sg_req *req, sg_resp *resp);
+void sg__control_dispatch(sg_req *req, sg_resp *resp) {
+  sg_control *c = req->app;
+  if (strcmp(req->path, "/healthz") == 0) {
+    sg_resp_json(resp, 200, json_pack("{s:s}", "status", "ok"));
+    return;
+  }
+  if (strcmp(req->path, "/docs/errors") == 0) {
+    extern void sg__h_docs_errors(sg_req *, sg_resp *);
+    sg__h_docs_errors(req, resp);
+    return;
+  }
+  char scratch[1024];
+  const route *found = NULL;
+  bool path_known = false;
+  char allow[64] = "";
+  for (const route *r = routes; r->method; r++) {
+    if (!match(r->pattern, req->path, scratch, sizeof scratch, req)) continue;
+    path_known = true;
+    if (strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
+      if (*allow) strcat(allow, ", ");
+      strcat(allow, r->method);
+    }
+    if (strcmp(r->method, req->method) == 0) {
+      found = r;
+      break;
+    }
+  }
+  if (!found) {
+    if (path_known) {
+      sg_resp_header(resp, "Allow", allow);
+      sg_resp_error(resp, req, SG_E_METHOD_NOT_ALLOWED, NULL, NULL);
+    } else {
+      sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
+    }
+    return;
+  }
+  /* Re-run the match so params point into this scratch (the loop may have moved on). */
+  match(found->pattern, req->path, scratch, sizeof scratch, req);
+
+  int64_t now = sg_mono_ms();
+  if (!sg_ratelimit_take(c->rl_ip, req->client_ip, now)) {
+    sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
+    return;
+  }
+  char key_id[64];
+  uint8_t digest[32];
+  sg_principal who;
+  if (!parse_secret_key(sg_req_header(req, "Authorization"), key_id, digest)) {
+    sg_resp_error(resp, req, SG_E_INVALID_KEY, NULL, NULL);
+    return;
+  }
+  sg_err e = sg_store_authenticate(c->cfg.store, key_id, digest, &who);
+  memset(digest, 0, sizeof digest);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e == SG_E_INVALID_KEY ? SG_E_INVALID_KEY : SG_E_INTERNAL, NULL, NULL);
+    return;
+  }
+  if (!sg_ratelimit_take(c->rl_key, who.key_id, now)) {
+    sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
+    return;
+  }
+  req->auth = &who;
+  if (req->body_too_large) {
+    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    return;
+  }
+  if (found->idempotent) run_idempotent(c, found, &who, req, resp);
+  else found->fn(c, &who, req, resp);
+}

@@ -1,0 +1,81 @@
+/*
+ * Response helpers: JSON bodies and the control-plane error body, built from the one
+ * error table in common/error.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http.h"
+
+void sg_resp_header(sg_resp *r, const char *name, const char *value) {
+  if (r->nheaders >= SG_HTTP_MAX_HEADERS) return;
+  char *n = strdup(name), *v = strdup(value);
+  if (!n || !v) { free(n); free(v); return; }
+  r->hname[r->nheaders] = n;
+  r->hvalue[r->nheaders] = v;
+  r->nheaders++;
+}
+
+void sg_resp_json(sg_resp *r, int status, json_t *body) {
+  r->status = status;
+  sg_buf_reset(&r->body);
+  char *s = body ? json_dumps(body, JSON_COMPACT) : NULL;
+  if (s) {
+    sg_buf_puts(&r->body, s);
+    free(s);
+  }
+  json_decref(body);
+}
+
+static const char *remediation(sg_err e) {
+  switch (e) {
+  case SG_E_INVALID_KEY: return "Send Authorization: Bearer <secret key> with an active key.";
+  case SG_E_INVALID_LIST: return "Check the list id; list ids are only visible to their workspace.";
+  case SG_E_INVALID_REQUEST: return "Fix the fields named in details.fields and send again.";
+  case SG_E_PRECONDITION_FAILED: return "GET the resource, then retry with its current ETag.";
+  case SG_E_IDEMPOTENCY_KEY_REUSED: return "Use a new Idempotency-Key for a different request.";
+  case SG_E_IDEMPOTENCY_KEY_IN_FLIGHT: return "Retry after one second.";
+  case SG_E_RATE_LIMITED: return "Wait for the number of seconds in retry-after.";
+  case SG_E_TOKEN_MINTING_UNAVAILABLE: return "Retry later; an operator must create a signing key.";
+  case SG_E_PAYLOAD_TOO_LARGE: return "Send a smaller body.";
+  case SG_E_DUPLICATE_VALUE: return "Use a value not yet in the list.";
+  case SG_E_LIST_ARCHIVED: return "Set the list's status to active first.";
+  case SG_E_METHOD_NOT_ALLOWED: return "See the Allow header for the methods this route takes.";
+  case SG_E_NOT_FOUND: return "Check the path; control-plane routes live under /api/v1.";
+  default: return "Retry later; if it persists, report the requestId.";
+  }
+}
+
+void sg_resp_error(sg_resp *r, const sg_req *req, sg_err e, json_t *details, const char *message) {
+  if (!details) details = json_object();
+  const char *reason = sg_err_reason(e);
+  if (reason && !json_object_get(details, "reason"))
+    json_object_set_new(details, "reason", json_string(reason));
+  char docs[128];
+  snprintf(docs, sizeof docs, "/docs/errors#%s", sg_err_code(e));
+  json_t *b = json_object();
+  json_object_set_new(b, "code", json_string(sg_err_code(e)));
+  json_object_set_new(b, "message", json_string(message ? message : sg_err_message(e)));
+  json_object_set_new(b, "requestId", json_string(req->request_id));
+  json_object_set_new(b, "details", details);
+  json_object_set_new(b, "docsUrl", json_string(docs));
+  json_object_set_new(b, "remediation", json_string(remediation(e)));
+  if (e == SG_E_INVALID_KEY) sg_resp_header(r, "WWW-Authenticate", "Bearer");
+  if (e == SG_E_RATE_LIMITED) sg_resp_header(r, "retry-after", "60");
+  if (e == SG_E_IDEMPOTENCY_KEY_IN_FLIGHT) sg_resp_header(r, "retry-after", "1");
+  sg_resp_json(r, sg_err_status(e), b);
+}
+
+void sg_field_error(json_t **fields, const char *path, const char *reason) {
+  if (!*fields) *fields = json_array();
+  json_t *f = json_object();
+  json_object_set_new(f, "path", json_string(path));
+  json_object_set_new(f, "reason", json_string(reason));
+  json_array_append_new(*fields, f);
+}
+
+void sg_resp_invalid_fields(sg_resp *r, const sg_req *req, json_t *fields) {
+  json_t *d = json_object();
+  json_object_set_new(d, "fields", fields ? fields : json_array());
+  sg_resp_error(r, req, SG_E_INVALID_REQUEST, d, NULL);
+}

@@ -1,0 +1,227 @@
+/*
+ * libmicrohttpd server: per-connection body accumulation with a hard cap, one handler
+ * call per request, JSON-lines access log on stderr.
+ */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "common/util.h"
+#include "http/http.h"
+
+struct sg_http_server {
+  struct MHD_Daemon *d;
+  sg_http_config cfg;
+  unsigned port;
+};
+
+typedef struct {
+  sg_buf body;
+  bool too_large;
+  int64_t t0_us;
+} conn_state;
+
+static int64_t now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* An x-request-id is echoed only when it is short printable ASCII without quotes or
+ * backslashes; anything else is replaced by a generated id (it lands in logs and JSON). */
+static bool sane_request_id(const char *s) {
+  size_t n = 0;
+  for (; s[n]; n++) {
+    unsigned char c = (unsigned char)s[n];
+    if (c < 0x21 || c > 0x7e || c == '"' || c == '\\' || n >= 64) return false;
+  }
+  return n > 0;
+}
+
+const char *sg_req_header(const sg_req *r, const char *name) {
+  return MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, name);
+}
+
+const char *sg_req_query(const sg_req *r, const char *name) {
+  return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  snprintf(out, outsz, "unknown");
+  if (!ci || !ci->client_addr) return;
+  const struct sockaddr *sa = ci->client_addr;
+  if (sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
+              (socklen_t)outsz);
+  else if (sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
+              (socklen_t)outsz);
+}
+
+static void access_log(const sg_http_server *s, const sg_req *req, int status, int64_t us) {
+  sg_buf line;
+  sg_buf_init(&line, 4096);
+  sg_buf_printf(&line, "{\"ts\":%lld,\"listener\":\"%s\",\"method\":", (long long)sg_now_ms(),
+                s->cfg.log_name ? s->cfg.log_name : "http");
+  sg_buf_json_str(&line, req->method, strlen(req->method));
+  sg_buf_puts(&line, ",\"path\":");
+  size_t plen = strlen(req->path);
+  sg_buf_json_str(&line, req->path, plen > 512 ? 512 : plen);
+  sg_buf_printf(&line, ",\"status\":%d,\"latencyUs\":%lld,\"requestId\":\"%s\"}\n", status,
+                (long long)us, req->request_id);
+  if (line.data) fputs(line.data, stderr);
+  sg_buf_free(&line);
+}
+
+static void resp_free(sg_resp *r) {
+  sg_buf_free(&r->body);
+  for (size_t i = 0; i < r->nheaders; i++) {
+    free(r->hname[i]);
+    free(r->hvalue[i]);
+  }
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+                                  const char *method, const char *version,
+                                  const char *upload_data, size_t *upload_size, void **con_cls) {
+  sg_http_server *s = cls;
+  conn_state *st = *con_cls;
+  if (!st) {
+    st = calloc(1, sizeof *st);
+    if (!st) return MHD_NO;
+    sg_buf_init(&st->body, s->cfg.max_body);
+    st->t0_us = now_us();
+    *con_cls = st;
+    return MHD_YES;
+  }
+  if (*upload_size) {
+    /* Past the cap the rest of the body is read and dropped, so memory stays bounded and
+     * the client still gets a typed 413 instead of a reset connection. */
+    if (!st->too_large && sg_buf_append(&st->body, upload_data, *upload_size)) st->too_large = true;
+    *upload_size = 0;
+    return MHD_YES;
+  }
+
+  sg_req req;
+  memset(&req, 0, sizeof req);
+  req.method = method;
+  req.path = url;
+  req.conn = c;
+  req.body = st->body.data ? st->body.data : "";
+  req.body_len = st->body.len;
+  req.body_too_large = st->too_large;
+  req.app = s->cfg.app;
+  const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "x-request-id");
+  if (rid && sane_request_id(rid)) snprintf(req.request_id, sizeof req.request_id, "%s", rid);
+  else sg_random_id("req_", req.request_id, sizeof req.request_id);
+  client_ip(c, req.client_ip, sizeof req.client_ip);
+
+  sg_resp resp;
+  memset(&resp, 0, sizeof resp);
+  sg_buf_init(&resp.body, 0);
+  resp.status = 500;
+  s->cfg.handler(&req, &resp);
+
+  size_t blen = resp.body.len;
+  struct MHD_Response *mr = MHD_create_response_from_buffer(
+      blen, blen ? resp.body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
+  enum MHD_Result ret = MHD_NO;
+  if (mr) {
+    MHD_add_response_header(mr, "x-request-id", req.request_id);
+    if (blen || resp.content_type)
+      MHD_add_response_header(mr, "Content-Type",
+                              resp.content_type ? resp.content_type : "application/json");
+    for (size_t i = 0; i < resp.nheaders; i++)
+      MHD_add_response_header(mr, resp.hname[i], resp.hvalue[i]);
+    ret = MHD_queue_response(c, (unsigned)resp.status, mr);
+    MHD_destroy_response(mr);
+  }
+  access_log(s, &req, resp.status, now_us() - st->t0_us);
+  resp_free(&resp);
+  return ret;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe) {
+  conn_state *st = *con_cls;
+  if (!st) return;
+  sg_buf_free(&st->body);
+  free(st);
+  *con_cls = NULL;
+}
+
+int sg_parse_listen(const char *s, char *host, size_t hostsz, unsigned *port) {
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s) return -1;
+  size_t hl = (size_t)(colon - s);
+  if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') { s++; hl -= 2; }
+  if (hl >= hostsz) return -1;
+  memcpy(host, s, hl);
+  host[hl] = '\0';
+  int64_t p;
+  if (sg_parse_i64(colon + 1, 0, 65535, &p)) return -1;
+  *port = (unsigned)p;
+  return 0;
+}
+
+int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz) {
+  char host[256];
+  unsigned port;
+  if (sg_parse_listen(cfg->listen, host, sizeof host, &port)) {
+    snprintf(err, errsz, "bad listen address '%s' (want host:port)", cfg->listen);
+    return -1;
+  }
+  struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons((uint16_t)port);
+    flags |= MHD_USE_IPv6;
+  } else if (strcmp(host, "localhost") == 0) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons((uint16_t)port);
+    v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  } else {
+    snprintf(err, errsz, "listen host must be a numeric address: '%s'", host);
+    return -1;
+  }
+  sg_http_server *s = calloc(1, sizeof *s);
+  if (!s) { snprintf(err, errsz, "out of memory"); return -1; }
+  s->cfg = *cfg;
+  s->d = MHD_start_daemon(
+      flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
+      MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+      1u, MHD_OPTION_END);
+  if (!s->d) {
+    snprintf(err, errsz, "cannot listen on %s", cfg->listen);
+    free(s);
+    return -1;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+  s->port = di ? di->port : port;
+  *out = s;
+  return 0;
+}
+
+unsigned sg_http_port(const sg_http_server *s) { return s->port; }
+
+void sg_http_stop(sg_http_server *s) {
+  if (!s) return;
+  MHD_stop_daemon(s->d);
+  free(s);
+}

@@ -1,0 +1,162 @@
+/*
+ * SQLite backend: opening, migrations, the statement cache and small helpers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/sqlite/sqlite_store.h"
+
+sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql) {
+  size_t free_slot = SG__STMT_CACHE;
+  for (size_t i = 0; i < SG__STMT_CACHE; i++) {
+    if (st->sql[i] == sql) {
+      sqlite3_reset(st->stmt[i]);
+      sqlite3_clear_bindings(st->stmt[i]);
+      return st->stmt[i];
+    }
+    if (!st->sql[i] && free_slot == SG__STMT_CACHE) free_slot = i;
+  }
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+    fprintf(stderr, "{\"level\":\"error\",\"msg\":\"sqlite prepare\",\"detail\":\"%s\"}\n",
+            sqlite3_errmsg(st->db));
+    return NULL;
+  }
+  if (free_slot < SG__STMT_CACHE) {
+    st->sql[free_slot] = sql;
+    st->stmt[free_slot] = s;
+  }
+  /* With a full cache the statement still works; it is finalised at close via
+   * sqlite3_next_stmt. */
+  return s;
+}
+
+int sg__sq_begin(sg_store *st) {
+  return sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+int sg__sq_commit(sg_store *st) {
+  return sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+void sg__sq_rollback(sg_store *st) { sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); }
+
+void sg__sq_text(sqlite3_stmt *s, int i, const char *v) {
+  if (v) sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+  else sqlite3_bind_null(s, i);
+}
+
+const char *sg__sq_col(sqlite3_stmt *s, int i) {
+  return (const char *)sqlite3_column_text(s, i);
+}
+
+static int migrate(sqlite3 *db, char *err, size_t errsz) {
+  sqlite3_stmt *s;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK) return -1;
+  int version = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int(s, 0) : 0;
+  sqlite3_finalize(s);
+  int n = 0;
+  while (sg__sqlite_migrations[n]) n++;
+  if (version > n) {
+    snprintf(err, errsz, "database schema %d is newer than this binary (%d)", version, n);
+    return -1;
+  }
+  for (int v = version; v < n; v++) {
+    char *msg = NULL;
+    char pragma[64];
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d;", v + 1);
+    if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(db, sg__sqlite_migrations[v], NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(db, pragma, NULL, NULL, &msg) != SQLITE_OK ||
+        sqlite3_exec(db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK) {
+      snprintf(err, errsz, "migration %d failed: %s", v + 1, msg ? msg : "?");
+      sqlite3_free(msg);
+      sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
+  if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0) {
+    snprintf(err, errsz, "the PostgreSQL store is not available in this build yet");
+    return -1;
+  }
+  if (sg_mkdirs(spec, 0700)) {
+    snprintf(err, errsz, "cannot create data dir '%s'", spec);
+    return -1;
+  }
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s/suggestd.db", spec) >= (int)sizeof path) {
+    snprintf(err, errsz, "data dir path too long");
+    return -1;
+  }
+  sg_store *st = calloc(1, sizeof *st);
+  if (!st) return -1;
+  if (sqlite3_open_v2(path, &st->db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      NULL) != SQLITE_OK) {
+    snprintf(err, errsz, "cannot open %s: %s", path, sqlite3_errmsg(st->db));
+    sqlite3_close(st->db);
+    free(st);
+    return -1;
+  }
+  sqlite3_busy_timeout(st->db, 10000);
+  /* WAL for concurrent readers and the admin CLI; synchronous=FULL so that an
+   * acknowledged write survives kill -9 and power loss. */
+  char *msg = NULL;
+  if (sqlite3_exec(st->db,
+                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
+                   NULL, NULL, &msg) != SQLITE_OK ||
+      migrate(st->db, err, errsz)) {
+    if (msg) snprintf(err, errsz, "cannot configure database: %s", msg);
+    sqlite3_free(msg);
+    sqlite3_close(st->db);
+    free(st);
+    return -1;
+  }
+  pthread_mutex_init(&st->mu, NULL);
+  *out = st;
+  return 0;
+}
+
+void sg_store_close(sg_store *st) {
+  if (!st) return;
+  sqlite3_stmt *s;
+  while ((s = sqlite3_next_stmt(st->db, NULL))) sqlite3_finalize(s);
+  sqlite3_close(st->db);
+  pthread_mutex_destroy(&st->mu);
+  free(st);
+}
+
+sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
+  static const char q_get[] = "SELECT value FROM meta WHERE name=?";
+  static const char q_put[] = "INSERT OR IGNORE INTO meta(name, value) VALUES(?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  uint8_t fresh[32];
+  sg_random_bytes(fresh, sizeof fresh);
+  sqlite3_stmt *s = sg__sq_prep(st, q_put);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, name);
+  sqlite3_bind_blob(s, 2, fresh, sizeof fresh, SQLITE_TRANSIENT);
+  if (sqlite3_step(s) != SQLITE_DONE) goto rollback;
+  s = sg__sq_prep(st, q_get);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, name);
+  if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_bytes(s, 0) != 32) goto rollback;
+  memcpy(out, sqlite3_column_blob(s, 0), 32);
+  sqlite3_reset(s);
+  if (sg__sq_commit(st)) goto rollback;
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}

@@ -1,0 +1,286 @@
+/*
+ * SQLite backend: lists.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/sqlite/sqlite_store.h"
+
+#define LIST_COLS                                                                          \
+  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"         \
+  " default_locale, supported_locales, display_order, active_version_number, created_at,"  \
+  " updated_at, workspace_id"
+
+static json_t *ts_json(sqlite3_stmt *s, int col) {
+  char buf[32];
+  sg_rfc3339(sqlite3_column_int64(s, col), buf);
+  return json_string(buf);
+}
+
+/* Builds the API representation of the row under s. */
+static json_t *row_to_list(sqlite3_stmt *s) {
+  json_t *o = json_object();
+  json_object_set_new(o, "id", json_string(sg__sq_col(s, 0)));
+  json_object_set_new(o, "name", json_string(sg__sq_col(s, 1)));
+  const char *d = sg__sq_col(s, 2);
+  json_object_set_new(o, "description", d ? json_string(d) : json_null());
+  json_object_set_new(o, "slug", json_string(sg__sq_col(s, 3)));
+  json_object_set_new(o, "visibility", json_string(sg__sq_col(s, 4)));
+  json_object_set_new(o, "status", json_string(sg__sq_col(s, 5)));
+  json_object_set_new(o, "queryPolicy",
+                      json_pack("{s:I,s:I}", "minQueryChars",
+                                (json_int_t)sqlite3_column_int64(s, 6), "debounceMs",
+                                (json_int_t)sqlite3_column_int64(s, 7)));
+  json_t *locales = json_loads(sg__sq_col(s, 9), 0, NULL);
+  json_object_set_new(o, "localePolicy",
+                      json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8),
+                                "supportedLocales", locales ? locales : json_array()));
+  json_object_set_new(o, "displayOrder", json_integer(sqlite3_column_int64(s, 10)));
+  json_object_set_new(o, "activeVersionNumber",
+                      sqlite3_column_type(s, 11) == SQLITE_NULL
+                          ? json_null()
+                          : json_integer(sqlite3_column_int64(s, 11)));
+  json_object_set_new(o, "createdAt", ts_json(s, 12));
+  json_object_set_new(o, "updatedAt", ts_json(s, 13));
+  return o;
+}
+
+void sg_store_list_etag(const json_t *list, char out[48]) {
+  char *s = json_dumps(list, JSON_COMPACT | JSON_SORT_KEYS);
+  uint8_t d[32];
+  sg_sha256(s ? s : "", s ? strlen(s) : 0, d);
+  free(s);
+  out[0] = '"';
+  sg_hex(d, 16, out + 1);
+  out[33] = '"';
+  out[34] = '\0';
+}
+
+/* A URL-safe slug from the name: ASCII letters and digits lower-cased, every other run
+ * becomes '-', at most 60 characters. */
+static void slugify(const char *name, char *out, size_t outsz) {
+  size_t n = 0;
+  bool dash = false;
+  for (const unsigned char *p = (const unsigned char *)name; *p && n + 1 < outsz && n < 60; p++) {
+    if (isalnum(*p) && *p < 0x80) {
+      if (dash && n) out[n++] = '-';
+      dash = false;
+      out[n++] = (char)tolower(*p);
+    } else {
+      dash = true;
+    }
+  }
+  out[n] = '\0';
+  if (n == 0) snprintf(out, outsz, "list");
+}
+
+static sg_err load_list(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
+  static const char q[] = "SELECT " LIST_COLS " FROM lists WHERE id=? AND workspace_id=?";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return SG_E_INTERNAL;
+  sg__sq_text(s, 1, id);
+  sg__sq_text(s, 2, workspace_id);
+  int step = sqlite3_step(s);
+  sg_err rc = SG_E_INVALID_LIST;
+  if (step == SQLITE_ROW) {
+    *out = row_to_list(s);
+    rc = SG_E_OK;
+  } else if (step != SQLITE_DONE) {
+    rc = SG_E_INTERNAL;
+  }
+  sqlite3_reset(s);
+  return rc;
+}
+
+sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
+                            const char *description, json_t **out) {
+  static const char q[] =
+      "INSERT INTO lists(id, workspace_id, name, description, slug, created_at, updated_at)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?)";
+  char id[32], base[64], slug[80];
+  sg_random_id("lst_", id, sizeof id);
+  slugify(name, base, sizeof base);
+  int64_t now = sg_now_s();
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  /* The slug is unique per workspace: the first free of base, base-2, base-3, … */
+  for (int attempt = 1; attempt < 1000; attempt++) {
+    if (attempt == 1) snprintf(slug, sizeof slug, "%s", base);
+    else snprintf(slug, sizeof slug, "%s-%d", base, attempt);
+    sqlite3_stmt *s = sg__sq_prep(st, q);
+    if (!s) break;
+    sg__sq_text(s, 1, id);
+    sg__sq_text(s, 2, workspace_id);
+    sg__sq_text(s, 3, name);
+    sg__sq_text(s, 4, description);
+    sg__sq_text(s, 5, slug);
+    sqlite3_bind_int64(s, 6, now);
+    sqlite3_bind_int64(s, 7, now);
+    int step = sqlite3_step(s);
+    int ext = sqlite3_extended_errcode(st->db);
+    sqlite3_reset(s);
+    if (step == SQLITE_DONE) {
+      rc = load_list(st, workspace_id, id, out);
+      break;
+    }
+    if (ext != SQLITE_CONSTRAINT_UNIQUE) break;
+  }
+  if (rc == SG_E_OK && sg__sq_commit(st) == 0) goto out;
+  if (rc == SG_E_OK) { json_decref(*out); *out = NULL; rc = SG_E_INTERNAL; }
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = load_list(st, workspace_id, id, out);
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
+                          const json_t *after, json_t **data, bool *more) {
+  static const char q_first[] = "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
+                                " ORDER BY display_order, slug, id LIMIT ?2";
+  static const char q_after[] =
+      "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
+      " AND (display_order, slug, id) > (?3, ?4, ?5) ORDER BY display_order, slug, id LIMIT ?2";
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  if (!s) {
+    pthread_mutex_unlock(&st->mu);
+    return SG_E_INTERNAL;
+  }
+  sg__sq_text(s, 1, workspace_id);
+  sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
+  if (after) {
+    sqlite3_bind_int64(s, 3, json_integer_value(json_array_get(after, 0)));
+    sg__sq_text(s, 4, json_string_value(json_array_get(after, 1)));
+    sg__sq_text(s, 5, json_string_value(json_array_get(after, 2)));
+  }
+  json_t *arr = json_array();
+  *more = false;
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (json_array_size(arr) == limit) {
+      *more = true;
+      break;
+    }
+    json_array_append_new(arr, row_to_list(s));
+  }
+  sqlite3_reset(s);
+  pthread_mutex_unlock(&st->mu);
+  if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    json_decref(arr);
+    return SG_E_INTERNAL;
+  }
+  *data = arr;
+  return SG_E_OK;
+}
+
+/* True when the If-Match header value names etag (a list of tags or "*"). */
+static bool if_match_ok(const char *if_match, const char *etag) {
+  size_t el = strlen(etag);
+  const char *p = if_match;
+  while (*p) {
+    while (*p == ' ' || *p == ',') p++;
+    if (!*p) break;
+    const char *start = p;
+    while (*p && *p != ',') p++;
+    const char *end = p;
+    while (end > start && end[-1] == ' ') end--;
+    size_t n = (size_t)(end - start);
+    if (n == 1 && *start == '*') return true;
+    if (n == el && memcmp(start, etag, n) == 0) return true;
+  }
+  return false;
+}
+
+sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
+                           const json_t *changes, const char *if_match, json_t **out) {
+  static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
+  static const char q_vis[] = "UPDATE lists SET visibility=?2 WHERE id=?1";
+  static const char q_status[] = "UPDATE lists SET status=?2 WHERE id=?1";
+  static const char q_order[] = "UPDATE lists SET display_order=?2 WHERE id=?1";
+  static const char q_minq[] = "UPDATE lists SET min_query_chars=?2 WHERE id=?1";
+  static const char q_deb[] = "UPDATE lists SET debounce_ms=?2 WHERE id=?1";
+  static const char q_defl[] = "UPDATE lists SET default_locale=?2 WHERE id=?1";
+  static const char q_supl[] = "UPDATE lists SET supported_locales=?2 WHERE id=?1";
+  static const char q_touch[] = "UPDATE lists SET updated_at=?2 WHERE id=?1";
+  json_t *cur = NULL;
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  rc = load_list(st, workspace_id, id, &cur);
+  if (rc != SG_E_OK) goto rollback;
+  if (if_match) {
+    char etag[48];
+    sg_store_list_etag(cur, etag);
+    if (!if_match_ok(if_match, etag)) {
+      rc = SG_E_PRECONDITION_FAILED;
+      *out = cur;
+      cur = NULL;
+      goto rollback;
+    }
+  }
+  typedef struct {
+    const char *sql;
+    const json_t *v;
+  } update;
+  update ups[9];
+  size_t nup = 0;
+  const json_t *qp = json_object_get(changes, "queryPolicy");
+  const json_t *lp = json_object_get(changes, "localePolicy");
+  ups[nup++] = (update){q_name, json_object_get(changes, "name")};
+  ups[nup++] = (update){q_vis, json_object_get(changes, "visibility")};
+  ups[nup++] = (update){q_status, json_object_get(changes, "status")};
+  ups[nup++] = (update){q_order, json_object_get(changes, "displayOrder")};
+  ups[nup++] = (update){q_minq, json_object_get(qp, "minQueryChars")};
+  ups[nup++] = (update){q_deb, json_object_get(qp, "debounceMs")};
+  ups[nup++] = (update){q_defl, json_object_get(lp, "defaultLocale")};
+  ups[nup++] = (update){q_supl, json_object_get(lp, "supportedLocales")};
+  ups[nup++] = (update){q_touch, NULL};
+  for (size_t i = 0; i < nup; i++) {
+    if (!ups[i].v && ups[i].sql != q_touch) continue;
+    sqlite3_stmt *s = sg__sq_prep(st, ups[i].sql);
+    if (!s) goto fail;
+    sg__sq_text(s, 1, id);
+    if (ups[i].sql == q_touch) {
+      sqlite3_bind_int64(s, 2, sg_now_s());
+    } else if (json_is_integer(ups[i].v)) {
+      sqlite3_bind_int64(s, 2, json_integer_value(ups[i].v));
+    } else if (json_is_string(ups[i].v)) {
+      sg__sq_text(s, 2, json_string_value(ups[i].v));
+    } else {
+      char *enc = json_dumps(ups[i].v, JSON_COMPACT);
+      sg__sq_text(s, 2, enc);
+      free(enc);
+    }
+    int step = sqlite3_step(s);
+    sqlite3_reset(s);
+    if (step != SQLITE_DONE) goto fail;
+  }
+  json_decref(cur);
+  cur = NULL;
+  rc = load_list(st, workspace_id, id, out);
+  if (rc != SG_E_OK) goto rollback;
+  if (sg__sq_commit(st)) {
+    json_decref(*out);
+    *out = NULL;
+    goto fail;
+  }
+  goto out;
+fail:
+  rc = SG_E_INTERNAL;
+rollback:
+  sg__sq_rollback(st);
+out:
+  json_decref(cur);
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}

@@ -1,0 +1,36 @@
+/*
+ * Versioned migrations of the SQLite store. Each entry runs once, in order, inside one
+ * transaction that also records the new user_version; never edit a shipped entry, add a
+ * new one.
+ */
+#include "store/sqlite/sqlite_store.h"
+
+const char *const sg__sqlite_migrations[] = {
+    /* 1: the foundation. */
+    "CREATE TABLE meta(name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+    "CREATE TABLE workspaces(id TEXT PRIMARY KEY, name TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'active', created_at INTEGER NOT NULL);"
+    "CREATE TABLE applications(id TEXT PRIMARY KEY,"
+    "  workspace_id TEXT NOT NULL REFERENCES workspaces(id), name TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'active', monthly_quota INTEGER,"
+    "  created_at INTEGER NOT NULL);"
+    "CREATE TABLE secret_keys(id TEXT PRIMARY KEY,"
+    "  application_id TEXT NOT NULL REFERENCES applications(id), digest BLOB NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'active', created_at INTEGER NOT NULL,"
+    "  revoked_at INTEGER);"
+    "CREATE TABLE lists(id TEXT PRIMARY KEY,"
+    "  workspace_id TEXT NOT NULL REFERENCES workspaces(id), name TEXT NOT NULL,"
+    "  description TEXT, slug TEXT NOT NULL, visibility TEXT NOT NULL DEFAULT 'private',"
+    "  status TEXT NOT NULL DEFAULT 'active', min_query_chars INTEGER NOT NULL DEFAULT 1,"
+    "  debounce_ms INTEGER NOT NULL DEFAULT 150, default_locale TEXT NOT NULL DEFAULT 'en',"
+    "  supported_locales TEXT NOT NULL DEFAULT '[\"en\"]',"
+    "  display_order INTEGER NOT NULL DEFAULT 0, active_version_number INTEGER,"
+    "  next_version_number INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL, UNIQUE(workspace_id, slug));"
+    "CREATE INDEX lists_order ON lists(workspace_id, display_order, slug, id);"
+    "CREATE TABLE idempotency(workspace_id TEXT NOT NULL, key TEXT NOT NULL,"
+    "  method TEXT NOT NULL, path TEXT NOT NULL, body_hash BLOB NOT NULL,"
+    "  state TEXT NOT NULL, status INTEGER, body TEXT, headers TEXT,"
+    "  created_at INTEGER NOT NULL, PRIMARY KEY(workspace_id, key));",
+    NULL,
+};

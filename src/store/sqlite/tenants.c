@@ -1,0 +1,175 @@
+/*
+ * SQLite backend: workspaces, applications and secret keys.
+ */
+#include <string.h>
+
+#include "common/util.h"
+#include "store/sqlite/sqlite_store.h"
+
+static json_t *simple_record(const char *id, const char *status) {
+  json_t *o = json_object();
+  json_object_set_new(o, "id", json_string(id));
+  if (status) json_object_set_new(o, "status", json_string(status));
+  return o;
+}
+
+/* Runs one write statement with text parameters under the lock; returns the number of
+ * changed rows or -1. */
+static int exec_write(sg_store *st, const char *sql, const char *const *args, size_t nargs,
+                      const int64_t *i64, int i64_at) {
+  int changed = -1;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (s) {
+    for (size_t i = 0; i < nargs; i++) sg__sq_text(s, (int)i + 1, args[i]);
+    if (i64_at > 0) {
+      if (*i64 >= 0) sqlite3_bind_int64(s, i64_at, *i64);
+      else sqlite3_bind_null(s, i64_at);
+    }
+    if (sqlite3_step(s) == SQLITE_DONE) changed = sqlite3_changes(st->db);
+    sqlite3_reset(s);
+  }
+  pthread_mutex_unlock(&st->mu);
+  return changed;
+}
+
+sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
+  static const char q[] = "INSERT INTO workspaces(id, name, created_at) VALUES(?, ?, ?)";
+  char id[32];
+  sg_random_id("ws_", id, sizeof id);
+  char now[24];
+  snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
+  const char *args[] = {id, name, now};
+  if (exec_write(st, q, args, 3, NULL, 0) != 1) return SG_E_INTERNAL;
+  *out = simple_record(id, "active");
+  return SG_E_OK;
+}
+
+sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,
+                                     json_t **out) {
+  static const char q[] = "UPDATE workspaces SET status=?2 WHERE id=?1";
+  const char *args[] = {id, status};
+  int n = exec_write(st, q, args, 2, NULL, 0);
+  if (n < 0) return SG_E_INTERNAL;
+  if (n == 0) return SG_E_NOT_FOUND;
+  *out = simple_record(id, status);
+  return SG_E_OK;
+}
+
+sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
+                                   int64_t monthly_quota, json_t **out) {
+  static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
+  static const char q[] = "INSERT INTO applications(id, workspace_id, name, created_at,"
+                          " monthly_quota) VALUES(?, ?, ?, ?, ?)";
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q_ws);
+  int found = s && (sg__sq_text(s, 1, workspace_id), sqlite3_step(s) == SQLITE_ROW);
+  if (s) sqlite3_reset(s);
+  pthread_mutex_unlock(&st->mu);
+  if (!found) return SG_E_NOT_FOUND;
+  char id[32], now[24];
+  sg_random_id("app_", id, sizeof id);
+  snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
+  const char *args[] = {id, workspace_id, name, now};
+  if (exec_write(st, q, args, 4, &monthly_quota, 5) != 1) return SG_E_INTERNAL;
+  *out = simple_record(id, "active");
+  json_object_set_new(*out, "workspaceId", json_string(workspace_id));
+  json_object_set_new(*out, "monthlyQuota",
+                      monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
+  return SG_E_OK;
+}
+
+sg_err sg_store_application_set_status(sg_store *st, const char *id, const char *status,
+                                       json_t **out) {
+  static const char q[] = "UPDATE applications SET status=?2 WHERE id=?1";
+  const char *args[] = {id, status};
+  int n = exec_write(st, q, args, 2, NULL, 0);
+  if (n < 0) return SG_E_INTERNAL;
+  if (n == 0) return SG_E_NOT_FOUND;
+  *out = simple_record(id, status);
+  return SG_E_OK;
+}
+
+sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
+                                      json_t **out) {
+  static const char q[] = "UPDATE applications SET monthly_quota=?2 WHERE id=?1";
+  const char *args[] = {id};
+  int n = exec_write(st, q, args, 1, &monthly_quota, 2);
+  if (n < 0) return SG_E_INTERNAL;
+  if (n == 0) return SG_E_NOT_FOUND;
+  *out = simple_record(id, NULL);
+  json_object_set_new(*out, "monthlyQuota",
+                      monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
+  return SG_E_OK;
+}
+
+sg_err sg_store_secret_key_create(sg_store *st, const char *application_id, const char *id,
+                                  const uint8_t digest[32]) {
+  static const char q_app[] = "SELECT 1 FROM applications WHERE id=?";
+  static const char q[] = "INSERT INTO secret_keys(id, application_id, digest, created_at)"
+                          " VALUES(?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q_app);
+  if (!s) goto out;
+  sg__sq_text(s, 1, application_id);
+  int found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_reset(s);
+  if (!found) { rc = SG_E_NOT_FOUND; goto out; }
+  s = sg__sq_prep(st, q);
+  if (!s) goto out;
+  sg__sq_text(s, 1, id);
+  sg__sq_text(s, 2, application_id);
+  sqlite3_bind_blob(s, 3, digest, 32, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 4, sg_now_s());
+  if (sqlite3_step(s) == SQLITE_DONE) rc = SG_E_OK;
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
+  static const char q[] = "UPDATE secret_keys SET status='revoked', revoked_at=?2 WHERE id=?1";
+  char now[24];
+  snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
+  const char *args[] = {id, now};
+  int n = exec_write(st, q, args, 2, NULL, 0);
+  if (n < 0) return SG_E_INTERNAL;
+  if (n == 0) return SG_E_NOT_FOUND;
+  *out = simple_record(id, "revoked");
+  return SG_E_OK;
+}
+
+sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
+                             sg_principal *out) {
+  static const char q[] =
+      "SELECT k.digest, k.status, a.id, a.status, w.id, w.status FROM secret_keys k"
+      " JOIN applications a ON a.id = k.application_id"
+      " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
+  sg_err rc = SG_E_INVALID_KEY;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  sg__sq_text(s, 1, key_id);
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW) {
+    bool match = sqlite3_column_bytes(s, 0) == 32 &&
+                 sg_ct_equal(sqlite3_column_blob(s, 0), digest, 32);
+    bool active = strcmp(sg__sq_col(s, 1), "active") == 0 &&
+                  strcmp(sg__sq_col(s, 3), "active") == 0 &&
+                  strcmp(sg__sq_col(s, 5), "active") == 0;
+    if (match && active) {
+      snprintf(out->key_id, sizeof out->key_id, "%s", key_id);
+      snprintf(out->application_id, sizeof out->application_id, "%s", sg__sq_col(s, 2));
+      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 4));
+      rc = SG_E_OK;
+    }
+  } else if (step != SQLITE_DONE) {
+    rc = SG_E_INTERNAL;
+  }
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
