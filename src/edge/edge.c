@@ -1,0 +1,124 @@
+/*
+ * sg_edge: argument checks and dispatch to the backend named by the spec.
+ */
+#include "edge/edge.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "edge/edge_internal.h"
+
+static const char *const kind_names[SG_EDGE__KINDS] = {
+    [SG_EDGE_LIST] = "lists",
+    [SG_EDGE_KEY] = "keys",
+    [SG_EDGE_APP] = "apps",
+    [SG_EDGE_WORKSPACE] = "workspaces",
+    [SG_EDGE_SUBSCRIPTION] = "subscriptions",
+    [SG_EDGE_SIGNING_KEY] = "signing-keys",
+};
+
+const char *sg_edge_kind_name(sg_edge_kind k) {
+  return ((unsigned)k < SG_EDGE__KINDS) ? kind_names[k] : NULL;
+}
+
+bool sg_edge_id_valid(const char *id) {
+  if (!id) return false;
+  size_t n = 0;
+  for (const char *p = id; *p; p++, n++) {
+    char c = *p;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    if (!ok || n >= SG_EDGE_MAX_ID) return false;
+  }
+  return n > 0;
+}
+
+void sg_edge_key_digest(const char *publishable_key, size_t len, char out[65]) {
+  uint8_t d[32];
+  sg_sha256(publishable_key, len, d);
+  sg_hex(d, sizeof d, out);
+}
+
+/* Accepts "sha256:<64 lower hex>" or the bare hex; points *hex at the 64 digits. */
+static int parse_hash(const char *h, const char **hex) {
+  if (!h) return -1;
+  if (strncmp(h, "sha256:", 7) == 0) h += 7;
+  size_t n = 0;
+  for (; h[n]; n++)
+    if (!((h[n] >= '0' && h[n] <= '9') || (h[n] >= 'a' && h[n] <= 'f'))) return -1;
+  if (n != 64) return -1;
+  *hex = h;
+  return 0;
+}
+
+static int bad_arg(void) {
+  errno = EINVAL;
+  return -1;
+}
+
+int sg_edge_open(const char *spec, sg_edge **out) {
+  if (!spec || !*spec || !out) return bad_arg();
+  if (strncmp(spec, "redis://", 8) == 0 || strncmp(spec, "rediss://", 9) == 0) {
+    errno = ENOTSUP;
+    return -1;
+  }
+  if (strncmp(spec, "file://", 7) == 0) spec += 7;
+  return sg__edge_dir_open(spec, out);
+}
+
+int sg_edge_open_data_dir(const char *data_dir, sg_edge **out) {
+  char p[PATH_MAX];
+  if (!data_dir || snprintf(p, sizeof p, "%s/edge", data_dir) >= (int)sizeof p) return bad_arg();
+  return sg_edge_open(p, out);
+}
+
+void sg_edge_close(sg_edge *e) {
+  if (e) e->ops->close(e);
+}
+
+const char *sg_edge_dir(const sg_edge *e) { return e ? e->dir : NULL; }
+
+int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len) {
+  const char *hex;
+  if (!e || (!data && len) || parse_hash(content_hash, &hex)) return bad_arg();
+  return e->ops->put_artifact(e, hex, data, len);
+}
+
+int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz) {
+  const char *hex;
+  if (!e || !out || parse_hash(content_hash, &hex)) return bad_arg();
+  return e->ops->artifact_path(e, hex, out, outsz);
+}
+
+int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                uint64_t *revision_out) {
+  if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || (!json && len)) return bad_arg();
+  if (len > SG_EDGE_MAX_RECORD) {
+    errno = EFBIG;
+    return -1;
+  }
+  return e->ops->put(e, k, id, json, len, revision_out);
+}
+
+int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out) {
+  if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
+  return e->ops->del(e, k, id, revision_out);
+}
+
+int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len) {
+  if (!e || !json || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
+  return e->ops->get(e, k, id, json, len);
+}
+
+int sg_edge_revision(sg_edge *e, uint64_t *rev) {
+  if (!e || !rev) return bad_arg();
+  return e->ops->revision(e, rev);
+}
+
+int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx) {
+  if (!e || !cb || !sg_edge_kind_name(k)) return bad_arg();
+  return e->ops->foreach(e, k, cb, ctx);
+}

@@ -1,0 +1,85 @@
+/*
+ * The edge store: everything the runtime needs, and nothing it must not see.
+ *
+ * The control plane and the admin CLI write here; the runtime only reads (it loads a
+ * snapshot and reloads it when the revision changes). Record formats are in
+ * docs/EDGE.md. Two backends share this interface: a directory (default, implemented in
+ * edge_dir.c) and Redis (later; "redis://…" specs fail with ENOTSUP until then).
+ *
+ * Conventions for every call:
+ *  - Returns 0 on success or -1 with errno set (EINVAL: bad id/hash/argument, ENOENT:
+ *    no such record, EFBIG: record over SG_EDGE_MAX_RECORD, anything else: I/O).
+ *  - Strings passed in are borrowed for the duration of the call.
+ *  - A handle may be shared by threads; writers in several processes (serve, admin)
+ *    may run at once: each write is serialised by an exclusive lock on the store and
+ *    bumps the store-wide revision after the record is durable, so a reader that sees
+ *    revision N sees every write that returned N or less.
+ *  - Record ids become file names: 1..SG_EDGE_MAX_ID bytes of [A-Za-z0-9_-]
+ *    (sg_edge_id_valid). A publishable key's record id is the lower-case hex SHA-256 of
+ *    the key string (sg_edge_key_digest); the key itself is never stored.
+ */
+#ifndef SG_EDGE_EDGE_H
+#define SG_EDGE_EDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+  SG_EDGE_LIST,         /* lists/<listId>.json */
+  SG_EDGE_KEY,          /* keys/<sha256 hex of the publishable key>.json */
+  SG_EDGE_APP,          /* apps/<applicationId>.json */
+  SG_EDGE_WORKSPACE,    /* workspaces/<workspaceId>.json */
+  SG_EDGE_SUBSCRIPTION, /* subscriptions/<subscriptionId>.json */
+  SG_EDGE_SIGNING_KEY,  /* signing-keys/<kid>.json */
+  SG_EDGE__KINDS
+} sg_edge_kind;
+
+#define SG_EDGE_MAX_ID 128
+#define SG_EDGE_MAX_RECORD (1u << 20) /* bytes of one JSON record */
+
+typedef struct sg_edge sg_edge;
+
+/* Opens (creating the layout if missing) the store named by spec: a directory path
+ * (the conventional one is <data-dir>/edge). On success *out owns the handle. */
+int sg_edge_open(const char *spec, sg_edge **out);
+/* Convenience: opens <data_dir>/edge. */
+int sg_edge_open_data_dir(const char *data_dir, sg_edge **out);
+void sg_edge_close(sg_edge *e);
+
+/* Stores artifact bytes under their content hash ("sha256:<64 hex>" or the bare hex),
+ * durably (temp, fsync, rename, fsync dir). Idempotent: an existing artifact of the
+ * same size is kept. Does not bump the revision: the list record that names the hash
+ * does, so write the artifact first, then the list. */
+int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len);
+/* Writes the local path of the artifact into out (the runtime mmaps it with
+ * sg_artifact_open_file). Does not check that the file exists. */
+int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz);
+
+/* Creates or replaces record (k, id) with json[0..len) (not validated here beyond the
+ * size cap) and bumps the revision; *revision_out (may be NULL) gets the new one. */
+int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                uint64_t *revision_out);
+/* Removes record (k, id) and bumps the revision. ENOENT (no bump) when absent. */
+int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out);
+/* Reads record (k, id) into a malloc'd NUL-terminated buffer (caller frees *json). */
+int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
+/* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */
+int sg_edge_revision(sg_edge *e, uint64_t *rev);
+
+/* Calls cb for every record of kind k in ascending id order. json is NUL-terminated and
+ * valid only during the call. A non-zero return from cb stops the walk and is returned.
+ * Records that vanish during the walk are skipped. */
+typedef int (*sg_edge_foreach_cb)(const char *id, const char *json, size_t len, void *ctx);
+int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
+
+/* The directory of the store (for a directory backend), NULL otherwise. */
+const char *sg_edge_dir(const sg_edge *e);
+
+/* Helpers. */
+bool sg_edge_id_valid(const char *id);
+const char *sg_edge_kind_name(sg_edge_kind k); /* "lists", "keys", … (the folder) */
+/* Lower-case hex SHA-256 of a publishable key string: its SG_EDGE_KEY record id. */
+void sg_edge_key_digest(const char *publishable_key, size_t len, char out[65]);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * Directory backend of the edge store.
+ *
+ * Layout under the root (docs/EDGE.md):
+ *   artifacts/<hex>.sga    compiled artifacts, content-addressed
+ *   lists/ keys/ apps/ workspaces/ subscriptions/ signing-keys/   <id>.json records
+ *   REVISION               decimal counter, replaced atomically on every record write
+ *   .lock                  flock(2) target serialising writers across processes
+ *
+ * Every file is written temp + fsync + rename + fsync(dir) (sg_write_file_atomic), so
+ * a reader sees either the old or the new bytes, never a torn file. Temp files are named
+ * "<name>.tmp-<random>" and are skipped by foreach. The lock is taken on a fresh open
+ * file description for each write, which makes it exclude both other processes and
+ * other threads of this one (flock locks belong to the open file description).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "edge/edge_internal.h"
+
+/* ---------------------------------------------------------------- paths ---------- */
+
+static int path_of(const sg_edge *e, char *out, size_t outsz, const char *fmt1, const char *a,
+                   const char *b) {
+  int n = snprintf(out, outsz, "%s/%s%s%s", e->dir, fmt1, a ? a : "", b ? b : "");
+  if (n < 0 || (size_t)n >= outsz) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return 0;
+}
+
+static int record_path(const sg_edge *e, sg_edge_kind k, const char *id, char *out, size_t outsz) {
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/", sg_edge_kind_name(k));
+  return path_of(e, out, outsz, sub, id, ".json");
+}
+
+/* ---------------------------------------------------------------- revision ------- */
+
+static int read_revision(const sg_edge *e, uint64_t *rev) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "REVISION", NULL, NULL)) return -1;
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) {
+      *rev = 0;
+      return 0;
+    }
+    return -1;
+  }
+  char buf[32];
+  ssize_t n;
+  do n = read(fd, buf, sizeof buf - 1);
+  while (n < 0 && errno == EINTR);
+  int e2 = errno;
+  close(fd);
+  if (n < 0) {
+    errno = e2;
+    return -1;
+  }
+  buf[n] = '\0';
+  while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ')) buf[--n] = '\0';
+  int64_t v;
+  if (sg_parse_i64(buf, 0, INT64_MAX, &v)) {
+    errno = EBADMSG;
+    return -1;
+  }
+  *rev = (uint64_t)v;
+  return 0;
+}
+
+/* Takes the store-wide writer lock; returns the fd to pass to unlock, or -1. */
+static int lock_store(const sg_edge *e) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, ".lock", NULL, NULL)) return -1;
+  int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      int e2 = errno;
+      close(fd);
+      errno = e2;
+      return -1;
+    }
+  }
+  return fd;
+}
+
+static void unlock_store(int fd) {
+  int e2 = errno;
+  flock(fd, LOCK_UN);
+  close(fd);
+  errno = e2;
+}
+
+/* With the lock held: REVISION = REVISION + 1. */
+static int bump_revision(const sg_edge *e, uint64_t *out) {
+  uint64_t r;
+  if (read_revision(e, &r)) return -1;
+  r++;
+  char p[PATH_MAX], buf[32];
+  if (path_of(e, p, sizeof p, "REVISION", NULL, NULL)) return -1;
+  int n = snprintf(buf, sizeof buf, "%llu\n", (unsigned long long)r);
+  if (sg_write_file_atomic(p, buf, (size_t)n)) return -1;
+  if (out) *out = r;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- operations ----- */
+
+static int dir_put_artifact(sg_edge *e, const char *hex, const void *data, size_t len) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
+  struct stat st;
+  /* Content-addressed: same name means same bytes, unless a crash left it short. */
+  if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) return 0;
+  return sg_write_file_atomic(p, data, len);
+}
+
+static int dir_artifact_path(sg_edge *e, const char *hex, char *out, size_t outsz) {
+  return path_of(e, out, outsz, "artifacts/", hex, ".sga");
+}
+
+static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                   uint64_t *rev) {
+  char p[PATH_MAX];
+  if (record_path(e, k, id, p, sizeof p)) return -1;
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = sg_write_file_atomic(p, json, len);
+  if (rc == 0) rc = bump_revision(e, rev);
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_del(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev) {
+  char p[PATH_MAX];
+  if (record_path(e, k, id, p, sizeof p)) return -1;
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = unlink(p);
+  if (rc == 0) {
+    char d[PATH_MAX];
+    if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL) == 0) {
+      int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+      }
+    }
+    rc = bump_revision(e, rev);
+  }
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len) {
+  char p[PATH_MAX];
+  if (record_path(e, k, id, p, sizeof p)) return -1;
+  return sg_read_file(p, SG_EDGE_MAX_RECORD, json, len);
+}
+
+static int dir_revision(sg_edge *e, uint64_t *rev) { return read_revision(e, rev); }
+
+/* "<valid id>.json" exactly; skips temp files and anything foreign. */
+static int record_name(const struct dirent *d) {
+  size_t n = strlen(d->d_name);
+  if (n <= 5 || n - 5 > SG_EDGE_MAX_ID || strcmp(d->d_name + n - 5, ".json") != 0) return 0;
+  char id[SG_EDGE_MAX_ID + 1];
+  memcpy(id, d->d_name, n - 5);
+  id[n - 5] = '\0';
+  return sg_edge_id_valid(id);
+}
+
+static int dir_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL)) return -1;
+  struct dirent **names = NULL;
+  int n = scandir(d, &names, record_name, alphasort);
+  if (n < 0) return -1;
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    if (rc == 0) {
+      char p[PATH_MAX], id[SG_EDGE_MAX_ID + 1];
+      size_t nl = strlen(names[i]->d_name) - 5;
+      memcpy(id, names[i]->d_name, nl);
+      id[nl] = '\0';
+      char *json = NULL;
+      size_t len = 0;
+      if (snprintf(p, sizeof p, "%s/%s", d, names[i]->d_name) < (int)sizeof p &&
+          sg_read_file(p, SG_EDGE_MAX_RECORD, &json, &len) == 0) {
+        rc = cb(id, json, len, ctx);
+        free(json);
+      } else if (errno != ENOENT) {
+        rc = -1;
+      }
+    }
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+static void dir_close(sg_edge *e) {
+  free(e->dir);
+  free(e);
+}
+
+static const sg__edge_ops dir_ops = {
+    .put_artifact = dir_put_artifact,
+    .artifact_path = dir_artifact_path,
+    .put = dir_put,
+    .del = dir_del,
+    .get = dir_get,
+    .revision = dir_revision,
+    .foreach = dir_foreach,
+    .close = dir_close,
+};
+
+int sg__edge_dir_open(const char *dir, sg_edge **out) {
+  size_t n = strlen(dir);
+  while (n > 1 && dir[n - 1] == '/') n--;
+  if (n == 0 || n > PATH_MAX - 64) {
+    errno = EINVAL;
+    return -1;
+  }
+  sg_edge *e = calloc(1, sizeof *e);
+  if (!e) return -1;
+  e->ops = &dir_ops;
+  e->dir = strndup(dir, n);
+  if (!e->dir) {
+    free(e);
+    return -1;
+  }
+  char p[PATH_MAX];
+  if (sg_mkdirs(e->dir, 0755) || path_of(e, p, sizeof p, "artifacts", NULL, NULL) ||
+      sg_mkdirs(p, 0755))
+    goto fail;
+  for (int k = 0; k < SG_EDGE__KINDS; k++)
+    if (path_of(e, p, sizeof p, sg_edge_kind_name((sg_edge_kind)k), NULL, NULL) ||
+        sg_mkdirs(p, 0755))
+      goto fail;
+  *out = e;
+  return 0;
+fail:;
+  int e2 = errno;
+  dir_close(e);
+  errno = e2;
+  return -1;
+}

@@ -1,0 +1,32 @@
+/*
+ * Backend interface behind sg_edge (internal to src/edge).
+ *
+ * edge.c validates arguments (ids, hashes, sizes) and dispatches; a backend only does
+ * the storage. Every function follows the conventions of edge.h (0 or -1 + errno).
+ */
+#ifndef SG_EDGE_INTERNAL_H
+#define SG_EDGE_INTERNAL_H
+
+#include "edge/edge.h"
+
+typedef struct {
+  int (*put_artifact)(sg_edge *e, const char *hex, const void *data, size_t len);
+  int (*artifact_path)(sg_edge *e, const char *hex, char *out, size_t outsz);
+  int (*put)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+             uint64_t *rev);
+  int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);
+  int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
+  int (*revision)(sg_edge *e, uint64_t *rev);
+  int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
+  void (*close)(sg_edge *e);
+} sg__edge_ops;
+
+struct sg_edge {
+  const sg__edge_ops *ops;
+  char *dir; /* directory backend: the store's root; NULL for others */
+};
+
+/* Directory backend: opens/creates the layout under dir. */
+int sg__edge_dir_open(const char *dir, sg_edge **out);
+
+#endif

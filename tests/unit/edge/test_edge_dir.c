@@ -1,0 +1,259 @@
+/* Unit tests of the directory edge store (src/edge). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "edge/edge.h"
+
+static char root[256];
+
+static int setup(void **state) {
+  snprintf(root, sizeof root, "/tmp/sg-edge-test-XXXXXX");
+  assert_non_null(mkdtemp(root));
+  sg_edge *e;
+  char p[300];
+  snprintf(p, sizeof p, "%s/edge", root);
+  assert_int_equal(sg_edge_open(p, &e), 0);
+  *state = e;
+  return 0;
+}
+
+static int teardown(void **state) {
+  sg_edge_close(*state);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+typedef struct {
+  char ids[16][SG_EDGE_MAX_ID + 1];
+  char json[16][128];
+  int n;
+} collected;
+
+static int collect(const char *id, const char *json, size_t len, void *ctx) {
+  collected *c = ctx;
+  assert_true(c->n < 16);
+  assert_int_equal(strlen(json), len);
+  snprintf(c->ids[c->n], sizeof c->ids[0], "%s", id);
+  snprintf(c->json[c->n], sizeof c->json[0], "%s", json);
+  c->n++;
+  return 0;
+}
+
+static void test_put_get_delete_foreach(void **state) {
+  sg_edge *e = *state;
+  uint64_t rev = 99;
+  assert_int_equal(sg_edge_revision(e, &rev), 0);
+  assert_int_equal(rev, 0);
+
+  uint64_t r1, r2, r3;
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "lst_b", "{\"id\":\"lst_b\"}", 14, &r1), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "lst_a", "{\"id\":\"lst_a\"}", 14, &r2), 0);
+  assert_int_equal(r1, 1);
+  assert_int_equal(r2, 2);
+  /* Replace keeps one record. */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "lst_b", "{\"id\":\"lst_b\",\"v\":2}", 20, &r3), 0);
+  assert_int_equal(r3, 3);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_APP, "app_1", "{}", 2, NULL), 0);
+
+  collected c = {0};
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_LIST, collect, &c), 0);
+  assert_int_equal(c.n, 2);
+  assert_string_equal(c.ids[0], "lst_a");
+  assert_string_equal(c.ids[1], "lst_b");
+  assert_string_equal(c.json[1], "{\"id\":\"lst_b\",\"v\":2}");
+
+  char *json;
+  size_t len;
+  assert_int_equal(sg_edge_get(e, SG_EDGE_LIST, "lst_a", &json, &len), 0);
+  assert_int_equal(len, 14);
+  assert_string_equal(json, "{\"id\":\"lst_a\"}");
+  free(json);
+
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_LIST, "lst_a", &r1), 0);
+  assert_int_equal(r1, 5);
+  errno = 0;
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_LIST, "lst_a", &r1), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_get(e, SG_EDGE_LIST, "lst_a", &json, &len), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_revision(e, &rev), 0);
+  assert_int_equal(rev, 5);
+
+  memset(&c, 0, sizeof c);
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_LIST, collect, &c), 0);
+  assert_int_equal(c.n, 1);
+
+  /* A reopened handle sees the same state. */
+  sg_edge *e2;
+  assert_int_equal(sg_edge_open(sg_edge_dir(e), &e2), 0);
+  assert_int_equal(sg_edge_revision(e2, &rev), 0);
+  assert_int_equal(rev, 5);
+  sg_edge_close(e2);
+}
+
+static int stop_early(const char *id, const char *json, size_t len, void *ctx) {
+  (*(int *)ctx)++;
+  return 7;
+}
+
+static void test_foreach_skips_temp_and_stops(void **state) {
+  sg_edge *e = *state;
+  assert_int_equal(sg_edge_put(e, SG_EDGE_KEY, "aa", "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_KEY, "bb", "{}", 2, NULL), 0);
+  char p[512];
+  snprintf(p, sizeof p, "%s/keys/cc.json.tmp-0123", sg_edge_dir(e));
+  FILE *f = fopen(p, "w");
+  assert_non_null(f);
+  fputs("{", f);
+  fclose(f);
+  snprintf(p, sizeof p, "%s/keys/not valid.json", sg_edge_dir(e));
+  f = fopen(p, "w");
+  fclose(f);
+  collected c = {0};
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_KEY, collect, &c), 0);
+  assert_int_equal(c.n, 2);
+  int calls = 0;
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_KEY, stop_early, &calls), 7);
+  assert_int_equal(calls, 1);
+}
+
+static void test_hostile_ids(void **state) {
+  sg_edge *e = *state;
+  const char *bad[] = {"", "..", "../x", "a/b", "a.b", "a b", "é", "x\n", NULL};
+  for (int i = 0; bad[i]; i++) {
+    errno = 0;
+    assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, bad[i], "{}", 2, NULL), -1);
+    assert_int_equal(errno, EINVAL);
+    assert_int_equal(sg_edge_delete(e, SG_EDGE_LIST, bad[i], NULL), -1);
+  }
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, NULL, "{}", 2, NULL), -1);
+  char longid[SG_EDGE_MAX_ID + 2];
+  memset(longid, 'a', sizeof longid - 1);
+  longid[sizeof longid - 1] = '\0';
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, longid, "{}", 2, NULL), -1);
+  longid[SG_EDGE_MAX_ID] = '\0';
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, longid, "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE__KINDS, "x", "{}", 2, NULL), -1);
+  /* Oversized record. */
+  char *big = calloc(1, SG_EDGE_MAX_RECORD + 1);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "big", big, SG_EDGE_MAX_RECORD + 1, NULL), -1);
+  assert_int_equal(errno, EFBIG);
+  free(big);
+  /* Bad hashes. */
+  char out[512];
+  assert_int_equal(sg_edge_artifact_path(e, "sha256:../../etc/passwd", out, sizeof out), -1);
+  assert_int_equal(sg_edge_artifact_path(e, "sha256:ABCDEF", out, sizeof out), -1);
+  assert_int_equal(sg_edge_put_artifact(e, "md5:00", "x", 1), -1);
+  /* Redis is not there yet. */
+  sg_edge *r;
+  assert_int_equal(sg_edge_open("redis://localhost", &r), -1);
+  assert_int_equal(errno, ENOTSUP);
+}
+
+static void test_artifacts(void **state) {
+  sg_edge *e = *state;
+  const char data[] = "artifact bytes";
+  char hash[72];
+  sg_sha256_tagged(data, sizeof data, hash);
+  assert_int_equal(sg_edge_put_artifact(e, hash, data, sizeof data), 0);
+  assert_int_equal(sg_edge_put_artifact(e, hash + 7, data, sizeof data), 0); /* idempotent */
+  char p1[512], p2[512];
+  assert_int_equal(sg_edge_artifact_path(e, hash, p1, sizeof p1), 0);
+  assert_int_equal(sg_edge_artifact_path(e, hash + 7, p2, sizeof p2), 0);
+  assert_string_equal(p1, p2);
+  assert_non_null(strstr(p1, "/artifacts/"));
+  char *got;
+  size_t len;
+  assert_int_equal(sg_read_file(p1, 1024, &got, &len), 0);
+  assert_int_equal(len, sizeof data);
+  assert_memory_equal(got, data, len);
+  free(got);
+  uint64_t rev;
+  assert_int_equal(sg_edge_revision(e, &rev), 0);
+  assert_int_equal(rev, 0); /* artifacts do not bump */
+  assert_int_equal(sg_edge_artifact_path(e, hash, p1, 10), -1);
+}
+
+static void test_key_digest(void **state) {
+  char d[65];
+  sg_edge_key_digest("abc", 3, d);
+  assert_string_equal(d, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  assert_true(sg_edge_id_valid(d));
+}
+
+/* Two processes each write N records through their own handle; the revisions each
+ * sees are strictly increasing, all distinct, and the final revision counts every write. */
+static void test_concurrent_writers(void **state) {
+  sg_edge *e = *state;
+  enum { N = 60 };
+  int fds[2][2];
+  pid_t pids[2];
+  for (int c = 0; c < 2; c++) {
+    assert_int_equal(pipe(fds[c]), 0);
+    pids[c] = fork();
+    assert_true(pids[c] >= 0);
+    if (pids[c] == 0) {
+      close(fds[c][0]);
+      sg_edge *ce;
+      if (sg_edge_open(sg_edge_dir(e), &ce)) _exit(2);
+      for (int i = 0; i < N; i++) {
+        char id[32];
+        uint64_t r;
+        snprintf(id, sizeof id, "w%d_%d", c, i);
+        if (sg_edge_put(ce, SG_EDGE_WORKSPACE, id, "{}", 2, &r)) _exit(3);
+        if (write(fds[c][1], &r, sizeof r) != sizeof r) _exit(4);
+      }
+      sg_edge_close(ce);
+      _exit(0);
+    }
+    close(fds[c][1]);
+  }
+  static uint8_t seen[2 * N + 1];
+  memset(seen, 0, sizeof seen);
+  for (int c = 0; c < 2; c++) {
+    uint64_t prev = 0, r;
+    int got = 0;
+    while (read(fds[c][0], &r, sizeof r) == sizeof r) {
+      assert_true(r > prev);
+      assert_true(r <= 2 * N);
+      assert_int_equal(seen[r], 0);
+      seen[r] = 1;
+      prev = r;
+      got++;
+    }
+    close(fds[c][0]);
+    assert_int_equal(got, N);
+    int st;
+    assert_int_equal(waitpid(pids[c], &st, 0), pids[c]);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  uint64_t rev;
+  assert_int_equal(sg_edge_revision(e, &rev), 0);
+  assert_int_equal(rev, 2 * N);
+}
+
+int main(void) {
+  if (sg_init()) return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_put_get_delete_foreach, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_foreach_skips_temp_and_stops, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
+      cmocka_unit_test(test_key_digest),
+      cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
