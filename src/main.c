@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "common/util.h"
+#include "control/control.h"
 
 typedef int (*sg_cmd_fn)(int argc, char **argv);
 
@@ -17,6 +19,9 @@ typedef struct {
 } sg_cmd;
 
 static const sg_cmd commands[] = {
+    {"serve", sg_cmd_serve, "control plane + runtime on SQLite and an edge directory"},
+    {"control", sg_cmd_control, "the control plane alone"},
+    {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},
     {NULL, NULL, NULL},
 };
 

@@ -52,6 +52,23 @@ typedef struct {
 sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
                              sg_principal *out);
 
+/* The edge record of an application {id, workspaceId, status, monthlyQuota} and of a
+ * workspace {id, status}, as the admin CLI mirrors them to the edge store. */
+sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out);
+sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out);
+
+/* Publishable keys: only the hex SHA-256 digest of the key is kept. The list must belong
+ * to the application's workspace, or be "shared" with an active subscription of it
+ * (SG_E_INVALID_LIST otherwise). *out is the edge record
+ * {id, applicationId, listId, origins, status}. */
+sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char *application_id,
+                                       const char *list_id, const char *digest_hex,
+                                       const json_t *origins, json_t **out);
+/* Revokes; *out is the edge record with status "revoked" and *digest_hex (65 bytes) the
+ * record's edge id. */
+sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
+                                       char digest_hex[65]);
+
 /* ---- lists --------------------------------------------------------------------------- */
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out);

@@ -11,7 +11,7 @@
 #define LIST_COLS                                                                          \
   "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"         \
   " default_locale, supported_locales, display_order, active_version_number, created_at,"  \
-  " updated_at, workspace_id"
+  " updated_at, workspace_id, active_content_hash"
 
 static json_t *ts_json(sqlite3_stmt *s, int col) {
   char buf[32];
@@ -42,6 +42,8 @@ static json_t *row_to_list(sqlite3_stmt *s) {
                       sqlite3_column_type(s, 11) == SQLITE_NULL
                           ? json_null()
                           : json_integer(sqlite3_column_int64(s, 11)));
+  const char *h = sg__sq_col(s, 15);
+  json_object_set_new(o, "activeContentHash", h ? json_string(h) : json_null());
   json_object_set_new(o, "createdAt", ts_json(s, 12));
   json_object_set_new(o, "updatedAt", ts_json(s, 13));
   return o;

@@ -25,12 +25,22 @@ const char *const sg__sqlite_migrations[] = {
     "  debounce_ms INTEGER NOT NULL DEFAULT 150, default_locale TEXT NOT NULL DEFAULT 'en',"
     "  supported_locales TEXT NOT NULL DEFAULT '[\"en\"]',"
     "  display_order INTEGER NOT NULL DEFAULT 0, active_version_number INTEGER,"
+    "  active_content_hash TEXT,"
     "  next_version_number INTEGER NOT NULL DEFAULT 1, created_at INTEGER NOT NULL,"
     "  updated_at INTEGER NOT NULL, UNIQUE(workspace_id, slug));"
     "CREATE INDEX lists_order ON lists(workspace_id, display_order, slug, id);"
     "CREATE TABLE idempotency(workspace_id TEXT NOT NULL, key TEXT NOT NULL,"
     "  method TEXT NOT NULL, path TEXT NOT NULL, body_hash BLOB NOT NULL,"
     "  state TEXT NOT NULL, status INTEGER, body TEXT, headers TEXT,"
-    "  created_at INTEGER NOT NULL, PRIMARY KEY(workspace_id, key));",
+    "  created_at INTEGER NOT NULL, PRIMARY KEY(workspace_id, key));"
+    "CREATE TABLE publishable_keys(id TEXT PRIMARY KEY,"
+    "  application_id TEXT NOT NULL REFERENCES applications(id),"
+    "  list_id TEXT NOT NULL REFERENCES lists(id), digest TEXT NOT NULL UNIQUE,"
+    "  origins TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'active',"
+    "  created_at INTEGER NOT NULL);"
+    "CREATE TABLE subscriptions(id TEXT PRIMARY KEY,"
+    "  workspace_id TEXT NOT NULL REFERENCES workspaces(id),"
+    "  list_id TEXT NOT NULL REFERENCES lists(id), status TEXT NOT NULL DEFAULT 'active',"
+    "  created_at INTEGER NOT NULL);",
     NULL,
 };

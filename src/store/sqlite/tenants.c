@@ -36,7 +36,7 @@ static int exec_write(sg_store *st, const char *sql, const char *const *args, si
 sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
   static const char q[] = "INSERT INTO workspaces(id, name, created_at) VALUES(?, ?, ?)";
   char id[32];
-  sg_random_id("ws_", id, sizeof id);
+  sg_random_id("wsp_", id, sizeof id);
   char now[24];
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, name, now};
@@ -169,6 +169,141 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
     rc = SG_E_INTERNAL;
   }
   sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
+  static const char q[] = "SELECT id, workspace_id, status, monthly_quota FROM applications"
+                          " WHERE id=?";
+  sg_err rc = SG_E_NOT_FOUND;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  sg__sq_text(s, 1, id);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    *out = json_pack("{s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId",
+                     sg__sq_col(s, 1), "status", sg__sq_col(s, 2), "monthlyQuota",
+                     sqlite3_column_type(s, 3) == SQLITE_NULL
+                         ? json_null()
+                         : json_integer(sqlite3_column_int64(s, 3)));
+    rc = SG_E_OK;
+  }
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
+  static const char q[] = "SELECT id, status FROM workspaces WHERE id=?";
+  sg_err rc = SG_E_NOT_FOUND;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  sg__sq_text(s, 1, id);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    *out = simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
+    rc = SG_E_OK;
+  }
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+static json_t *pk_record(const char *id, const char *app, const char *list, json_t *origins,
+                         const char *status) {
+  return json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", id, "applicationId", app, "listId", list,
+                   "origins", origins ? origins : json_array(), "status", status);
+}
+
+sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char *application_id,
+                                       const char *list_id, const char *digest_hex,
+                                       const json_t *origins, json_t **out) {
+  static const char q_check[] =
+      "SELECT a.workspace_id, l.workspace_id, l.visibility,"
+      " EXISTS(SELECT 1 FROM subscriptions s WHERE s.workspace_id=a.workspace_id"
+      "        AND s.list_id=l.id AND s.status='active')"
+      " FROM applications a, lists l WHERE a.id=?1 AND l.id=?2";
+  static const char q_app[] = "SELECT 1 FROM applications WHERE id=?";
+  static const char q_ins[] = "INSERT INTO publishable_keys(id, application_id, list_id, digest,"
+                              " origins, created_at) VALUES(?, ?, ?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  char *enc = json_dumps(origins, JSON_COMPACT);
+  pthread_mutex_lock(&st->mu);
+  if (!enc || sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_app);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, application_id);
+  bool app_found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_reset(s);
+  if (!app_found) { rc = SG_E_NOT_FOUND; goto rollback; }
+  s = sg__sq_prep(st, q_check);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, application_id);
+  sg__sq_text(s, 2, list_id);
+  bool ok = false;
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    bool own = strcmp(sg__sq_col(s, 0), sg__sq_col(s, 1)) == 0;
+    bool shared = strcmp(sg__sq_col(s, 2), "shared") == 0 && sqlite3_column_int(s, 3);
+    ok = own || shared;
+  }
+  sqlite3_reset(s);
+  if (!ok) { rc = SG_E_INVALID_LIST; goto rollback; }
+  s = sg__sq_prep(st, q_ins);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, id);
+  sg__sq_text(s, 2, application_id);
+  sg__sq_text(s, 3, list_id);
+  sg__sq_text(s, 4, digest_hex);
+  sg__sq_text(s, 5, enc);
+  sqlite3_bind_int64(s, 6, sg_now_s());
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
+  *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  free(enc);
+  return rc;
+}
+
+sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
+                                       char digest_hex[65]) {
+  static const char q_up[] = "UPDATE publishable_keys SET status='revoked' WHERE id=?";
+  static const char q_get[] = "SELECT application_id, list_id, digest, origins FROM"
+                              " publishable_keys WHERE id=?";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_up);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, id);
+  if (sqlite3_step(s) != SQLITE_DONE) { sqlite3_reset(s); goto rollback; }
+  sqlite3_reset(s);
+  s = sg__sq_prep(st, q_get);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, id);
+  if (sqlite3_step(s) != SQLITE_ROW) {
+    sqlite3_reset(s);
+    rc = SG_E_NOT_FOUND;
+    goto rollback;
+  }
+  snprintf(digest_hex, 65, "%s", sg__sq_col(s, 2));
+  *out = pk_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), json_loads(sg__sq_col(s, 3), 0, NULL),
+                   "revoked");
+  sqlite3_reset(s);
+  if (sg__sq_commit(st)) { json_decref(*out); *out = NULL; goto rollback; }
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

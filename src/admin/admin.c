@@ -1,0 +1,289 @@
+/*
+ * `suggestd admin …`: operator commands on the store, mirrored to the edge store so the
+ * runtime sees them within a second. Each prints one JSON object on stdout and exits 0,
+ * or prints {"error": …} on stderr and exits non-zero. Works while `serve` runs on the
+ * same data dir (SQLite WAL + busy timeout; the edge store serialises writers).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/util.h"
+
+static const sg_flag_spec admin_flags[] = {
+    {"data-dir", true, false},      {"database", true, false},  {"edge", true, false},
+    {"name", true, false},          {"workspace", true, false}, {"application", true, false},
+    {"list", true, false},          {"origin", true, true},     {"monthly-quota", true, false},
+    {NULL, false, false},
+};
+
+typedef struct {
+  sg_args *a;
+  sg_store *st;
+  sg_edge *edge;
+} ctx;
+
+static int print(json_t *o) {
+  char *s = json_dumps(o, JSON_COMPACT);
+  json_decref(o);
+  if (!s) return sg__cli_fail("out of memory", NULL);
+  printf("%s\n", s);
+  free(s);
+  return 0;
+}
+
+static const char *need(ctx *c, const char *flag) {
+  const char *v = sg_args_get(c->a, flag);
+  if (!v || !*v) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "--%s is required", flag);
+    sg__cli_fail("%s", msg);
+    return NULL;
+  }
+  return v;
+}
+
+static const char *need_pos(ctx *c, const char *what) {
+  if (c->a->npos < 3) {
+    sg__cli_fail("missing %s", what);
+    return NULL;
+  }
+  return c->a->pos[2];
+}
+
+static int store_fail(sg_err e, const char *what) {
+  if (e == SG_E_NOT_FOUND) return sg__cli_fail("%s not found", what);
+  if (e == SG_E_INVALID_LIST)
+    return sg__cli_fail("list not found, not owned by the application's workspace, or not "
+                        "shared with it by an active subscription",
+                        NULL);
+  return sg__cli_fail("store error (%s)", sg_err_name(e));
+}
+
+/* Writes rec (not stolen) as edge record (k, id). */
+static int mirror(ctx *c, sg_edge_kind k, const char *id, const json_t *rec) {
+  char *s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+  int rc = s ? sg_edge_put(c->edge, k, id, s, strlen(s), NULL) : -1;
+  free(s);
+  if (rc) return sg__cli_fail("cannot write the edge record for %s", id);
+  return 0;
+}
+
+static int mirror_app(ctx *c, const char *id) {
+  json_t *rec = NULL;
+  sg_err e = sg_store_application_get(c->st, id, &rec);
+  if (e != SG_E_OK) return store_fail(e, "application");
+  int rc = mirror(c, SG_EDGE_APP, id, rec);
+  json_decref(rec);
+  return rc;
+}
+
+static int mirror_workspace(ctx *c, const char *id) {
+  json_t *rec = NULL;
+  sg_err e = sg_store_workspace_get(c->st, id, &rec);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  int rc = mirror(c, SG_EDGE_WORKSPACE, id, rec);
+  json_decref(rec);
+  return rc;
+}
+
+static int quota_flag(ctx *c, int64_t *q) {
+  const char *s = sg_args_get(c->a, "monthly-quota");
+  *q = -1;
+  if (s && sg_parse_i64(s, 0, INT64_MAX, q))
+    return sg__cli_fail("--monthly-quota must be a non-negative integer", NULL);
+  return 0;
+}
+
+static int workspace_create(ctx *c) {
+  const char *name = need(c, "name");
+  if (!name) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_workspace_create(c->st, name, &o);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  const char *id = json_string_value(json_object_get(o, "id"));
+  int rc = mirror_workspace(c, id);
+  if (!rc) rc = print(json_pack("{s:s}", "id", id));
+  json_decref(o);
+  return rc;
+}
+
+static int workspace_disable(ctx *c) {
+  const char *id = need_pos(c, "workspace id");
+  if (!id) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_workspace_set_status(c->st, id, "disabled", &o);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  if (mirror_workspace(c, id)) { json_decref(o); return 1; }
+  return print(o);
+}
+
+static int application_create(ctx *c) {
+  const char *ws = need(c, "workspace"), *name = ws ? need(c, "name") : NULL;
+  int64_t q;
+  if (!ws || !name || quota_flag(c, &q)) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_application_create(c->st, ws, name, q, &o);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  const char *id = json_string_value(json_object_get(o, "id"));
+  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  return print(o);
+}
+
+static int application_disable(ctx *c) {
+  const char *id = need_pos(c, "application id");
+  if (!id) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_application_set_status(c->st, id, "disabled", &o);
+  if (e != SG_E_OK) return store_fail(e, "application");
+  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  return print(o);
+}
+
+static int application_set_quota(ctx *c) {
+  const char *id = need_pos(c, "application id");
+  int64_t q;
+  if (!id || quota_flag(c, &q)) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_application_set_quota(c->st, id, q, &o);
+  if (e != SG_E_OK) return store_fail(e, "application");
+  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  return print(o);
+}
+
+static int secret_key_create(ctx *c) {
+  const char *app = need(c, "application");
+  if (!app) return 1;
+  /* The key is "sk_<id>_<secret>": the id finds the record, the secret's SHA-256 is the
+   * only thing stored, and it is compared in constant time. */
+  char id[32], secret[32], secret2[32], key[96];
+  sg_random_id("sk_", id, sizeof id);
+  sg_random_id("", secret, sizeof secret);
+  sg_random_id("", secret2, sizeof secret2);
+  char full_secret[64];
+  snprintf(full_secret, sizeof full_secret, "%s%s", secret, secret2);
+  snprintf(key, sizeof key, "%s_%s", id, full_secret);
+  uint8_t digest[32];
+  sg_sha256(full_secret, strlen(full_secret), digest);
+  sg_err e = sg_store_secret_key_create(c->st, app, id, digest);
+  if (e != SG_E_OK) return store_fail(e, "application");
+  return print(json_pack("{s:s,s:s}", "id", id, "secretKey", key));
+}
+
+static int secret_key_revoke(ctx *c) {
+  const char *id = need_pos(c, "secret key id");
+  if (!id) return 1;
+  json_t *o = NULL;
+  sg_err e = sg_store_secret_key_revoke(c->st, id, &o);
+  if (e != SG_E_OK) return store_fail(e, "secret key");
+  return print(o);
+}
+
+/* An origin is scheme://host[:port], optionally with one leading "*." label. */
+static bool valid_origin(const char *o) {
+  const char *p = strstr(o, "://");
+  if (!p || p == o || strlen(o) > 255) return false;
+  for (const char *s = o; s < p; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
+          *s == '.'))
+      return false;
+  const char *h = p + 3;
+  if (strncmp(h, "*.", 2) == 0) h += 2;
+  if (!*h) return false;
+  for (; *h; h++)
+    if (!((*h >= 'a' && *h <= 'z') || (*h >= 'A' && *h <= 'Z') || (*h >= '0' && *h <= '9') ||
+          *h == '-' || *h == '.' || *h == ':' || *h == '[' || *h == ']'))
+      return false;
+  return true;
+}
+
+static int publishable_key_create(ctx *c) {
+  const char *app = need(c, "application"), *list = app ? need(c, "list") : NULL;
+  if (!app || !list) return 1;
+  json_t *origins = json_array();
+  for (size_t i = 0; i < sg_args_count(c->a, "origin"); i++) {
+    const char *o = sg_args_nth(c->a, "origin", i);
+    if (!valid_origin(o)) {
+      json_decref(origins);
+      return sg__cli_fail("bad --origin '%s' (want scheme://host[:port], optionally *.host)", o);
+    }
+    json_array_append_new(origins, json_string(o));
+  }
+  char id[32], a1[32], a2[32], key[96], digest[65];
+  sg_random_id("pub_", id, sizeof id);
+  sg_random_id("", a1, sizeof a1);
+  sg_random_id("", a2, sizeof a2);
+  snprintf(key, sizeof key, "pk_%s%s", a1, a2);
+  sg_edge_key_digest(key, strlen(key), digest);
+  json_t *rec = NULL;
+  sg_err e = sg_store_publishable_key_create(c->st, id, app, list, digest, origins, &rec);
+  json_decref(origins);
+  if (e != SG_E_OK) return store_fail(e, "application");
+  /* The runtime needs the application and workspace records to resolve the key. */
+  int rc = mirror_app(c, app);
+  json_t *appr = NULL;
+  if (!rc && sg_store_application_get(c->st, app, &appr) == SG_E_OK) {
+    rc = mirror_workspace(c, json_string_value(json_object_get(appr, "workspaceId")));
+    json_decref(appr);
+  }
+  if (!rc) rc = mirror(c, SG_EDGE_KEY, digest, rec);
+  json_decref(rec);
+  if (rc) return rc;
+  return print(json_pack("{s:s,s:s}", "id", id, "publishableKey", key));
+}
+
+static int publishable_key_revoke(ctx *c) {
+  const char *id = need_pos(c, "publishable key id");
+  if (!id) return 1;
+  json_t *rec = NULL;
+  char digest[65];
+  sg_err e = sg_store_publishable_key_revoke(c->st, id, &rec, digest);
+  if (e != SG_E_OK) return store_fail(e, "publishable key");
+  int rc = mirror(c, SG_EDGE_KEY, digest, rec);
+  json_decref(rec);
+  if (rc) return rc;
+  return print(json_pack("{s:s,s:s}", "id", id, "status", "revoked"));
+}
+
+typedef struct {
+  const char *noun, *verb;
+  int (*fn)(ctx *);
+  const char *usage;
+} admin_cmd;
+
+static const admin_cmd cmds[] = {
+    {"workspace", "create", workspace_create, "workspace create --name N"},
+    {"workspace", "disable", workspace_disable, "workspace disable ID"},
+    {"application", "create", application_create,
+     "application create --workspace W --name N [--monthly-quota N]"},
+    {"application", "disable", application_disable, "application disable ID"},
+    {"application", "set-quota", application_set_quota,
+     "application set-quota ID --monthly-quota N (omit the flag for unlimited)"},
+    {"secret-key", "create", secret_key_create, "secret-key create --application A"},
+    {"secret-key", "revoke", secret_key_revoke, "secret-key revoke ID"},
+    {"publishable-key", "create", publishable_key_create,
+     "publishable-key create --application A --list L [--origin O]..."},
+    {"publishable-key", "revoke", publishable_key_revoke, "publishable-key revoke ID"},
+    {NULL, NULL, NULL, NULL},
+};
+
+int sg_cmd_admin(int argc, char **argv) {
+  sg_args a;
+  char err[256];
+  if (sg_args_parse(&a, argc, argv, admin_flags, err, sizeof err)) return sg__cli_fail("%s", err);
+  const admin_cmd *cmd = NULL;
+  for (const admin_cmd *k = cmds; k->noun && a.npos >= 2; k++)
+    if (strcmp(k->noun, a.pos[0]) == 0 && strcmp(k->verb, a.pos[1]) == 0) cmd = k;
+  if (!cmd) {
+    fprintf(stderr, "usage: suggestd admin <command> --data-dir DIR\n");
+    for (const admin_cmd *k = cmds; k->noun; k++) fprintf(stderr, "  %s\n", k->usage);
+    return sg__cli_fail("unknown admin command", NULL);
+  }
+  ctx c = {.a = &a};
+  if (sg__cli_open(&a, &c.st, &c.edge)) return 1;
+  int rc = cmd->fn(&c);
+  sg_store_close(c.st);
+  sg_edge_close(c.edge);
+  return rc;
+}

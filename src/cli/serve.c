@@ -1,0 +1,131 @@
+/*
+ * `suggestd serve` (control plane + runtime in one process on SQLite and an edge
+ * directory) and `suggestd control` (the control plane alone).
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/args.h"
+#include "common/util.h"
+#include "control/control.h"
+#include "edge/edge.h"
+#include "store/store.h"
+
+static const sg_flag_spec serve_flags[] = {
+    {"data-dir", true, false},          {"database", true, false},
+    {"edge", true, false},              {"control-listen", true, false},
+    {"runtime-listen", true, false},    {"control-rate-key", true, false},
+    {"control-rate-ip", true, false},   {"sync-publish-limit", true, false},
+    {"selection-rate", true, false},    {NULL, false, false},
+};
+
+int sg__cli_fail(const char *fmt, const char *arg) {
+  /* fmt is always a literal with at most one %s (see cli.h). */
+  char msg[512];
+  const char *pct = strstr(fmt, "%s");
+  if (pct)
+    snprintf(msg, sizeof msg, "%.*s%s%s", (int)(pct - fmt), fmt, arg ? arg : "", pct + 2);
+  else
+    snprintf(msg, sizeof msg, "%s", fmt);
+  json_t *o = json_pack("{s:s}", "error", msg);
+  char *s = json_dumps(o, JSON_COMPACT);
+  fprintf(stderr, "%s\n", s ? s : "{\"error\":\"?\"}");
+  free(s);
+  json_decref(o);
+  return 1;
+}
+
+int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge) {
+  const char *dir = sg_args_get(a, "data-dir");
+  const char *db = sg_args_get_or(a, "database", dir);
+  char err[256];
+  if (!db) return sg__cli_fail("--data-dir (or --database and --edge) is required", NULL);
+  if (st && sg_store_open(db, st, err, sizeof err)) return sg__cli_fail("%s", err);
+  if (edge) {
+    const char *e = sg_args_get(a, "edge");
+    char path[4096];
+    if (!e) {
+      if (!dir) return sg__cli_fail("--edge is required with --database", NULL);
+      snprintf(path, sizeof path, "%s/edge", dir);
+      e = path;
+    }
+    if (sg_edge_open(e, edge)) {
+      if (st) sg_store_close(*st);
+      return sg__cli_fail("cannot open edge store '%s'", e);
+    }
+  }
+  return 0;
+}
+
+static int u32_flag(sg_args *a, const char *name, const char *dflt, uint32_t *out) {
+  int64_t v;
+  const char *s = sg_args_get_or(a, name, dflt);
+  if (sg_parse_i64(s, 0, 100000000, &v)) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "--%s must be a non-negative integer", name);
+    return sg__cli_fail("%s", msg);
+  }
+  *out = (uint32_t)v;
+  return 0;
+}
+
+/* Blocks SIGINT/SIGTERM in every thread (the listeners inherit the mask) and returns the
+ * set for sigwait in the main thread. */
+static void block_signals(sigset_t *set) {
+  sigemptyset(set);
+  sigaddset(set, SIGINT);
+  sigaddset(set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, set, NULL);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+static int run(int argc, char **argv, bool with_control, bool with_runtime) {
+  sg_args a;
+  char err[256];
+  if (sg_args_parse(&a, argc, argv, serve_flags, err, sizeof err)) return sg__cli_fail("%s", err);
+  sg_store *st = NULL;
+  sg_edge *edge = NULL;
+  sg_control_config cc = {0};
+  if (u32_flag(&a, "control-rate-key", "60", &cc.rate_per_key) ||
+      u32_flag(&a, "control-rate-ip", "120", &cc.rate_per_ip))
+    return 1;
+  uint32_t sync_limit, selection_rate;
+  if (u32_flag(&a, "sync-publish-limit", "10000", &sync_limit) ||
+      u32_flag(&a, "selection-rate", "600", &selection_rate))
+    return 1;
+  cc.sync_publish_limit = sync_limit;
+  if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
+  sigset_t set;
+  block_signals(&set);
+
+  sg_control *ctl = NULL;
+  if (with_control) {
+    cc.listen = sg_args_get_or(&a, "control-listen", "127.0.0.1:8080");
+    cc.store = st;
+    cc.edge = edge;
+    if (sg_control_start(&cc, &ctl, err, sizeof err)) {
+      sg_store_close(st);
+      sg_edge_close(edge);
+      return sg__cli_fail("%s", err);
+    }
+    fprintf(stderr, "{\"level\":\"info\",\"msg\":\"control plane listening\",\"url\":\"http://%s\"}\n",
+            cc.listen);
+  }
+  (void)with_runtime;
+  (void)selection_rate;
+  fflush(stderr);
+  int sig = 0;
+  sigwait(&set, &sig);
+  fprintf(stderr, "{\"level\":\"info\",\"msg\":\"shutting down\",\"signal\":%d}\n", sig);
+  sg_control_stop(ctl);
+  sg_store_close(st);
+  sg_edge_close(edge);
+  return 0;
+}
+
+int sg_cmd_serve(int argc, char **argv) { return run(argc, argv, true, true); }
+int sg_cmd_control(int argc, char **argv) { return run(argc, argv, true, false); }

@@ -1,0 +1,50 @@
+/*
+ * Control-plane lifecycle: start the HTTP listener with the control plane's handler.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control/internal.h"
+
+void sg__control_dispatch(sg_req *req, sg_resp *resp);
+
+#define CONTROL_MAX_BODY ((size_t)1 << 20) /* 1 MiB */
+
+int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz) {
+  sg_control *c = calloc(1, sizeof *c);
+  if (!c) return -1;
+  c->cfg = *cfg;
+  c->rl_key = sg_ratelimit_new(cfg->rate_per_key);
+  c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
+  if (!c->rl_key || !c->rl_ip ||
+      sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK) {
+    snprintf(err, errsz, "cannot initialise the control plane");
+    sg_control_stop(c);
+    return -1;
+  }
+  sg_http_config hc = {
+      .listen = cfg->listen,
+      .max_body = CONTROL_MAX_BODY,
+      .threads = 8,
+      .handler = sg__control_dispatch,
+      .app = c,
+      .log_name = "control",
+  };
+  if (sg_http_start(&hc, &c->http, err, errsz)) {
+    sg_control_stop(c);
+    return -1;
+  }
+  *out = c;
+  return 0;
+}
+
+unsigned sg_control_port(const sg_control *c) { return sg_http_port(c->http); }
+
+void sg_control_stop(sg_control *c) {
+  if (!c) return;
+  sg_http_stop(c->http);
+  sg_ratelimit_free(c->rl_key);
+  sg_ratelimit_free(c->rl_ip);
+  free(c);
+}
