@@ -1,0 +1,254 @@
+"""Black-box test harness: starts the real binary on free ports with per-test overrides.
+
+Every test talks HTTP to a real `suggestd serve` (or `control` / `runtime`) process over
+loopback and uses the real admin CLI, exactly as a user would. Stdlib only.
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+import http.client
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+BINARY = os.environ.get("SUGGESTD_BINARY", os.path.join(ROOT, "build", "suggestd"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Response:
+    def __init__(self, status, headers, body):
+        self.status = status
+        self.headers = headers  # dict, lower-case names
+        self.body = body  # bytes
+
+    def json(self):
+        return json.loads(self.body)
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+    def __repr__(self):
+        return f"<Response {self.status} {self.body[:300]!r}>"
+
+
+def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    hdrs = dict(headers or {})
+    data = raw
+    if body is not None:
+        data = json.dumps(body).encode()
+        hdrs.setdefault("Content-Type", "application/json")
+    conn.request(method, path, body=data, headers=hdrs)
+    r = conn.getresponse()
+    out = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+    conn.close()
+    return out
+
+
+class Server:
+    """A running suggestd process plus helpers for the admin CLI and both APIs."""
+
+    def __init__(self, data_dir, mode="serve", extra=None, env=None):
+        self.data_dir = data_dir
+        self.mode = mode
+        self.extra = list(extra or [])
+        self.env = dict(os.environ)
+        self.env.update(env or {})
+        self.control_port = free_port()
+        self.runtime_port = free_port()
+        self.proc = None
+        self.log_path = os.path.join(data_dir, f"{mode}.log")
+
+    # -- process --------------------------------------------------------------------------
+    def start(self):
+        args = [BINARY, self.mode, "--data-dir", self.data_dir]
+        if self.mode in ("serve", "control"):
+            args += ["--control-listen", f"127.0.0.1:{self.control_port}"]
+        if self.mode in ("serve", "runtime"):
+            args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
+        args += self.extra
+        self.log = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
+        ports = []
+        if self.mode in ("serve", "control"):
+            ports.append(self.control_port)
+        if self.mode in ("serve", "runtime"):
+            ports.append(self.runtime_port)
+        deadline = time.time() + 10
+        for p in ports:
+            while True:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"suggestd exited early: {self.read_log()[-2000:]}")
+                try:
+                    if request(p, "GET", "/healthz", timeout=1).status == 200:
+                        break
+                except OSError:
+                    pass
+                if time.time() > deadline:
+                    raise RuntimeError(f"suggestd did not start: {self.read_log()[-2000:]}")
+                time.sleep(0.05)
+        return self
+
+    def stop(self, sig_kill=False):
+        if self.proc and self.proc.poll() is None:
+            if sig_kill:
+                self.proc.kill()
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+        if getattr(self, "log", None):
+            self.log.close()
+            self.log = None
+
+    def restart(self, sig_kill=False):
+        self.stop(sig_kill=sig_kill)
+        return self.start()
+
+    def read_log(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    # -- admin CLI ------------------------------------------------------------------------
+    def admin(self, *words, check=True):
+        r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir],
+                           capture_output=True, text=True, timeout=30)
+        if check:
+            assert r.returncode == 0, f"admin {words} failed: {r.stderr}"
+            return json.loads(r.stdout)
+        return r
+
+    def tenant(self, quota=None):
+        """Creates a workspace, an application and a secret key; returns a Tenant."""
+        ws = self.admin("workspace", "create", "--name", "Acme")["id"]
+        args = ["application", "create", "--workspace", ws, "--name", "web"]
+        if quota is not None:
+            args += ["--monthly-quota", str(quota)]
+        app = self.admin(*args)["id"]
+        sk = self.admin("secret-key", "create", "--application", app)
+        return Tenant(self, ws, app, sk["id"], sk["secretKey"])
+
+    # -- HTTP -----------------------------------------------------------------------------
+    def control(self, method, path, body=None, key=None, headers=None, raw=None):
+        hdrs = dict(headers or {})
+        if key is not None:
+            hdrs["Authorization"] = f"Bearer {key}"
+        return request(self.control_port, method, path, body=body, headers=hdrs, raw=raw)
+
+    def runtime(self, method, path, params=None, body=None, headers=None, raw=None):
+        if params:
+            path = path + "?" + urllib.parse.urlencode(params)
+        return request(self.runtime_port, method, path, body=body, headers=headers, raw=raw)
+
+
+class Tenant:
+    def __init__(self, server, workspace_id, application_id, key_id, secret_key):
+        self.server = server
+        self.workspace_id = workspace_id
+        self.application_id = application_id
+        self.key_id = key_id
+        self.secret_key = secret_key
+
+    def api(self, method, path, body=None, headers=None, raw=None):
+        return self.server.control(method, "/api/v1" + path, body=body, key=self.secret_key,
+                                   headers=headers, raw=raw)
+
+    def create_list(self, name="Cities", **patch):
+        r = self.api("POST", "/lists", {"name": name})
+        assert r.status == 201, r
+        lst = r.json()
+        if patch:
+            r = self.api("PATCH", f"/lists/{lst['id']}", patch)
+            assert r.status == 200, r
+            lst = r.json()
+        return lst
+
+    def add_items(self, list_id, items):
+        out = []
+        for it in items:
+            r = self.api("POST", f"/lists/{list_id}/items", it)
+            assert r.status == 201, r
+            out.append(r.json())
+        return out
+
+    def publish(self, list_id, timeout=60):
+        r = self.api("POST", f"/lists/{list_id}/versions")
+        assert r.status in (200, 202), r
+        v = r.json()
+        deadline = time.time() + timeout
+        while v.get("state") == "queued" and time.time() < deadline:
+            time.sleep(0.1)
+            v = self.api("GET", f"/lists/{list_id}/versions/{v['versionNumber']}").json()
+        return v
+
+    def publishable_key(self, list_id, origins=()):
+        args = ["publishable-key", "create", "--application", self.application_id,
+                "--list", list_id]
+        for o in origins:
+            args += ["--origin", o]
+        return self.server.admin(*args)
+
+
+# Generous limits so that only the rate-limit tests ever meet them.
+NO_LIMITS = ["--control-rate-key", "0", "--control-rate-ip", "0"]
+
+
+@pytest.fixture
+def make_server():
+    """Factory: make_server(extra_flags, mode='serve') -> started Server; all stopped after."""
+    servers = []
+    dirs = []
+
+    def factory(extra=None, mode="serve", data_dir=None, env=None, limits=True):
+        if data_dir is None:
+            data_dir = tempfile.mkdtemp(prefix="suggestd-test-")
+            dirs.append(data_dir)
+        flags = list(extra or [])
+        if limits:
+            flags = NO_LIMITS + flags
+        s = Server(data_dir, mode=mode, extra=flags, env=env)
+        servers.append(s)
+        return s.start()
+
+    yield factory
+    for s in servers:
+        s.stop()
+    for d in dirs:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def server(make_server):
+    return make_server()
+
+
+@pytest.fixture
+def tenant(server):
+    return server.tenant()
+
+
+def wait_until(fn, timeout=5.0, interval=0.05):
+    """Polls fn() until it returns a truthy value; returns it or the last value."""
+    deadline = time.time() + timeout
+    while True:
+        v = fn()
+        if v or time.time() > deadline:
+            return v
+        time.sleep(interval)
