@@ -25,6 +25,10 @@ void sg_artifact_close(sg_artifact *a);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
 const char *sg_artifact_default_locale(const sg_artifact *a);
+/* Number of locales compiled in, and the tag of locale index loc (NULL when out of
+ * range). The tags point into the artifact. */
+size_t sg_artifact_locale_count(const sg_artifact *a);
+const char *sg_artifact_locale_tag(const sg_artifact *a, int loc);
 
 /* Resolves a requested locale tag (may be NULL or unsupported) to the served one:
  * exact tag (case-insensitive), else its language subtag, else the default locale.
