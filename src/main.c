@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "compiler/cli.h"
 
 typedef int (*sg_cmd_fn)(int argc, char **argv);
 
@@ -17,6 +18,8 @@ typedef struct {
 } sg_cmd;
 
 static const sg_cmd commands[] = {
+    {"compile", sg_cmd_compile, "compile a JSONL file of items into an artifact"},
+    {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
     {NULL, NULL, NULL},
 };
 

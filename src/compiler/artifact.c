@@ -170,6 +170,15 @@ const char *sg_artifact_locale_tag(const sg_artifact *a, int loc) {
   return a->loc[loc].tag;
 }
 
+int sg_artifact_locale_stats(const sg_artifact *a, int loc, size_t *keys, size_t *buckets,
+                             size_t *threshold) {
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) return -1;
+  *keys = (size_t)a->loc[loc].n_keys;
+  *buckets = (size_t)a->loc[loc].n_buckets;
+  *threshold = a->threshold;
+  return 0;
+}
+
 int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, const char **tag) {
   int found = (int)a->def;
   if (requested && *requested) {
