@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/util.h"
 #include "control/control.h"
+#include "runtime/runtime.h"
 
 typedef int (*sg_cmd_fn)(int argc, char **argv);
 
@@ -21,6 +22,7 @@ typedef struct {
 static const sg_cmd commands[] = {
     {"serve", sg_cmd_serve, "control plane + runtime on SQLite and an edge directory"},
     {"control", sg_cmd_control, "the control plane alone"},
+    {"runtime", sg_cmd_runtime, "the public /v1 API alone, on an edge store"},
     {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},
     {NULL, NULL, NULL},
 };
