@@ -137,8 +137,7 @@ static enum MHD_Result preflight(sg__rt_req *r) {
   return ret;
 }
 
-/* *con_cls of a request answered on its first call (selection POSTs own a malloc'd
- * sg__rt_req instead). */
+/* *con_cls of a request other than a selection POST (which owns a malloc'd sg__rt_req). */
 static int answered_marker;
 
 typedef enum { R_NONE, R_QUERY, R_BOOTSTRAP, R_SELECTION, R_HEALTH } route;
@@ -249,12 +248,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     return sg__h_selection(r);
   }
 
-  /* Everything else is answered on the first call; a body, if any, is ignored. */
-  if (*con_cls) {
+  /* Everything else is answered once the request is complete: MHD closes the connection
+   * after a response queued on the first call (it cannot know the body was read), so
+   * the first call only marks the request and a body, if any, is discarded. */
+  if (!*con_cls) {
+    *con_cls = &answered_marker;
+    return MHD_YES;
+  }
+  if (*upload_data_size) {
     *upload_data_size = 0;
     return MHD_YES;
   }
-  *con_cls = &answered_marker;
   sg__rt_req r;
   req_init(&r, rt, conn, method, url);
   switch (rte) {
