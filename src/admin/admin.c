@@ -4,6 +4,7 @@
  * or prints {"error": …} on stderr and exits non-zero. Works while `serve` runs on the
  * same data dir (SQLite WAL + busy timeout; the edge store serialises writers).
  */
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,69 @@ static int publishable_key_revoke(ctx *c) {
   return print(json_pack("{s:s,s:s}", "id", id, "status", "revoked"));
 }
 
+/* Republishes every signing key's public half; keys retired longer ago than a token
+ * lives (plus skew and a margin) are removed from the edge store. */
+static int mirror_signing_keys(ctx *c) {
+  json_t *keys = NULL;
+  sg_err e = sg_store_signing_keys_public(c->st, &keys);
+  if (e != SG_E_OK) return store_fail(e, "signing key");
+  int64_t now = sg_now_s();
+  size_t i;
+  json_t *k;
+  int rc = 0;
+  json_array_foreach(keys, i, k) {
+    const char *kid = json_string_value(json_object_get(k, "kid"));
+    int64_t retired = json_integer_value(json_object_get(k, "retiredAtUnix"));
+    json_object_del(k, "retiredAtUnix");
+    if (retired && retired + 2 * 3600 < now) {
+      sg_edge_delete(c->edge, SG_EDGE_SIGNING_KEY, kid, NULL);
+      continue;
+    }
+    if ((rc = mirror(c, SG_EDGE_SIGNING_KEY, kid, k))) break;
+  }
+  json_decref(keys);
+  return rc;
+}
+
+static int signing_key_rotate(ctx *c) {
+  uint8_t pk[32], sk[64];
+  char kid[32];
+  crypto_sign_keypair(pk, sk);
+  sg_random_id("kid_", kid, sizeof kid);
+  sg_err e = sg_store_signing_key_add(c->st, kid, sk, pk, sg_now_s());
+  sodium_memzero(sk, sizeof sk);
+  if (e != SG_E_OK) return store_fail(e, "signing key");
+  if (mirror_signing_keys(c)) return 1;
+  return print(json_pack("{s:s,s:s}", "kid", kid, "alg", "EdDSA"));
+}
+
+static int subscription_create(ctx *c) {
+  const char *ws = need(c, "workspace"), *list = ws ? need(c, "list") : NULL;
+  if (!ws || !list) return 1;
+  json_t *rec = NULL;
+  sg_err e = sg_store_subscription_create(c->st, ws, list, &rec);
+  if (e == SG_E_INVALID_LIST)
+    return sg__cli_fail("list not found, not shared, or owned by the workspace itself", NULL);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  const char *id = json_string_value(json_object_get(rec, "id"));
+  int rc = mirror(c, SG_EDGE_SUBSCRIPTION, id, rec);
+  if (!rc) rc = print(json_pack("{s:s}", "id", id));
+  json_decref(rec);
+  return rc;
+}
+
+static int subscription_cancel(ctx *c) {
+  const char *id = need_pos(c, "subscription id");
+  if (!id) return 1;
+  json_t *rec = NULL;
+  sg_err e = sg_store_subscription_cancel(c->st, id, &rec);
+  if (e != SG_E_OK) return store_fail(e, "subscription");
+  int rc = mirror(c, SG_EDGE_SUBSCRIPTION, id, rec);
+  if (!rc) rc = print(json_pack("{s:s,s:s}", "id", id, "status", "cancelled"));
+  json_decref(rec);
+  return rc;
+}
+
 typedef struct {
   const char *noun, *verb;
   int (*fn)(ctx *);
@@ -265,6 +329,9 @@ static const admin_cmd cmds[] = {
     {"publishable-key", "create", publishable_key_create,
      "publishable-key create --application A --list L [--origin O]..."},
     {"publishable-key", "revoke", publishable_key_revoke, "publishable-key revoke ID"},
+    {"subscription", "create", subscription_create, "subscription create --workspace W --list L"},
+    {"subscription", "cancel", subscription_cancel, "subscription cancel ID"},
+    {"signing-key", "rotate", signing_key_rotate, "signing-key rotate"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -48,6 +48,7 @@ json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t 
 void sg__h_lists_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_token(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 
 #endif

@@ -17,6 +17,8 @@ typedef struct {
 } route;
 
 static const route routes[] = {
+    /* Not idempotent on purpose: a replay would have to persist the bearer token. */
+    {"POST", "/api/v1/token", sg__h_token, false},
     {"GET", "/api/v1/lists", sg__h_lists_index, false},
     {"POST", "/api/v1/lists", sg__h_lists_create, true},
     {"GET", "/api/v1/lists/{}", sg__h_list_get, false},

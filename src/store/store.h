@@ -69,6 +69,29 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
 sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
                                        char digest_hex[65]);
 
+/* Subscriptions: another workspace's "shared" list, held by workspace_id.
+ * SG_E_NOT_FOUND for an unknown workspace; SG_E_INVALID_LIST when the list is unknown,
+ * not shared, or the workspace's own. *out is the edge record
+ * {id, workspaceId, listId, status}. */
+sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
+                                    json_t **out);
+sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out);
+
+/* Access-token minting: SG_E_OK when every list is owned by the workspace or is a shared
+ * list under an active subscription of it; else SG_E_INVALID_LIST. */
+sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
+                               size_t n);
+
+/* Signing keys (Ed25519, libsodium layout). Adding one retires the others (they stay
+ * published for verification until every token they signed has expired). */
+sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
+                                const uint8_t pk[32], int64_t now);
+/* The newest unretired key; SG_E_TOKEN_MINTING_UNAVAILABLE when there is none. */
+sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]);
+/* Every key's public record {kid, alg, publicKey (base64url), createdAt, retiredAt|null}
+ * as a JSON array. */
+sg_err sg_store_signing_keys_public(sg_store *st, json_t **out);
+
 /* ---- lists --------------------------------------------------------------------------- */
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out);

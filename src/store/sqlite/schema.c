@@ -41,6 +41,8 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE TABLE subscriptions(id TEXT PRIMARY KEY,"
     "  workspace_id TEXT NOT NULL REFERENCES workspaces(id),"
     "  list_id TEXT NOT NULL REFERENCES lists(id), status TEXT NOT NULL DEFAULT 'active',"
-    "  created_at INTEGER NOT NULL);",
+    "  created_at INTEGER NOT NULL);"
+    "CREATE TABLE signing_keys(kid TEXT PRIMARY KEY, secret_key BLOB NOT NULL,"
+    "  public_key BLOB NOT NULL, created_at INTEGER NOT NULL, retired_at INTEGER);",
     NULL,
 };

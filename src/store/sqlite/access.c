@@ -1,0 +1,190 @@
+/*
+ * SQLite backend: subscriptions, token-minting checks and signing keys.
+ */
+#include <sodium.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/sqlite/sqlite_store.h"
+
+sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
+                                    json_t **out) {
+  static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
+  static const char q_list[] = "SELECT workspace_id, visibility FROM lists WHERE id=?";
+  static const char q_ins[] = "INSERT INTO subscriptions(id, workspace_id, list_id, created_at)"
+                              " VALUES(?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  char id[32];
+  sg_random_id("sub_", id, sizeof id);
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_ws);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, workspace_id);
+  bool ws_found = sqlite3_step(s) == SQLITE_ROW;
+  sqlite3_reset(s);
+  if (!ws_found) { rc = SG_E_NOT_FOUND; goto rollback; }
+  s = sg__sq_prep(st, q_list);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  bool ok = sqlite3_step(s) == SQLITE_ROW && strcmp(sg__sq_col(s, 0), workspace_id) != 0 &&
+            strcmp(sg__sq_col(s, 1), "shared") == 0;
+  sqlite3_reset(s);
+  if (!ok) { rc = SG_E_INVALID_LIST; goto rollback; }
+  s = sg__sq_prep(st, q_ins);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, id);
+  sg__sq_text(s, 2, workspace_id);
+  sg__sq_text(s, 3, list_id);
+  sqlite3_bind_int64(s, 4, sg_now_s());
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
+  *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId", list_id,
+                   "status", "active");
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) {
+  static const char q_up[] = "UPDATE subscriptions SET status='cancelled' WHERE id=?";
+  static const char q_get[] = "SELECT workspace_id, list_id FROM subscriptions WHERE id=?";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q_up);
+  if (!s) goto out;
+  sg__sq_text(s, 1, id);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE) goto out;
+  s = sg__sq_prep(st, q_get);
+  if (!s) goto out;
+  sg__sq_text(s, 1, id);
+  if (sqlite3_step(s) == SQLITE_ROW) {
+    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", sg__sq_col(s, 0), "listId",
+                     sg__sq_col(s, 1), "status", "cancelled");
+    rc = SG_E_OK;
+  } else {
+    rc = SG_E_NOT_FOUND;
+  }
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
+                               size_t n) {
+  static const char q[] =
+      "SELECT 1 FROM lists l WHERE l.id=?1 AND (l.workspace_id=?2 OR (l.visibility='shared'"
+      " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
+      " AND s.status='active')))";
+  sg_err rc = SG_E_OK;
+  pthread_mutex_lock(&st->mu);
+  for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
+    sqlite3_stmt *s = sg__sq_prep(st, q);
+    if (!s) { rc = SG_E_INTERNAL; break; }
+    sg__sq_text(s, 1, ids[i]);
+    sg__sq_text(s, 2, workspace_id);
+    int step = sqlite3_step(s);
+    if (step == SQLITE_DONE) rc = SG_E_INVALID_LIST;
+    else if (step != SQLITE_ROW) rc = SG_E_INTERNAL;
+    sqlite3_reset(s);
+  }
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
+                                const uint8_t pk[32], int64_t now) {
+  static const char q_retire[] = "UPDATE signing_keys SET retired_at=? WHERE retired_at IS NULL";
+  static const char q_ins[] = "INSERT INTO signing_keys(kid, secret_key, public_key, created_at)"
+                              " VALUES(?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_retire);
+  if (!s) goto rollback;
+  sqlite3_bind_int64(s, 1, now);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE) goto rollback;
+  s = sg__sq_prep(st, q_ins);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, kid);
+  sqlite3_bind_blob(s, 2, sk, 64, SQLITE_TRANSIENT);
+  sqlite3_bind_blob(s, 3, pk, 32, SQLITE_TRANSIENT);
+  sqlite3_bind_int64(s, 4, now);
+  step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) {
+  static const char q[] = "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
+                          " ORDER BY created_at DESC, kid DESC LIMIT 1";
+  sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW && sqlite3_column_bytes(s, 1) == 64 &&
+      strlen(sg__sq_col(s, 0)) < 64) {
+    snprintf(kid, 64, "%s", sg__sq_col(s, 0));
+    memcpy(sk, sqlite3_column_blob(s, 1), 64);
+    rc = SG_E_OK;
+  } else if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    rc = SG_E_INTERNAL;
+  }
+  sqlite3_reset(s);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
+  static const char q[] = "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
+                          " ORDER BY created_at, kid";
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) goto out;
+  json_t *arr = json_array();
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (sqlite3_column_bytes(s, 1) != 32) continue;
+    char b64[64], created[32], retired[32];
+    sodium_bin2base64(b64, sizeof b64, sqlite3_column_blob(s, 1), 32,
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    sg_rfc3339(sqlite3_column_int64(s, 2), created);
+    bool is_retired = sqlite3_column_type(s, 3) != SQLITE_NULL;
+    if (is_retired) sg_rfc3339(sqlite3_column_int64(s, 3), retired);
+    json_array_append_new(
+        arr, json_pack("{s:s,s:s,s:s,s:s,s:o,s:I}", "kid", sg__sq_col(s, 0), "alg", "EdDSA",
+                       "publicKey", b64, "createdAt", created, "retiredAt",
+                       is_retired ? json_string(retired) : json_null(), "retiredAtUnix",
+                       (json_int_t)(is_retired ? sqlite3_column_int64(s, 3) : 0)));
+  }
+  sqlite3_reset(s);
+  if (step == SQLITE_DONE) {
+    *out = arr;
+    rc = SG_E_OK;
+  } else {
+    json_decref(arr);
+  }
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
