@@ -224,9 +224,8 @@ sg__rt_snapshot *sg__rcu_publish(sg__rcu *r, sg__rt_snapshot *s);
 
 /* ================================================================ token =========== */
 
-/* Verifies `Authorization: Bearer <token>` for a private list (auth may be NULL).
- * Returns SG_E_OK or SG_E_INVALID_TOKEN. Until token verification lands, every
- * private list answers invalid_token. */
+/* Verifies `Authorization: Bearer <token>` (auth may be NULL) for key k's private list
+ * against the snapshot's signing keys. Returns SG_E_OK or SG_E_INVALID_TOKEN. */
 sg_err sg__token_verify(const sg__rt_snapshot *s, const char *auth, const sg__rt_key *k,
                         int64_t now_s);
 
