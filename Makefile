@@ -97,7 +97,7 @@ fuzz-smoke: $(FUZZ_BINS)
 api: $(B)/suggestd
 	@scripts/run-api.sh
 
-test: all unit fuzz-smoke api
+test: all datasets unit fuzz-smoke api
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -17,6 +17,7 @@ chk_cmd pkg-config pkg-config
 chk_cmd cc gcc
 chk_cmd make make
 chk_cmd clang clang
+chk_cmd npm npm
 [ -e /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 # libFuzzer + sanitizer runtimes for clang.
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)

@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "common/util.h"
 #include "control/control.h"
+#include "compiler/cli.h"
 #include "runtime/runtime.h"
 
 typedef int (*sg_cmd_fn)(int argc, char **argv);
@@ -24,6 +25,8 @@ static const sg_cmd commands[] = {
     {"control", sg_cmd_control, "the control plane alone"},
     {"runtime", sg_cmd_runtime, "the public /v1 API alone, on an edge store"},
     {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},
+    {"compile", sg_cmd_compile, "compile a JSONL file of items into an artifact"},
+    {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
     {NULL, NULL, NULL},
 };
 

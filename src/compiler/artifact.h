@@ -25,6 +25,14 @@ void sg_artifact_close(sg_artifact *a);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
 const char *sg_artifact_default_locale(const sg_artifact *a);
+/* Number of locales compiled in, and the tag of locale index loc (NULL when out of
+ * range). The tags point into the artifact. */
+size_t sg_artifact_locale_count(const sg_artifact *a);
+const char *sg_artifact_locale_tag(const sg_artifact *a, int loc);
+/* Sizes of locale loc's index, for `suggestd inspect` and benchmarks: keys, buckets
+ * (precomputed ranges) and the scan threshold T. Returns -1 when loc is out of range. */
+int sg_artifact_locale_stats(const sg_artifact *a, int loc, size_t *keys, size_t *buckets,
+                             size_t *threshold);
 
 /* Resolves a requested locale tag (may be NULL or unsupported) to the served one:
  * exact tag (case-insensitive), else its language subtag, else the default locale.

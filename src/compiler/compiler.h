@@ -41,12 +41,14 @@ typedef struct {
   size_t max_items;                         /* 0: no limit */
 } sg_compile_opts;
 
-/* One validation error: {itemId, path, reason, message}. Strings are malloc'd. */
+/* One validation error: {itemId, path, reason, message}. Strings are malloc'd; item_id
+ * is NULL for a list-level error (too_many_items). */
 typedef struct {
   char *item_id;
   char *path;    /* e.g. "value", "parentId", "locales.fr" */
   char *reason;  /* duplicate_value | unknown_parent | parent_cycle | hierarchy_too_deep
-                    | unsupported_locale | too_many_items */
+                    | unsupported_locale | too_many_items, and for input the control plane
+                    already refuses: duplicate_id | invalid_text | missing_field */
   char *message;
 } sg_validation_error;
 

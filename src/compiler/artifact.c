@@ -1,0 +1,273 @@
+/*
+ * The artifact reader: validates the bytes once at open, then answers lookups without
+ * bounds checks and without allocating (layout in format.h, docs/ARTIFACT.md).
+ *
+ * Open checks every section against the file size and every record that holds an
+ * offset or an index (keys, buckets, fragment index) against what it points into. The
+ * order of keys and buckets is not checked: a corrupted order can only give wrong
+ * answers, since every binary search stays inside its checked array.
+ */
+#include "compiler/artifact.h"
+
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compiler/format.h"
+
+typedef struct {
+  const char *tag;
+  size_t tag_len;
+  const char *text;
+  uint64_t text_len;
+  const unsigned char *keys;
+  uint64_t n_keys;
+  const unsigned char *buckets;
+  uint64_t n_buckets;
+  const unsigned char *fragidx;
+} locale_view;
+
+struct sg_artifact {
+  const unsigned char *data;
+  size_t len;
+  void *map; /* non-NULL when we own an mmap of len bytes */
+  uint32_t n_items;
+  uint32_t n_locales;
+  uint32_t def;
+  uint32_t threshold;
+  const char *frags;
+  locale_view loc[];
+};
+
+/* True when [off, off + count * size) lies inside a file of len bytes. */
+static bool in_file(uint64_t off, uint64_t count, uint64_t size, size_t len) {
+  if (off > len) return false;
+  if (size && count > (len - off) / size) return false;
+  return true;
+}
+
+static int check_locale(const unsigned char *d, size_t len, const unsigned char *rec,
+                        const char *tags, uint64_t tags_len, uint64_t frags_len,
+                        uint32_t n_items, locale_view *v) {
+  uint32_t tag_off = sg__rd32(rec + SG__LOC_TAG_OFF), tag_len = sg__rd32(rec + SG__LOC_TAG_LEN);
+  if (tag_len == 0 || (uint64_t)tag_off + tag_len >= tags_len) return -1;
+  if (tags[tag_off + tag_len] != '\0' || memchr(tags + tag_off, '\0', tag_len)) return -1;
+  v->tag = tags + tag_off;
+  v->tag_len = tag_len;
+
+  uint64_t text_off = sg__rd64(rec + SG__LOC_TEXT_OFF);
+  v->text_len = sg__rd64(rec + SG__LOC_TEXT_LEN);
+  uint64_t keys_off = sg__rd64(rec + SG__LOC_KEYS_OFF);
+  v->n_keys = sg__rd64(rec + SG__LOC_KEYS_N);
+  uint64_t b_off = sg__rd64(rec + SG__LOC_BUCKETS_OFF);
+  v->n_buckets = sg__rd64(rec + SG__LOC_BUCKETS_N);
+  uint64_t f_off = sg__rd64(rec + SG__LOC_FRAGIDX_OFF);
+  uint64_t n_frag = sg__rd64(rec + SG__LOC_FRAGIDX_N);
+  if (!in_file(text_off, v->text_len, 1, len) || !in_file(keys_off, v->n_keys, SG__KEY_SIZE, len) ||
+      !in_file(b_off, v->n_buckets, SG__BUCKET_SIZE, len) ||
+      !in_file(f_off, n_frag, SG__FRAGIDX_SIZE, len) || n_frag != n_items)
+    return -1;
+  if ((keys_off | b_off | f_off | text_off) % 8) return -1;
+  if (v->n_keys >= UINT32_MAX) return -1;
+  v->text = (const char *)d + text_off;
+  v->keys = d + keys_off;
+  v->buckets = d + b_off;
+  v->fragidx = d + f_off;
+
+  for (uint64_t i = 0; i < v->n_keys; i++) {
+    const unsigned char *k = v->keys + i * SG__KEY_SIZE;
+    uint32_t off = sg__rd32(k), lt = sg__rd32(k + 4), ord = sg__rd32(k + 8);
+    if ((lt & 3) > 2 || (uint64_t)off + (lt >> 2) > v->text_len || ord >= n_items) return -1;
+  }
+  for (uint64_t i = 0; i < v->n_buckets; i++) {
+    const unsigned char *b = v->buckets + i * SG__BUCKET_SIZE;
+    uint32_t lo = sg__rd32(b), hi = sg__rd32(b + 4), n = sg__rd32(b + 8);
+    if (lo >= hi || hi > v->n_keys || n > SG_BUCKET_ITEMS) return -1;
+    for (uint32_t j = 0; j < n; j++)
+      if (sg__rd32(b + 12 + 4 * j) >= n_items) return -1;
+  }
+  for (uint64_t i = 0; i < n_frag; i++) {
+    const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
+    uint32_t off = sg__rd32(f), flen = sg__rd32(f + 4);
+    if (flen == 0 || (uint64_t)off + flen > frags_len) return -1;
+  }
+  return 0;
+}
+
+int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
+  const unsigned char *d = data;
+  *out = NULL;
+  if (!d || len < SG__HDR_SIZE || memcmp(d, SG__ART_MAGIC, 8) != 0) return -1;
+  if (sg__rd32(d + SG__HDR_VERSION) != SG__ART_VERSION) return -1;
+  if (sg__rd64(d + SG__HDR_TOTAL_LEN) != len) return -1;
+  uint32_t n_loc = sg__rd32(d + SG__HDR_N_LOCALES), def = sg__rd32(d + SG__HDR_DEFAULT);
+  uint32_t hdr_len = sg__rd32(d + SG__HDR_HEADER_LEN);
+  if (n_loc == 0 || n_loc > SG__MAX_LOCALES || def >= n_loc) return -1;
+  if (hdr_len != SG__HDR_SIZE + (uint64_t)n_loc * SG__LOC_SIZE || hdr_len > len) return -1;
+  uint64_t tags_off = sg__rd64(d + SG__HDR_TAGS_OFF), tags_len = sg__rd64(d + SG__HDR_TAGS_LEN);
+  uint64_t frags_off = sg__rd64(d + SG__HDR_FRAGS_OFF), frags_len = sg__rd64(d + SG__HDR_FRAGS_LEN);
+  if (!in_file(tags_off, tags_len, 1, len) || !in_file(frags_off, frags_len, 1, len)) return -1;
+
+  sg_artifact *a = calloc(1, sizeof *a + n_loc * sizeof(locale_view));
+  if (!a) return -1;
+  a->data = d;
+  a->len = len;
+  a->n_items = sg__rd32(d + SG__HDR_ITEM_COUNT);
+  a->n_locales = n_loc;
+  a->def = def;
+  a->threshold = sg__rd32(d + SG__HDR_THRESHOLD);
+  a->frags = (const char *)d + frags_off;
+  for (uint32_t l = 0; l < n_loc; l++)
+    if (check_locale(d, len, d + SG__HDR_SIZE + (size_t)l * SG__LOC_SIZE,
+                     (const char *)d + tags_off, tags_len, frags_len, a->n_items, &a->loc[l])) {
+      free(a);
+      return -1;
+    }
+  *out = a;
+  return 0;
+}
+
+int sg_artifact_open_file(const char *path, sg_artifact **out) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return -1;
+  if (sg_artifact_open_mem(m, len, out) != 0) {
+    munmap(m, len);
+    return -1;
+  }
+  (*out)->map = m;
+  return 0;
+}
+
+void sg_artifact_close(sg_artifact *a) {
+  if (!a) return;
+  if (a->map) munmap(a->map, a->len);
+  free(a);
+}
+
+size_t sg_artifact_item_count(const sg_artifact *a) { return a->n_items; }
+
+const char *sg_artifact_default_locale(const sg_artifact *a) { return a->loc[a->def].tag; }
+
+size_t sg_artifact_locale_count(const sg_artifact *a) { return a->n_locales; }
+
+const char *sg_artifact_locale_tag(const sg_artifact *a, int loc) {
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) return NULL;
+  return a->loc[loc].tag;
+}
+
+int sg_artifact_locale_stats(const sg_artifact *a, int loc, size_t *keys, size_t *buckets,
+                             size_t *threshold) {
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) return -1;
+  *keys = (size_t)a->loc[loc].n_keys;
+  *buckets = (size_t)a->loc[loc].n_buckets;
+  *threshold = a->threshold;
+  return 0;
+}
+
+int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, const char **tag) {
+  int found = (int)a->def;
+  if (requested && *requested) {
+    int exact = -1, lang = -1;
+    size_t sub = strcspn(requested, "-_");
+    for (uint32_t l = 0; l < a->n_locales; l++) {
+      if (exact < 0 && strcasecmp(a->loc[l].tag, requested) == 0) exact = (int)l;
+      if (lang < 0 && a->loc[l].tag_len == sub && strncasecmp(a->loc[l].tag, requested, sub) == 0)
+        lang = (int)l;
+    }
+    if (exact >= 0) found = exact;
+    else if (lang >= 0) found = lang;
+  }
+  if (tag) *tag = a->loc[found].tag;
+  return found;
+}
+
+/* ---- lookup ------------------------------------------------------------------------- */
+
+/* Compares the key's first min(len, qlen) bytes with q; a key that q is a prefix of
+ * compares equal, which is what both range ends need. */
+static int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q, size_t qlen,
+                          uint32_t *klen) {
+  const unsigned char *k = v->keys + i * SG__KEY_SIZE;
+  uint32_t off = sg__rd32(k), len = sg__rd32(k + 4) >> 2;
+  *klen = len;
+  size_t m = len < qlen ? len : qlen;
+  int c = memcmp(v->text + off, q, m);
+  if (c) return c;
+  return len < qlen ? -1 : 0;
+}
+
+void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
+                       sg_query_result *res) {
+  res->n = 0;
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
+  const locale_view *v = &a->loc[loc];
+
+  /* The keys having nq as a prefix: lo = first key not below nq, hi = first key above
+   * every string that starts with nq. */
+  uint64_t lo = 0, hi = v->n_keys;
+  uint32_t kl;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (cmp_key_prefix(v, mid, nq, len, &kl) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  uint64_t end = v->n_keys, l2 = lo;
+  while (l2 < end) {
+    uint64_t mid = l2 + (end - l2) / 2;
+    if (cmp_key_prefix(v, mid, nq, len, &kl) <= 0) l2 = mid + 1;
+    else end = mid;
+  }
+  hi = l2;
+  if (lo >= hi) return;
+
+  sg__top10 top = {{0}, 0};
+  const unsigned char *bucket = NULL;
+  if (hi - lo > a->threshold) {
+    /* Buckets are sorted by (lo asc, hi desc); find exactly [lo, hi). */
+    uint64_t b = 0, e = v->n_buckets;
+    while (b < e) {
+      uint64_t mid = b + (e - b) / 2;
+      const unsigned char *r = v->buckets + mid * SG__BUCKET_SIZE;
+      uint32_t rlo = sg__rd32(r), rhi = sg__rd32(r + 4);
+      if (rlo < lo || (rlo == lo && rhi > hi)) b = mid + 1;
+      else e = mid;
+    }
+    if (b < v->n_buckets) {
+      const unsigned char *r = v->buckets + b * SG__BUCKET_SIZE;
+      if (sg__rd32(r) == lo && sg__rd32(r + 4) == hi) bucket = r;
+    }
+  }
+  if (bucket) {
+    uint32_t n = sg__rd32(bucket + 8);
+    for (uint32_t j = 0; j < n; j++) top.v[j] = sg__rd32(bucket + 12 + 4 * j);
+    top.n = n;
+  } else {
+    /* At most T keys by construction (a larger range always has a bucket); on a
+     * corrupted file this is still correct, just slower. */
+    for (uint64_t i = lo; i < hi; i++) {
+      const unsigned char *k = v->keys + i * SG__KEY_SIZE;
+      sg__top10_add(&top, (uint64_t)(sg__rd32(k + 4) & 3) << 32 | sg__rd32(k + 8));
+    }
+  }
+  for (uint32_t j = 0; j < top.n; j++) {
+    const unsigned char *f = v->fragidx + (uint64_t)(uint32_t)top.v[j] * SG__FRAGIDX_SIZE;
+    res->items[j].json = a->frags + sg__rd32(f);
+    res->items[j].len = sg__rd32(f + 4);
+  }
+  res->n = top.n;
+}

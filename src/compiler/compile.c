@@ -1,0 +1,573 @@
+/*
+ * The compiler: valid items -> artifact bytes (layout in format.h, docs/ARTIFACT.md).
+ *
+ * Per locale it builds
+ *   - the item ordinal: items sorted by (rank desc, normalised displayValue, id), so a
+ *     smaller ordinal always ranks first within a tier;
+ *   - the keys: every normalised displayValue (tier 0), alias (tier 1) and word suffix of
+ *     either (tier 2), sorted by bytes. The keys having the query as a prefix are one
+ *     contiguous range;
+ *   - the buckets: for every such range holding more than T keys, its top 10 distinct
+ *     items, computed bottom-up over the LCP intervals of the sorted keys with an
+ *     explicit stack (no recursion, O(keys * 10) after the sort);
+ *   - the fragment index: per ordinal, the item's pre-serialised JSON object.
+ * A query range of at most T keys is scanned at lookup time, so every query is answered
+ * exactly as the brute-force definition of DESIGN.md section 3 would.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "compiler/compiler.h"
+#include "compiler/format.h"
+#include "compiler/normalize.h"
+
+/* Ranges of more keys than this get a precomputed bucket; smaller ones are scanned. */
+#define BUCKET_THRESHOLD 32u
+
+/* ---- growable vectors ------------------------------------------------------------ */
+
+typedef struct {
+  uint64_t pfx;  /* first 8 key bytes, big-endian, zero padded: a fast first compare */
+  uint32_t off;  /* into the locale's text pool */
+  uint32_t lt;   /* len << 2 | tier */
+  uint32_t ord;  /* item index while building, then item ordinal */
+} key_rec;
+
+typedef struct {
+  key_rec *v;
+  size_t n, cap;
+} key_vec;
+
+static int key_push(key_vec *kv, key_rec k) {
+  if (kv->n == kv->cap) {
+    size_t nc = kv->cap ? kv->cap * 2 : 1024;
+    key_rec *p = realloc(kv->v, nc * sizeof *p);
+    if (!p) return -1;
+    kv->v = p;
+    kv->cap = nc;
+  }
+  kv->v[kv->n++] = k;
+  return 0;
+}
+
+typedef struct {
+  uint32_t lo, hi;
+  sg__top10 top;
+} bucket_rec;
+
+typedef struct {
+  bucket_rec *v;
+  size_t n, cap;
+} bucket_vec;
+
+static int bucket_push(bucket_vec *bv, const bucket_rec *b) {
+  if (bv->n == bv->cap) {
+    size_t nc = bv->cap ? bv->cap * 2 : 256;
+    bucket_rec *p = realloc(bv->v, nc * sizeof *p);
+    if (!p) return -1;
+    bv->v = p;
+    bv->cap = nc;
+  }
+  bv->v[bv->n++] = *b;
+  return 0;
+}
+
+/* ---- items and locales ------------------------------------------------------------ */
+
+typedef struct {
+  const sg_compile_item **item; /* sorted by id */
+  size_t n;
+  uint32_t *parent;             /* index or UINT32_MAX */
+} item_set;
+
+static int cmp_item_id(const void *a, const void *b) {
+  const sg_compile_item *x = *(const sg_compile_item *const *)a;
+  const sg_compile_item *y = *(const sg_compile_item *const *)b;
+  return strcmp(x->id, y->id);
+}
+
+static uint32_t find_id(const item_set *s, const char *id) {
+  size_t lo = 0, hi = s->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(s->item[mid]->id, id);
+    if (c == 0) return (uint32_t)mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return UINT32_MAX;
+}
+
+/* The item's display value and aliases in locale tag: locales[tag] field by field,
+ * falling back to the base ones. */
+static void effective(const sg_compile_item *it, const char *tag, const char **dv,
+                      const char *const **aliases, size_t *n_aliases) {
+  *dv = it->display_value ? it->display_value : it->value;
+  *aliases = it->aliases;
+  *n_aliases = it->n_aliases;
+  for (size_t i = 0; i < it->n_locales; i++) {
+    const sg_item_locale *l = &it->locales[i];
+    if (!l->locale || strcasecmp(l->locale, tag) != 0) continue;
+    if (l->display_value) *dv = l->display_value;
+    if (l->aliases) {
+      *aliases = l->aliases;
+      *n_aliases = l->n_aliases;
+    }
+    return;
+  }
+}
+
+/* ---- keys ------------------------------------------------------------------------- */
+
+static uint64_t prefix8(const char *s, size_t len) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; i++) v = (v << 8) | (i < len ? (unsigned char)s[i] : 0u);
+  return v;
+}
+
+/* Normalised text contains no NUL byte, so equal zero-padded 8-byte prefixes with a
+ * length below 8 mean equal strings, and the prefix compare is exact on its own. */
+static int cmp_key_text(const key_rec *a, const key_rec *b, const char *pool) {
+  if (a->pfx != b->pfx) return a->pfx < b->pfx ? -1 : 1;
+  uint32_t la = a->lt >> 2, lb = b->lt >> 2;
+  if (la > 8 && lb > 8) {
+    uint32_t m = (la < lb ? la : lb) - 8;
+    int c = memcmp(pool + a->off + 8, pool + b->off + 8, m);
+    if (c) return c;
+  }
+  return la < lb ? -1 : la > lb;
+}
+
+static int cmp_key_full(const void *pa, const void *pb, void *ctx) {
+  const key_rec *a = pa, *b = pb;
+  int c = cmp_key_text(a, b, ctx);
+  if (c) return c;
+  uint32_t ta = a->lt & 3, tb = b->lt & 3;
+  if (ta != tb) return ta < tb ? -1 : 1;
+  return a->ord < b->ord ? -1 : a->ord > b->ord;
+}
+
+/* Appends text to the pool and returns its offset, or -1 when the pool would pass the
+ * 32-bit offsets of the format. */
+static int64_t pool_add(sg_buf *pool, const char *s, size_t n) {
+  if (pool->len + n > UINT32_MAX) return -1;
+  size_t off = pool->len;
+  if (sg_buf_append(pool, s, n)) return -1;
+  return (int64_t)off;
+}
+
+/* Normalises s and appends it to the pool; *len is its normalised length. */
+static int64_t pool_add_normalized(sg_buf *pool, const char *s, uint32_t *len) {
+  char stack[4096];
+  size_t sl = strlen(s);
+  long r = sg_normalize_into(s, sl, stack, sizeof stack);
+  if (r >= 0) {
+    *len = (uint32_t)r;
+    return pool_add(pool, stack, (size_t)r);
+  }
+  if (r != -2) return -1;
+  char *heap;
+  size_t hl;
+  if (sg_normalize(s, sl, &heap, &hl)) return -1;
+  int64_t off = hl > SG__MAX_KEY_LEN ? -1 : pool_add(pool, heap, hl);
+  free(heap);
+  *len = (uint32_t)hl;
+  return off;
+}
+
+/* Adds the keys of one text (whole text at tier, each later word suffix at tier 2) to
+ * the item's scratch list. */
+static int add_text_keys(key_vec *scratch, const sg_buf *pool, uint32_t off, uint32_t len,
+                         uint32_t tier, uint32_t item) {
+  const char *t = pool->data + off;
+  key_rec k = {prefix8(t, len), off, len << 2 | tier, item};
+  if (key_push(scratch, k)) return -1;
+  for (uint32_t p = 1; p < len; p++)
+    if (t[p - 1] == ' ') {
+      key_rec s = {prefix8(t + p, len - p), off + p, (len - p) << 2 | 2u, item};
+      if (key_push(scratch, s)) return -1;
+    }
+  return 0;
+}
+
+/* ---- ordinals ---------------------------------------------------------------------- */
+
+typedef struct {
+  const item_set *s;
+  const char *pool;
+  const uint32_t *dv_off, *dv_len;
+} ord_ctx;
+
+static int cmp_ordinal(const void *pa, const void *pb, void *vctx) {
+  const ord_ctx *c = vctx;
+  uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+  int64_t ra = c->s->item[a]->rank, rb = c->s->item[b]->rank;
+  if (ra != rb) return ra > rb ? -1 : 1;
+  uint32_t la = c->dv_len[a], lb = c->dv_len[b];
+  int m = memcmp(c->pool + c->dv_off[a], c->pool + c->dv_off[b], la < lb ? la : lb);
+  if (m) return m;
+  if (la != lb) return la < lb ? -1 : 1;
+  return a < b ? -1 : a > b; /* index order is id order */
+}
+
+/* ---- buckets: bottom-up traversal of the LCP intervals ----------------------------- */
+
+typedef struct {
+  uint32_t lcp, lb;
+  sg__top10 top;
+} frame;
+
+static uint32_t lcp_of(const key_rec *a, const key_rec *b, const char *pool) {
+  uint32_t la = a->lt >> 2, lb = b->lt >> 2, m = la < lb ? la : lb, i = 0;
+  const char *x = pool + a->off, *y = pool + b->off;
+  while (i < m && x[i] == y[i]) i++;
+  return i;
+}
+
+static void merge_top(sg__top10 *into, const sg__top10 *from) {
+  for (uint32_t i = 0; i < from->n; i++) sg__top10_add(into, from->v[i]);
+}
+
+/* Reports every LCP interval [lb, rb) of the sorted keys (the key ranges that some
+ * query prefix selects) with more than T keys, together with its top 10. Children are
+ * merged into their parent as they are popped, so each key is touched once. */
+static int build_buckets(const key_rec *k, size_t m, const char *pool, bucket_vec *out) {
+  if (m == 0) return 0;
+  /* The stack depth is bounded by the longest key plus one. */
+  size_t cap = 64, sp = 0;
+  frame *st = malloc(cap * sizeof *st);
+  if (!st) return -1;
+  st[sp++] = (frame){0, 0, {{0}, 0}};
+  uint32_t last_lo = UINT32_MAX, last_hi = UINT32_MAX;
+  int rc = 0;
+  for (size_t i = 1; i <= m && sp > 0; i++) {
+    sg__top10 child = {{0}, 0};
+    sg__top10_add(&child, (uint64_t)(k[i - 1].lt & 3) << 32 | k[i - 1].ord);
+    uint32_t lb = (uint32_t)(i - 1);
+    int64_t l = i < m ? (int64_t)lcp_of(&k[i - 1], &k[i], pool) : -1;
+    while (sp > 0 && l < (int64_t)st[sp - 1].lcp) {
+      frame *f = &st[--sp];
+      merge_top(&f->top, &child);
+      if (i - f->lb > BUCKET_THRESHOLD && !(f->lb == last_lo && i == last_hi)) {
+        bucket_rec b = {f->lb, (uint32_t)i, f->top};
+        if (bucket_push(out, &b)) { rc = -1; goto done; }
+        last_lo = f->lb;
+        last_hi = (uint32_t)i;
+      }
+      child = f->top;
+      lb = f->lb;
+    }
+    if (sp == 0) break; /* the root was popped after the last key */
+    if (l > (int64_t)st[sp - 1].lcp) {
+      if (sp == cap) {
+        frame *p = realloc(st, cap * 2 * sizeof *st);
+        if (!p) { rc = -1; goto done; }
+        st = p;
+        cap *= 2;
+      }
+      st[sp++] = (frame){(uint32_t)l, lb, child};
+    } else {
+      merge_top(&st[sp - 1].top, &child);
+    }
+  }
+  /* A root whose keys all share a prefix is popped by the loop above; the final pass
+   * with l = -1 empties the stack, so nothing is left here. */
+done:
+  free(st);
+  return rc;
+}
+
+static int cmp_bucket(const void *pa, const void *pb) {
+  const bucket_rec *a = pa, *b = pb;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  if (a->hi != b->hi) return a->hi > b->hi ? -1 : 1;
+  return 0;
+}
+
+/* ---- fragments --------------------------------------------------------------------- */
+
+static int json_field(sg_buf *b, const char *name, const char *val) {
+  if (sg_buf_putc(b, '"') || sg_buf_puts(b, name) || sg_buf_puts(b, "\":")) return -1;
+  return sg_buf_json_str(b, val, strlen(val));
+}
+
+static int write_fragment(sg_buf *b, const item_set *s, uint32_t idx, const char *tag) {
+  const sg_compile_item *it = s->item[idx];
+  const char *dv;
+  const char *const *al;
+  size_t nal;
+  effective(it, tag, &dv, &al, &nal);
+  if (sg_buf_putc(b, '{') || json_field(b, "itemId", it->id) || sg_buf_putc(b, ',') ||
+      json_field(b, "value", it->value) || sg_buf_putc(b, ',') ||
+      json_field(b, "displayValue", dv))
+    return -1;
+  if (s->parent[idx] != UINT32_MAX) {
+    uint32_t chain[SG_MAX_HIERARCHY_DEPTH];
+    size_t nc = 0;
+    for (uint32_t p = s->parent[idx]; p != UINT32_MAX; p = s->parent[p]) {
+      if (nc == SG_MAX_HIERARCHY_DEPTH) return -1; /* validation would have refused */
+      chain[nc++] = p;
+    }
+    if (sg_buf_puts(b, ",\"ancestors\":[")) return -1;
+    for (size_t j = nc; j-- > 0;) {
+      const sg_compile_item *a = s->item[chain[j]];
+      const char *adv;
+      const char *const *aal;
+      size_t naal;
+      effective(a, tag, &adv, &aal, &naal);
+      if (sg_buf_putc(b, '{') || json_field(b, "itemId", a->id) || sg_buf_putc(b, ',') ||
+          json_field(b, "value", a->value) || sg_buf_putc(b, ',') ||
+          json_field(b, "displayValue", adv) || sg_buf_putc(b, '}') ||
+          (j > 0 && sg_buf_putc(b, ',')))
+        return -1;
+    }
+    if (sg_buf_putc(b, ']')) return -1;
+  }
+  return sg_buf_putc(b, '}');
+}
+
+/* ---- output helpers ---------------------------------------------------------------- */
+
+static int pad8(sg_buf *out, size_t base) {
+  static const char zeros[8] = {0};
+  size_t rel = out->len - base;
+  return sg_buf_append(out, zeros, (8 - rel % 8) % 8);
+}
+
+static int put32(sg_buf *out, uint32_t v) {
+  unsigned char b[4];
+  sg__wr32(b, v);
+  return sg_buf_append(out, b, 4);
+}
+
+/* ---- one locale --------------------------------------------------------------------- */
+
+typedef struct {
+  const item_set *s;
+  const char *tag;
+  bool is_default;
+  sg_buf *frags;          /* shared fragment pool */
+  uint32_t *def_frag_off; /* per item index: its default-locale fragment */
+  uint32_t *def_frag_len;
+} locale_job;
+
+/* Builds and appends the text, key, bucket and fragment index sections of one locale,
+ * writing their positions into the locale record rec. */
+static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
+                          unsigned char rec[SG__LOC_SIZE]) {
+  const item_set *s = job->s;
+  size_t n = s->n;
+  sg_buf pool;
+  sg_buf_init(&pool, 0);
+  key_vec keys = {0}, scratch = {0};
+  bucket_vec buckets = {0};
+  uint32_t *dv_off = malloc((n ? n : 1) * sizeof *dv_off);
+  uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+  uint32_t *ord_of = malloc((n ? n : 1) * sizeof *ord_of);
+  int rc = -1;
+  if (!dv_off || !dv_len || !order || !ord_of) goto done;
+  if (sg_buf_reserve(&pool, 0)) goto done;
+
+  /* Normalise every text and collect the keys, deduplicated per item (one key text keeps
+   * its lowest tier), so duplicate aliases cost nothing. */
+  for (uint32_t i = 0; i < n; i++) {
+    const char *dv;
+    const char *const *al;
+    size_t nal;
+    effective(s->item[i], job->tag, &dv, &al, &nal);
+    uint32_t len;
+    int64_t off = pool_add_normalized(&pool, dv, &len);
+    if (off < 0) goto done;
+    dv_off[i] = (uint32_t)off;
+    dv_len[i] = len;
+    scratch.n = 0;
+    if (add_text_keys(&scratch, &pool, (uint32_t)off, len, 0, i)) goto done;
+    for (size_t a = 0; a < nal; a++) {
+      int64_t ao = pool_add_normalized(&pool, al[a], &len);
+      if (ao < 0) goto done;
+      if (add_text_keys(&scratch, &pool, (uint32_t)ao, len, 1, i)) goto done;
+    }
+    if (scratch.n > 1) qsort_r(scratch.v, scratch.n, sizeof *scratch.v, cmp_key_full, pool.data);
+    for (size_t j = 0; j < scratch.n; j++) {
+      if (j > 0 && cmp_key_text(&scratch.v[j - 1], &scratch.v[j], pool.data) == 0) continue;
+      if (key_push(&keys, scratch.v[j])) goto done;
+    }
+  }
+  if (keys.n > UINT32_MAX - 1) goto done;
+
+  /* Ordinals: rank desc, normalised displayValue asc, id asc. */
+  for (uint32_t i = 0; i < n; i++) order[i] = i;
+  ord_ctx oc = {s, pool.data, dv_off, dv_len};
+  if (n > 1) qsort_r(order, n, sizeof *order, cmp_ordinal, &oc);
+  for (uint32_t o = 0; o < n; o++) ord_of[order[o]] = o;
+  for (size_t j = 0; j < keys.n; j++) keys.v[j].ord = ord_of[keys.v[j].ord];
+  if (keys.n > 1) qsort_r(keys.v, keys.n, sizeof *keys.v, cmp_key_full, pool.data);
+
+  if (build_buckets(keys.v, keys.n, pool.data, &buckets)) goto done;
+  if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
+
+  /* Sections, each 8-byte aligned. */
+  if (pad8(out, base)) goto done;
+  sg__wr64(rec + SG__LOC_TEXT_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_TEXT_LEN, pool.len);
+  if (sg_buf_append(out, pool.data, pool.len) || pad8(out, base)) goto done;
+
+  sg__wr64(rec + SG__LOC_KEYS_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_KEYS_N, keys.n);
+  if (sg_buf_reserve(out, keys.n * SG__KEY_SIZE)) goto done;
+  for (size_t j = 0; j < keys.n; j++)
+    if (put32(out, keys.v[j].off) || put32(out, keys.v[j].lt) || put32(out, keys.v[j].ord))
+      goto done;
+  if (pad8(out, base)) goto done;
+
+  sg__wr64(rec + SG__LOC_BUCKETS_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_BUCKETS_N, buckets.n);
+  if (sg_buf_reserve(out, buckets.n * SG__BUCKET_SIZE)) goto done;
+  for (size_t j = 0; j < buckets.n; j++) {
+    const bucket_rec *b = &buckets.v[j];
+    if (put32(out, b->lo) || put32(out, b->hi) || put32(out, b->top.n)) goto done;
+    for (uint32_t t = 0; t < 10; t++)
+      if (put32(out, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+  }
+  if (pad8(out, base)) goto done;
+
+  /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
+   * reuses it, so a locale that only translates a few items costs only those. */
+  sg__wr64(rec + SG__LOC_FRAGIDX_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_FRAGIDX_N, n);
+  if (sg_buf_reserve(out, n * SG__FRAGIDX_SIZE)) goto done;
+  for (uint32_t o = 0; o < n; o++) {
+    uint32_t idx = order[o];
+    size_t start = job->frags->len;
+    if (write_fragment(job->frags, s, idx, job->tag)) goto done;
+    size_t flen = job->frags->len - start;
+    if (job->frags->len > UINT32_MAX) goto done;
+    uint32_t foff = (uint32_t)start;
+    if (job->is_default) {
+      job->def_frag_off[idx] = foff;
+      job->def_frag_len[idx] = (uint32_t)flen;
+    } else if (job->def_frag_len[idx] == flen &&
+               memcmp(job->frags->data + job->def_frag_off[idx], job->frags->data + start,
+                      flen) == 0) {
+      job->frags->len = start; /* drop the copy */
+      job->frags->data[start] = '\0';
+      foff = job->def_frag_off[idx];
+    }
+    if (put32(out, foff) || put32(out, (uint32_t)flen)) goto done;
+  }
+  rc = pad8(out, base);
+done:
+  sg_buf_free(&pool);
+  free(keys.v);
+  free(scratch.v);
+  free(buckets.v);
+  free(dv_off);
+  free(dv_len);
+  free(order);
+  free(ord_of);
+  return rc;
+}
+
+/* ---- the artifact --------------------------------------------------------------------- */
+
+int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
+  if (!opts || !opts->default_locale || opts->n_supported == 0 ||
+      opts->n_supported > SG__MAX_LOCALES || n > UINT32_MAX - 1)
+    return -1;
+  size_t def = SIZE_MAX;
+  for (size_t i = 0; i < opts->n_supported; i++)
+    if (def == SIZE_MAX && strcasecmp(opts->supported_locales[i], opts->default_locale) == 0)
+      def = i;
+  if (def == SIZE_MAX) return -1;
+
+  item_set s = {0};
+  s.n = n;
+  s.item = malloc((n ? n : 1) * sizeof *s.item);
+  s.parent = malloc((n ? n : 1) * sizeof *s.parent);
+  uint32_t *def_off = calloc(n ? n : 1, sizeof *def_off);
+  uint32_t *def_len = calloc(n ? n : 1, sizeof *def_len);
+  sg_buf frags;
+  sg_buf_init(&frags, 0);
+  size_t base = out->len, orig_len = out->len;
+  int rc = -1;
+  if (!s.item || !s.parent || !def_off || !def_len || sg_buf_reserve(&frags, 0)) goto done;
+  for (size_t i = 0; i < n; i++) s.item[i] = &items[i];
+  qsort(s.item, n, sizeof *s.item, cmp_item_id);
+  for (size_t i = 0; i + 1 < n; i++)
+    if (strcmp(s.item[i]->id, s.item[i + 1]->id) == 0) goto done; /* ids must be unique */
+  for (size_t i = 0; i < n; i++) {
+    s.parent[i] = UINT32_MAX;
+    if (s.item[i]->parent_id) {
+      s.parent[i] = find_id(&s, s.item[i]->parent_id);
+      if (s.parent[i] == UINT32_MAX) goto done;
+    }
+  }
+
+  /* Header and locale records first (patched at the end), then the tags. The header
+   * starts 8-byte aligned relative to base, which is all offsets are relative to. */
+  size_t nloc = opts->n_supported;
+  size_t hdr_len = SG__HDR_SIZE + nloc * SG__LOC_SIZE;
+  if (sg_buf_reserve(out, hdr_len)) goto done;
+  memset(out->data + base, 0, hdr_len);
+  out->len += hdr_len;
+
+  size_t tags_off = out->len - base;
+  uint32_t *tag_off = calloc(nloc, sizeof *tag_off);
+  if (!tag_off) goto done;
+  for (size_t l = 0; l < nloc; l++) {
+    tag_off[l] = (uint32_t)(out->len - base - tags_off);
+    if (sg_buf_append(out, opts->supported_locales[l], strlen(opts->supported_locales[l]) + 1)) {
+      free(tag_off);
+      goto done;
+    }
+  }
+  size_t tags_len = out->len - base - tags_off;
+  if (pad8(out, base)) { free(tag_off); goto done; }
+
+  /* The default locale is compiled first so the others can share its fragments. */
+  unsigned char *recs = calloc(nloc, SG__LOC_SIZE);
+  if (!recs) { free(tag_off); goto done; }
+  for (size_t step = 0; step < nloc; step++) {
+    size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
+    locale_job job = {&s, opts->supported_locales[l], l == def, &frags, def_off, def_len};
+    unsigned char *rec = recs + l * SG__LOC_SIZE;
+    sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
+    sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));
+    if (compile_locale(&job, out, base, rec)) { free(recs); free(tag_off); goto done; }
+  }
+  free(tag_off);
+
+  size_t frags_off = out->len - base;
+  if (sg_buf_append(out, frags.data, frags.len) || pad8(out, base)) { free(recs); goto done; }
+
+  unsigned char *h = (unsigned char *)out->data + base;
+  memcpy(h + SG__HDR_MAGIC, SG__ART_MAGIC, 8);
+  sg__wr32(h + SG__HDR_VERSION, SG__ART_VERSION);
+  sg__wr32(h + SG__HDR_HEADER_LEN, (uint32_t)hdr_len);
+  sg__wr64(h + SG__HDR_TOTAL_LEN, out->len - base);
+  sg__wr32(h + SG__HDR_ITEM_COUNT, (uint32_t)n);
+  sg__wr32(h + SG__HDR_N_LOCALES, (uint32_t)nloc);
+  sg__wr32(h + SG__HDR_DEFAULT, (uint32_t)def);
+  sg__wr32(h + SG__HDR_THRESHOLD, BUCKET_THRESHOLD);
+  sg__wr64(h + SG__HDR_TAGS_OFF, tags_off);
+  sg__wr64(h + SG__HDR_TAGS_LEN, tags_len);
+  sg__wr64(h + SG__HDR_FRAGS_OFF, frags_off);
+  sg__wr64(h + SG__HDR_FRAGS_LEN, frags.len);
+  memcpy(h + SG__HDR_SIZE, recs, nloc * SG__LOC_SIZE);
+  free(recs);
+  rc = 0;
+done:
+  if (rc) {
+    out->len = orig_len;
+    if (out->data) out->data[orig_len] = '\0';
+  }
+  sg_buf_free(&frags);
+  free(s.item);
+  free(s.parent);
+  free(def_off);
+  free(def_len);
+  return rc;
+}

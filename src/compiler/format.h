@@ -1,0 +1,108 @@
+/*
+ * On-disk layout of the compiled artifact, shared by the writer (compile.c) and the
+ * reader (artifact.c). docs/ARTIFACT.md explains the format and why lookups are exact.
+ *
+ * Every integer is little-endian and fixed width; every section starts on an 8-byte
+ * boundary; offsets are from the first byte of the artifact, so the bytes are position
+ * independent and can be mmapped anywhere.
+ */
+#ifndef SG_COMPILER_FORMAT_H
+#define SG_COMPILER_FORMAT_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
+#define SG__ART_VERSION 1u
+
+/* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
+#define SG__HDR_MAGIC 0          /* 8 bytes */
+#define SG__HDR_VERSION 8        /* u32 format version */
+#define SG__HDR_HEADER_LEN 12    /* u32 bytes of header + locale records */
+#define SG__HDR_TOTAL_LEN 16     /* u64 bytes of the whole artifact */
+#define SG__HDR_ITEM_COUNT 24    /* u32 items */
+#define SG__HDR_N_LOCALES 28     /* u32 locale records */
+#define SG__HDR_DEFAULT 32       /* u32 index of the default locale record */
+#define SG__HDR_THRESHOLD 36     /* u32 T: ranges of more keys than this have a bucket */
+#define SG__HDR_TAGS_OFF 40      /* u64 section: NUL-terminated locale tags */
+#define SG__HDR_TAGS_LEN 48      /* u64 */
+#define SG__HDR_FRAGS_OFF 56     /* u64 section: pool of JSON item fragments */
+#define SG__HDR_FRAGS_LEN 64     /* u64 */
+#define SG__HDR_SIZE 72
+
+/* One locale record (SG__LOC_SIZE bytes). Counts are records, not bytes. */
+#define SG__LOC_TAG_OFF 0        /* u32 offset of the tag in the tags section */
+#define SG__LOC_TAG_LEN 4        /* u32 length of the tag (a NUL follows it) */
+#define SG__LOC_TEXT_OFF 8       /* u64 section: normalised text pool */
+#define SG__LOC_TEXT_LEN 16      /* u64 bytes */
+#define SG__LOC_KEYS_OFF 24      /* u64 section: key records sorted by key bytes */
+#define SG__LOC_KEYS_N 32        /* u64 */
+#define SG__LOC_BUCKETS_OFF 40   /* u64 section: bucket records sorted by (lo, hi desc) */
+#define SG__LOC_BUCKETS_N 48     /* u64 */
+#define SG__LOC_FRAGIDX_OFF 56   /* u64 section: per item ordinal, its fragment */
+#define SG__LOC_FRAGIDX_N 64     /* u64, always item_count */
+#define SG__LOC_SIZE 72
+
+/* Key record: u32 text offset, u32 (length << 2 | tier), u32 item ordinal. */
+#define SG__KEY_SIZE 12
+/* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 ordinals[10]. */
+#define SG__BUCKET_SIZE (4 * 13)
+/* Fragment index record: u32 offset into the fragment pool, u32 length. */
+#define SG__FRAGIDX_SIZE 8
+
+#define SG__MAX_LOCALES 256
+#define SG__MAX_KEY_LEN ((1u << 30) - 1)
+
+static inline uint32_t sg__rd32(const unsigned char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return le32toh(v);
+}
+static inline uint64_t sg__rd64(const unsigned char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return le64toh(v);
+}
+static inline void sg__wr32(unsigned char *p, uint32_t v) {
+  v = htole32(v);
+  memcpy(p, &v, 4);
+}
+static inline void sg__wr64(unsigned char *p, uint64_t v) {
+  v = htole64(v);
+  memcpy(p, &v, 8);
+}
+
+/*
+ * A running top-10 of distinct items ordered by (tier, ordinal), both for merging bucket
+ * lists in the compiler and for scanning a short key range at query time. Values are
+ * (tier << 32 | ordinal), kept ascending, at most one per ordinal. Adding an item that is
+ * already present keeps the better value, so the list always holds the best 10 distinct
+ * items among everything added so far (an item that fell off the end can only come back
+ * with a value better than the current 10th, which is exactly when it belongs).
+ */
+typedef struct {
+  uint64_t v[10];
+  uint32_t n;
+} sg__top10;
+
+static inline void sg__top10_add(sg__top10 *t, uint64_t v) {
+  uint32_t ord = (uint32_t)v;
+  for (uint32_t j = 0; j < t->n; j++)
+    if ((uint32_t)t->v[j] == ord) {
+      if (t->v[j] <= v) return;
+      memmove(&t->v[j], &t->v[j + 1], (t->n - j - 1) * sizeof t->v[0]);
+      t->n--;
+      break;
+    }
+  if (t->n == 10 && v >= t->v[9]) return;
+  uint32_t k = t->n < 10 ? t->n : 9;
+  while (k > 0 && t->v[k - 1] > v) {
+    t->v[k] = t->v[k - 1];
+    k--;
+  }
+  t->v[k] = v;
+  if (t->n < 10) t->n++;
+}
+
+#endif

@@ -1,0 +1,27 @@
+/*
+ * A brute-force implementation of the relevance contract (DESIGN.md section 3), written
+ * straight from the text and sharing nothing with the compiler's index except
+ * sg_normalize. The property tests compare sg_artifact_query against it.
+ */
+#ifndef SGT_BRUTEFORCE_H
+#define SGT_BRUTEFORCE_H
+
+#include <stddef.h>
+
+#include "compiler/compiler.h"
+
+typedef struct sgt_bf sgt_bf;
+
+/* Prepares the items (borrowed, must outlive the result) for queries in locale tag.
+ * Returns NULL on OOM or text that does not normalise. */
+sgt_bf *sgt_bf_new(const sg_compile_item *items, size_t n, const char *tag);
+void sgt_bf_free(sgt_bf *bf);
+
+/* The first 10 items for the normalised query nq[0..len): their indexes into items[]
+ * in out[], and their count as the result. */
+size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]);
+
+/* The display value the item shows in the prepared locale (not normalised). */
+const char *sgt_bf_display(const sgt_bf *bf, size_t item);
+
+#endif

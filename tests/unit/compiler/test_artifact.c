@@ -1,0 +1,276 @@
+/* The artifact: deterministic bytes, fragments, locale resolution, and a reader that
+ * rejects or survives every truncation and random corruption. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/util.h"
+#include "compiler/artifact.h"
+#include "compiler/normalize.h"
+#include "randlist.h"
+
+static void compile_list(const sgt_list *l, sg_buf *out) {
+  sg_compile_opts opts = {"en", sgt_locales, 3, 0};
+  sg_buf_init(out, 0);
+  assert_int_equal(sg_compile(l->items, l->n, &opts, out), 0);
+}
+
+static void test_deterministic_under_shuffle(void **s) {
+  (void)s;
+  for (uint64_t seed = 1; seed <= 5; seed++) {
+    sgt_list l;
+    sgt_list_gen(&l, 300, seed);
+    sg_buf a, b;
+    compile_list(&l, &a);
+    uint64_t st = seed * 31;
+    for (size_t i = l.n; i > 1; i--) {
+      size_t j = sgt_rand_below(&st, i);
+      sg_compile_item t = l.items[i - 1];
+      l.items[i - 1] = l.items[j];
+      l.items[j] = t;
+    }
+    compile_list(&l, &b);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    assert_int_equal(a.len % 8, 0);
+    sg_buf_free(&a);
+    sg_buf_free(&b);
+    sgt_list_free(&l);
+  }
+}
+
+static void test_appends_to_buffer(void **s) {
+  (void)s;
+  /* Offsets are relative to the artifact's first byte, wherever it lands in *out. */
+  sgt_list l;
+  sgt_list_gen(&l, 50, 9);
+  sg_buf a, b;
+  compile_list(&l, &a);
+  sg_buf_init(&b, 0);
+  sg_buf_puts(&b, "prefix");
+  sg_compile_opts opts = {"en", sgt_locales, 3, 0};
+  assert_int_equal(sg_compile(l.items, l.n, &opts, &b), 0);
+  assert_int_equal(b.len, a.len + 6);
+  assert_memory_equal(b.data + 6, a.data, a.len);
+  sg_buf_free(&a);
+  sg_buf_free(&b);
+  sgt_list_free(&l);
+}
+
+static sg_compile_item mk(const char *id, const char *value, const char *dv, int64_t rank,
+                          const char *parent) {
+  sg_compile_item it = {0};
+  it.id = id;
+  it.value = value;
+  it.display_value = dv;
+  it.rank = rank;
+  it.parent_id = parent;
+  return it;
+}
+
+static void query_ids(const sg_artifact *a, int loc, const char *q, char *out, size_t cap) {
+  char nq[256];
+  long n = sg_normalize_into(q, strlen(q), nq, sizeof nq);
+  assert_true(n >= 0);
+  sg_query_result r;
+  sg_artifact_query(a, loc, nq, (size_t)n, &r);
+  out[0] = '\0';
+  for (size_t i = 0; i < r.n; i++) {
+    char id[64];
+    assert_int_equal(sgt_fragment_id(r.items[i].json, r.items[i].len, id, sizeof id), 0);
+    if (i) strncat(out, ",", cap - strlen(out) - 1);
+    strncat(out, id, cap - strlen(out) - 1);
+  }
+}
+
+static void test_fragments_and_locales(void **s) {
+  (void)s;
+  const char *const fr_al[] = {"Vieux Port"};
+  sg_item_locale fr[] = {{"fr", "Bâle \"ville\"", fr_al, 1}};
+  const char *const al[] = {"Old Town"};
+  sg_compile_item it[] = {mk("itm_ch", "CH", "Switzerland", 9, NULL),
+                          mk("itm_bs", "BS", "Basel", 5, "itm_ch"),
+                          mk("itm_b2", "B2", "Bern", 5, "itm_ch")};
+  it[1].locales = fr;
+  it[1].n_locales = 1;
+  it[2].aliases = al;
+  it[2].n_aliases = 1;
+  const char *const locs[] = {"fr", "en"};
+  sg_compile_opts opts = {"en", locs, 2, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(it, 3, &opts, &out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  assert_string_equal(sg_artifact_default_locale(a), "en");
+  const char *tag;
+  assert_int_equal(sg_artifact_resolve_locale(a, "fr-CH", &tag), 0);
+  assert_string_equal(tag, "fr");
+  assert_int_equal(sg_artifact_resolve_locale(a, "FR", &tag), 0);
+  assert_int_equal(sg_artifact_resolve_locale(a, "de", &tag), 1);
+  assert_string_equal(tag, "en");
+  assert_int_equal(sg_artifact_resolve_locale(a, NULL, &tag), 1);
+  assert_int_equal(sg_artifact_resolve_locale(a, "", &tag), 1);
+
+  char ids[256];
+  query_ids(a, 1, "b", ids, sizeof ids);
+  assert_string_equal(ids, "itm_bs,itm_b2"); /* rank tie: "basel" < "bern" */
+  query_ids(a, 1, "old", ids, sizeof ids);
+  assert_string_equal(ids, "itm_b2");
+  query_ids(a, 1, "town", ids, sizeof ids);
+  assert_string_equal(ids, "itm_b2");
+  query_ids(a, 0, "old", ids, sizeof ids);
+  assert_string_equal(ids, "itm_b2"); /* fr falls back to the base aliases */
+  query_ids(a, 0, "port", ids, sizeof ids);
+  assert_string_equal(ids, "itm_bs");
+  query_ids(a, 0, "BALE", ids, sizeof ids);
+  assert_string_equal(ids, "itm_bs");
+  query_ids(a, 1, "bale", ids, sizeof ids);
+  assert_string_equal(ids, "");
+
+  sg_query_result r;
+  sg_artifact_query(a, 0, "bale", 4, &r);
+  assert_int_equal(r.n, 1);
+  const char *want = "{\"itemId\":\"itm_bs\",\"value\":\"BS\",\"displayValue\":\"Bâle \\\"ville\\\"\","
+                     "\"ancestors\":[{\"itemId\":\"itm_ch\",\"value\":\"CH\",\"displayValue\":\"Switzerland\"}]}";
+  assert_int_equal(r.items[0].len, strlen(want));
+  assert_memory_equal(r.items[0].json, want, strlen(want));
+  sg_artifact_query(a, 1, "swi", 3, &r);
+  assert_int_equal(r.n, 1);
+  want = "{\"itemId\":\"itm_ch\",\"value\":\"CH\",\"displayValue\":\"Switzerland\"}";
+  assert_memory_equal(r.items[0].json, want, strlen(want));
+  /* An out-of-range locale index serves the default. */
+  sg_artifact_query(a, 7, "swi", 3, &r);
+  assert_int_equal(r.n, 1);
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
+static void test_empty_list_and_file(void **s) {
+  (void)s;
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(NULL, 0, &opts, &out), 0);
+  char path[] = "/tmp/sgart_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, out.data, out.len), (ssize_t)out.len);
+  close(fd);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_file(path, &a), 0);
+  assert_int_equal(sg_artifact_item_count(a), 0);
+  sg_query_result r;
+  sg_artifact_query(a, 0, "x", 1, &r);
+  assert_int_equal(r.n, 0);
+  sg_artifact_query(a, 0, "", 0, &r);
+  assert_int_equal(r.n, 0);
+  sg_artifact_close(a);
+  unlink(path);
+  assert_int_equal(sg_artifact_open_file("/nonexistent/x", &a), -1);
+  /* The default locale must be supported. */
+  const char *const other[] = {"fr"};
+  sg_compile_opts bad = {"en", other, 1, 0};
+  assert_int_equal(sg_compile(NULL, 0, &bad, &out), -1);
+  sg_buf_free(&out);
+}
+
+/* Runs a handful of queries, which must not crash or read out of bounds. */
+static void poke(const sg_artifact *a) {
+  static const char *const qs[] = {"", "s", "sa", "san", "a", "abc", "東", "x y", "zzzz"};
+  sg_query_result r;
+  unsigned sum = 0;
+  for (int loc = -1; loc < 4; loc++)
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+      sg_artifact_query(a, loc, qs[i], strlen(qs[i]), &r);
+      assert_true(r.n <= SG_BUCKET_ITEMS);
+      /* Touch every byte of every fragment so ASan checks the ranges. */
+      for (size_t k = 0; k < r.n; k++)
+        for (uint32_t b = 0; b < r.items[k].len; b++) sum += (unsigned char)r.items[k].json[b];
+    }
+  (void)sum;
+  const char *tag;
+  sg_artifact_resolve_locale(a, "fr-CA", &tag);
+  assert_non_null(tag);
+}
+
+static void test_truncations_rejected(void **s) {
+  (void)s;
+  sgt_list l;
+  sgt_list_gen(&l, 60, 77);
+  sg_buf out;
+  compile_list(&l, &out);
+  for (size_t len = 0; len < out.len; len++) {
+    /* An exact-size heap copy, so ASan sees any read past the end. */
+    char *cp = malloc(len ? len : 1);
+    memcpy(cp, out.data, len);
+    sg_artifact *a = NULL;
+    assert_int_equal(sg_artifact_open_mem(cp, len, &a), -1);
+    assert_null(a);
+    free(cp);
+  }
+  sg_buf_free(&out);
+  sgt_list_free(&l);
+}
+
+static void test_random_corruption(void **s) {
+  (void)s;
+  sgt_list l;
+  sgt_list_gen(&l, 80, 99);
+  sg_buf out;
+  compile_list(&l, &out);
+  uint64_t st = 12345;
+  size_t opened = 0;
+  char *cp = malloc(out.len);
+  for (int iter = 0; iter < 4000; iter++) {
+    memcpy(cp, out.data, out.len);
+    size_t flips = 1 + sgt_rand_below(&st, 4);
+    for (size_t f = 0; f < flips; f++) {
+      /* Half the flips hit the header and locale records, where the offsets live. */
+      size_t pos = sgt_rand_below(&st, 2) ? sgt_rand_below(&st, 72 + 3 * 72) : sgt_rand_below(&st, out.len);
+      cp[pos] = (char)(sgt_rand_below(&st, 3) == 0 ? cp[pos] ^ (char)(1u << sgt_rand_below(&st, 8))
+                                                    : (char)sgt_rand(&st));
+    }
+    sg_artifact *a;
+    if (sg_artifact_open_mem(cp, out.len, &a) == 0) {
+      opened++;
+      poke(a);
+      sg_artifact_close(a);
+    }
+  }
+  free(cp);
+  assert_true(opened > 0); /* flips in text or JSON bytes are not detectable, and harmless */
+  sg_buf_free(&out);
+  sgt_list_free(&l);
+}
+
+static void test_garbage(void **s) {
+  (void)s;
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem("", 0, &a), -1);
+  assert_int_equal(sg_artifact_open_mem("SGART\0\0\0garbage", 15, &a), -1);
+  char big[4096] = {0};
+  memcpy(big, "SGART\0\0\0", 8);
+  assert_int_equal(sg_artifact_open_mem(big, sizeof big, &a), -1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_deterministic_under_shuffle),
+      cmocka_unit_test(test_appends_to_buffer),
+      cmocka_unit_test(test_fragments_and_locales),
+      cmocka_unit_test(test_empty_list_and_file),
+      cmocka_unit_test(test_truncations_rejected),
+      cmocka_unit_test(test_random_corruption),
+      cmocka_unit_test(test_garbage),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

