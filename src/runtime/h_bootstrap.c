@@ -37,7 +37,6 @@ enum MHD_Result sg__h_bootstrap(sg__rt_req *r) {
   sg__rt_hdrs h = {.etag = etag,
                    .cache_control = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "no-cache"};
   sg__rcu_leave(&r->rt->rcu);
-  const char *inm = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-  if (inm && strstr(inm, etag)) return sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
+  if (sg__rt_inm_matches(r, etag)) return sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
   return sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
 }

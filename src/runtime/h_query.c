@@ -30,25 +30,6 @@ static void body_etag(const char *body, size_t len, char out[35]) {
   out[34] = '\0';
 }
 
-/* True when If-None-Match lists etag (weak comparison, or "*"). */
-static bool inm_matches(struct MHD_Connection *conn, const char *etag) {
-  const char *inm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
-  if (!inm) return false;
-  size_t el = strlen(etag);
-  for (const char *p = inm; *p;) {
-    while (*p == ' ' || *p == ',' || *p == '\t') p++;
-    if (*p == '*') return true;
-    if (p[0] == 'W' && p[1] == '/') p += 2;
-    const char *end = p;
-    while (*end && *end != ',') end++;
-    const char *te = end;
-    while (te > p && (te[-1] == ' ' || te[-1] == '\t')) te--;
-    if ((size_t)(te - p) == el && memcmp(p, etag, el) == 0) return true;
-    p = end;
-  }
-  return false;
-}
-
 static const char *arg(struct MHD_Connection *conn, const char *name, size_t *len) {
   const char *v = NULL;
   *len = 0;
@@ -157,7 +138,7 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
   body_etag(body, len, etag);
   sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
   enum MHD_Result ret;
-  if (inm_matches(r->conn, etag)) ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
+  if (sg__rt_inm_matches(r, etag)) ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
   else ret = sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
   free(big);
   return ret;

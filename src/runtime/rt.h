@@ -285,6 +285,8 @@ enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id,
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,
                         const sg__rt_key **out);
+/* True when the request's If-None-Match lists etag (weak comparison, or "*"). */
+bool sg__rt_inm_matches(const sg__rt_req *r, const char *etag);
 /* Per-thread scratch buffer of at least SG__RT_SCRATCH bytes. */
 #define SG__RT_SCRATCH (64 * 1024)
 char *sg__rt_scratch(void);

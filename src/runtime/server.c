@@ -32,12 +32,25 @@ static int64_t now_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* Copies at most cap-1 bytes of s into out, replacing what JSON would need to escape
+ * (the path is client input, decoded by MHD) so a log line stays one valid object. */
+static void log_safe(const char *s, char *out, size_t cap) {
+  size_t i = 0;
+  for (; s[i] && i + 1 < cap; i++) {
+    unsigned char c = (unsigned char)s[i];
+    out[i] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
+  }
+  out[i] = '\0';
+}
+
 static void access_log(const sg__rt_req *r) {
-  char line[512];
+  char line[512], method[16], path[160];
+  log_safe(r->method, method, sizeof method);
+  log_safe(r->path, path, sizeof path);
   int n = snprintf(line, sizeof line,
-                   "{\"ts\":%lld,\"method\":\"%s\",\"path\":\"%.*s\",\"status\":%u,\"us\":%lld,"
+                   "{\"ts\":%lld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%lld,"
                    "\"requestId\":\"%s\"}\n",
-                   (long long)sg_now_ms(), r->method, 200, r->path, r->status,
+                   (long long)sg_now_ms(), method, path, r->status,
                    (long long)(now_us() - r->t0_us), r->xrid);
   if (n > 0 && (size_t)n < sizeof line) {
     ssize_t w = write(2, line, (size_t)n);
@@ -114,6 +127,25 @@ sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key
   }
   *out = k;
   return SG_E_OK;
+}
+
+bool sg__rt_inm_matches(const sg__rt_req *r, const char *etag) {
+  const char *inm =
+      MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
+  if (!inm) return false;
+  size_t el = strlen(etag);
+  for (const char *p = inm; *p;) {
+    while (*p == ' ' || *p == ',' || *p == '\t') p++;
+    if (*p == '*') return true;
+    if (p[0] == 'W' && p[1] == '/') p += 2;
+    const char *end = p;
+    while (*end && *end != ',') end++;
+    const char *te = end;
+    while (te > p && (te[-1] == ' ' || te[-1] == '\t')) te--;
+    if ((size_t)(te - p) == el && memcmp(p, etag, el) == 0) return true;
+    p = end;
+  }
+  return false;
 }
 
 /* ================================================================ dispatch ======= */
