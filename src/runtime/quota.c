@@ -20,9 +20,23 @@ struct sg__quota {
   char *path;
   int month;
   bool dirty;
-  sg__quota_slot **slots;
+  sg__quota_slot **slots; /* in creation order */
   size_t n, cap;
+  sg__quota_slot **index; /* open addressing on the app id; index_cap = 2 * cap */
+  size_t index_cap;
 };
+
+static size_t hash_id(const char *s) {
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return (size_t)h;
+}
+
+static sg__quota_slot **index_find(sg__quota *q, const char *app_id) {
+  size_t i = hash_id(app_id) & (q->index_cap - 1);
+  while (q->index[i] && strcmp(q->index[i]->app_id, app_id) != 0) i = (i + 1) & (q->index_cap - 1);
+  return &q->index[i];
+}
 
 int sg__utc_month(int64_t unix_s) {
   time_t t = (time_t)unix_s;
@@ -69,20 +83,32 @@ int sg__quota_open(const char *path, int month, sg__quota **out) {
 }
 
 sg__quota_slot *sg__quota_slot_for(sg__quota *q, const char *app_id) {
-  for (size_t i = 0; i < q->n; i++)
-    if (strcmp(q->slots[i]->app_id, app_id) == 0) return q->slots[i];
+  if (q->index_cap) {
+    sg__quota_slot **at = index_find(q, app_id);
+    if (*at) return *at;
+  }
   if (strlen(app_id) > SG_EDGE_MAX_ID) return NULL;
   if (q->n == q->cap) {
     size_t nc = q->cap ? q->cap * 2 : 64;
     sg__quota_slot **ns = realloc(q->slots, nc * sizeof *ns);
-    if (!ns) return NULL;
+    sg__quota_slot **ni = calloc(2 * nc, sizeof *ni);
+    if (!ns || !ni) {
+      if (ns) q->slots = ns;
+      free(ni);
+      return NULL;
+    }
     q->slots = ns;
     q->cap = nc;
+    free(q->index);
+    q->index = ni;
+    q->index_cap = 2 * nc;
+    for (size_t i = 0; i < q->n; i++) *index_find(q, q->slots[i]->app_id) = q->slots[i];
   }
   sg__quota_slot *s = calloc(1, sizeof *s);
   if (!s) return NULL;
   strcpy(s->app_id, app_id);
   q->slots[q->n++] = s;
+  *index_find(q, app_id) = s;
   return s;
 }
 
@@ -130,6 +156,7 @@ void sg__quota_close(sg__quota *q) {
   if (!q) return;
   for (size_t i = 0; i < q->n; i++) free(q->slots[i]);
   free(q->slots);
+  free(q->index);
   free(q->path);
   free(q);
 }

@@ -65,11 +65,28 @@ static void test_take_flush_reload(void **state) {
   rmdir(dir);
 }
 
+static void test_many_apps(void **state) {
+  sg__quota *q;
+  assert_int_equal(sg__quota_open("/nonexistent/quota.json", 0, &q), 0);
+  sg__quota_slot *first = sg__quota_slot_for(q, "app_0");
+  for (int i = 0; i < 5000; i++) {
+    char id[32];
+    snprintf(id, sizeof id, "app_%d", i);
+    sg__quota_slot *s = sg__quota_slot_for(q, id);
+    assert_non_null(s);
+    assert_string_equal(s->app_id, id);
+  }
+  assert_ptr_equal(sg__quota_slot_for(q, "app_0"), first); /* stable across growth */
+  assert_ptr_equal(sg__quota_slot_for(q, "app_4999"), sg__quota_slot_for(q, "app_4999"));
+  sg__quota_close(q);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_month),
       cmocka_unit_test(test_take_flush_reload),
+      cmocka_unit_test(test_many_apps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
