@@ -51,6 +51,32 @@ const char *sg_req_query(const sg_req *r, const char *name) {
   return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Percent-decodes the path and query arguments in place, like libmicrohttpd's default,
+ * except that "%00" stays as the three literal characters. Decoding it to a NUL would
+ * cut the C string short, so "/lists/lst_X%00junk" would silently name lst_X and
+ * "limit=1%00junk" would read as 1; kept literal, such input fails validation. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+  char *r = s, *w = s;
+  while (*r) {
+    int hi, lo;
+    if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi | lo)) {
+      *w++ = (char)(hi * 16 + lo);
+      r += 3;
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = '\0';
+  return (size_t)(w - s);
+}
+
 static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -206,7 +232,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-      1u, MHD_OPTION_END);
+      1u, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!s->d) {
     snprintf(err, errsz, "cannot listen on %s", cfg->listen);
     free(s);
