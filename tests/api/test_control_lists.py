@@ -3,7 +3,10 @@
 DESIGN.md section 2 fixes the list's fields, bounds and defaults; spec 4.1 the routes,
 ETag and If-Match behaviour; every body rejects unknown fields with 400 invalid_request.
 """
+import json
+import os
 import re
+import shutil
 import threading
 
 import pytest
@@ -413,3 +416,34 @@ def test_racing_patches_with_same_if_match(cp, t):
         assert statuses == [200, 412], results
         winner = next(r for r in results if r.status == 200).json()["name"]
         assert t.api("GET", f"/lists/{lst['id']}").json()["name"] == winner
+
+
+# -- edge sync --------------------------------------------------------------------------
+def edge_record(cp, list_id):
+    p = os.path.join(cp.data_dir, "edge", "lists", f"{list_id}.json")
+    with open(p) as f:
+        return json.load(f)
+
+
+def test_patch_mirrors_served_fields_to_edge_store(cp, t):
+    lst = t.create_list()
+    r = patch(t, lst, {"visibility": "public", "queryPolicy": {"minQueryChars": 2}})
+    assert r.json()["edgeSync"]["state"] == "synced"
+    rec = edge_record(cp, lst["id"])
+    assert rec["id"] == lst["id"] and rec["workspaceId"] == t.workspace_id
+    assert rec["visibility"] == "public" and rec["status"] == "active"
+    assert rec["queryPolicy"] == {"minQueryChars": 2, "debounceMs": 150}
+    assert rec["localePolicy"] == {"defaultLocale": "en", "supportedLocales": ["en"]}
+
+
+def test_edge_failure_reports_pending_and_keeps_the_change(cp, t):
+    lst = t.create_list()
+    d = os.path.join(cp.data_dir, "edge", "lists")
+    shutil.rmtree(d)
+    with open(d, "w") as f:  # a file where the directory was: every write fails
+        f.write("x")
+    r = patch(t, lst, {"visibility": "public"})
+    assert r.status == 200, r
+    assert r.json()["edgeSync"]["state"] == "pending"
+    assert isinstance(r.json()["edgeSync"]["revision"], int)
+    assert t.api("GET", f"/lists/{lst['id']}").json()["visibility"] == "public"
