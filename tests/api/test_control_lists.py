@@ -447,3 +447,23 @@ def test_edge_failure_reports_pending_and_keeps_the_change(cp, t):
     assert r.json()["edgeSync"]["state"] == "pending"
     assert isinstance(r.json()["edgeSync"]["revision"], int)
     assert t.api("GET", f"/lists/{lst['id']}").json()["visibility"] == "public"
+
+
+def test_concurrent_partial_policy_patches_do_not_undo_each_other(cp, t):
+    """PATCH {queryPolicy:{minQueryChars}} racing PATCH {queryPolicy:{debounceMs}}: both
+    members land. (The merge happens in the store's transaction; over HTTP the race
+    window is narrow, so tests/unit/store/test_lists.c pins the store behaviour.)"""
+    lst = t.create_list()
+    for i in range(40):
+        m, d = 1 + i % 32, 10 * i
+        barrier = threading.Barrier(2)
+
+        def go(body):
+            barrier.wait()
+            assert patch(t, lst, body).status == 200
+        ths = [threading.Thread(target=go, args=({"queryPolicy": {"minQueryChars": m}},)),
+               threading.Thread(target=go, args=({"queryPolicy": {"debounceMs": d}},))]
+        [th.start() for th in ths]
+        [th.join() for th in ths]
+        got = t.api("GET", f"/lists/{lst['id']}").json()["queryPolicy"]
+        assert got == {"minQueryChars": m, "debounceMs": d}, (i, got)

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
@@ -203,6 +204,16 @@ static bool if_match_ok(const char *if_match, const char *etag) {
   return false;
 }
 
+/* The invariant of a locale policy: its default is one of its supported locales. */
+static bool default_locale_supported(const json_t *lp) {
+  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
+  size_t i;
+  const json_t *t;
+  json_array_foreach(json_object_get(lp, "supportedLocales"), i, t)
+    if (def && json_is_string(t) && strcasecmp(def, json_string_value(t)) == 0) return true;
+  return false;
+}
+
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
@@ -271,6 +282,12 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   cur = NULL;
   rc = load_list(st, workspace_id, id, out);
   if (rc != SG_E_OK) goto rollback;
+  if (!default_locale_supported(json_object_get(*out, "localePolicy"))) {
+    json_decref(*out);
+    *out = NULL;
+    rc = SG_E_INVALID_REQUEST;
+    goto rollback;
+  }
   if (sg__sq_commit(st)) {
     json_decref(*out);
     *out = NULL;
