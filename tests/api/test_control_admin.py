@@ -44,9 +44,10 @@ def ok(r):
 def fails(r):
     assert r.returncode != 0, (r.stdout, r.stderr)
     assert r.stdout == "", r.stdout
-    lines = [ln for ln in r.stderr.strip().split("\n") if ln.startswith("{")]
-    assert lines, r.stderr
-    err = json.loads(lines[-1])
+    # stderr is exactly one JSON object, so a script can parse it without scraping.
+    lines = r.stderr.strip().split("\n")
+    assert len(lines) == 1, r.stderr
+    err = json.loads(lines[0])
     assert set(err) == {"error"} and isinstance(err["error"], str) and err["error"], err
     return err
 
@@ -197,6 +198,17 @@ def test_errors_are_json_on_stderr(cp, words):
     ws = cp.admin("workspace", "create", "--name", "real")["id"]
     words = tuple(ws if w == "WS" else w for w in words)
     fails(run(*words, data_dir=cp.data_dir))
+
+
+def test_unknown_top_level_command_is_json():
+    r = subprocess.run([BINARY, 'no"such\\command'], capture_output=True, text=True, timeout=30)
+    err = fails(r)
+    assert 'no"such\\command' in err["error"]
+
+
+def test_unknown_admin_command_lists_the_commands():
+    err = fails(run("workspace", "explode", data_dir="/tmp/unused-suggestd-dir"))
+    assert "workspace create" in err["error"] and "secret-key revoke" in err["error"]
 
 
 def test_missing_data_dir_is_an_error():
