@@ -91,15 +91,39 @@ static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
               (socklen_t)outsz);
 }
 
+/* Appends s as a JSON string of at most cap bytes of content that is valid UTF-8: a
+ * byte that does not start a well-formed sequence becomes '?', and the cap never cuts
+ * a character in half. The path and method are client input (the path decoded by the
+ * server), so without this one log line could be invalid JSON for a log pipeline. */
+static void log_str(sg_buf *line, const char *s, size_t cap) {
+  char out[600];
+  if (cap > sizeof out) cap = sizeof out;
+  size_t o = 0;
+  for (size_t i = 0; s[i] && o < cap;) {
+    unsigned char c = (unsigned char)s[i];
+    size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    bool ok = len == 1 || (len > 1 && strnlen(s + i, len) == len && sg_utf8_valid(s + i, len));
+    if (!ok) {
+      out[o++] = '?';
+      i++;
+      continue;
+    }
+    if (o + len > cap) break; /* a whole character that does not fit: stop before it */
+    memcpy(out + o, s + i, len);
+    o += len;
+    i += len;
+  }
+  sg_buf_json_str(line, out, o);
+}
+
 static void access_log(const sg_http_server *s, const sg_req *req, int status, int64_t us) {
   sg_buf line;
   sg_buf_init(&line, 4096);
   sg_buf_printf(&line, "{\"ts\":%lld,\"listener\":\"%s\",\"method\":", (long long)sg_now_ms(),
                 s->cfg.log_name ? s->cfg.log_name : "http");
-  sg_buf_json_str(&line, req->method, strlen(req->method));
+  log_str(&line, req->method, 32);
   sg_buf_puts(&line, ",\"path\":");
-  size_t plen = strlen(req->path);
-  sg_buf_json_str(&line, req->path, plen > 512 ? 512 : plen);
+  log_str(&line, req->path, 512);
   sg_buf_printf(&line, ",\"status\":%d,\"latencyUs\":%lld,\"requestId\":\"%s\"}\n", status,
                 (long long)us, req->request_id);
   if (line.data) fputs(line.data, stderr);

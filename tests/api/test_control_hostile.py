@@ -193,3 +193,21 @@ def test_json_injection_in_strings_is_escaped(cp, t):
     b = r.json()
     assert b["name"] == evil and b["visibility"] == "private"
     assert json.loads(t.api("GET", f"/lists/{b['id']}").body)["name"] == evil
+
+
+def test_log_lines_stay_valid_json(cp, t):
+    """Every server log line is one JSON object in valid UTF-8, whatever the path held:
+    raw invalid bytes, a multi-byte character cut by the length cap, quotes, newlines."""
+    cp.control("GET", "/%ff%fe%c0%af")
+    cp.control("GET", "/" + "%C3%A9" * 300)       # long: cut somewhere in the middle
+    cp.control("GET", "/x" + "%E2%82%AC" * 200)   # 3-byte characters, another alignment
+    cp.control("GET", "/a%22b%5C%0A%0D%09c")
+    raw_exchange(cp.control_port, b"G\xffT / HTTP/1.1\r\nHost: x\r\n\r\n")
+    t.api("GET", "/lists/%F0%9F%98%80%ED%A0%80")
+    still_serving(cp, t)
+    cp.stop()
+    lines = [ln for ln in open(cp.log_path, "rb").read().split(b"\n") if ln]
+    assert len(lines) > 5
+    for ln in lines:
+        obj = json.loads(ln.decode("utf-8"))  # strict: raises on invalid UTF-8
+        assert isinstance(obj, dict)
