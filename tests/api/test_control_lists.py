@@ -44,6 +44,7 @@ def test_create_defaults_etag_location(cp, t):
     assert lst["activeVersionNumber"] is None
     assert RFC3339.match(lst["createdAt"]) and RFC3339.match(lst["updatedAt"])
     tag = assert_etag(r)
+    assert r.header("content-type").startswith("application/json")
     assert r.header("location") == f"/api/v1/lists/{lst['id']}"
     g = t.api("GET", f"/lists/{lst['id']}")
     assert g.status == 200
