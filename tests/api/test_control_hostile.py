@@ -211,3 +211,30 @@ def test_log_lines_stay_valid_json(cp, t):
     for ln in lines:
         obj = json.loads(ln.decode("utf-8"))  # strict: raises on invalid UTF-8
         assert isinstance(obj, dict)
+
+
+def test_keep_alive_connection_reuse(cp, t):
+    """Requests on one kept-alive connection never see each other's bodies, even after
+    a validation error and an oversized body."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", cp.control_port, timeout=30)
+    h = {"Authorization": "Bearer " + t.secret_key, "Content-Type": "application/json"}
+    seen = []
+    for method, body in (("POST", b'{"name":"one"}'), ("POST", b'{"bad":1}'),
+                         ("POST", b'{"name":"x","description":"' + b"a" * (1 << 20) + b'"}'),
+                         ("POST", b'{"name":"two"}'), ("GET", None)):
+        try:
+            c.request(method, "/api/v1/lists", body=body, headers=h)
+            r = c.getresponse()
+            seen.append((r.status, json.loads(r.read())))
+        except (http.client.HTTPException, OSError):
+            c.close()  # the server may close after a 413; a new connection is fine
+            c = http.client.HTTPConnection("127.0.0.1", cp.control_port, timeout=30)
+            seen.append((None, None))
+    c.close()
+    assert seen[0][0] == 201 and seen[0][1]["name"] == "one"
+    assert seen[1][0] == 400
+    assert seen[2][0] in (413, None)
+    assert seen[3][0] == 201 and seen[3][1]["name"] == "two"
+    assert seen[4][0] == 200
+    assert sorted(x["name"] for x in seen[4][1]["data"]) == ["one", "two"]
