@@ -255,8 +255,11 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
       MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-      1u, MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+      /* No MHD_OPTION_LISTENING_ADDRESS_REUSE: its value 1 adds SO_REUSEPORT, which lets
+       * a second process bind the same port and silently take half the requests. The
+       * default (SO_REUSEADDR only) still allows an immediate restart. */
+      MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!s->d) {
     snprintf(err, errsz, "cannot listen on %s", cfg->listen);
     free(s);

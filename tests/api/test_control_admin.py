@@ -262,3 +262,39 @@ def test_many_concurrent_clients_and_admin_processes(cp):
             if not cursor:
                 break
         assert got == created[t.workspace_id] == 60
+
+
+# -- server command line ----------------------------------------------------------------
+def test_second_server_on_a_taken_port_refuses_to_start(cp, tmp_path):
+    """A second process must not silently share the port (SO_REUSEPORT would let the
+    kernel split requests between two unrelated servers)."""
+    r = subprocess.run([BINARY, "control", "--data-dir", str(tmp_path),
+                        "--control-listen", f"127.0.0.1:{cp.control_port}"],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode != 0
+    err = json.loads(r.stderr.strip().split("\n")[-1])
+    assert "error" in err
+    assert cp.control("GET", "/healthz").status == 200
+
+
+def test_restart_on_the_same_port_after_kill_9(cp):
+    t = cp.tenant()
+    for _ in range(3):
+        assert t.api("GET", "/lists").status == 200  # leaves connections in TIME_WAIT
+        cp.restart(sig_kill=True)
+    assert t.api("GET", "/lists").status == 200
+
+
+@pytest.mark.parametrize("flags", [
+    ["--control-listen", "nonsense"],
+    ["--control-listen", "127.0.0.1:99999"],
+    ["--control-listen", "example.com:80"],
+    ["--bogus"],
+    ["--control-rate-key"],
+])
+def test_bad_server_flags_fail_with_json(tmp_path, flags):
+    r = subprocess.run([BINARY, "control", "--data-dir", str(tmp_path), *flags],
+                       capture_output=True, text=True, timeout=20)
+    assert r.returncode != 0
+    err = json.loads(r.stderr.strip().split("\n")[-1])
+    assert set(err) == {"error"}
