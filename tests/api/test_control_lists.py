@@ -468,3 +468,14 @@ def test_concurrent_partial_policy_patches_do_not_undo_each_other(cp, t):
         [th.join() for th in ths]
         got = t.api("GET", f"/lists/{lst['id']}").json()["queryPolicy"]
         assert got == {"minQueryChars": m, "debounceMs": d}, (i, got)
+
+
+def test_a_thousand_lists_with_the_same_name(cp, t):
+    """Slug collisions never turn a valid create into a 500."""
+    slugs = set()
+    for i in range(1010):
+        r = t.api("POST", "/lists", {"name": "Untitled"})
+        assert r.status == 201, (i, r)
+        slugs.add(r.json()["slug"])
+    assert len(slugs) == 1010
+    assert all(re.match(r"^untitled(-[a-z0-9]+)?$", s) for s in slugs)

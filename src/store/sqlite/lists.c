@@ -109,10 +109,20 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
-  /* The slug is unique per workspace: the first free of base, base-2, base-3, … */
-  for (int attempt = 1; attempt < 1000; attempt++) {
-    if (attempt == 1) snprintf(slug, sizeof slug, "%s", base);
-    else snprintf(slug, sizeof slug, "%s-%d", base, attempt);
+  /* The slug is unique per workspace: the first free of base, base-2, … base-100; past
+   * that (a workspace with a hundred lists of one name) a random suffix, so a valid
+   * create never fails for want of a slug and never probes thousands of rows. */
+  for (int attempt = 1; attempt <= 120; attempt++) {
+    if (attempt == 1) {
+      snprintf(slug, sizeof slug, "%s", base);
+    } else if (attempt <= 100) {
+      snprintf(slug, sizeof slug, "%s-%d", base, attempt);
+    } else {
+      char rnd[32];
+      sg_random_id("", rnd, sizeof rnd);
+      for (char *p = rnd; *p; p++) *p = (char)tolower((unsigned char)*p);
+      snprintf(slug, sizeof slug, "%s-%.8s", base, rnd);
+    }
     sqlite3_stmt *s = sg__sq_prep(st, q);
     if (!s) break;
     sg__sq_text(s, 1, id);
