@@ -8,7 +8,6 @@ while a server runs on the same data dir.
 import json
 import os
 import subprocess
-import tempfile
 import threading
 import time
 
@@ -160,7 +159,7 @@ def test_flags_before_or_after_positionals(cp):
     assert ok(run("workspace", f"--data-dir={d}", "disable", ws3))["status"] == "disabled"
 
 
-def test_env_mirrors_data_dir(cp):
+def test_env_mirrors_data_dir(cp, tmp_path):
     env = {"SUGGESTD_DATA_DIR": cp.data_dir}
     ws = ok(run("workspace", "create", "--name", "Env", env=env))["id"]
     app = ok(run("application", "create", "--workspace", ws, "--name", "a", env=env))["id"]
@@ -168,7 +167,7 @@ def test_env_mirrors_data_dir(cp):
     # The key was written to the server's data dir: it works at once.
     assert cp.control("GET", "/api/v1/lists", key=sk["secretKey"]).status == 200
     # The flag wins over the environment.
-    other = tempfile.mkdtemp(prefix="suggestd-test-other-")
+    other = str(tmp_path / "other")
     ok(run("workspace", "create", "--name", "X", "--data-dir", other, env=env))
     assert os.path.exists(os.path.join(other, "suggestd.db"))
 
