@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
   }
   for (const sg_cmd *c = commands; c->name; c++)
     if (strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
-  fprintf(stderr, "{\"error\":\"unknown command '%s'; see suggestd --help\"}\n", argv[1]);
+  /* Through the JSON encoder, so a command word with quotes still gives valid JSON. */
+  sg__cli_fail("unknown command '%s'; see suggestd --help", argv[1]);
   return 2;
 }

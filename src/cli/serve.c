@@ -26,7 +26,7 @@ static const sg_flag_spec serve_flags[] = {
 
 int sg__cli_fail(const char *fmt, const char *arg) {
   /* fmt is always a literal with at most one %s (see cli.h). */
-  char msg[512];
+  char msg[1536];
   const char *pct = strstr(fmt, "%s");
   if (pct)
     snprintf(msg, sizeof msg, "%.*s%s%s", (int)(pct - fmt), fmt, arg ? arg : "", pct + 2);
