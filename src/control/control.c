@@ -18,7 +18,8 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   c->rl_key = sg_ratelimit_new(cfg->rate_per_key);
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
-      sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK) {
+      sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
+      sg__publish_start(c)) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
     return -1;
@@ -44,6 +45,7 @@ unsigned sg_control_port(const sg_control *c) { return sg_http_port(c->http); }
 void sg_control_stop(sg_control *c) {
   if (!c) return;
   sg_http_stop(c->http);
+  sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
   free(c);

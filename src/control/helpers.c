@@ -2,6 +2,8 @@
  * Shared pieces of the control plane's handlers: body parsing, field errors,
  * pagination, list responses.
  */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,29 @@
 #include "control/internal.h"
 
 size_t sg__cp_len(const char *s) { return sg_utf8_count(s, strlen(s)); }
+
+bool sg__bcp47_valid(const char *t) {
+  size_t n = strlen(t);
+  if (n < 2 || n > 35) return false;
+  size_t seg = 0, first = 0;
+  bool in_first = true;
+  for (size_t i = 0; i <= n; i++) {
+    if (i == n || t[i] == '-') {
+      if (seg == 0 || seg > 8) return false;
+      if (in_first && (first < 2 || first > 3)) return false;
+      in_first = false;
+      seg = 0;
+      continue;
+    }
+    if (!isalnum((unsigned char)t[i])) return false;
+    if (in_first) {
+      if (!isalpha((unsigned char)t[i])) return false;
+      first++;
+    }
+    seg++;
+  }
+  return true;
+}
 
 json_t *sg__body_object(sg_req *req, sg_resp *resp) {
   if (req->body_too_large) {
@@ -93,4 +118,19 @@ void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list) {
   sg_store_list_etag(list, etag);
   sg_resp_header(resp, "ETag", etag);
   sg_resp_json(resp, status, list);
+}
+
+void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version) {
+  const char *hash = json_string_value(json_object_get(version, "contentHash"));
+  if (hash) {
+    /* RFC 7232 entity tags are quoted; the hash itself has no quote to escape. */
+    char etag[96];
+    snprintf(etag, sizeof etag, "\"%s\"", hash);
+    sg_resp_header(resp, "ETag", etag);
+  }
+  char loc[192];
+  snprintf(loc, sizeof loc, "/api/v1/lists/%s/versions/%lld", req->params[0],
+           (long long)json_integer_value(json_object_get(version, "versionNumber")));
+  sg_resp_header(resp, "Location", loc);
+  sg_resp_json(resp, status, version);
 }

@@ -13,6 +13,7 @@ struct sg_control {
   sg_ratelimit *rl_key;
   sg_ratelimit *rl_ip;
   uint8_t cursor_secret[32];
+  struct sg__publisher *pub; /* publish.c: per-list locks and the async worker */
 };
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
@@ -38,6 +39,34 @@ void sg__store_error(sg_req *req, sg_resp *resp, sg_err e);
 void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list);
 /* Length of a UTF-8 string in code points. */
 size_t sg__cp_len(const char *s);
+/* True when t is a BCP-47 tag in its common shape: a 2–3 letter language, then 1–8
+ * character alphanumeric subtags ("en", "fr-CA", "zh-Hant-TW"). */
+bool sg__bcp47_valid(const char *t);
+/* Sends a version with its ETag header (the quoted contentHash, when it has one) and a
+ * Location header; req->params[0] is the list id. Steals version. */
+void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version);
+
+/* Validates a POST /lists/{id}/items body. On success returns a new object holding every
+ * item field with its default applied (value, displayValue, aliases, rank, parentId,
+ * locales, displayOrder) and leaves *fields untouched; otherwise appends one {path,
+ * reason} per problem to *fields and returns NULL. body is borrowed. Pure: no I/O. */
+json_t *sg__item_validate(const json_t *body, json_t **fields);
+
+/* ---- publishing (publish.c) ---- */
+/* Starts the background publish worker (it first resumes versions left unresolved by a
+ * previous process). Returns 0 or -1. */
+int sg__publish_start(sg_control *c);
+/* Stops and joins the worker; a run in progress finishes first. Safe when never started. */
+void sg__publish_stop(sg_control *c);
+/* Wakes the worker: a queued version is waiting. */
+void sg__publish_kick(sg_control *c);
+/* Runs the publish pipeline for version `number` of list_id (snapshot -> validate ->
+ * compile -> write artifact -> activate -> edge record), holding the list's publish
+ * lock. Waits at most wait_ms for that lock (negative: for ever). Returns 0 when the
+ * version is resolved (by this call or by whoever held the lock), 1 when the lock wait
+ * timed out (the version stays queued for the worker), -1 on an internal error (the
+ * version is marked failed when the store allows). */
+int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms);
 
 /* Writes the list's edge record (what the runtime serves from) and returns the edgeSync
  * member {revision, state}: "synced" when the edge store took the write, "pending" when it
@@ -50,5 +79,10 @@ void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
 void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_token(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_items_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_items_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 
 #endif

@@ -4,35 +4,10 @@
  * ETag or "*") is checked inside the store's write transaction, so two racing writers
  * cannot both pass it.
  */
-#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
 #include "control/internal.h"
-
-/* A BCP-47 tag in its common shape: a 2–3 letter language, then 1–8 character subtags. */
-static bool valid_locale(const char *t) {
-  size_t n = strlen(t);
-  if (n < 2 || n > 35) return false;
-  size_t seg = 0, first = 0;
-  bool in_first = true;
-  for (size_t i = 0; i <= n; i++) {
-    if (i == n || t[i] == '-') {
-      if (seg == 0 || seg > 8) return false;
-      if (in_first && (first < 2 || first > 3)) return false;
-      in_first = false;
-      seg = 0;
-      continue;
-    }
-    if (!isalnum((unsigned char)t[i])) return false;
-    if (in_first) {
-      if (!isalpha((unsigned char)t[i])) return false;
-      first++;
-    }
-    seg++;
-  }
-  return true;
-}
 
 static void check_int(json_t **fields, const json_t *v, const char *path, json_int_t lo,
                       json_int_t hi) {
@@ -107,7 +82,7 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
       const json_t *dl = json_object_get(v, "defaultLocale");
       const json_t *sl = json_object_get(v, "supportedLocales");
       if (dl) {
-        if (!json_is_string(dl) || !valid_locale(json_string_value(dl)))
+        if (!json_is_string(dl) || !sg__bcp47_valid(json_string_value(dl)))
           sg_field_error(fields, "localePolicy.defaultLocale", "must be a BCP-47 tag");
         json_object_set(lp, "defaultLocale", (json_t *)dl);
       }
@@ -121,7 +96,7 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
           json_array_foreach(sl, i, t) {
             char path[64];
             snprintf(path, sizeof path, "localePolicy.supportedLocales[%zu]", i);
-            if (!json_is_string(t) || !valid_locale(json_string_value(t))) {
+            if (!json_is_string(t) || !sg__bcp47_valid(json_string_value(t))) {
               sg_field_error(fields, path, "must be a BCP-47 tag");
               continue;
             }

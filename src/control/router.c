@@ -23,6 +23,11 @@ static const route routes[] = {
     {"POST", "/api/v1/lists", sg__h_lists_create, true},
     {"GET", "/api/v1/lists/{}", sg__h_list_get, false},
     {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false},
+    {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false},
+    {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true},
+    {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false},
+    {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true},
+    {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false},
     {NULL, NULL, NULL, false},
 };
 

@@ -111,6 +111,123 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
 /* The ETag of a list record (a strong tag over its whole representation) into out[48]. */
 void sg_store_list_etag(const json_t *list, char out[48]);
 
+/* ---- items ------------------------------------------------------------------------------ */
+/* Creates an item in a list. item is the validated, defaulted item body (keys value,
+ * displayValue, aliases, rank, parentId (string or null), locales, displayOrder; see
+ * sg__item_validate); the store generates id and createdAt. Errors: SG_E_INVALID_LIST
+ * (unknown list or another workspace's), SG_E_LIST_ARCHIVED, SG_E_DUPLICATE_VALUE (the
+ * value exists in the list), SG_E_INVALID_REQUEST (parentId names no item of this list).
+ * *out is the item in the API's shape (caller owns it). */
+sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *list_id,
+                            const json_t *item, json_t **out);
+/* Page of a list's items ordered by displayOrder then id, strictly after `after` (NULL:
+ * first page; else a [displayOrder, id] array). SG_E_INVALID_LIST as above. */
+sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id,
+                          size_t limit, const json_t *after, json_t **data, bool *more);
+
+/* ---- versions ---------------------------------------------------------------------------- */
+/* Version states as stored; the API shows the same words. "queued" covers every version
+ * whose publish has not resolved yet (waiting for the worker or being compiled). */
+#define SG_VERSION_QUEUED "queued"
+#define SG_VERSION_DRAFT "draft"
+#define SG_VERSION_STAGED "staged"
+#define SG_VERSION_ACTIVE "active"
+#define SG_VERSION_SUPERSEDED "superseded"
+#define SG_VERSION_FAILED "failed"
+
+/* Allocates the list's next version number and records a version in state "queued"
+ * whose content is the list's items as they are now (an immutable snapshot: items are
+ * append-only, so the snapshot is "every item of the list inserted up to now") and whose
+ * locale policy is the list's current one. SG_E_INVALID_LIST, SG_E_LIST_ARCHIVED.
+ * *out is the version in the API's shape (caller owns it). */
+sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
+                               json_t **out);
+/* One version in the API's shape. SG_E_INVALID_LIST for the list; SG_E_NOT_FOUND when
+ * the list never allocated that number. */
+sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
+                            int64_t number, json_t **out);
+/* Page of versions, newest first, strictly older than `after` (NULL: first page; else a
+ * [versionNumber] array). */
+sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char *list_id,
+                             size_t limit, const json_t *after, json_t **data, bool *more);
+
+/* -- the publish pipeline's side (not API-shaped) -- */
+
+/* A version that still has work to do, as the pipeline sees it. */
+typedef struct {
+  char list_id[64];
+  char workspace_id[64];
+  int64_t number;
+  char state[16];           /* current state (see SG_VERSION_*) */
+  int64_t snapshot_seq;     /* the snapshot: the list's items with seq <= this */
+  uint64_t item_count;
+  int attempts;             /* pipeline runs started, this one included */
+  char content_hash[80];    /* set once staged */
+  json_t *locale_policy;    /* {defaultLocale, supportedLocales}; owned, free with
+                               sg_store_job_clear */
+} sg_version_job;
+
+void sg_store_job_clear(sg_version_job *job);
+
+/* Starts a pipeline run: in one transaction loads the version and, when it is queued or
+ * staged, counts the attempt. On SG_E_OK *job is filled (job->state tells whether there
+ * is anything to do). SG_E_NOT_FOUND when there is no such version. */
+sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
+                                  sg_version_job *job);
+
+/* One item row of a snapshot; every pointer is borrowed for the callback's duration.
+ * aliases_json / locales_json are NULL when the item has none. */
+typedef struct {
+  int64_t seq;
+  const char *id, *value, *display_value, *parent_id;
+  const char *aliases_json, *locales_json;
+  int64_t rank;
+} sg_store_item_row;
+
+/* Calls cb for up to `limit` items of the list with after_seq < seq <= snapshot_seq, in
+ * seq order, all read in one short transaction (so callers page through a large list
+ * without holding the store for long; the snapshot is immutable, so the pages are
+ * consistent). *last_seq gets the seq of the last row (after_seq when none) and *n the
+ * number of rows. A non-zero return from cb stops the walk with SG_E_INTERNAL. */
+sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                               int64_t after_seq, size_t limit,
+                               int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
+                               int64_t *last_seq, size_t *n);
+
+/* Transitions; each applies only while the version is still unresolved (queued, or
+ * staged for activate/fail) and answers SG_E_PRECONDITION_FAILED otherwise. */
+/* queued -> draft, with validation_errors (a JSON array, borrowed). */
+sg_err sg_store_version_set_draft(sg_store *st, const char *list_id, int64_t number,
+                                  const json_t *validation_errors);
+/* queued -> staged, naming the artifact (already durable in the edge store). */
+sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t number,
+                                   const char *content_hash);
+/* queued|staged -> failed, with a short machine-readable reason. */
+sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
+                                   const char *reason);
+/* staged -> active in ONE transaction: the list's active pointer (activeVersionNumber,
+ * activeContentHash) moves to this version, the previous active version becomes
+ * superseded, this one gets activatedAt. A version older than the list's current active
+ * one is never activated (it goes straight to superseded; *activated is false), so
+ * pointers only move forward. *list_out (may be NULL) is the list after the change. */
+sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
+                                 int64_t number, bool *activated, json_t **list_out);
+/* Records that the list's edge record now names this active version. */
+sg_err sg_store_version_mark_synced(sg_store *st, const char *list_id, int64_t number);
+
+/* A reference to a version that needs the pipeline or an edge re-sync. */
+typedef struct {
+  char list_id[64];
+  char workspace_id[64];
+  int64_t number;
+} sg_version_ref;
+
+/* Up to max unresolved (queued or staged) versions, oldest first, into out; *n is how
+ * many. */
+sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n);
+/* Up to max active versions whose edge record write was never confirmed. */
+sg_err sg_store_versions_unsynced(sg_store *st, sg_version_ref *out, size_t max, size_t *n);
+
 /* ---- idempotency ----------------------------------------------------------------------- */
 typedef enum {
   SG_IDEM_PROCEED,   /* first use: the caller runs the request, then calls _finish */

@@ -160,3 +160,10 @@ out:
   pthread_mutex_unlock(&st->mu);
   return rc;
 }
+
+json_t *sg__sq_ts(sqlite3_stmt *s, int col) {
+  if (sqlite3_column_type(s, col) == SQLITE_NULL) return json_null();
+  char buf[32];
+  sg_rfc3339(sqlite3_column_int64(s, col), buf);
+  return json_string(buf);
+}

@@ -78,7 +78,7 @@ static void slugify(const char *name, char *out, size_t outsz) {
   if (n == 0) snprintf(out, outsz, "list");
 }
 
-static sg_err load_list(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
+sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   static const char q[] = "SELECT " LIST_COLS " FROM lists WHERE id=? AND workspace_id=?";
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) return SG_E_INTERNAL;
@@ -125,7 +125,7 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
     int ext = sqlite3_extended_errcode(st->db);
     sqlite3_reset(s);
     if (step == SQLITE_DONE) {
-      rc = load_list(st, workspace_id, id, out);
+      rc = sg__sq_list_load(st, workspace_id, id, out);
       break;
     }
     if (ext != SQLITE_CONSTRAINT_UNIQUE) break;
@@ -140,7 +140,7 @@ out:
 
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   pthread_mutex_lock(&st->mu);
-  sg_err rc = load_list(st, workspace_id, id, out);
+  sg_err rc = sg__sq_list_load(st, workspace_id, id, out);
   pthread_mutex_unlock(&st->mu);
   return rc;
 }
@@ -218,7 +218,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
-  rc = load_list(st, workspace_id, id, &cur);
+  rc = sg__sq_list_load(st, workspace_id, id, &cur);
   if (rc != SG_E_OK) goto rollback;
   if (if_match) {
     char etag[48];
@@ -269,7 +269,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   }
   json_decref(cur);
   cur = NULL;
-  rc = load_list(st, workspace_id, id, out);
+  rc = sg__sq_list_load(st, workspace_id, id, out);
   if (rc != SG_E_OK) goto rollback;
   if (sg__sq_commit(st)) {
     json_decref(*out);

@@ -44,5 +44,28 @@ const char *const sg__sqlite_migrations[] = {
     "  created_at INTEGER NOT NULL);"
     "CREATE TABLE signing_keys(kid TEXT PRIMARY KEY, secret_key BLOB NOT NULL,"
     "  public_key BLOB NOT NULL, created_at INTEGER NOT NULL, retired_at INTEGER);",
+    /* 2: items and versions. Items are append-only and numbered by seq (AUTOINCREMENT,
+     * so in commit order under SQLite's single writer): a version's snapshot is "the
+     * list's items with seq <= snapshot_seq", which costs nothing to take and stays
+     * exact because items are never updated or deleted in place. edge_synced is set once
+     * the list's edge record names the version, so a restart can finish an interrupted
+     * write. */
+    "CREATE TABLE items(seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,"
+    "  list_id TEXT NOT NULL REFERENCES lists(id), value TEXT NOT NULL,"
+    "  display_value TEXT NOT NULL, aliases TEXT, rank INTEGER NOT NULL DEFAULT 0,"
+    "  parent_id TEXT, locales TEXT, display_order INTEGER NOT NULL DEFAULT 0,"
+    "  created_at INTEGER NOT NULL, UNIQUE(list_id, value));"
+    "CREATE INDEX items_order ON items(list_id, display_order, id);"
+    "CREATE INDEX items_snapshot ON items(list_id, seq);"
+    "CREATE TABLE versions(list_id TEXT NOT NULL REFERENCES lists(id),"
+    "  version_number INTEGER NOT NULL, state TEXT NOT NULL, content_hash TEXT,"
+    "  item_count INTEGER NOT NULL, snapshot_seq INTEGER NOT NULL,"
+    "  locale_policy TEXT NOT NULL, validation_errors TEXT, failure_reason TEXT,"
+    "  attempts INTEGER NOT NULL DEFAULT 0, edge_synced INTEGER NOT NULL DEFAULT 0,"
+    "  created_at INTEGER NOT NULL, activated_at INTEGER,"
+    "  PRIMARY KEY(list_id, version_number));"
+    "CREATE INDEX versions_pending ON versions(state) WHERE state IN ('queued', 'staged');"
+    "CREATE INDEX versions_unsynced ON versions(edge_synced) WHERE state='active' AND"
+    "  edge_synced=0;",
     NULL,
 };

@@ -31,4 +31,13 @@ void sg__sq_text(sqlite3_stmt *s, int i, const char *v);
 /* Column as a NUL-terminated string or NULL. */
 const char *sg__sq_col(sqlite3_stmt *s, int i);
 
+/* Loads list id of workspace_id in the API's shape into *out (caller owns it).
+ * SG_E_INVALID_LIST when absent or another workspace's. Call with st->mu held. */
+sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out);
+/* SG_E_OK when list_id is an active list of workspace_id, else SG_E_LIST_ARCHIVED,
+ * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held. */
+sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id);
+/* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
+json_t *sg__sq_ts(sqlite3_stmt *s, int col);
+
 #endif

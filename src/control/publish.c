@@ -1,0 +1,511 @@
+/*
+ * The publish pipeline and its background worker.
+ *
+ *   queued --validate fails--> draft (validationErrors; nothing served changes)
+ *   queued --compile, write artifact (temp+fsync+rename)--> staged
+ *   staged --one store transaction--> active (previous active -> superseded)
+ *   then the list's edge record is rewritten: the runtime switches on that write.
+ *   queued|staged --internal error / too many attempts--> failed
+ *
+ * Every version has its row from the moment it is allocated, so the versions table is
+ * the work queue: a version that is queued or staged is unfinished business, whoever
+ * created it. At start the worker resumes all of them (a crash mid-publish leaves the
+ * previous version active and served; the interrupted one is finished on restart), and
+ * re-writes the edge record of any active version whose record write was not confirmed.
+ *
+ * Only one pipeline run per list at a time: an in-process per-list lock (a synchronous
+ * publish waits for it; see versions_create.c). Across processes the store's conditional
+ * transitions keep things safe: a version is staged once and activated once, and an older
+ * version never replaces a newer active one. See docs/PUBLISHING.md.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "common/arena.h"
+#include "common/util.h"
+#include "compiler/compiler.h"
+#include "control/internal.h"
+#include "edge/edge.h"
+
+/* The largest list a publish accepts (a compile-time default; DESIGN names no flag). A
+ * bigger one becomes a draft with a too_many_items validation error. */
+#ifndef SG_PUBLISH_MAX_ITEMS
+#define SG_PUBLISH_MAX_ITEMS 5000000
+#endif
+/* A version whose pipeline was started this many times without resolving (the process
+ * died each time) is marked failed instead of being retried for ever. */
+#define MAX_ATTEMPTS 5
+/* Items read per store call while loading a snapshot. */
+#define LOAD_CHUNK 10000
+/* The worker also wakes on its own this often (to retry an edge write that failed). */
+#define WORKER_TICK_MS 2000
+
+/* ---- per-list locks -------------------------------------------------------------------- */
+
+typedef struct list_lock {
+  struct list_lock *next;
+  char list_id[64];
+  bool busy;
+  int refs; /* holders + waiters; the entry is freed when it drops to 0 */
+} list_lock;
+
+struct sg__publisher {
+  pthread_mutex_t mu;    /* guards everything below */
+  pthread_cond_t freed;  /* broadcast when a list lock is released */
+  pthread_cond_t wake;   /* the worker's doorbell */
+  list_lock *locks;
+  bool kick, stop, started;
+  pthread_t thread;
+};
+
+static void deadline_in(struct timespec *ts, int64_t ms) {
+  clock_gettime(CLOCK_REALTIME, ts);
+  ts->tv_sec += ms / 1000;
+  ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+  if (ts->tv_nsec >= 1000000000L) {
+    ts->tv_sec++;
+    ts->tv_nsec -= 1000000000L;
+  }
+}
+
+/* Unlinks and frees e when nobody holds or waits for it. Call with p->mu held. */
+static void lock_drop(struct sg__publisher *p, list_lock *e) {
+  if (--e->refs > 0) return;
+  for (list_lock **pp = &p->locks; *pp; pp = &(*pp)->next)
+    if (*pp == e) {
+      *pp = e->next;
+      break;
+    }
+  free(e);
+}
+
+/* Takes list_id's publish lock, waiting at most wait_ms (negative: for ever). Returns 0,
+ * 1 on timeout, -1 on OOM. */
+static int lock_list(struct sg__publisher *p, const char *list_id, int64_t wait_ms) {
+  struct timespec until;
+  if (wait_ms >= 0) deadline_in(&until, wait_ms);
+  pthread_mutex_lock(&p->mu);
+  list_lock *e = p->locks;
+  while (e && strcmp(e->list_id, list_id) != 0) e = e->next;
+  if (!e) {
+    if (!(e = calloc(1, sizeof *e))) {
+      pthread_mutex_unlock(&p->mu);
+      return -1;
+    }
+    snprintf(e->list_id, sizeof e->list_id, "%s", list_id);
+    e->next = p->locks;
+    p->locks = e;
+  }
+  e->refs++;
+  while (e->busy) {
+    int rc = wait_ms >= 0 ? pthread_cond_timedwait(&p->freed, &p->mu, &until)
+                          : pthread_cond_wait(&p->freed, &p->mu);
+    if (rc == ETIMEDOUT && e->busy) {
+      lock_drop(p, e);
+      pthread_mutex_unlock(&p->mu);
+      return 1;
+    }
+  }
+  e->busy = true;
+  pthread_mutex_unlock(&p->mu);
+  return 0;
+}
+
+/* Releases list_id's publish lock and rings the worker (it may have skipped work). */
+static void unlock_list(struct sg__publisher *p, const char *list_id) {
+  pthread_mutex_lock(&p->mu);
+  for (list_lock *e = p->locks; e; e = e->next)
+    if (strcmp(e->list_id, list_id) == 0) {
+      e->busy = false;
+      lock_drop(p, e);
+      break;
+    }
+  pthread_cond_broadcast(&p->freed);
+  p->kick = true;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+}
+
+/* ---- loading a snapshot into compiler input ------------------------------------------------ */
+
+/* Compiler input for one version: the item structs in one malloc'd array, every string
+ * and small array in the arena. Both are released by loader_free. */
+typedef struct {
+  sg_arena ar;
+  sg_compile_item *items;
+  size_t n, cap;
+} loader;
+
+static void loader_free(loader *l) {
+  sg_arena_free(&l->ar);
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+/* Copies a JSON array of strings into the arena. An empty array gives a non-NULL
+ * pointer with *n = 0 ("explicitly none", which the compiler tells from "absent"). */
+static int load_aliases(loader *l, const json_t *arr, const char *const **out, size_t *n) {
+  size_t k = json_array_size(arr);
+  const char **a = sg_arena_alloc(&l->ar, (k ? k : 1) * sizeof *a);
+  if (!a) return -1;
+  for (size_t i = 0; i < k; i++) {
+    const json_t *s = json_array_get(arr, i);
+    if (!json_is_string(s)) return -1;
+    if (!(a[i] = sg_arena_strndup(&l->ar, json_string_value(s), json_string_length(s)))) return -1;
+  }
+  *out = a;
+  *n = k;
+  return 0;
+}
+
+static int load_locales(loader *l, const json_t *obj, sg_compile_item *it) {
+  size_t k = json_object_size(obj);
+  sg_item_locale *ls = sg_arena_alloc(&l->ar, (k ? k : 1) * sizeof *ls);
+  if (!ls) return -1;
+  size_t i = 0;
+  const char *tag;
+  json_t *v;
+  json_object_foreach((json_t *)obj, tag, v) {
+    sg_item_locale *x = &ls[i++];
+    memset(x, 0, sizeof *x);
+    if (!(x->locale = sg_arena_strdup(&l->ar, tag))) return -1;
+    const json_t *dv = json_object_get(v, "displayValue");
+    if (json_is_string(dv) && !(x->display_value = sg_arena_strdup(&l->ar, json_string_value(dv))))
+      return -1;
+    const json_t *al = json_object_get(v, "aliases");
+    if (json_is_array(al) && load_aliases(l, al, &x->aliases, &x->n_aliases)) return -1;
+  }
+  it->locales = ls;
+  it->n_locales = i;
+  return 0;
+}
+
+/* Store callback: appends one row as an sg_compile_item. Returns non-zero on OOM or a
+ * corrupt stored JSON column (which stops the walk). */
+static int load_row(const sg_store_item_row *row, void *ctx) {
+  loader *l = ctx;
+  if (l->n == l->cap) {
+    size_t nc = l->cap ? l->cap * 2 : 1024;
+    sg_compile_item *p = realloc(l->items, nc * sizeof *p);
+    if (!p) return -1;
+    l->items = p;
+    l->cap = nc;
+  }
+  sg_compile_item *it = &l->items[l->n];
+  memset(it, 0, sizeof *it);
+  if (!(it->id = sg_arena_strdup(&l->ar, row->id)) ||
+      !(it->value = sg_arena_strdup(&l->ar, row->value)) ||
+      !(it->display_value = sg_arena_strdup(&l->ar, row->display_value)))
+    return -1;
+  if (row->parent_id && !(it->parent_id = sg_arena_strdup(&l->ar, row->parent_id))) return -1;
+  it->rank = row->rank;
+  int bad = 0;
+  if (row->aliases_json) {
+    json_t *a = json_loads(row->aliases_json, 0, NULL);
+    bad = !json_is_array(a) || load_aliases(l, a, &it->aliases, &it->n_aliases);
+    json_decref(a);
+  }
+  if (!bad && row->locales_json) {
+    json_t *o = json_loads(row->locales_json, 0, NULL);
+    bad = !json_is_object(o) || load_locales(l, o, it);
+    json_decref(o);
+  }
+  if (bad) return -1;
+  l->n++;
+  return 0;
+}
+
+/* Streams the version's snapshot from the store in chunks into l. Returns 0 or -1. */
+static int load_snapshot(sg_control *c, const sg_version_job *job, loader *l) {
+  if (job->item_count) {
+    l->items = malloc(job->item_count * sizeof *l->items);
+    if (!l->items) return -1;
+    l->cap = job->item_count;
+  }
+  int64_t after = 0;
+  for (;;) {
+    size_t got = 0;
+    int64_t last = after;
+    if (sg_store_snapshot_items(c->cfg.store, job->list_id, job->snapshot_seq, after, LOAD_CHUNK,
+                                load_row, l, &last, &got) != SG_E_OK)
+      return -1;
+    if (got < LOAD_CHUNK) break;
+    after = last;
+  }
+  return 0;
+}
+
+/* ---- the pipeline ----------------------------------------------------------------------------- */
+
+static void log_version(const char *level, const char *msg, const sg_version_job *job,
+                        const char *detail) {
+  fprintf(stderr,
+          "{\"level\":\"%s\",\"msg\":\"%s\",\"list\":\"%s\",\"version\":%lld,\"detail\":\"%s\"}\n",
+          level, msg, job->list_id, (long long)job->number, detail ? detail : "");
+}
+
+/* The validation errors in the API's shape [{itemId, path, reason, message}]. */
+static json_t *errors_json(const sg_validation_errors *errs) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < errs->n; i++) {
+    const sg_validation_error *x = &errs->v[i];
+    json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s}", "itemId",
+                                         x->item_id ? json_string(x->item_id) : json_null(),
+                                         "path", x->path, "reason", x->reason, "message",
+                                         x->message));
+  }
+  return arr;
+}
+
+/* Fills opts from the version's locale policy; the strings point into job. */
+static int job_opts(const sg_version_job *job, const char **locs, size_t max,
+                    sg_compile_opts *opts) {
+  const json_t *lp = job->locale_policy;
+  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
+  const json_t *sup = json_object_get(lp, "supportedLocales");
+  if (!def || !json_is_array(sup) || json_array_size(sup) > max) return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < json_array_size(sup); i++)
+    if (json_is_string(json_array_get(sup, i))) locs[n++] = json_string_value(json_array_get(sup, i));
+  *opts = (sg_compile_opts){def, locs, n, SG_PUBLISH_MAX_ITEMS};
+  return 0;
+}
+
+/* queued -> draft | staged | failed. Returns 0 when the version left "queued" as
+ * expected (draft or staged), -1 when it failed. */
+static int validate_and_compile(sg_control *c, sg_version_job *job) {
+  const char *locs[64];
+  sg_compile_opts opts;
+  if (job_opts(job, locs, 64, &opts)) {
+    sg_store_version_set_failed(c->cfg.store, job->list_id, job->number, "bad_locale_policy");
+    return -1;
+  }
+  if (job->item_count > SG_PUBLISH_MAX_ITEMS) {
+    /* Refused before loading anything; same error sg_validate would give. */
+    char msg[128];
+    snprintf(msg, sizeof msg, "the list has %llu items; the limit is %d",
+             (unsigned long long)job->item_count, SG_PUBLISH_MAX_ITEMS);
+    json_t *errs = json_pack("[{s:n,s:s,s:s,s:s}]", "itemId", "path", "items", "reason",
+                             "too_many_items", "message", msg);
+    sg_store_version_set_draft(c->cfg.store, job->list_id, job->number, errs);
+    json_decref(errs);
+    return 0;
+  }
+  loader l = {SG_ARENA_INIT, NULL, 0, 0};
+  const char *why = NULL;
+  sg_validation_errors errs = {0};
+  sg_buf art;
+  sg_buf_init(&art, 0);
+  if (load_snapshot(c, job, &l)) {
+    why = "snapshot_unreadable";
+    goto failed;
+  }
+  long nerr = sg_validate(l.items, l.n, &opts, &errs);
+  if (nerr < 0) {
+    why = "out_of_memory";
+    goto failed;
+  }
+  if (nerr > 0) {
+    json_t *ej = errors_json(&errs);
+    sg_store_version_set_draft(c->cfg.store, job->list_id, job->number, ej);
+    json_decref(ej);
+    sg_validation_errors_free(&errs);
+    loader_free(&l);
+    return 0;
+  }
+  if (sg_compile(l.items, l.n, &opts, &art)) {
+    why = "compile_failed";
+    goto failed;
+  }
+  loader_free(&l);
+  char hash[72];
+  sg_sha256_tagged(art.data, art.len, hash);
+  /* Durable before the store names it: temp file, fsync, rename, fsync dir. */
+  if (sg_edge_put_artifact(c->cfg.edge, hash, art.data, art.len)) {
+    why = "artifact_write_failed";
+    goto failed;
+  }
+  sg_buf_free(&art);
+  if (sg_store_version_set_staged(c->cfg.store, job->list_id, job->number, hash) != SG_E_OK)
+    return -1;
+  snprintf(job->content_hash, sizeof job->content_hash, "%s", hash);
+  snprintf(job->state, sizeof job->state, "%s", SG_VERSION_STAGED);
+  return 0;
+failed:
+  log_version("error", "publish failed", job, why);
+  sg_store_version_set_failed(c->cfg.store, job->list_id, job->number, why);
+  sg_validation_errors_free(&errs);
+  sg_buf_free(&art);
+  loader_free(&l);
+  return -1;
+}
+
+/* Writes the list's edge record and records the success on the version. */
+static void sync_edge(sg_control *c, const char *workspace_id, const char *list_id,
+                      int64_t number, const json_t *list) {
+  sg_principal who;
+  memset(&who, 0, sizeof who);
+  snprintf(who.workspace_id, sizeof who.workspace_id, "%s", workspace_id);
+  json_t *sync = sg__edge_sync_list(c, &who, list);
+  const char *state = json_string_value(json_object_get(sync, "state"));
+  if (state && strcmp(state, "synced") == 0)
+    sg_store_version_mark_synced(c->cfg.store, list_id, number);
+  json_decref(sync);
+}
+
+/* True when the staged version's artifact is present in the edge store. */
+static bool artifact_present(sg_control *c, const char *hash) {
+  char path[4096];
+  struct stat sb;
+  if (sg_edge_artifact_path(c->cfg.edge, hash, path, sizeof path)) return false;
+  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* The pipeline for one version, with its list's lock held. */
+static int run_locked(sg_control *c, const char *list_id, int64_t number) {
+  sg_version_job job;
+  sg_err e = sg_store_version_begin_run(c->cfg.store, list_id, number, &job);
+  if (e == SG_E_NOT_FOUND) return 0;
+  if (e != SG_E_OK) return -1;
+  int rc = 0;
+  bool queued = strcmp(job.state, SG_VERSION_QUEUED) == 0;
+  bool staged = strcmp(job.state, SG_VERSION_STAGED) == 0;
+  if (!queued && !staged) goto done; /* resolved by an earlier run */
+  if (job.attempts > MAX_ATTEMPTS) {
+    log_version("error", "publish abandoned", &job, "too_many_attempts");
+    sg_store_version_set_failed(c->cfg.store, list_id, number, "too_many_attempts");
+    goto done;
+  }
+  if (queued) {
+    if (validate_and_compile(c, &job)) {
+      rc = -1;
+      goto done;
+    }
+    if (strcmp(job.state, SG_VERSION_STAGED) != 0) goto done; /* draft */
+  } else if (!artifact_present(c, job.content_hash)) {
+    /* Only a resumed staged version gets here; its artifact was fsynced before the row
+     * said staged, so a missing file means someone removed it. */
+    log_version("error", "staged artifact missing", &job, job.content_hash);
+    sg_store_version_set_failed(c->cfg.store, list_id, number, "artifact_missing");
+    rc = -1;
+    goto done;
+  }
+  bool activated = false;
+  json_t *list = NULL;
+  e = sg_store_version_activate(c->cfg.store, job.workspace_id, list_id, number, &activated, &list);
+  if (e != SG_E_OK) {
+    rc = e == SG_E_PRECONDITION_FAILED ? 0 : -1;
+    goto done;
+  }
+  /* The runtime switches when the list's edge record changes. */
+  if (activated) sync_edge(c, job.workspace_id, list_id, number, list);
+  json_decref(list);
+done:
+  sg_store_job_clear(&job);
+  return rc;
+}
+
+int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms) {
+  int l = lock_list(c->pub, list_id, wait_ms);
+  if (l) return l > 0 ? 1 : -1;
+  int rc = run_locked(c, list_id, number);
+  unlock_list(c->pub, list_id);
+  return rc;
+}
+
+/* ---- the worker ------------------------------------------------------------------------------ */
+
+/* Re-writes edge records whose write after an activation was not confirmed. */
+static void resync_unsynced(sg_control *c) {
+  sg_version_ref refs[16];
+  size_t n = 0;
+  if (sg_store_versions_unsynced(c->cfg.store, refs, 16, &n) != SG_E_OK) return;
+  for (size_t i = 0; i < n; i++) {
+    json_t *list = NULL;
+    if (lock_list(c->pub, refs[i].list_id, -1)) continue;
+    if (sg_store_list_get(c->cfg.store, refs[i].workspace_id, refs[i].list_id, &list) == SG_E_OK)
+      sync_edge(c, refs[i].workspace_id, refs[i].list_id, refs[i].number, list);
+    json_decref(list);
+    unlock_list(c->pub, refs[i].list_id);
+  }
+}
+
+static bool stopping(struct sg__publisher *p) {
+  pthread_mutex_lock(&p->mu);
+  bool s = p->stop;
+  pthread_mutex_unlock(&p->mu);
+  return s;
+}
+
+static void *worker(void *arg) {
+  sg_control *c = arg;
+  struct sg__publisher *p = c->pub;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    if (!p->kick && !p->stop) {
+      struct timespec until;
+      deadline_in(&until, WORKER_TICK_MS);
+      pthread_cond_timedwait(&p->wake, &p->mu, &until);
+    }
+    p->kick = false;
+    bool stop = p->stop;
+    pthread_mutex_unlock(&p->mu);
+    if (stop) break;
+    resync_unsynced(c);
+    sg_version_ref refs[16];
+    size_t n = 0;
+    if (sg_store_versions_pending(c->cfg.store, refs, 16, &n) != SG_E_OK) continue;
+    for (size_t i = 0; i < n && !stopping(p); i++)
+      sg__publish_run(c, refs[i].list_id, refs[i].number, -1);
+  }
+  return NULL;
+}
+
+int sg__publish_start(sg_control *c) {
+  struct sg__publisher *p = calloc(1, sizeof *p);
+  if (!p) return -1;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->freed, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  p->kick = true; /* resume what a previous process left unresolved */
+  c->pub = p;
+  if (pthread_create(&p->thread, NULL, worker, c) != 0) return -1;
+  p->started = true;
+  return 0;
+}
+
+void sg__publish_kick(sg_control *c) {
+  struct sg__publisher *p = c->pub;
+  pthread_mutex_lock(&p->mu);
+  p->kick = true;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->mu);
+}
+
+void sg__publish_stop(sg_control *c) {
+  struct sg__publisher *p = c ? c->pub : NULL;
+  if (!p) return;
+  if (p->started) {
+    pthread_mutex_lock(&p->mu);
+    p->stop = true;
+    pthread_cond_signal(&p->wake);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+  }
+  /* Every lock is released by now: the HTTP listener stopped before the worker. */
+  while (p->locks) {
+    list_lock *e = p->locks;
+    p->locks = e->next;
+    free(e);
+  }
+  pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->freed);
+  pthread_mutex_destroy(&p->mu);
+  free(p);
+  c->pub = NULL;
+}

@@ -1,0 +1,476 @@
+/*
+ * SQLite backend: versions and the publish pipeline's state transitions.
+ *
+ * A version row is created "queued" with its snapshot (snapshot_seq, item_count) and the
+ * list's locale policy of that moment, then moves queued -> draft | staged | failed and
+ * staged -> active | superseded | failed; active -> superseded when a newer one
+ * activates. Every transition is a conditional UPDATE on the current state, so a stale
+ * or repeated step (two runners, a restart) cannot move a version backwards.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/sqlite/sqlite_store.h"
+
+#define VERSION_COLS                                                                       \
+  "version_number, state, content_hash, item_count, validation_errors, created_at,"        \
+  " activated_at, failure_reason"
+
+static bool has_artifact(const char *state) {
+  return strcmp(state, SG_VERSION_STAGED) == 0 || strcmp(state, SG_VERSION_ACTIVE) == 0 ||
+         strcmp(state, SG_VERSION_SUPERSEDED) == 0;
+}
+
+/* Builds the API representation of the version row under s (VERSION_COLS order). */
+static json_t *row_to_version(sqlite3_stmt *s) {
+  json_t *o = json_object();
+  const char *state = sg__sq_col(s, 1);
+  const char *hash = sg__sq_col(s, 2);
+  json_object_set_new(o, "versionNumber", json_integer(sqlite3_column_int64(s, 0)));
+  json_object_set_new(o, "state", json_string(state));
+  json_object_set_new(o, "contentHash",
+                      hash && has_artifact(state) ? json_string(hash) : json_null());
+  json_object_set_new(o, "itemCount", json_integer(sqlite3_column_int64(s, 3)));
+  const char *ve = sg__sq_col(s, 4);
+  json_t *errs = ve ? json_loads(ve, 0, NULL) : NULL;
+  if (errs) json_object_set_new(o, "validationErrors", errs);
+  json_object_set_new(o, "createdAt", sg__sq_ts(s, 5));
+  json_object_set_new(o, "activatedAt", sg__sq_ts(s, 6));
+  const char *why = sg__sq_col(s, 7);
+  if (why && strcmp(state, SG_VERSION_FAILED) == 0)
+    json_object_set_new(o, "failureReason", json_string(why));
+  return o;
+}
+
+/* Loads one version row (under the lock). SG_E_NOT_FOUND when absent. */
+static sg_err load_version(sg_store *st, const char *list_id, int64_t number, json_t **out) {
+  static const char q[] =
+      "SELECT " VERSION_COLS " FROM versions WHERE list_id=? AND version_number=?";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return SG_E_INTERNAL;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  int step = sqlite3_step(s);
+  sg_err rc = step == SQLITE_DONE ? SG_E_NOT_FOUND : SG_E_INTERNAL;
+  if (step == SQLITE_ROW) {
+    *out = row_to_version(s);
+    rc = SG_E_OK;
+  }
+  sqlite3_reset(s);
+  return rc;
+}
+
+/* SG_E_OK when the list exists in the workspace (under the lock). */
+static sg_err list_exists(sg_store *st, const char *workspace_id, const char *list_id) {
+  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return SG_E_INTERNAL;
+  sg__sq_text(s, 1, list_id);
+  sg__sq_text(s, 2, workspace_id);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_ROW ? SG_E_OK : step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
+}
+
+/* Runs a prepared statement to completion; returns the changed row count or -1. */
+static int run_write(sg_store *st, sqlite3_stmt *s) {
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
+}
+
+sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
+                               json_t **out) {
+  static const char q_list[] =
+      "SELECT next_version_number, default_locale, supported_locales FROM lists WHERE id=?";
+  static const char q_bump[] =
+      "UPDATE lists SET next_version_number=next_version_number+1 WHERE id=?";
+  static const char q_snap[] =
+      "SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM items WHERE list_id=?";
+  static const char q_ins[] =
+      "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
+      " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  char *policy = NULL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  rc = sg__sq_list_writable(st, workspace_id, list_id);
+  if (rc != SG_E_OK) goto rollback;
+  rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, q_list);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  if (sqlite3_step(s) != SQLITE_ROW) {
+    sqlite3_reset(s);
+    goto rollback;
+  }
+  int64_t number = sqlite3_column_int64(s, 0);
+  json_t *sup = json_loads(sg__sq_col(s, 2), 0, NULL);
+  json_t *lp = json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 1), "supportedLocales",
+                         sup ? sup : json_array());
+  sqlite3_reset(s);
+  policy = lp ? json_dumps(lp, JSON_COMPACT) : NULL;
+  json_decref(lp);
+  if (!policy) goto rollback;
+  if (!(s = sg__sq_prep(st, q_bump))) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  if (run_write(st, s) != 1) goto rollback;
+  if (!(s = sg__sq_prep(st, q_snap))) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  if (sqlite3_step(s) != SQLITE_ROW) {
+    sqlite3_reset(s);
+    goto rollback;
+  }
+  int64_t snap = sqlite3_column_int64(s, 0), count = sqlite3_column_int64(s, 1);
+  sqlite3_reset(s);
+  if (!(s = sg__sq_prep(st, q_ins))) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sqlite3_bind_int64(s, 3, count);
+  sqlite3_bind_int64(s, 4, snap);
+  sg__sq_text(s, 5, policy);
+  sqlite3_bind_int64(s, 6, sg_now_s());
+  if (run_write(st, s) != 1) goto rollback;
+  if (load_version(st, list_id, number, out) != SG_E_OK) goto rollback;
+  if (sg__sq_commit(st)) {
+    json_decref(*out);
+    *out = NULL;
+    goto rollback;
+  }
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  free(policy);
+  return rc;
+}
+
+sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
+                            int64_t number, json_t **out) {
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = list_exists(st, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_version(st, list_id, number, out);
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char *list_id,
+                             size_t limit, const json_t *after, json_t **data, bool *more) {
+  static const char q_first[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
+                                " ORDER BY version_number DESC LIMIT ?2";
+  static const char q_after[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
+                                " AND version_number < ?3 ORDER BY version_number DESC LIMIT ?2";
+  *more = false;
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = list_exists(st, workspace_id, list_id);
+  if (rc != SG_E_OK) goto out;
+  rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  if (!s) goto out;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
+  if (after) sqlite3_bind_int64(s, 3, json_integer_value(json_array_get(after, 0)));
+  json_t *arr = json_array();
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (json_array_size(arr) == limit) {
+      *more = true;
+      break;
+    }
+    json_array_append_new(arr, row_to_version(s));
+  }
+  sqlite3_reset(s);
+  if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    json_decref(arr);
+    goto out;
+  }
+  *data = arr;
+  rc = SG_E_OK;
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+/* ---- the pipeline's side ------------------------------------------------------------------ */
+
+void sg_store_job_clear(sg_version_job *job) {
+  json_decref(job->locale_policy);
+  memset(job, 0, sizeof *job);
+}
+
+static bool unresolved(const char *state) {
+  return strcmp(state, SG_VERSION_QUEUED) == 0 || strcmp(state, SG_VERSION_STAGED) == 0;
+}
+
+sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
+                                  sg_version_job *job) {
+  static const char q_get[] =
+      "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
+      " v.locale_policy, l.workspace_id FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.list_id=? AND v.version_number=?";
+  static const char q_try[] =
+      "UPDATE versions SET attempts=attempts+1 WHERE list_id=? AND version_number=?";
+  memset(job, 0, sizeof *job);
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_get);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  int step = sqlite3_step(s);
+  if (step != SQLITE_ROW) {
+    sqlite3_reset(s);
+    if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
+    goto rollback;
+  }
+  snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
+  job->number = number;
+  snprintf(job->state, sizeof job->state, "%s", sg__sq_col(s, 0));
+  job->snapshot_seq = sqlite3_column_int64(s, 1);
+  job->item_count = (uint64_t)sqlite3_column_int64(s, 2);
+  job->attempts = sqlite3_column_int(s, 3);
+  const char *h = sg__sq_col(s, 4);
+  snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
+  job->locale_policy = json_loads(sg__sq_col(s, 5), 0, NULL);
+  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
+  sqlite3_reset(s);
+  if (unresolved(job->state)) {
+    if (!(s = sg__sq_prep(st, q_try))) goto rollback;
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, number);
+    if (run_write(st, s) != 1) goto rollback;
+    job->attempts++;
+  }
+  if (sg__sq_commit(st)) goto rollback;
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+  sg_store_job_clear(job);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                               int64_t after_seq, size_t limit,
+                               int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
+                               int64_t *last_seq, size_t *n) {
+  static const char q[] =
+      "SELECT seq, id, value, display_value, parent_id, aliases, locales, rank FROM items"
+      " WHERE list_id=?1 AND seq>?2 AND seq<=?3 ORDER BY seq LIMIT ?4";
+  *last_seq = after_seq;
+  *n = 0;
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) goto end;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, after_seq);
+  sqlite3_bind_int64(s, 3, snapshot_seq);
+  sqlite3_bind_int64(s, 4, (sqlite3_int64)limit);
+  int step;
+  rc = SG_E_OK;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    sg_store_item_row row = {
+        .seq = sqlite3_column_int64(s, 0),
+        .id = sg__sq_col(s, 1),
+        .value = sg__sq_col(s, 2),
+        .display_value = sg__sq_col(s, 3),
+        .parent_id = sg__sq_col(s, 4),
+        .aliases_json = sg__sq_col(s, 5),
+        .locales_json = sg__sq_col(s, 6),
+        .rank = sqlite3_column_int64(s, 7),
+    };
+    if (cb(&row, ctx)) {
+      rc = SG_E_INTERNAL;
+      break;
+    }
+    *last_seq = row.seq;
+    (*n)++;
+  }
+  if (rc == SG_E_OK && step != SQLITE_DONE) rc = SG_E_INTERNAL;
+  sqlite3_reset(s);
+end:
+  sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+/* Runs one conditional transition: sql may use ?1 list_id, ?2 number and ?3 text (may be
+ * NULL); binding a parameter the statement lacks is a harmless SQLITE_RANGE.
+ * SG_E_PRECONDITION_FAILED when no row was in a state the statement applies to. */
+static sg_err transition(sg_store *st, const char *sql, const char *list_id, int64_t number,
+                         const char *text) {
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (s) {
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, number);
+    sg__sq_text(s, 3, text);
+    int changed = run_write(st, s);
+    rc = changed == 1 ? SG_E_OK : changed == 0 ? SG_E_PRECONDITION_FAILED : SG_E_INTERNAL;
+  }
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_version_set_draft(sg_store *st, const char *list_id, int64_t number,
+                                  const json_t *validation_errors) {
+  static const char q[] = "UPDATE versions SET state='draft', validation_errors=?3"
+                          " WHERE list_id=?1 AND version_number=?2 AND state='queued'"
+                          "";
+  char *enc = json_dumps(validation_errors, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  if (!enc) return SG_E_INTERNAL;
+  sg_err rc = transition(st, q, list_id, number, enc);
+  free(enc);
+  return rc;
+}
+
+sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t number,
+                                   const char *content_hash) {
+  static const char q[] = "UPDATE versions SET state='staged', content_hash=?3"
+                          " WHERE list_id=?1 AND version_number=?2 AND state='queued'"
+                          "";
+  return transition(st, q, list_id, number, content_hash);
+}
+
+sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
+                                   const char *reason) {
+  static const char q[] = "UPDATE versions SET state='failed', failure_reason=?3"
+                          " WHERE list_id=?1 AND version_number=?2"
+                          " AND state IN ('queued', 'staged')";
+  return transition(st, q, list_id, number, reason);
+}
+
+sg_err sg_store_version_mark_synced(sg_store *st, const char *list_id, int64_t number) {
+  static const char q[] = "UPDATE versions SET edge_synced=1"
+                          " WHERE list_id=?1 AND version_number=?2";
+  sg_err rc = transition(st, q, list_id, number, NULL);
+  return rc == SG_E_PRECONDITION_FAILED ? SG_E_NOT_FOUND : rc;
+}
+
+sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
+                                 int64_t number, bool *activated, json_t **list_out) {
+  static const char q_ver[] =
+      "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";
+  static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
+  static const char q_retire[] = "UPDATE versions SET state='superseded'"
+                                 " WHERE list_id=? AND state='active'";
+  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3,"
+                             " edge_synced=0 WHERE list_id=?1 AND version_number=?2";
+  static const char q_stale[] = "UPDATE versions SET state='superseded'"
+                                " WHERE list_id=?1 AND version_number=?2";
+  static const char q_point[] =
+      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
+      " WHERE id=?1";
+  sg_err rc = SG_E_INTERNAL;
+  char hash[80] = "";
+  int64_t now = sg_now_s();
+  *activated = false;
+  if (list_out) *list_out = NULL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_ver);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW) {
+    bool staged = strcmp(sg__sq_col(s, 0), SG_VERSION_STAGED) == 0 && sg__sq_col(s, 1);
+    if (staged) snprintf(hash, sizeof hash, "%s", sg__sq_col(s, 1));
+    else rc = SG_E_PRECONDITION_FAILED;
+  } else if (step == SQLITE_DONE) {
+    rc = SG_E_NOT_FOUND;
+  }
+  sqlite3_reset(s);
+  if (!*hash) goto rollback;
+  if (!(s = sg__sq_prep(st, q_cur))) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  if (sqlite3_step(s) != SQLITE_ROW) {
+    sqlite3_reset(s);
+    goto rollback;
+  }
+  bool newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
+  sqlite3_reset(s);
+  if (newer) {
+    if (!(s = sg__sq_prep(st, q_retire))) goto rollback;
+    sg__sq_text(s, 1, list_id);
+    if (run_write(st, s) < 0) goto rollback;
+    if (!(s = sg__sq_prep(st, q_on))) goto rollback;
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, number);
+    sqlite3_bind_int64(s, 3, now);
+    if (run_write(st, s) != 1) goto rollback;
+    if (!(s = sg__sq_prep(st, q_point))) goto rollback;
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, number);
+    sg__sq_text(s, 3, hash);
+    sqlite3_bind_int64(s, 4, now);
+    if (run_write(st, s) != 1) goto rollback;
+  } else {
+    if (!(s = sg__sq_prep(st, q_stale))) goto rollback;
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, number);
+    if (run_write(st, s) != 1) goto rollback;
+  }
+  if (list_out && sg__sq_list_load(st, workspace_id, list_id, list_out) != SG_E_OK) goto rollback;
+  if (sg__sq_commit(st)) goto rollback;
+  *activated = newer;
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  if (list_out) {
+    json_decref(*list_out);
+    *list_out = NULL;
+  }
+  sg__sq_rollback(st);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+/* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
+static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t max, size_t *n) {
+  *n = 0;
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (s) {
+    sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
+      snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", sg__sq_col(s, 0));
+      snprintf(out[*n].workspace_id, sizeof out[*n].workspace_id, "%s", sg__sq_col(s, 1));
+      out[*n].number = sqlite3_column_int64(s, 2);
+      (*n)++;
+    }
+    if (step == SQLITE_DONE || step == SQLITE_ROW) rc = SG_E_OK;
+    sqlite3_reset(s);
+  }
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
+  static const char q[] =
+      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+      " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      " ORDER BY v.rowid LIMIT ?1";
+  return refs(st, q, out, max, n);
+}
+
+sg_err sg_store_versions_unsynced(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
+  static const char q[] =
+      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+      " JOIN lists l ON l.id=v.list_id WHERE v.state='active' AND v.edge_synced=0"
+      " ORDER BY v.rowid LIMIT ?1";
+  return refs(st, q, out, max, n);
+}

@@ -1,0 +1,251 @@
+/* Unit tests of the SQLite store's items and versions (src/store/sqlite/items.c,
+ * versions.c): snapshots, state transitions, monotonic activation, the work queue. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/store.h"
+
+typedef struct {
+  char dir[256];
+  sg_store *st;
+  char ws[64], list[64];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  snprintf(f->dir, sizeof f->dir, "/tmp/sg-store-test-XXXXXX");
+  assert_non_null(mkdtemp(f->dir));
+  char err[256];
+  assert_int_equal(sg_store_open(f->dir, &f->st, err, sizeof err), 0);
+  json_t *o;
+  assert_int_equal(sg_store_workspace_create(f->st, "W", &o), SG_E_OK);
+  snprintf(f->ws, sizeof f->ws, "%s", json_string_value(json_object_get(o, "id")));
+  json_decref(o);
+  assert_int_equal(sg_store_list_create(f->st, f->ws, "L", NULL, &o), SG_E_OK);
+  snprintf(f->list, sizeof f->list, "%s", json_string_value(json_object_get(o, "id")));
+  json_decref(o);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  sg_store_close(f->st);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+  int rc = system(cmd);
+  free(f);
+  return rc == 0 ? 0 : -1;
+}
+
+static sg_err add_item(fixture *f, const char *value, const char *parent, char id_out[64]) {
+  json_t *it = json_pack("{s:s,s:s,s:[],s:i,s:o,s:{},s:i}", "value", value, "displayValue",
+                         value, "aliases", "rank", 0, "parentId",
+                         parent ? json_string(parent) : json_null(), "locales", "displayOrder",
+                         0);
+  json_t *out = NULL;
+  sg_err e = sg_store_item_create(f->st, f->ws, f->list, it, &out);
+  if (e == SG_E_OK && id_out)
+    snprintf(id_out, 64, "%s", json_string_value(json_object_get(out, "id")));
+  json_decref(out);
+  json_decref(it);
+  return e;
+}
+
+static int64_t new_version(fixture *f) {
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_create(f->st, f->ws, f->list, &v), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(v, "state")), "queued");
+  assert_true(json_is_null(json_object_get(v, "contentHash")));
+  int64_t n = json_integer_value(json_object_get(v, "versionNumber"));
+  json_decref(v);
+  return n;
+}
+
+static const char *state_of(fixture *f, int64_t n, char buf[16]) {
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, n, &v), SG_E_OK);
+  snprintf(buf, 16, "%s", json_string_value(json_object_get(v, "state")));
+  json_decref(v);
+  return buf;
+}
+
+static int count_row(const sg_store_item_row *row, void *ctx) {
+  (*(int *)ctx)++;
+  return 0;
+}
+
+static void test_items_rules(void **state) {
+  fixture *f = *state;
+  char root[64];
+  assert_int_equal(add_item(f, "a", NULL, root), SG_E_OK);
+  assert_int_equal(add_item(f, "a", NULL, NULL), SG_E_DUPLICATE_VALUE);
+  assert_int_equal(add_item(f, "b", "itm_missing", NULL), SG_E_INVALID_REQUEST);
+  assert_int_equal(add_item(f, "b", root, NULL), SG_E_OK);
+  json_t *o = NULL;
+  json_t *ch = json_pack("{s:s}", "status", "archived");
+  assert_int_equal(sg_store_list_patch(f->st, f->ws, f->list, ch, NULL, &o), SG_E_OK);
+  json_decref(o);
+  json_decref(ch);
+  assert_int_equal(add_item(f, "c", NULL, NULL), SG_E_LIST_ARCHIVED);
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_create(f->st, f->ws, f->list, &v), SG_E_LIST_ARCHIVED);
+  assert_int_equal(sg_store_version_create(f->st, "wsp_other", f->list, &v), SG_E_INVALID_LIST);
+}
+
+static void test_snapshot_is_frozen(void **state) {
+  fixture *f = *state;
+  for (int i = 0; i < 25; i++) {
+    char v[16];
+    snprintf(v, sizeof v, "v%d", i);
+    assert_int_equal(add_item(f, v, NULL, NULL), SG_E_OK);
+  }
+  int64_t n = new_version(f);
+  for (int i = 25; i < 40; i++) {
+    char v[16];
+    snprintf(v, sizeof v, "v%d", i);
+    assert_int_equal(add_item(f, v, NULL, NULL), SG_E_OK);
+  }
+  sg_version_job job;
+  assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
+  assert_int_equal(job.item_count, 25);
+  assert_int_equal(job.attempts, 1);
+  assert_string_equal(json_string_value(json_object_get(job.locale_policy, "defaultLocale")), "en");
+  /* Paging in chunks of 10 sees exactly the 25 items of the snapshot. */
+  int seen = 0;
+  int64_t after = 0, last;
+  size_t got;
+  do {
+    assert_int_equal(sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, after, 10,
+                                             count_row, &seen, &last, &got),
+                     SG_E_OK);
+    after = last;
+  } while (got == 10);
+  assert_int_equal(seen, 25);
+  sg_store_job_clear(&job);
+}
+
+static void test_transitions_and_monotonic_activation(void **state) {
+  fixture *f = *state;
+  char buf[16];
+  assert_int_equal(add_item(f, "x", NULL, NULL), SG_E_OK);
+  int64_t v1 = new_version(f), v2 = new_version(f), v3 = new_version(f);
+  assert_int_equal(v1, 1);
+  assert_int_equal(v3, 3);
+
+  /* Work queue: all three, oldest first. */
+  sg_version_ref refs[8];
+  size_t n;
+  assert_int_equal(sg_store_versions_pending(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 3);
+  assert_int_equal(refs[0].number, 1);
+  assert_string_equal(refs[0].workspace_id, f->ws);
+
+  /* v3 activates first; v2 activating later must not move the pointer back. */
+  const char *h = "sha256:0000000000000000000000000000000000000000000000000000000000000003";
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v3, h), SG_E_OK);
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v3, h), SG_E_PRECONDITION_FAILED);
+  bool activated;
+  json_t *list = NULL;
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v3, &activated, &list),
+                   SG_E_OK);
+  assert_true(activated);
+  assert_int_equal(json_integer_value(json_object_get(list, "activeVersionNumber")), 3);
+  assert_string_equal(json_string_value(json_object_get(list, "activeContentHash")), h);
+  json_decref(list);
+  assert_int_equal(sg_store_versions_unsynced(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(sg_store_version_mark_synced(f->st, f->list, v3), SG_E_OK);
+  assert_int_equal(sg_store_versions_unsynced(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 0);
+
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v2, "sha256:22"), SG_E_OK);
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v2, &activated, NULL), SG_E_OK);
+  assert_false(activated);
+  assert_string_equal(state_of(f, v2, buf), "superseded");
+  assert_string_equal(state_of(f, v3, buf), "active");
+
+  /* v1 fails validation: draft with its errors; a draft cannot be staged or activated. */
+  json_t *errs = json_pack("[{s:n,s:s,s:s,s:s}]", "itemId", "path", "items", "reason", "r",
+                           "message", "m");
+  assert_int_equal(sg_store_version_set_draft(f->st, f->list, v1, errs), SG_E_OK);
+  json_decref(errs);
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v1, "sha256:11"),
+                   SG_E_PRECONDITION_FAILED);
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v1, &activated, NULL),
+                   SG_E_PRECONDITION_FAILED);
+  assert_int_equal(sg_store_version_set_failed(f->st, f->list, v1, "x"), SG_E_PRECONDITION_FAILED);
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, v1, &v), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(v, "state")), "draft");
+  assert_int_equal(json_array_size(json_object_get(v, "validationErrors")), 1);
+  json_decref(v);
+
+  /* A fourth version supersedes v3. */
+  int64_t v4 = new_version(f);
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v4, "sha256:44"), SG_E_OK);
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v4, &activated, NULL), SG_E_OK);
+  assert_true(activated);
+  assert_string_equal(state_of(f, v3, buf), "superseded");
+  assert_string_equal(state_of(f, v4, buf), "active");
+  assert_int_equal(sg_store_versions_pending(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 0);
+
+  /* Unallocated numbers. */
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, 5, &v), SG_E_NOT_FOUND);
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, 0, &v), SG_E_NOT_FOUND);
+
+  /* Newest first, paged. */
+  json_t *data = NULL;
+  bool more;
+  assert_int_equal(sg_store_version_page(f->st, f->ws, f->list, 3, NULL, &data, &more), SG_E_OK);
+  assert_true(more);
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(data, 0), "versionNumber")), 4);
+  json_decref(data);
+  json_t *after = json_pack("[i]", 2);
+  assert_int_equal(sg_store_version_page(f->st, f->ws, f->list, 3, after, &data, &more), SG_E_OK);
+  assert_false(more);
+  assert_int_equal(json_array_size(data), 1);
+  json_decref(data);
+  json_decref(after);
+}
+
+static void test_attempts_count(void **state) {
+  fixture *f = *state;
+  int64_t n = new_version(f);
+  sg_version_job job;
+  for (int i = 1; i <= 3; i++) {
+    assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
+    assert_int_equal(job.attempts, i);
+    sg_store_job_clear(&job);
+  }
+  assert_int_equal(sg_store_version_set_failed(f->st, f->list, n, "too_many_attempts"), SG_E_OK);
+  assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
+  assert_string_equal(job.state, "failed");
+  assert_int_equal(job.attempts, 3); /* a resolved version is not counted again */
+  sg_store_job_clear(&job);
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, n, &v), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(v, "failureReason")), "too_many_attempts");
+  json_decref(v);
+  assert_int_equal(sg_store_version_begin_run(f->st, f->list, 99, &job), SG_E_NOT_FOUND);
+}
+
+int main(void) {
+  if (sg_init()) return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_items_rules, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_snapshot_is_frozen, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_transitions_and_monotonic_activation, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_attempts_count, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
