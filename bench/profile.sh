@@ -84,28 +84,30 @@ echo "$REQS requests in 5 s during the sample."
 echo
 echo '```'
 perf report -i "$W/perf-runtime.data" --no-children --sort dso,sym --stdio 2>/dev/null |
-  grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -40
+  grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -40 || true
 echo '```'
 echo
 echo "By library (self time):"
 echo
 echo '```'
 perf report -i "$W/perf-runtime.data" --no-children --sort dso --stdio 2>/dev/null |
-  grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -12
+  grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -12 || true
 echo '```'
 echo
 stop_runtime
 
 # 2. syscalls per request.
-start_runtime strace -c -f -o "$W/strace.txt"
+start_runtime
+timeout -s INT 7 strace -c -f -p "$RPID" -o "$W/strace.txt" 2>/dev/null &
+SP=$!
 sleep 1
 REQS=$(load 5)
+wait "$SP" || true
 stop_runtime
-sleep 0.5
 echo "## 2. System calls (strace -c -f, 5 s of load, $REQS requests)"
 echo
 echo '```'
-head -25 "$W/strace.txt"
+head -25 "$W/strace.txt" || true
 echo '```'
 echo
 echo "Calls per request: $(awk -v r="$REQS" '$NF=="total" {printf "%.2f", $(NF-2)/r}' "$W/strace.txt")"
@@ -141,7 +143,7 @@ if [ -s "$W/cities.art" ]; then
   echo
   echo '```'
   perf report -i "$W/perf-lookup.data" --no-children --sort sym --stdio 2>/dev/null |
-    grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -25
+    grep -v '^#' | grep '%' | grep -v '^ *|' | grep -v -- '--' | head -25 || true
   echo '```'
 fi
 } >"$OUT"
