@@ -79,10 +79,13 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   v->buckets = d + b_off;
   v->fragidx = d + f_off;
 
+  /* Key texts run to the next NUL: a NUL last byte bounds every key read. */
+  if (v->n_keys && (v->text_len == 0 || v->text[v->text_len - 1] != '\0')) return -1;
   for (uint64_t i = 0; i < v->n_keys; i++) {
     const unsigned char *k = v->keys + i * SG__KEY_SIZE;
-    uint32_t off = sg__rd32(k), lt = sg__rd32(k + 4), ord = sg__rd32(k + 8);
-    if ((lt & 3) > 2 || (uint64_t)off + (lt >> 2) > v->text_len || ord >= n_items) return -1;
+    uint32_t off = sg__rd32(k), w = sg__rd32(k + 4);
+    if (off >= v->text_len || (w >> SG__KEY_TIER_SHIFT) > 2 || (w & SG__KEY_ORD_MASK) >= n_items)
+      return -1;
   }
   for (uint64_t i = 0; i < v->n_buckets; i++) {
     const unsigned char *b = v->buckets + i * SG__BUCKET_SIZE;
@@ -198,17 +201,12 @@ int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, cons
 
 /* ---- lookup ------------------------------------------------------------------------- */
 
-/* Compares the key's first min(len, qlen) bytes with q; a key that q is a prefix of
- * compares equal, which is what both range ends need. */
-static int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q, size_t qlen,
-                          uint32_t *klen) {
-  const unsigned char *k = v->keys + i * SG__KEY_SIZE;
-  uint32_t off = sg__rd32(k), len = sg__rd32(k + 4) >> 2;
-  *klen = len;
-  size_t m = len < qlen ? len : qlen;
-  int c = memcmp(v->text + off, q, m);
-  if (c) return c;
-  return len < qlen ? -1 : 0;
+/* Compares the key's first min(len, qlen) bytes with q, a key shorter than q and equal
+ * to its start comparing below; a key that q is a prefix of compares equal, which is
+ * what both range ends need. q holds no NUL, so strncmp stops exactly at the key's
+ * terminating NUL (inside the text section, checked at open). */
+static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q, size_t qlen) {
+  return strncmp(v->text + sg__rd32(v->keys + i * SG__KEY_SIZE), q, qlen);
 }
 
 void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
@@ -216,20 +214,21 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
   res->n = 0;
   if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
   const locale_view *v = &a->loc[loc];
+  /* No key contains a NUL, so a query with one matches nothing. */
+  if (memchr(nq, '\0', len)) return;
 
   /* The keys having nq as a prefix: lo = first key not below nq, hi = first key above
    * every string that starts with nq. */
   uint64_t lo = 0, hi = v->n_keys;
-  uint32_t kl;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (cmp_key_prefix(v, mid, nq, len, &kl) < 0) lo = mid + 1;
+    if (cmp_key_prefix(v, mid, nq, len) < 0) lo = mid + 1;
     else hi = mid;
   }
   uint64_t end = v->n_keys, l2 = lo;
   while (l2 < end) {
     uint64_t mid = l2 + (end - l2) / 2;
-    if (cmp_key_prefix(v, mid, nq, len, &kl) <= 0) l2 = mid + 1;
+    if (cmp_key_prefix(v, mid, nq, len) <= 0) l2 = mid + 1;
     else end = mid;
   }
   hi = l2;
@@ -261,7 +260,8 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
      * corrupted file this is still correct, just slower. */
     for (uint64_t i = lo; i < hi; i++) {
       const unsigned char *k = v->keys + i * SG__KEY_SIZE;
-      sg__top10_add(&top, (uint64_t)(sg__rd32(k + 4) & 3) << 32 | sg__rd32(k + 8));
+      uint32_t w = sg__rd32(k + 4);
+      sg__top10_add(&top, (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
     }
   }
   for (uint32_t j = 0; j < top.n; j++) {

@@ -149,12 +149,13 @@ static int cmp_key_full(const void *pa, const void *pb, void *ctx) {
   return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
-/* Appends text to the pool and returns its offset, or -1 when the pool would pass the
- * 32-bit offsets of the format. */
+/* Appends text and its terminating NUL to the pool (a key's text runs to the next NUL,
+ * so the artifact stores no key lengths) and returns its offset, or -1 when the pool
+ * would pass the 32-bit offsets of the format. */
 static int64_t pool_add(sg_buf *pool, const char *s, size_t n) {
-  if (pool->len + n > UINT32_MAX) return -1;
+  if (pool->len + n + 1 > UINT32_MAX) return -1;
   size_t off = pool->len;
-  if (sg_buf_append(pool, s, n)) return -1;
+  if (sg_buf_append(pool, s, n) || sg_buf_putc(pool, '\0')) return -1;
   return (int64_t)off;
 }
 
@@ -419,7 +420,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   sg__wr64(rec + SG__LOC_KEYS_N, keys.n);
   if (sg_buf_reserve(out, keys.n * SG__KEY_SIZE)) goto done;
   for (size_t j = 0; j < keys.n; j++)
-    if (put32(out, keys.v[j].off) || put32(out, keys.v[j].lt) || put32(out, keys.v[j].ord))
+    if (put32(out, keys.v[j].off) ||
+        put32(out, (keys.v[j].lt & 3) << SG__KEY_TIER_SHIFT | keys.v[j].ord))
       goto done;
   if (pad8(out, base)) goto done;
 
@@ -475,7 +477,7 @@ done:
 
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
   if (!opts || !opts->default_locale || opts->n_supported == 0 ||
-      opts->n_supported > SG__MAX_LOCALES || n > UINT32_MAX - 1)
+      opts->n_supported > SG__MAX_LOCALES || n > SG__MAX_ITEMS)
     return -1;
   size_t def = SIZE_MAX;
   for (size_t i = 0; i < opts->n_supported; i++)

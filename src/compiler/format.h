@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 1u
+#define SG__ART_VERSION 2u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0          /* 8 bytes */
@@ -44,8 +44,14 @@
 #define SG__LOC_FRAGIDX_N 64     /* u64, always item_count */
 #define SG__LOC_SIZE 72
 
-/* Key record: u32 text offset, u32 (length << 2 | tier), u32 item ordinal. */
-#define SG__KEY_SIZE 12
+/* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from
+ * its offset to the next NUL: the text pool stores every normalised text followed by a
+ * NUL (normalised text never contains one), and its last byte is a NUL. */
+#define SG__KEY_SIZE 8
+#define SG__KEY_TIER_SHIFT 30
+#define SG__KEY_ORD_MASK ((1u << SG__KEY_TIER_SHIFT) - 1)
+/* Items are numbered by 30-bit ordinals. */
+#define SG__MAX_ITEMS SG__KEY_ORD_MASK
 /* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 ordinals[10]. */
 #define SG__BUCKET_SIZE (4 * 13)
 /* Fragment index record: u32 offset into the fragment pool, u32 length. */

@@ -1,0 +1,328 @@
+/*
+ * Side-by-side query benchmark: suggestd's artifact lookup against SQLite FTS5, on the
+ * same items and the same query mix, in one process and one run.
+ *
+ *   query_bench --artifact A.art --items ITEMS.jsonl --fts-db DB
+ *               [--mix top|spread] [--names 2000] [--rounds 3] [--fts-max 4000]
+ *               [--fts-seconds 60] [--queries-out FILE]
+ *
+ * Query mix: every character-boundary prefix of N display values (what a user types):
+ * "top" takes the N highest-ranked items (cities: the most populous), "spread" takes N
+ * items evenly spaced through the file (package names have no rank).
+ *
+ * suggestd side, per query: sg_normalize_into + sg_artifact_query + assembly of the
+ * fragments into a response body with memcpy (the runtime's build_body shape:
+ * {"items":[…],"list":{"id":…},"requestId":"…"}). Timed per query with
+ * CLOCK_MONOTONIC; the first round warms caches and is not counted.
+ *
+ * SQLite side: an FTS5 table (unicode61, remove_diacritics 2) over displayValue with
+ * the item id and value UNINDEXED, built from the same JSONL in one transaction
+ * (journal off, synchronous off: the most favourable settings for SQLite); the build is
+ * timed from the first line read to the commit, like `suggestd compile`. Each query is
+ * the normalised text as a phrase prefix ("q"*) with ORDER BY rank LIMIT 10 through one
+ * reused prepared statement; the columns are copied into a buffer as the assembly.
+ * FTS5 runs over an evenly spaced sample of at most --fts-max queries in a fixed shuffled
+ * order (100 warm-up queries, then timed queries until the sample or --fts-seconds runs
+ * out, so the run stays bounded); the ratio compares both engines on exactly the
+ * queries FTS5 answered, each engine warm in its own loop.
+ *
+ * Prints one JSON object on stdout.
+ */
+#include <jansson.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compiler/artifact.h"
+#include "compiler/normalize.h"
+
+typedef struct {
+  long long rank;
+  char *id, *value, *dv;
+} item;
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int cmp_rank(const void *a, const void *b) {
+  const item *x = *(const item *const *)a, *y = *(const item *const *)b;
+  if (x->rank != y->rank) return x->rank > y->rank ? -1 : 1;
+  return strcmp(x->id, y->id);
+}
+
+static int cmp_ll(const void *a, const void *b) {
+  long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void die(const char *msg) {
+  fprintf(stderr, "{\"error\":\"%s\"}\n", msg);
+  exit(1);
+}
+
+/* Sorts t[0..n) and prints {"median":…,"p99":…,"p999":…,"mean":…}. */
+static void print_dist(const char *name, long long *t, size_t n) {
+  long long sum = 0;
+  for (size_t i = 0; i < n; i++) sum += t[i];
+  qsort(t, n, sizeof *t, cmp_ll);
+  printf("\"%s\":{\"median\":%lld,\"p99\":%lld,\"p999\":%lld,\"mean\":%lld}", name,
+         n ? t[n / 2] : 0, n ? t[n * 99 / 100] : 0, n ? t[n * 999 / 1000] : 0,
+         n ? sum / (long long)n : 0);
+}
+
+/* ---- suggestd: normalise, look up, assemble ------------------------------------------ */
+
+#define BODY_CAP (64 * 1024)
+static char body[BODY_CAP];
+
+static size_t sg_answer(const sg_artifact *a, const char *q, size_t qlen) {
+  char nb[1024];
+  long nl = sg_normalize_into(q, qlen, nb, sizeof nb);
+  sg_query_result r;
+  sg_artifact_query(a, 0, nb, nl > 0 ? (size_t)nl : 0, &r);
+  static const char rid[] = "0123456789abcdef0123456789abcdef";
+  char *p = body;
+  memcpy(p, "{\"items\":[", 10);
+  p += 10;
+  for (size_t i = 0; i < r.n; i++) {
+    if (p + r.items[i].len + 1 > body + BODY_CAP - 128) break;
+    if (i) *p++ = ',';
+    memcpy(p, r.items[i].json, r.items[i].len);
+    p += r.items[i].len;
+  }
+  memcpy(p, "],\"list\":{\"id\":\"lst_bench\"},\"requestId\":\"", 41);
+  p += 41;
+  memcpy(p, rid, 32);
+  p += 32;
+  *p++ = '"';
+  *p++ = '}';
+  return (size_t)(p - body);
+}
+
+/* ---- SQLite FTS5 --------------------------------------------------------------------- */
+
+static sqlite3 *fts_build(const char *path, item *items, size_t n) {
+  remove(path);
+  sqlite3 *db;
+  if (sqlite3_open(path, &db) != SQLITE_OK) die("sqlite open");
+  char *err = NULL;
+  if (sqlite3_exec(db,
+                   "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-1000000;"
+                   "CREATE VIRTUAL TABLE items USING fts5(dv, id UNINDEXED, value UNINDEXED,"
+                   " tokenize='unicode61 remove_diacritics 2');"
+                   "BEGIN;",
+                   NULL, NULL, &err) != SQLITE_OK)
+    die(err ? err : "sqlite exec");
+  sqlite3_stmt *ins;
+  if (sqlite3_prepare_v2(db, "INSERT INTO items(dv, id, value) VALUES (?, ?, ?)", -1, &ins,
+                         NULL) != SQLITE_OK)
+    die("sqlite prepare insert");
+  for (size_t i = 0; i < n; i++) {
+    sqlite3_bind_text(ins, 1, items[i].dv, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 2, items[i].id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins, 3, items[i].value, -1, SQLITE_STATIC);
+    if (sqlite3_step(ins) != SQLITE_DONE) die("sqlite insert");
+    sqlite3_reset(ins);
+  }
+  sqlite3_finalize(ins);
+  if (sqlite3_exec(db, "COMMIT;", NULL, NULL, &err) != SQLITE_OK) die("sqlite commit");
+  return db;
+}
+
+/* The normalised query as an FTS5 phrase prefix: "text"* with quotes doubled. */
+static int fts_match(const char *q, size_t qlen, char *out, size_t cap) {
+  char nb[1024];
+  long nl = sg_normalize_into(q, qlen, nb, sizeof nb);
+  if (nl <= 0 || (size_t)nl * 2 + 4 > cap) return -1;
+  char *p = out;
+  *p++ = '"';
+  for (long i = 0; i < nl; i++) {
+    if (nb[i] == '"') *p++ = '"';
+    *p++ = nb[i];
+  }
+  *p++ = '"';
+  *p++ = '*';
+  *p = '\0';
+  return 0;
+}
+
+static size_t fts_answer(sqlite3_stmt *st, const char *match) {
+  sqlite3_bind_text(st, 1, match, -1, SQLITE_STATIC);
+  char *p = body;
+  size_t rows = 0;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    for (int c = 0; c < 3; c++) {
+      const unsigned char *t = sqlite3_column_text(st, c);
+      int l = sqlite3_column_bytes(st, c);
+      if (t && p + l < body + BODY_CAP) {
+        memcpy(p, t, (size_t)l);
+        p += l;
+      }
+    }
+    rows++;
+  }
+  sqlite3_reset(st);
+  return rows + (size_t)(p - body);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+int main(int argc, char **argv) {
+  const char *art_path = NULL, *items_path = NULL, *db_path = NULL, *mix = "top",
+             *qout = NULL;
+  size_t names = 2000, fts_max = 4000;
+  double fts_seconds = 60;
+  int rounds = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--artifact")) art_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--items")) items_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--fts-db")) db_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--mix")) mix = argv[i + 1];
+    else if (!strcmp(argv[i], "--names")) names = (size_t)atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--fts-max")) fts_max = (size_t)atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--queries-out")) qout = argv[i + 1];
+    else if (!strcmp(argv[i], "--fts-seconds")) fts_seconds = atof(argv[i + 1]);
+    else die("unknown flag");
+  }
+  if (!art_path || !items_path || !db_path || rounds < 2) die("usage");
+
+  /* Items, read and kept for both engines (this read is part of the FTS5 build time). */
+  long long t_build0 = now_ns();
+  FILE *f = fopen(items_path, "r");
+  if (!f) die("cannot open items");
+  size_t n = 0, cap = 1 << 16;
+  item *items = malloc(cap * sizeof *items);
+  char *line = NULL;
+  size_t lcap = 0;
+  while (getline(&line, &lcap, f) > 0) {
+    json_t *o = json_loads(line, 0, NULL);
+    if (!o) continue;
+    const char *id = json_string_value(json_object_get(o, "id"));
+    const char *value = json_string_value(json_object_get(o, "value"));
+    const char *dv = json_string_value(json_object_get(o, "displayValue"));
+    if (!id || !value) die("item without id or value");
+    if (n == cap) items = realloc(items, (cap *= 2) * sizeof *items);
+    if (!items) die("oom");
+    items[n].rank = json_integer_value(json_object_get(o, "rank"));
+    items[n].id = strdup(id);
+    items[n].value = strdup(value);
+    items[n].dv = dv ? strdup(dv) : items[n].value;
+    n++;
+    json_decref(o);
+  }
+  free(line);
+  fclose(f);
+  sqlite3 *db = fts_build(db_path, items, n);
+  double fts_build_s = (double)(now_ns() - t_build0) / 1e9;
+
+  /* Query mix. */
+  if (names > n) names = n;
+  item **pick = malloc((names ? names : 1) * sizeof *pick);
+  if (!strcmp(mix, "top")) {
+    item **all = malloc(n * sizeof *all);
+    for (size_t i = 0; i < n; i++) all[i] = &items[i];
+    qsort(all, n, sizeof *all, cmp_rank);
+    memcpy(pick, all, names * sizeof *pick);
+    free(all);
+  } else {
+    for (size_t i = 0; i < names; i++) pick[i] = &items[i * (n / names)];
+  }
+  size_t nq = 0, qcap = 1 << 16;
+  char **qs = malloc(qcap * sizeof *qs);
+  for (size_t i = 0; i < names; i++) {
+    const char *dv = pick[i]->dv;
+    size_t len = strlen(dv);
+    for (size_t k = 1; k <= len && k <= 255; k++) {
+      if (k < len && ((unsigned char)dv[k] & 0xC0) == 0x80) continue;
+      if (nq == qcap) qs = realloc(qs, (qcap *= 2) * sizeof *qs);
+      qs[nq++] = strndup(dv, k);
+    }
+  }
+  if (qout) {
+    FILE *o = fopen(qout, "w");
+    if (!o) die("cannot write queries");
+    for (size_t i = 0; i < nq; i++) fprintf(o, "%s\n", qs[i]);
+    fclose(o);
+  }
+
+  /* suggestd, every query, rounds - 1 counted rounds after a warm-up round. */
+  sg_artifact *a;
+  if (sg_artifact_open_file(art_path, &a)) die("cannot open artifact");
+  size_t counted = (size_t)(rounds - 1) * nq;
+  long long *t_sg = malloc((counted ? counted : 1) * sizeof *t_sg);
+  unsigned long long sink = 0;
+  for (int r = 0; r < rounds; r++)
+    for (size_t i = 0; i < nq; i++) {
+      long long t0 = now_ns();
+      sink += sg_answer(a, qs[i], strlen(qs[i]));
+      long long t1 = now_ns();
+      if (r > 0) t_sg[(size_t)(r - 1) * nq + i] = t1 - t0;
+    }
+
+  /* FTS5 and suggestd on the same sample: evenly spaced queries in a fixed shuffled
+   * order, so stopping FTS5 at its time budget still leaves an unbiased sample. Each
+   * engine runs its own loop (warm-up, then timed) so neither evicts the other's cache. */
+  size_t step = nq > fts_max ? (nq + fts_max - 1) / fts_max : 1;
+  size_t ns = 0, nsamp = 0;
+  size_t *samp = malloc((nq / step + 1) * sizeof *samp);
+  for (size_t i = 0; i < nq; i += step) samp[nsamp++] = i;
+  unsigned long long rng = 0x9E3779B97F4A7C15ull;
+  for (size_t i = nsamp; i > 1; i--) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    size_t j = (size_t)((rng >> 33) % i), tmp = samp[i - 1];
+    samp[i - 1] = samp[j];
+    samp[j] = tmp;
+  }
+  long long *t_fts = malloc((nsamp ? nsamp : 1) * sizeof *t_fts);
+  long long *t_sgs = malloc((nsamp ? nsamp : 1) * sizeof *t_sgs);
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(db,
+                         "SELECT id, value, dv FROM items WHERE items MATCH ?1 ORDER BY rank "
+                         "LIMIT 10",
+                         -1, &st, NULL) != SQLITE_OK)
+    die("sqlite prepare query");
+  char match[2100];
+  for (size_t i = 0; i < nsamp && i < 100; i++) /* warm-up */
+    if (!fts_match(qs[samp[i]], strlen(qs[samp[i]]), match, sizeof match))
+      sink += fts_answer(st, match);
+  long long deadline = now_ns() + (long long)(fts_seconds * 1e9);
+  for (size_t i = 0; i < nsamp && now_ns() < deadline; i++) {
+    const char *q = qs[samp[i]];
+    if (fts_match(q, strlen(q), match, sizeof match)) continue;
+    long long t0 = now_ns();
+    sink += fts_answer(st, match);
+    t_fts[ns] = now_ns() - t0;
+    samp[ns++] = samp[i];
+  }
+  for (int r = 0; r < 2; r++)
+    for (size_t i = 0; i < ns; i++) {
+      const char *q = qs[samp[i]];
+      long long t0 = now_ns();
+      sink += sg_answer(a, q, strlen(q));
+      if (r == 1) t_sgs[i] = now_ns() - t0;
+    }
+  sqlite3_finalize(st);
+
+  printf("{\"items\":%zu,\"mix\":\"%s\",\"names\":%zu,\"queries\":%zu,\"rounds\":%d,", n, mix,
+         names, nq, rounds - 1);
+  print_dist("suggestdNs", t_sg, counted);
+  printf(",\"ftsSample\":%zu,", ns);
+  print_dist("suggestdSampleNs", t_sgs, ns);
+  printf(",");
+  print_dist("fts5Ns", t_fts, ns);
+  double ratio_med = t_sgs[ns / 2] ? (double)t_fts[ns / 2] / (double)t_sgs[ns / 2] : 0;
+  double ratio_p99 =
+      t_sgs[ns * 99 / 100] ? (double)t_fts[ns * 99 / 100] / (double)t_sgs[ns * 99 / 100] : 0;
+  printf(",\"fts5OverSuggestdMedian\":%.1f,\"fts5OverSuggestdP99\":%.1f,"
+         "\"fts5BuildSeconds\":%.2f,\"sink\":%llu}\n",
+         ratio_med, ratio_p99, fts_build_s, sink);
+  sg_artifact_close(a);
+  sqlite3_close(db);
+  return 0;
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# `make bench`: measures suggestd side by side with what users would pick instead and
+# writes bench/RESULTS.md. Every figure comes from this one run on this machine.
+#
+#   1. Publish: `suggestd compile` time and peak RSS, artifact bytes per item and the
+#      ratio to the items' JSONL bytes, runtime activation time; SQLite FTS5 index build
+#      time on the same items (bench/query_bench.c).
+#   2. Lookup: in-process normalise + lookup + response assembly per query (median,
+#      p99), against SQLite FTS5 on the same query mix (bench/query_bench.c).
+#   3. HTTP: wrk (1 thread, 32 keep-alive connections, 10 s, 3 alternating rounds)
+#      against `suggestd runtime` /v1/query on the 135k-city list, next to nginx answering
+#      the same byte size with `return 200` and with a static file.
+#
+# Installs wrk and nginx with apt-get when missing and fetches the datasets. Loopback
+# only (127.0.0.1); every loop is bounded; the whole run takes about 10 minutes.
+# Environment: BENCH_SETS="cities packages-1m packages" limits the datasets,
+# BENCH_HTTP_SECONDS (10) and BENCH_HTTP_ROUNDS (3) shorten the HTTP part for a try-out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+W=$ROOT/bench/work
+SETS=${BENCH_SETS:-"cities packages-1m packages"}
+HTTP_SECONDS=${BENCH_HTTP_SECONDS:-10}
+HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
+CONNS=32
+# BENCH_SUGGESTD points at another build of the binary (recorded in RESULTS.md).
+BIN=${BENCH_SUGGESTD:-$ROOT/build/suggestd}
+mkdir -p "$W"
+log() { printf 'bench: %s\n' "$*" >&2; }
+
+# ---- tools and data ----------------------------------------------------------------------
+need=()
+command -v wrk >/dev/null || need+=(wrk)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v curl >/dev/null || need+=(curl)
+command -v jq >/dev/null || need+=(jq)
+pkg-config --exists sqlite3 || need+=(libsqlite3-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  log "installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y "${need[@]}" >/dev/null 2>&1 ||
+    { apt-get update >/dev/null && apt-get install -y "${need[@]}" >/dev/null; } ||
+    { [[ " ${need[*]} " == *" nginx-light "* ]] &&
+      apt-get install -y "${need[@]/nginx-light/nginx}" >/dev/null; }
+fi
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+scripts/datasets.sh
+make --no-print-directory -s all
+QB=$W/query_bench
+cc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Isrc \
+  $(pkg-config --cflags jansson libutf8proc sqlite3) bench/query_bench.c build/libsuggestd.a \
+  $(pkg-config --libs jansson libutf8proc libsodium sqlite3) -lm -o "$QB"
+
+# Every process this script starts is recorded here and stopped on exit.
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now_ms() { date +%s%3N; }
+
+# ---- 1 + 2: publish and lookup, per dataset ------------------------------------------------
+for set in $SETS; do
+  items=.cache/datasets/$set.jsonl
+  art=$W/$set.art
+  log "compile $set"
+  /usr/bin/time -f '{"compileSeconds":%e,"peakRssKb":%M}' -o "$W/$set.time.json" \
+    "$BIN" compile --input "$items" --output "$art" >"$W/$set.compile.json"
+  jq -n --slurpfile t "$W/$set.time.json" --slurpfile c "$W/$set.compile.json" \
+    --arg raw "$(stat -c %s "$items")" --arg lines "$(wc -l <"$items")" \
+    '$t[0] + {artifactBytes: $c[0].bytes, contentHash: $c[0].contentHash,
+              itemCount: $c[0].itemCount, rawBytes: ($raw|tonumber), lines: ($lines|tonumber)}' \
+    >"$W/$set.publish.json"
+  mix=spread
+  [ "$set" = cities ] && mix=top
+  log "lookup + FTS5 $set"
+  "$QB" --artifact "$art" --items "$items" --fts-db "$W/$set.fts.db" --mix "$mix" \
+    --names 2000 --rounds 3 --fts-max 3000 --fts-seconds 45 \
+    --queries-out "$W/$set.queries" >"$W/$set.lookup.json"
+  rm -f "$W/$set.fts.db"
+done
+
+# ---- 3: HTTP ---------------------------------------------------------------------------
+# The runtime serves a hand-built edge directory written the way the edge store writes
+# it (temp file + rename, REVISION bump), so no control plane is needed.
+HTTP_STATUS=skipped
+THREADS=$(nproc)
+# The runtime lands on main separately; without it the HTTP table says so.
+if ! "$BIN" runtime 2>&1 | grep -q 'unknown command'; then HTTP_STATUS=run; fi
+if [ "$HTTP_STATUS" = run ] && [[ " $SETS " == *" cities "* ]]; then
+  D=$W/http
+  rm -rf "$D"
+  E=$D/data/edge
+  for k in artifacts lists keys apps workspaces subscriptions signing-keys; do mkdir -p "$E/$k"; done
+  put() { # put FILE CONTENT: atomic write, then bump REVISION
+    printf '%s' "$2" >"$1.tmp-bench" && mv "$1.tmp-bench" "$1"
+    rev=$(cat "$E/REVISION" 2>/dev/null || echo 0)
+    printf '%s\n' $((rev + 1)) >"$E/REVISION.tmp-bench" && mv "$E/REVISION.tmp-bench" "$E/REVISION"
+  }
+  put_artifact() { # put_artifact PATH -> prints sha256:<hex>
+    local h
+    h=$(sha256sum "$1" | cut -d' ' -f1)
+    cp "$1" "$E/artifacts/$h.sga.tmp-bench" && mv "$E/artifacts/$h.sga.tmp-bench" "$E/artifacts/$h.sga"
+    echo "sha256:$h"
+  }
+  list_rec() { # list_rec HASH|null
+    local h=null
+    [ "$1" != null ] && h="\"$1\""
+    printf '{"id":"lst_bench","workspaceId":"wsp_bench","visibility":"public","status":"active",'
+    printf '"queryPolicy":{"minQueryChars":1,"debounceMs":150},'
+    printf '"localePolicy":{"defaultLocale":"en","supportedLocales":["en"]},'
+    printf '"activeVersionNumber":%s,"activeContentHash":%s}' "$([ "$h" = null ] && echo null || echo 1)" "$h"
+  }
+  PK=pk_bench_public_0123456789abcdef
+  put "$E/workspaces/wsp_bench.json" '{"id":"wsp_bench","status":"active"}'
+  put "$E/apps/app_bench.json" '{"id":"app_bench","workspaceId":"wsp_bench","status":"active","monthlyQuota":null}'
+  put "$E/lists/lst_bench.json" "$(list_rec null)"
+  put "$E/keys/$(printf '%s' "$PK" | sha256sum | cut -d' ' -f1).json" \
+    '{"id":"pk_bench","applicationId":"app_bench","listId":"lst_bench","status":"active","origins":[]}'
+
+  RPORT=$(free_port)
+  "$BIN" runtime --data-dir "$D/data" --runtime-listen "127.0.0.1:$RPORT" --threads "$THREADS" \
+    --quiet 2>"$D/runtime.log" &
+  RPID=$!
+  PIDS+=("$RPID")
+  for _ in $(seq 200); do
+    curl -sf "http://127.0.0.1:$RPORT/healthz" >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  boot() { curl -s "http://127.0.0.1:$RPORT/v1/bootstrap?key=$PK" | jq -r '.activeVersionHash // empty'; }
+
+  # Activation: from the list record naming a new artifact to the runtime serving it
+  # (bootstrap reports its hash). Bounded at 120 s per artifact.
+  activate() { # activate ARTIFACT -> prints {"hash":…,"activateMs":…}
+    local h t0 t1
+    h=$(put_artifact "$1")
+    t0=$(now_ms)
+    put "$E/lists/lst_bench.json" "$(list_rec "$h")"
+    for _ in $(seq 12000); do
+      [ "$(boot)" = "$h" ] && break
+      sleep 0.01
+    done
+    t1=$(now_ms)
+    [ "$(boot)" = "$h" ] || { log "activation of $1 timed out"; exit 1; }
+    printf '{"hash":"%s","activateMs":%d}\n' "$h" $((t1 - t0))
+  }
+  for set in $SETS; do
+    [ "$set" = cities ] && continue
+    log "activate $set"
+    activate "$W/$set.art" >"$W/$set.activate.json"
+  done
+  log "activate cities"
+  activate "$W/cities.art" >"$W/cities.activate.json" # the HTTP runs use the city list
+
+  # Request paths: every prefix of the 2,000 most populous city names, in that order.
+  python3 - "$W/cities.queries" "$PK" >"$D/paths" <<'PY'
+import sys, urllib.parse
+key = sys.argv[2]
+for q in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    if q:
+        print(f"/v1/query?key={key}&q={urllib.parse.quote(q, safe='')}")
+PY
+  # Mean body size over the first 2,000 paths (one keep-alive connection; bounded).
+  BODY=$(python3 - "$D/paths" "$RPORT" <<'PY'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[2]), timeout=10)
+n = total = bad = 0
+for path in open(sys.argv[1]).read().split("\n")[:2000]:
+    if not path:
+        continue
+    c.request("GET", path)
+    r = c.getresponse()
+    total += len(r.read())
+    bad += r.status != 200
+    n += 1
+print(json.dumps({"meanBytes": total // n, "sampled": n, "non200": bad}))
+PY
+)
+  BYTES=$(jq -r .meanBytes <<<"$BODY")
+
+  # nginx: its own config on loopback, worker_processes = runtime threads, no access log.
+  NG=$D/nginx
+  mkdir -p "$NG/www" "$NG/tmp"
+  head -c "$BYTES" /dev/zero | tr '\0' 'a' >"$NG/www/body.json"
+  NPORT_R=$(free_port)
+  NPORT_F=$(free_port)
+  cat >"$NG/nginx.conf" <<EOF
+worker_processes $THREADS;
+pid $NG/nginx.pid;
+error_log $NG/error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $NG/tmp; proxy_temp_path $NG/tmp; fastcgi_temp_path $NG/tmp;
+  uwsgi_temp_path $NG/tmp; scgi_temp_path $NG/tmp;
+  keepalive_requests 100000000;
+  keepalive_timeout 60s;
+  default_type application/json;
+  server {
+    listen 127.0.0.1:$NPORT_R;
+    location / { return 200 "$(cat "$NG/www/body.json")"; }
+  }
+  server {
+    listen 127.0.0.1:$NPORT_F;
+    root $NG/www;
+    location / { rewrite ^ /body.json break; }
+  }
+}
+EOF
+  "$NGINX" -c "$NG/nginx.conf" -p "$NG" &
+  PIDS+=("$!")
+  for _ in $(seq 200); do
+    curl -sf "http://127.0.0.1:$NPORT_F/x" >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+
+  rss() { awk '/^VmRSS/ {print $2}' "/proc/$RPID/status"; }
+  hwm() { awk '/^VmHWM/ {print $2}' "/proc/$RPID/status"; }
+  run_wrk() { # run_wrk NAME PORT SECONDS -> appends one JSON line to $D/wrk.jsonl
+    BENCH_PATHS=$D/paths timeout $(($3 + 30)) wrk -t1 -c$CONNS -d"$3s" --latency \
+      -s "$ROOT/bench/paths.lua" "http://127.0.0.1:$2" >"$D/wrk.out" 2>&1
+    grep '^JSON ' "$D/wrk.out" | sed 's/^JSON //' |
+      jq -c --arg n "$1" --argjson r "${ROUND:-0}" '. + {target: $n, round: $r}' >>"$D/wrk.jsonl"
+  }
+  : >"$D/wrk.jsonl"
+  log "HTTP warm-up"
+  ROUND=0 run_wrk suggestd "$RPORT" 2
+  ERR0=$(grep -c '"error"' "$D/runtime.log" || true)
+  RSS0=$(rss)
+  for r in $(seq "$HTTP_ROUNDS"); do
+    log "HTTP round $r/$HTTP_ROUNDS"
+    ROUND=$r run_wrk suggestd "$RPORT" "$HTTP_SECONDS"
+    ROUND=$r run_wrk nginx-return "$NPORT_R" "$HTTP_SECONDS"
+    ROUND=$r run_wrk nginx-static "$NPORT_F" "$HTTP_SECONDS"
+  done
+  RSS1=$(rss)
+  ERR1=$(grep -c '"error"' "$D/runtime.log" || true)
+  jq -n --argjson body "$BODY" --arg rss0 "$RSS0" --arg rss1 "$RSS1" --arg hwm "$(hwm)" \
+    --arg err "$((ERR1 - ERR0))" --arg threads "$THREADS" --arg paths "$(wc -l <"$D/paths")" \
+    '{body: $body, rssBeforeKb: ($rss0|tonumber), rssAfterKb: ($rss1|tonumber),
+      hwmKb: ($hwm|tonumber), runtimeErrors: ($err|tonumber), threads: ($threads|tonumber),
+      paths: ($paths|tonumber)}' >"$D/http.json"
+  cleanup
+  PIDS=()
+fi
+
+# ---- RESULTS.md ----------------------------------------------------------------------------
+log "writing bench/RESULTS.md"
+COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
+BENCH_BIN=$BIN python3 bench/report.py "$W" "$HTTP_STATUS" "$COMMIT" "$SETS" "$HTTP_SECONDS" "$HTTP_ROUNDS" \
+  >bench/RESULTS.md
+log "done: bench/RESULTS.md"
