@@ -104,6 +104,7 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     free(st);
     return -1;
   }
+  snprintf(st->dir, sizeof st->dir, "%s", spec);
   sqlite3_busy_timeout(st->db, 10000);
   /* WAL for concurrent readers and the admin CLI; synchronous=FULL so that an
    * acknowledged write survives kill -9 and power loss. */

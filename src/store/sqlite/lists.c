@@ -185,8 +185,7 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   return SG_E_OK;
 }
 
-/* True when the If-Match header value names etag (a list of tags or "*"). */
-static bool if_match_ok(const char *if_match, const char *etag) {
+bool sg__sq_if_match_ok(const char *if_match, const char *etag) {
   size_t el = strlen(etag);
   const char *p = if_match;
   while (*p) {
@@ -223,7 +222,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   if (if_match) {
     char etag[48];
     sg_store_list_etag(cur, etag);
-    if (!if_match_ok(if_match, etag)) {
+    if (!sg__sq_if_match_ok(if_match, etag)) {
       rc = SG_E_PRECONDITION_FAILED;
       *out = cur;
       cur = NULL;
