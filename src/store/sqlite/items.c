@@ -266,7 +266,7 @@ static sg_err begin_item_write(sg_store *st, const char *workspace_id, const cha
   if (if_match) {
     char etag[48];
     sg_store_item_etag(*cur, etag);
-    if (!sg__sq_if_match_ok(if_match, etag)) return SG_E_PRECONDITION_FAILED;
+    if (!sg_etag_match(if_match, etag)) return SG_E_PRECONDITION_FAILED;
   }
   return SG_E_OK;
 }

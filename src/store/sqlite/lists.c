@@ -185,23 +185,6 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   return SG_E_OK;
 }
 
-bool sg__sq_if_match_ok(const char *if_match, const char *etag) {
-  size_t el = strlen(etag);
-  const char *p = if_match;
-  while (*p) {
-    while (*p == ' ' || *p == ',') p++;
-    if (!*p) break;
-    const char *start = p;
-    while (*p && *p != ',') p++;
-    const char *end = p;
-    while (end > start && end[-1] == ' ') end--;
-    size_t n = (size_t)(end - start);
-    if (n == 1 && *start == '*') return true;
-    if (n == el && memcmp(start, etag, n) == 0) return true;
-  }
-  return false;
-}
-
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
@@ -222,7 +205,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   if (if_match) {
     char etag[48];
     sg_store_list_etag(cur, etag);
-    if (!sg__sq_if_match_ok(if_match, etag)) {
+    if (!sg_etag_match(if_match, etag)) {
       rc = SG_E_PRECONDITION_FAILED;
       *out = cur;
       cur = NULL;

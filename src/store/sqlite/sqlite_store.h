@@ -38,8 +38,6 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
 /* SG_E_OK when list_id is an active list of workspace_id, else SG_E_LIST_ARCHIVED,
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held. */
 sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id);
-/* True when the If-Match header value names etag (a list of tags or "*"). */
-bool sg__sq_if_match_ok(const char *if_match, const char *etag);
 /* Takes the list's next item clock (see migration 3): every item change of one write
  * transaction is stamped with it. Call inside a write transaction with st->mu held.
  * Returns 0 and *clock, or -1. */
