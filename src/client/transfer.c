@@ -323,7 +323,7 @@ int sg_cmd_import(int argc, char **argv) {
   sg_buf body;
   sg_buf_init(&body, MAX_RESPONSE);
   request_setup(&cl, "POST", path, hdrs, &body);
-  upload u = {f, &p};
+  upload u = {f, &p, false};
   curl_easy_setopt(cl.curl, CURLOPT_POST, 1L);
   curl_easy_setopt(cl.curl, CURLOPT_READFUNCTION, read_body);
   curl_easy_setopt(cl.curl, CURLOPT_READDATA, &u);
