@@ -125,6 +125,9 @@ static void import_apply(void *arg, sg_resp *resp) {
   int64_t t0 = sg_mono_ms();
   sg_err e = sg_store_import_apply(x->c->cfg.store, x->imp, x->who.workspace_id, x->list_id,
                                    x->replace, IMPORT_MAX_ERRORS, &n, &bad, &n_bad);
+  /* The staging file goes now, before the answer, not when the connection is done. */
+  sg_store_import_free(x->imp);
+  x->imp = NULL;
   fprintf(stderr,
           "{\"level\":\"info\",\"msg\":\"import\",\"list\":\"%s\",\"items\":%lld,"
           "\"streamMs\":%lld,\"applyMs\":%lld,\"ok\":%s,\"requestId\":\"%s\"}\n",
