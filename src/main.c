@@ -11,6 +11,7 @@
 #include "common/util.h"
 #include "control/control.h"
 #include "compiler/cli.h"
+#include "runtime/runtime.h"
 
 typedef int (*sg_cmd_fn)(int argc, char **argv);
 
@@ -23,6 +24,7 @@ typedef struct {
 static const sg_cmd commands[] = {
     {"serve", sg_cmd_serve, "control plane + runtime on SQLite and an edge directory"},
     {"control", sg_cmd_control, "the control plane alone"},
+    {"runtime", sg_cmd_runtime, "the public /v1 API alone, on an edge store"},
     {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},
     {"compile", sg_cmd_compile, "compile a JSONL file of items into an artifact"},
     {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
@@ -50,6 +52,7 @@ int main(int argc, char **argv) {
   }
   for (const sg_cmd *c = commands; c->name; c++)
     if (strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
-  fprintf(stderr, "{\"error\":\"unknown command '%s'; see suggestd --help\"}\n", argv[1]);
+  /* Through the JSON encoder, so a command word with quotes still gives valid JSON. */
+  sg__cli_fail("unknown command '%s'; see suggestd --help", argv[1]);
   return 2;
 }

@@ -343,9 +343,15 @@ int sg_cmd_admin(int argc, char **argv) {
   for (const admin_cmd *k = cmds; k->noun && a.npos >= 2; k++)
     if (strcmp(k->noun, a.pos[0]) == 0 && strcmp(k->verb, a.pos[1]) == 0) cmd = k;
   if (!cmd) {
-    fprintf(stderr, "usage: suggestd admin <command> --data-dir DIR\n");
-    for (const admin_cmd *k = cmds; k->noun; k++) fprintf(stderr, "  %s\n", k->usage);
-    return sg__cli_fail("unknown admin command", NULL);
+    /* The usage goes inside the one JSON error object: stderr stays machine-readable. */
+    char usage[1024] = "";
+    for (const admin_cmd *k = cmds; k->noun; k++) {
+      strncat(usage, k == cmds ? "" : "; ", sizeof usage - strlen(usage) - 1);
+      strncat(usage, k->usage, sizeof usage - strlen(usage) - 1);
+    }
+    return sg__cli_fail("unknown admin command; usage: suggestd admin <command> --data-dir DIR, "
+                        "where <command> is one of: %s",
+                        usage);
   }
   ctx c = {.a = &a};
   if (sg__cli_open(&a, &c.st, &c.edge)) return 1;

@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
+#include "runtime/runtime.h"
 #include "store/store.h"
 
 static const sg_flag_spec serve_flags[] = {
@@ -26,7 +27,7 @@ static const sg_flag_spec serve_flags[] = {
 
 int sg__cli_fail(const char *fmt, const char *arg) {
   /* fmt is always a literal with at most one %s (see cli.h). */
-  char msg[512];
+  char msg[1536];
   const char *pct = strstr(fmt, "%s");
   if (pct)
     snprintf(msg, sizeof msg, "%.*s%s%s", (int)(pct - fmt), fmt, arg ? arg : "", pct + 2);
@@ -125,12 +126,35 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     fprintf(stderr, "{\"level\":\"info\",\"msg\":\"control plane listening\",\"url\":\"http://%s\"}\n",
             cc.listen);
   }
-  (void)with_runtime;
-  (void)selection_rate;
+  sg_runtime *rt = NULL;
+  if (with_runtime) {
+    const char *dir = sg_args_get(&a, "data-dir");
+    const char *edge_spec = sg_args_get(&a, "edge");
+    char edge_path[4096], state[4096];
+    if (!edge_spec) {
+      snprintf(edge_path, sizeof edge_path, "%s/edge", dir);
+      edge_spec = edge_path;
+    }
+    snprintf(state, sizeof state, "%s/runtime", dir ? dir : ".");
+    sg_runtime_config rc = {
+        .listen = sg_args_get_or(&a, "runtime-listen", "127.0.0.1:8081"),
+        .edge = edge_spec,
+        .state_dir = state,
+        .selection_rate = selection_rate,
+        .access_log = true,
+    };
+    if (sg_runtime_start(&rc, &rt)) {
+      sg_control_stop(ctl);
+      sg_store_close(st);
+      sg_edge_close(edge);
+      return 1;
+    }
+  }
   fflush(stderr);
   int sig = 0;
   sigwait(&set, &sig);
   fprintf(stderr, "{\"level\":\"info\",\"msg\":\"shutting down\",\"signal\":%d}\n", sig);
+  sg_runtime_stop(rt);
   sg_control_stop(ctl);
   sg_store_close(st);
   sg_edge_close(edge);

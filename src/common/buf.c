@@ -31,6 +31,7 @@ int sg_buf_reserve(sg_buf *b, size_t extra) {
   while (ncap < need) ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
   char *p = realloc(b->data, ncap);
   if (!p) return -1;
+  if (!b->data) p[0] = '\0'; /* a fresh allocation is an empty string, not garbage */
   b->data = p;
   b->cap = ncap;
   return 0;
@@ -64,7 +65,19 @@ int sg_buf_printf(sg_buf *b, const char *fmt, ...) {
   return 0;
 }
 
+static int json_str(sg_buf *b, const char *s, size_t n);
+
+/* All or nothing, like every other append: a literal that does not fit under the cap is
+ * rolled back rather than left half-written (which would corrupt the JSON around it). */
 int sg_buf_json_str(sg_buf *b, const char *s, size_t n) {
+  size_t len0 = b->len;
+  if (json_str(b, s, n) == 0) return 0;
+  b->len = len0;
+  if (b->data) b->data[len0] = '\0';
+  return -1;
+}
+
+static int json_str(sg_buf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   if (sg_buf_putc(b, '"')) return -1;
   size_t run = 0; /* start of the pending run of bytes that need no escape */

@@ -1,8 +1,9 @@
 /*
  * PATCH /api/v1/lists/{id}: any of name, visibility, status, queryPolicy, localePolicy,
- * displayOrder. Partial policy objects are merged into the current ones. If-Match (an
- * ETag or "*") is checked inside the store's write transaction, so two racing writers
- * cannot both pass it.
+ * displayOrder. Partial policy objects are merged into the current ones by the store,
+ * inside its write transaction, which also re-checks that the default locale is still a
+ * supported one. If-Match (an ETag or "*") is checked inside that same transaction, so
+ * two racing writers cannot both pass it.
  */
 #include <string.h>
 #include <strings.h>
@@ -69,7 +70,11 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
       const json_t *m = json_object_get(v, "minQueryChars"), *d = json_object_get(v, "debounceMs");
       if (m) check_int(fields, m, "queryPolicy.minQueryChars", 1, 32), json_object_set(qp, "minQueryChars", (json_t *)m);
       if (d) check_int(fields, d, "queryPolicy.debounceMs", 0, 5000), json_object_set(qp, "debounceMs", (json_t *)d);
-      json_object_set_new(ch, "queryPolicy", qp);
+      /* qp (merged with the current list) is for validation only; the store gets just
+       * the members sent and merges them inside its transaction, so a concurrent PATCH
+       * of the other member is not reverted by this one. */
+      json_decref(qp);
+      json_object_set(ch, "queryPolicy", (json_t *)v);
     }
   }
   if ((v = json_object_get(body, "localePolicy"))) {
@@ -118,7 +123,8 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
                                          strcasecmp(def, json_string_value(t)) == 0) in = true;
       if (!in && json_is_array(sup))
         sg_field_error(fields, "localePolicy.defaultLocale", "must be one of supportedLocales");
-      json_object_set_new(ch, "localePolicy", lp);
+      json_decref(lp);
+      json_object_set(ch, "localePolicy", (json_t *)v); /* partial, as for queryPolicy */
     }
   }
   return ch;
@@ -160,6 +166,14 @@ void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_re
     json_decref(cur);
     sg_resp_header(resp, "ETag", etag);
     sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
+  if (e == SG_E_INVALID_REQUEST) {
+    /* A concurrent PATCH changed the locale policy between our check and the write. */
+    json_decref(cur);
+    json_t *f = NULL;
+    sg_field_error(&f, "localePolicy.defaultLocale", "must be one of supportedLocales");
+    sg_resp_invalid_fields(resp, req, f);
     return;
   }
   if (e != SG_E_OK) {

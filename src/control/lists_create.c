@@ -33,6 +33,9 @@ void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
     sg__store_error(req, resp, e);
     return;
   }
+  /* The runtime learns about the list now, so a key made for it before the first publish
+   * answers list_not_published rather than invalid_key. */
+  json_decref(sg__edge_sync_list(c, who, list));
   char loc[128];
   snprintf(loc, sizeof loc, "/api/v1/lists/%s", json_string_value(json_object_get(list, "id")));
   sg_resp_header(resp, "Location", loc);

@@ -62,6 +62,32 @@ const char *sg_req_query(const sg_req *r, const char *name) {
   return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Percent-decodes the path and query arguments in place, like libmicrohttpd's default,
+ * except that "%00" stays as the three literal characters. Decoding it to a NUL would
+ * cut the C string short, so "/lists/lst_X%00junk" would silently name lst_X and
+ * "limit=1%00junk" would read as 1; kept literal, such input fails validation. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+  char *r = s, *w = s;
+  while (*r) {
+    int hi, lo;
+    if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi | lo)) {
+      *w++ = (char)(hi * 16 + lo);
+      r += 3;
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = '\0';
+  return (size_t)(w - s);
+}
+
 static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -76,15 +102,39 @@ static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
               (socklen_t)outsz);
 }
 
+/* Appends s as a JSON string of at most cap bytes of content that is valid UTF-8: a
+ * byte that does not start a well-formed sequence becomes '?', and the cap never cuts
+ * a character in half. The path and method are client input (the path decoded by the
+ * server), so without this one log line could be invalid JSON for a log pipeline. */
+static void log_str(sg_buf *line, const char *s, size_t cap) {
+  char out[600];
+  if (cap > sizeof out) cap = sizeof out;
+  size_t o = 0;
+  for (size_t i = 0; s[i] && o < cap;) {
+    unsigned char c = (unsigned char)s[i];
+    size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    bool ok = len == 1 || (len > 1 && strnlen(s + i, len) == len && sg_utf8_valid(s + i, len));
+    if (!ok) {
+      out[o++] = '?';
+      i++;
+      continue;
+    }
+    if (o + len > cap) break; /* a whole character that does not fit: stop before it */
+    memcpy(out + o, s + i, len);
+    o += len;
+    i += len;
+  }
+  sg_buf_json_str(line, out, o);
+}
+
 static void access_log(const sg_http_server *s, const sg_req *req, int status, int64_t us) {
   sg_buf line;
   sg_buf_init(&line, 4096);
   sg_buf_printf(&line, "{\"ts\":%lld,\"listener\":\"%s\",\"method\":", (long long)sg_now_ms(),
                 s->cfg.log_name ? s->cfg.log_name : "http");
-  sg_buf_json_str(&line, req->method, strlen(req->method));
+  log_str(&line, req->method, 32);
   sg_buf_puts(&line, ",\"path\":");
-  size_t plen = strlen(req->path);
-  sg_buf_json_str(&line, req->path, plen > 512 ? 512 : plen);
+  log_str(&line, req->path, 512);
   sg_buf_printf(&line, ",\"status\":%d,\"latencyUs\":%lld,\"requestId\":\"%s\"}\n", status,
                 (long long)us, req->request_id);
   if (line.data) fputs(line.data, stderr);
@@ -300,8 +350,11 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
       MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-      1u, MHD_OPTION_END);
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+      /* No MHD_OPTION_LISTENING_ADDRESS_REUSE: its value 1 adds SO_REUSEPORT, which lets
+       * a second process bind the same port and silently take half the requests. The
+       * default (SO_REUSEADDR only) still allows an immediate restart. */
+      MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
   if (!s->d) {
     snprintf(err, errsz, "cannot listen on %s", cfg->listen);
     free(s);

@@ -102,9 +102,13 @@ sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id,
 sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
                           const json_t *after, json_t **data, bool *more);
 /* Applies validated changes (keys: name, visibility, status, queryPolicy, localePolicy,
- * displayOrder; whole objects for the two policies) atomically. When if_match is not NULL
- * it must equal the current ETag (or be "*") inside the same transaction, else
- * SG_E_PRECONDITION_FAILED with *out set to the current list. */
+ * displayOrder) atomically. The two policies may be partial objects: only the members
+ * given are written, merged with the current values inside the transaction, so
+ * concurrent PATCHes of different members do not undo each other. When if_match is not
+ * NULL it must equal the current ETag (or be "*") inside the same transaction, else
+ * SG_E_PRECONDITION_FAILED with *out set to the current list. If the merged result's
+ * defaultLocale is not one of its supportedLocales, nothing is written and
+ * SG_E_INVALID_REQUEST is returned. */
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out);
 

@@ -370,3 +370,30 @@ def test_cli_import_export_publish(ctl, tmp_path):
     r = cli("import", "--control-url", url, "--secret-key-file", str(tmp_path / "missing"),
             "--list", lst["id"], str(src))
     assert r.returncode != 0 and "error" in json.loads(r.stderr)
+
+
+def test_runtime_serves_edits_only_after_publish(make_server):
+    # With the runtime merged: what a user queries changes only when a publish activates.
+    from conftest import wait_until
+    s = make_server()
+    t = s.tenant()
+    lst = t.create_list(visibility="public")
+    assert do_import(t, lst["id"], [{"value": "Paris"}, {"value": "Lyon"}],
+                     mode="replace").status == 200
+    v1 = t.publish(lst["id"])
+    pk = t.publishable_key(lst["id"])["publishableKey"]
+
+    def served(text):
+        r = s.runtime("GET", "/v1/query", params={"key": pk, "q": text})
+        return [i["value"] for i in r.json().get("items", [])]
+
+    assert wait_until(lambda: served("par") == ["Paris"], timeout=3)
+    paris = by_value(export(t, lst["id"]))["Paris"]
+    t.api("PATCH", f"/lists/{lst['id']}/items/{paris['id']}", {"value": "Parma"})
+    do_import(t, lst["id"], [{"value": "Lille"}])
+    time.sleep(0.5)
+    assert served("par") == ["Paris"] and served("lil") == []
+    v2 = t.publish(lst["id"])
+    assert v2["contentHash"] != v1["contentHash"]
+    assert wait_until(lambda: served("par") == ["Parma"], timeout=3)
+    assert served("lil") == ["Lille"]

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
@@ -108,10 +109,20 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
-  /* The slug is unique per workspace: the first free of base, base-2, base-3, … */
-  for (int attempt = 1; attempt < 1000; attempt++) {
-    if (attempt == 1) snprintf(slug, sizeof slug, "%s", base);
-    else snprintf(slug, sizeof slug, "%s-%d", base, attempt);
+  /* The slug is unique per workspace: the first free of base, base-2, … base-100; past
+   * that (a workspace with a hundred lists of one name) a random suffix, so a valid
+   * create never fails for want of a slug and never probes thousands of rows. */
+  for (int attempt = 1; attempt <= 120; attempt++) {
+    if (attempt == 1) {
+      snprintf(slug, sizeof slug, "%s", base);
+    } else if (attempt <= 100) {
+      snprintf(slug, sizeof slug, "%s-%d", base, attempt);
+    } else {
+      char rnd[32];
+      sg_random_id("", rnd, sizeof rnd);
+      for (char *p = rnd; *p; p++) *p = (char)tolower((unsigned char)*p);
+      snprintf(slug, sizeof slug, "%s-%.8s", base, rnd);
+    }
     sqlite3_stmt *s = sg__sq_prep(st, q);
     if (!s) break;
     sg__sq_text(s, 1, id);
@@ -185,6 +196,16 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   return SG_E_OK;
 }
 
+/* The invariant of a locale policy: its default is one of its supported locales. */
+static bool default_locale_supported(const json_t *lp) {
+  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
+  size_t i;
+  const json_t *t;
+  json_array_foreach(json_object_get(lp, "supportedLocales"), i, t)
+    if (def && json_is_string(t) && strcasecmp(def, json_string_value(t)) == 0) return true;
+  return false;
+}
+
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
@@ -253,6 +274,12 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   cur = NULL;
   rc = sg__sq_list_load(st, workspace_id, id, out);
   if (rc != SG_E_OK) goto rollback;
+  if (!default_locale_supported(json_object_get(*out, "localePolicy"))) {
+    json_decref(*out);
+    *out = NULL;
+    rc = SG_E_INVALID_REQUEST;
+    goto rollback;
+  }
   if (sg__sq_commit(st)) {
     json_decref(*out);
     *out = NULL;

@@ -1,0 +1,145 @@
+/*
+ * GET /v1/query?key=…&q=…[&locale=…]
+ *
+ * Checks, in order: key (401 invalid_key), Origin (403 origin_not_allowed), access token
+ * of a private list (401 invalid_token), q present and valid UTF-8 (400
+ * invalid_request), q at most 255 code points as sent (400 query_too_long), list
+ * published (404 list_not_published), artifact open (503 artifact_unavailable), the
+ * normalised q at least minQueryChars (200 query_too_short, not billed), the monthly
+ * quota (200 quota_exceeded). Then the artifact lookup, whose prebuilt JSON fragments
+ * are copied into a per-thread buffer: nothing is allocated here except by MHD.
+ */
+#include <sodium.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "compiler/normalize.h"
+#include "runtime/rt.h"
+
+#define Q_MAX_CP 255
+
+static _Thread_local char tl_norm[SG__RT_SCRATCH];
+
+/* "\"" + 32 hex of BLAKE2b-128(body) + "\"". */
+static void body_etag(const char *body, size_t len, char out[35]) {
+  uint8_t d[16];
+  crypto_generichash(d, sizeof d, (const unsigned char *)body, len, NULL, 0);
+  out[0] = '"';
+  sg_hex(d, sizeof d, out + 1);
+  out[33] = '"';
+  out[34] = '\0';
+}
+
+static const char *arg(struct MHD_Connection *conn, const char *name, size_t *len) {
+  const char *v = NULL;
+  *len = 0;
+  if (MHD_lookup_connection_value_n(conn, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v, len) !=
+      MHD_YES)
+    return NULL;
+  return v;
+}
+
+/* Writes {"items":[…],"list":{"id":…},"requestId":"…"[,"code":…,"message":…]} into
+ * out[0..cap). Returns the length, or the length needed when it exceeds cap. */
+static size_t build_body(char *out, size_t cap, const sg_query_result *res, const char *id_json,
+                         const char *rid, sg_err code) {
+  size_t need = 10 + 1 + 17 + strlen(id_json) + 15 + SG__REQID_LEN + 2;
+  char tail[160] = "";
+  if (code != SG_E_OK)
+    snprintf(tail, sizeof tail, ",\"code\":\"%s\",\"message\":\"%s\"", sg_err_code(code),
+             sg_err_message(code));
+  size_t tl = strlen(tail);
+  need += tl;
+  for (size_t i = 0; res && i < res->n; i++) need += res->items[i].len + 1;
+  if (need > cap) return need;
+  char *p = out;
+#define PUT(s, n)                                                                          \
+  do {                                                                                     \
+    memcpy(p, (s), (n));                                                                   \
+    p += (n);                                                                              \
+  } while (0)
+  PUT("{\"items\":[", 10);
+  for (size_t i = 0; res && i < res->n; i++) {
+    if (i) *p++ = ',';
+    PUT(res->items[i].json, res->items[i].len);
+  }
+  PUT("],\"list\":{\"id\":", 15);
+  PUT(id_json, strlen(id_json));
+  PUT("},\"requestId\":\"", 15);
+  PUT(rid, SG__REQID_LEN);
+  *p++ = '"';
+  PUT(tail, tl);
+  *p++ = '}';
+#undef PUT
+  return (size_t)(p - out);
+}
+
+enum MHD_Result sg__h_query(sg__rt_req *r) {
+  size_t klen, qlen, llen;
+  const char *key = arg(r->conn, "key", &klen);
+  const char *q = arg(r->conn, "q", &qlen);
+  const char *locale = arg(r->conn, "locale", &llen);
+  if (locale && (llen == 0 || llen > 35 || memchr(locale, '\0', llen))) locale = NULL;
+
+  const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
+  const sg__rt_key *k = NULL;
+  sg_err e = sg__rt_authorize(r, s, key, klen, &k);
+  if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
+    const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+    e = sg__token_verify(s, auth, k, sg_now_s());
+  }
+  if (e == SG_E_OK && (!q || !sg_utf8_valid(q, qlen))) e = SG_E_INVALID_REQUEST;
+  if (e == SG_E_OK && sg_utf8_count(q, qlen) > Q_MAX_CP) e = SG_E_QUERY_TOO_LONG;
+  if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
+  if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;
+  long nlen = 0;
+  if (e == SG_E_OK) {
+    nlen = sg_normalize_into(q, qlen, tl_norm, sizeof tl_norm);
+    if (nlen == -2) e = SG_E_QUERY_TOO_LONG;
+    else if (nlen < 0) e = SG_E_INVALID_REQUEST;
+  }
+  if (e != SG_E_OK) {
+    sg__rcu_leave(&r->rt->rcu);
+    return sg__rt_error(r, e, NULL, NULL);
+  }
+
+  const sg__rt_list *l = k->list;
+  const sg_artifact *a = l->art->a;
+  const char *tag = NULL;
+  int loc = sg_artifact_resolve_locale(a, locale, &tag);
+  char rid[SG__REQID_LEN + 1];
+  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, rid);
+  const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
+
+  sg_query_result res;
+  res.n = 0;
+  sg_err code = SG_E_OK;
+  if ((long)sg_utf8_count(tl_norm, (size_t)nlen) < l->min_query_chars) {
+    code = SG_E_QUERY_TOO_SHORT; /* not billed */
+  } else if (!sg__quota_take(k->app->slot, k->app->limited ? k->app->monthly_quota : UINT64_MAX)) {
+    code = SG_E_QUOTA_EXCEEDED;
+    cache = "private, no-store";
+  } else {
+    sg_artifact_query(a, loc, tl_norm, (size_t)nlen, &res);
+  }
+
+  char *body = sg__rt_scratch();
+  size_t len = build_body(body, SG__RT_SCRATCH, &res, l->id_json, rid, code);
+  char *big = NULL;
+  if (len > SG__RT_SCRATCH) { /* rare: very long items; the only allocation on this path */
+    big = malloc(len);
+    if (big) build_body(big, len, &res, l->id_json, rid, code);
+    body = big;
+  }
+  sg__rcu_leave(&r->rt->rcu);
+  if (!body) return sg__rt_error(r, SG_E_INTERNAL, NULL, NULL);
+
+  char etag[35];
+  body_etag(body, len, etag);
+  sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
+  enum MHD_Result ret;
+  if (sg__rt_inm_matches(r, etag)) ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
+  else ret = sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
+  free(big);
+  return ret;
+}

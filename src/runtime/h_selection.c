@@ -1,0 +1,64 @@
+/*
+ * POST /v1/selection — a fire-and-forget report that the user picked an item.
+ *
+ * Body: see selection_parse.c (JSON, or text/plain holding JSON, at most 4 KiB; the key
+ * travels in the body). Checks, in order: body is a JSON object (400 invalid_request;
+ * over 4 KiB 413), key (401 invalid_key), Origin (403), fields (400 invalid_request),
+ * access token of a private list (401 invalid_token), list published (404
+ * list_not_published), listId equals the key's list (400 invalid_request), per-key rate
+ * limit (429 rate_limited with retry-after). A duplicate selectionId (24 h) is answered
+ * 200 like the first but not recorded twice. The event is queued for the writer thread.
+ */
+#include <jansson.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "runtime/rt.h"
+
+enum MHD_Result sg__h_selection(sg__rt_req *r) {
+  sg__selection sel;
+  sg_err e = sg__selection_parse(r->body, r->body_len, &sel);
+  if (e != SG_E_OK) {
+    sg__selection_free(&sel);
+    r->cors = true;
+    return sg__rt_error(r, e, NULL, NULL);
+  }
+  const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
+  const sg__rt_key *k = NULL;
+  e = sg__rt_authorize(r, s, sel.key, sel.key_len, &k);
+  if (e == SG_E_OK && sel.bad_field) e = SG_E_INVALID_REQUEST;
+  if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
+    const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+    e = sg__token_verify(s, auth, k, sg_now_s());
+  }
+  if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
+  if (e == SG_E_OK && strcmp(sel.list_id, k->list->id) != 0) e = SG_E_INVALID_REQUEST;
+  sg__rt_hdrs h = {0};
+  if (e == SG_E_OK) {
+    int retry = sg__ratelimit_hit(r->rt->rl, r->key_digest, sg_mono_ms());
+    if (retry > 0) {
+      e = SG_E_RATE_LIMITED;
+      h.retry_after = retry;
+    }
+  }
+  if (e == SG_E_OK) {
+    sg__ev_result res = sg__events_submit(r->rt->events, &sel, k->app->id, k->id, sg_now_ms());
+    if (res == SG__EV_BUSY) {
+      e = SG_E_UNAVAILABLE;
+      h.retry_after = 1;
+    }
+  }
+  sg__rcu_leave(&r->rt->rcu);
+  enum MHD_Result ret;
+  if (e != SG_E_OK) {
+    ret = sg__rt_error(r, e, NULL, &h);
+  } else {
+    /* The selectionId exactly as sent (validated: hex digits and dashes only). */
+    char body[64];
+    const char *sent = json_string_value(json_object_get(sel.root, "selectionId"));
+    int n = snprintf(body, sizeof body, "{\"selectionId\":\"%s\"}", sent);
+    ret = sg__rt_respond(r, MHD_HTTP_OK, body, (size_t)n, NULL);
+  }
+  sg__selection_free(&sel);
+  return ret;
+}

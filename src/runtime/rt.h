@@ -1,0 +1,300 @@
+/*
+ * Internals of the runtime shared across the files of src/runtime (not a public API).
+ *
+ * Threads: MHD workers (request handlers), one loader (edge poll, snapshot swap, quota
+ * flush), one event writer (selection NDJSON). Request threads never block on the
+ * loader: they read the current snapshot through sg__rcu_enter/leave.
+ */
+#ifndef SG_RUNTIME_RT_H
+#define SG_RUNTIME_RT_H
+
+#include <microhttpd.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "compiler/artifact.h"
+#include "edge/edge.h"
+#include "runtime/runtime.h"
+
+/* ================================================================ origins ======== */
+
+#define SG__ORIGIN_MAX 256
+
+/* Canonical form of an allow-list entry or a request Origin: lower-case,
+ * "scheme://host[:port]" with an optional single leading "*." label in the host of an
+ * allow-list entry (allow_wildcard). Returns the length or -1 when malformed. */
+long sg__origin_canon(const char *in, size_t len, bool allow_wildcard, char *out, size_t outsz);
+/* True when the request origin (any case, as sent) matches one of the canonical
+ * entries (n == 0: none matches; a key without origins is flagged any_origin instead). */
+bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size_t len);
+
+/* ================================================================ request ids ===== */
+
+#define SG__REQID_LEN 36 /* "req_" + 32 hex */
+
+/* Deterministic requestId of a query response: "req_" + hex of the first 16 bytes of
+ * SHA-256(key 0x00 nq 0x00 locale 0x00 content_hash). Inputs are length-delimited by
+ * the NUL separators (none of them contains NUL). */
+void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
+                      const char *locale, const char *content_hash, char out[SG__REQID_LEN + 1]);
+void sg__reqid_random(char out[SG__REQID_LEN + 1]);
+
+/* ================================================================ rate limit ====== */
+
+typedef struct sg__ratelimit sg__ratelimit;
+
+/* A fixed-window (one minute) counter per key digest, in a bounded table. */
+sg__ratelimit *sg__ratelimit_new(unsigned per_minute);
+void sg__ratelimit_free(sg__ratelimit *rl);
+/* Counts one hit at now_ms (monotonic). Returns 0 when allowed, else the seconds until
+ * the window ends (>= 1), for retry-after. */
+int sg__ratelimit_hit(sg__ratelimit *rl, const uint8_t digest[32], int64_t now_ms);
+
+/* ================================================================ quota =========== */
+
+typedef struct {
+  _Atomic uint64_t used; /* served queries this month */
+  uint64_t flushed;      /* value last written (loader thread only) */
+  char app_id[SG_EDGE_MAX_ID + 1];
+} sg__quota_slot;
+
+typedef struct sg__quota sg__quota;
+
+/* UTC calendar month of a Unix time as year*12 + (month-1). */
+int sg__utc_month(int64_t unix_s);
+/* Opens the counters file path (JSON {"month":"YYYY-MM","used":{"app":n,…}}); counts
+ * of another month than `month` are dropped. A missing file is an empty table. */
+int sg__quota_open(const char *path, int month, sg__quota **out);
+/* The slot of app_id, created at 0 if new. Slots live until sg__quota_close, so
+ * snapshots hold plain pointers to them. Loader thread only. */
+sg__quota_slot *sg__quota_slot_for(sg__quota *q, const char *app_id);
+/* Request threads: takes one unit unless used >= limit. Returns true when taken. */
+bool sg__quota_take(sg__quota_slot *s, uint64_t limit);
+/* Writes the file when a counter changed; on a new month resets every counter first.
+ * Loader thread only. Returns 0 or -1. */
+int sg__quota_flush(sg__quota *q, int month);
+void sg__quota_close(sg__quota *q);
+
+/* ================================================================ selection body == */
+
+#define SG__SELECTION_MAX_BODY 4096
+#define SG__SELECTION_MAX_FIELD 256
+#define SG__SELECTION_MAX_QUERY 1024
+#define SG__SELECTION_MAX_POSITION 1000000
+
+typedef struct {
+  void *root;             /* the parsed json_t (owned) */
+  const char *key;        /* NULL when missing or not a string */
+  size_t key_len;
+  char selection_id[37];  /* lower-case canonical UUID */
+  const char *query_request_id, *list_id, *item_id, *query; /* query may be NULL */
+  int64_t position;
+  const char *bad_field;  /* first invalid field, NULL when every field is valid */
+} sg__selection;
+
+/* Parses a selection report body[0..len). Returns SG_E_OK when the body is a JSON
+ * object (the key may still be missing and bad_field may be set: the handler checks the
+ * key and origin first), SG_E_PAYLOAD_TOO_LARGE over SG__SELECTION_MAX_BODY, or
+ * SG_E_INVALID_REQUEST when it is not an object. Unknown fields are ignored. Call
+ * sg__selection_free in every case. */
+sg_err sg__selection_parse(const char *body, size_t len, sg__selection *s);
+void sg__selection_free(sg__selection *s);
+
+/* ================================================================ events ========== */
+
+typedef struct sg__events sg__events;
+
+typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY } sg__ev_result;
+
+/* Opens <dir> (created), reloads selection ids seen in the last 24 h from its segments
+ * and starts the writer thread. */
+int sg__events_open(const char *dir, sg__events **out);
+/* Dedupes on selectionId (24 h window) and queues the event for the writer thread. */
+sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const char *app_id,
+                                const char *key_id, int64_t now_ms);
+/* Stops the writer after it drained the queue and fsync'd. */
+void sg__events_close(sg__events *ev);
+/* Blocks until every event queued so far is written and fsync'd (tests, shutdown). */
+void sg__events_sync(sg__events *ev);
+
+/* ================================================================ snapshot ======== */
+
+typedef enum { SG__VIS_PRIVATE, SG__VIS_PUBLIC, SG__VIS_SHARED } sg__visibility;
+
+typedef struct sg__rt_art {
+  _Atomic long refs;
+  sg_artifact *a;
+  char hash[72]; /* "sha256:<hex>" */
+} sg__rt_art;
+
+typedef struct {
+  char *id;
+  char *workspace_id;
+  sg__visibility visibility;
+  bool archived;
+  bool published;      /* has an active content hash and is not archived */
+  int min_query_chars;
+  char *content_hash;  /* "sha256:<hex>" or NULL */
+  sg__rt_art *art;     /* NULL when published but the artifact could not be opened */
+  char *id_json;       /* the id as a JSON string literal, quotes included */
+  char *bootstrap;     /* prebuilt bootstrap body */
+  size_t bootstrap_len;
+  char bootstrap_etag[40];
+} sg__rt_list;
+
+typedef struct {
+  char *id;
+  char *workspace_id;
+  bool active;
+  bool limited;
+  uint64_t monthly_quota;
+  sg__quota_slot *slot;
+} sg__rt_app;
+
+typedef struct {
+  uint8_t digest[32];
+  bool used;
+  bool valid;          /* key, app, workspace, list and (cross-workspace) subscription ok */
+  char *id;            /* "pk_…" record id */
+  sg__rt_app *app;
+  sg__rt_list *list;
+  bool any_origin;     /* created without origins: every Origin is accepted */
+  char **origins;      /* canonical entries (malformed ones are dropped) */
+  size_t n_origins;
+} sg__rt_key;
+
+typedef struct {
+  char *kid;
+  uint8_t public_key[32];
+} sg__rt_signing_key;
+
+typedef struct sg__rt_snapshot {
+  uint64_t revision;
+  bool missing_artifact; /* some published list has no openable artifact: retry */
+  sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
+  size_t key_mask;
+  sg__rt_list *lists;    /* sorted by id */
+  size_t n_lists;
+  sg__rt_app *apps;      /* sorted by id */
+  size_t n_apps;
+  sg__rt_signing_key *signing_keys;
+  size_t n_signing_keys;
+  sg__rt_art **arts;     /* one reference each */
+  size_t n_arts;
+  void *arena;
+} sg__rt_snapshot;
+
+/* Builds a snapshot of the whole edge store. Artifacts already open in prev (may be
+ * NULL) are shared (refcount) instead of reopened. Quota slots come from q. */
+int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
+                      sg__rt_snapshot **out);
+void sg__snapshot_free(sg__rt_snapshot *s);
+/* The key entry of a digest, or NULL. Lock-free, allocation-free. */
+const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
+
+/* ================================================================ rcu ============= */
+
+#define SG__RCU_SLOTS 256
+
+typedef struct {
+  _Atomic uint64_t epoch; /* 0 = quiescent */
+  char pad[56];
+} sg__rcu_slot;
+
+typedef struct {
+  uint64_t id;
+  _Atomic(sg__rt_snapshot *) cur;
+  _Atomic uint64_t epoch;
+  _Atomic unsigned nslots;
+  _Atomic long overflow; /* readers without a slot (more than SG__RCU_SLOTS threads) */
+  sg__rcu_slot slots[SG__RCU_SLOTS];
+} sg__rcu;
+
+void sg__rcu_init(sg__rcu *r, sg__rt_snapshot *first);
+/* Readers: the current snapshot, valid until sg__rcu_leave. Not nestable. */
+const sg__rt_snapshot *sg__rcu_enter(sg__rcu *r);
+void sg__rcu_leave(sg__rcu *r);
+/* Writer (one thread): installs s, waits until no reader can hold the old snapshot,
+ * and returns the old one (caller frees it). */
+sg__rt_snapshot *sg__rcu_publish(sg__rcu *r, sg__rt_snapshot *s);
+
+/* ================================================================ token =========== */
+
+/* Verifies `Authorization: Bearer <token>` (auth may be NULL) for key k's private list
+ * against the snapshot's signing keys. Returns SG_E_OK or SG_E_INVALID_TOKEN. */
+sg_err sg__token_verify(const sg__rt_snapshot *s, const char *auth, const sg__rt_key *k,
+                        int64_t now_s);
+
+/* ================================================================ server ========== */
+
+struct sg_runtime {
+  sg_runtime_config cfg;
+  char *listen_copy, *state_dir;
+  sg_edge *edge;
+  sg__rcu rcu;
+  sg__quota *quota;
+  sg__events *events;
+  sg__ratelimit *rl;
+  struct MHD_Daemon *mhd;
+  unsigned port;
+  pthread_t loader;
+  atomic_bool stopping;
+  pthread_mutex_t stop_mu;
+  pthread_cond_t stop_cv;
+};
+
+/* One request as the handlers see it. */
+typedef struct {
+  struct MHD_Connection *conn;
+  sg_runtime *rt;
+  const char *method, *path;
+  int64_t t0_us;
+  char xrid[129];       /* echoed x-request-id, or a generated one */
+  bool xrid_generated;  /* xrid is ours (may then double as the body's requestId) */
+  const char *origin;   /* Origin header or NULL */
+  size_t origin_len;
+  bool cors;            /* echo Origin in Access-Control-Allow-Origin */
+  uint8_t key_digest[32]; /* set by sg__rt_authorize */
+  unsigned status;      /* for the access log */
+  /* POST body (selection) */
+  size_t body_len;
+  bool body_too_big;
+  char body[SG__SELECTION_MAX_BODY + 1];
+} sg__rt_req;
+
+typedef struct {
+  const char *etag;           /* with quotes */
+  const char *cache_control;  /* default "no-store" */
+  int retry_after;            /* > 0: retry-after header */
+  bool www_authenticate;
+} sg__rt_hdrs;
+
+/* Queues a response with the common headers (x-request-id, CORS, Vary, content-type). */
+enum MHD_Result sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len,
+                               const sg__rt_hdrs *h);
+/* Queues the runtime error body {code, message, requestId} for e. request_id NULL: the
+ * generated x-request-id, or a fresh random id when the client sent its own (a body
+ * never repeats client input). */
+enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id,
+                             const sg__rt_hdrs *h);
+/* The publishable key digest lookup + validity + origin check shared by the handlers.
+ * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
+sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,
+                        const sg__rt_key **out);
+/* True when the request's If-None-Match lists etag (weak comparison, or "*"). */
+bool sg__rt_inm_matches(const sg__rt_req *r, const char *etag);
+/* Per-thread scratch buffer of at least SG__RT_SCRATCH bytes. */
+#define SG__RT_SCRATCH (64 * 1024)
+char *sg__rt_scratch(void);
+
+/* Handlers (one file each). */
+enum MHD_Result sg__h_query(sg__rt_req *r);
+enum MHD_Result sg__h_bootstrap(sg__rt_req *r);
+enum MHD_Result sg__h_selection(sg__rt_req *r);
+enum MHD_Result sg__h_health(sg__rt_req *r);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * The runtime: the public /v1 API (query, bootstrap, selection) served from an in-memory
+ * snapshot of the edge store. It never opens the relational store.
+ *
+ * sg_runtime_start loads the edge store, starts the HTTP listener (libmicrohttpd, a
+ * thread pool of one thread per CPU), a loader thread that polls the edge revision every
+ * 200 ms and swaps in a new snapshot, and a writer thread for selection events. Every
+ * call into the runtime from outside happens on the starting thread.
+ */
+#ifndef SG_RUNTIME_RUNTIME_H
+#define SG_RUNTIME_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+  const char *listen;         /* "host:port", "[v6]:port" or ":port"; port 0 = any free */
+  const char *edge;           /* edge store spec (directory path; "redis://…" later) */
+  const char *state_dir;      /* durable runtime files: quota counters, selection events
+                                 and dedupe; created if missing */
+  unsigned selection_rate;    /* selection reports per minute per publishable key; 0 = 600 */
+  unsigned threads;           /* HTTP worker threads; 0 = number of CPUs */
+  unsigned poll_ms;           /* edge revision poll period; 0 = 200 */
+  bool access_log;            /* JSON-lines access log on stderr */
+} sg_runtime_config;
+
+typedef struct sg_runtime sg_runtime;
+
+/* Starts the runtime. On success *out owns it and the listening address has been printed
+ * to stderr as one JSON line {"level":"info","msg":"runtime listening","url":"http://h:p"}.
+ * Returns 0, or -1 after printing an {"error":…} line to stderr. */
+int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out);
+/* The bound port (useful with port 0). */
+unsigned sg_runtime_port(const sg_runtime *rt);
+/* Stops accepting, finishes in-flight requests, flushes quota counters and selection
+ * events, and frees everything. */
+void sg_runtime_stop(sg_runtime *rt);
+
+/* `suggestd runtime --edge DIR | --data-dir DIR [--runtime-listen 127.0.0.1:8081]
+ *  [--selection-rate 600] [--state-dir DIR] [--threads N] [--quiet]`: runs until SIGTERM
+ * or SIGINT. Returns the process exit code. */
+int sg_cmd_runtime(int argc, char **argv);
+
+#endif

@@ -1,0 +1,445 @@
+/*
+ * Snapshots: the whole edge store decoded into read-only tables.
+ *
+ * Built by the loader thread (never on a request thread), published through sg__rcu,
+ * and freed once no reader can hold it. Everything a request needs is precomputed here:
+ * a key's validity (key, application, workspace, list, cross-workspace subscription),
+ * canonical origins, the bootstrap body and its ETag, the open artifact of each
+ * published list. Artifacts are shared between consecutive snapshots by content hash
+ * (refcounted), so a reload that does not change a list does not reopen its artifact.
+ */
+#include <jansson.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/util.h"
+#include "runtime/rt.h"
+
+/* ---------------------------------------------------------------- arena ---------- */
+
+typedef struct block {
+  struct block *next;
+  size_t used, cap;
+  char data[];
+} block;
+
+static void *arena_alloc(void **arena, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  block *b = *arena;
+  if (!b || b->cap - b->used < n) {
+    size_t cap = n > 65536 ? n : 65536;
+    block *nb = malloc(sizeof *nb + cap);
+    if (!nb) return NULL;
+    nb->next = b;
+    nb->used = 0;
+    nb->cap = cap;
+    *arena = b = nb;
+  }
+  void *p = b->data + b->used;
+  b->used += n;
+  return p;
+}
+
+static char *arena_strdup(void **arena, const char *s) {
+  if (!s) return NULL;
+  size_t n = strlen(s);
+  char *p = arena_alloc(arena, n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+static void arena_free(void *arena) {
+  for (block *b = arena; b;) {
+    block *n = b->next;
+    free(b);
+    b = n;
+  }
+}
+
+/* ---------------------------------------------------------------- loading -------- */
+
+typedef struct {
+  char *id;
+  bool active;
+} ws_rec;
+
+typedef struct {
+  json_t **v;
+  char **ids;
+  size_t n, cap;
+} recs;
+
+static int collect(const char *id, const char *json, size_t len, void *ctx) {
+  recs *r = ctx;
+  json_t *o = json_loadb(json, len, 0, NULL);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return 0; /* an unreadable record is as good as absent */
+  }
+  if (r->n == r->cap) {
+    size_t nc = r->cap ? r->cap * 2 : 64;
+    json_t **nv = realloc(r->v, nc * sizeof *nv);
+    if (!nv) goto oom;
+    r->v = nv;
+    char **ni = realloc(r->ids, nc * sizeof *ni);
+    if (!ni) goto oom;
+    r->ids = ni;
+    r->cap = nc;
+  }
+  r->ids[r->n] = strdup(id);
+  if (!r->ids[r->n]) goto oom;
+  r->v[r->n++] = o;
+  return 0;
+oom:
+  json_decref(o);
+  return -1;
+}
+
+static void recs_free(recs *r) {
+  for (size_t i = 0; i < r->n; i++) {
+    json_decref(r->v[i]);
+    free(r->ids[i]);
+  }
+  free(r->v);
+  free(r->ids);
+}
+
+static const char *jstr(json_t *o, const char *k) {
+  json_t *v = json_object_get(o, k);
+  return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static bool jstatus_is(json_t *o, const char *want) {
+  const char *s = jstr(o, "status");
+  return s && strcmp(s, want) == 0;
+}
+
+static int cmp_list(const void *a, const void *b) {
+  return strcmp(((const sg__rt_list *)a)->id, ((const sg__rt_list *)b)->id);
+}
+static int cmp_app(const void *a, const void *b) {
+  return strcmp(((const sg__rt_app *)a)->id, ((const sg__rt_app *)b)->id);
+}
+static int cmp_ws(const void *a, const void *b) {
+  return strcmp(((const ws_rec *)a)->id, ((const ws_rec *)b)->id);
+}
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static sg__rt_list *find_list(sg__rt_snapshot *s, const char *id) {
+  sg__rt_list k = {.id = (char *)id};
+  return id ? bsearch(&k, s->lists, s->n_lists, sizeof k, cmp_list) : NULL;
+}
+static sg__rt_app *find_app(sg__rt_snapshot *s, const char *id) {
+  sg__rt_app k = {.id = (char *)id};
+  return id ? bsearch(&k, s->apps, s->n_apps, sizeof k, cmp_app) : NULL;
+}
+
+static void art_release(sg__rt_art *a) {
+  if (a && atomic_fetch_sub(&a->refs, 1) == 1) {
+    sg_artifact_close(a->a);
+    free(a);
+  }
+}
+
+/* The shared artifact of hash: from this snapshot, the previous one, or opened now. */
+static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev,
+                               const char *hash) {
+  for (size_t i = 0; i < s->n_arts; i++)
+    if (strcmp(s->arts[i]->hash, hash) == 0) return s->arts[i];
+  sg__rt_art *a = NULL;
+  for (size_t i = 0; prev && i < prev->n_arts; i++)
+    if (strcmp(prev->arts[i]->hash, hash) == 0) {
+      a = prev->arts[i];
+      atomic_fetch_add(&a->refs, 1);
+      break;
+    }
+  if (!a) {
+    char path[4096];
+    sg_artifact *art;
+    if (sg_edge_artifact_path(e, hash, path, sizeof path) || sg_artifact_open_file(path, &art))
+      return NULL;
+    a = calloc(1, sizeof *a);
+    if (!a) {
+      sg_artifact_close(art);
+      return NULL;
+    }
+    atomic_init(&a->refs, 1);
+    a->a = art;
+    snprintf(a->hash, sizeof a->hash, "%s", hash);
+  }
+  s->arts[s->n_arts++] = a;
+  return a;
+}
+
+static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev, json_t *o,
+                      const char *file_id, sg__rt_list *l) {
+  const char *id = jstr(o, "id");
+  if (!id) id = file_id;
+  const char *status = jstr(o, "status");
+  if (status && strcmp(status, "active") != 0 && strcmp(status, "archived") != 0)
+    return 1; /* deleted or unknown: as if absent */
+  l->archived = status && strcmp(status, "archived") == 0;
+  l->id = arena_strdup(&s->arena, id);
+  l->workspace_id = arena_strdup(&s->arena, jstr(o, "workspaceId"));
+  const char *vis = jstr(o, "visibility");
+  l->visibility = !vis                          ? SG__VIS_PRIVATE
+                  : strcmp(vis, "public") == 0 ? SG__VIS_PUBLIC
+                  : strcmp(vis, "shared") == 0 ? SG__VIS_SHARED
+                                               : SG__VIS_PRIVATE;
+  json_t *qp = json_object_get(o, "queryPolicy");
+  json_t *mqc = json_object_get(qp, "minQueryChars"), *deb = json_object_get(qp, "debounceMs");
+  int64_t min_chars = json_is_integer(mqc) ? json_integer_value(mqc) : 1;
+  int64_t debounce = json_is_integer(deb) ? json_integer_value(deb) : 150;
+  if (min_chars < 1) min_chars = 1;
+  if (min_chars > 32) min_chars = 32;
+  if (debounce < 0) debounce = 0;
+  if (debounce > 5000) debounce = 5000;
+  l->min_query_chars = (int)min_chars;
+  const char *hash = jstr(o, "activeContentHash");
+  if (hash) l->content_hash = arena_strdup(&s->arena, hash);
+  l->published = hash && !l->archived;
+  if (l->published) {
+    l->art = art_acquire(e, s, prev, hash);
+    if (!l->art) s->missing_artifact = true;
+  }
+
+  /* Prebuilt bootstrap body and its ETag. */
+  json_t *lp = json_object_get(o, "localePolicy");
+  const char *dflt = jstr(lp, "defaultLocale");
+  if (!dflt) dflt = "en";
+  json_t *sup = json_object_get(lp, "supportedLocales");
+  sg_buf b;
+  sg_buf_init(&b, 0);
+  int rc = sg_buf_puts(&b, "{\"list\":{\"id\":");
+  rc = rc || sg_buf_json_str(&b, l->id, strlen(l->id));
+  rc = rc || sg_buf_puts(&b, "},\"activeVersionHash\":");
+  rc = rc || (l->published ? sg_buf_json_str(&b, hash, strlen(hash)) : sg_buf_puts(&b, "null"));
+  rc = rc || sg_buf_printf(&b, ",\"queryPolicy\":{\"minQueryChars\":%d,\"debounceMs\":%d}",
+                           (int)min_chars, (int)debounce);
+  rc = rc || sg_buf_puts(&b, ",\"localePolicy\":{\"defaultLocale\":");
+  rc = rc || sg_buf_json_str(&b, dflt, strlen(dflt));
+  rc = rc || sg_buf_puts(&b, ",\"supportedLocales\":[");
+  size_t nsup = 0;
+  if (json_is_array(sup)) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(sup, i, v) {
+      if (!json_is_string(v)) continue;
+      rc = rc || (nsup++ ? sg_buf_putc(&b, ',') : 0);
+      rc = rc || sg_buf_json_str(&b, json_string_value(v), json_string_length(v));
+    }
+  }
+  if (nsup == 0) rc = rc || sg_buf_json_str(&b, dflt, strlen(dflt));
+  rc = rc || sg_buf_puts(&b, "]}}");
+  if (!rc) {
+    l->bootstrap = arena_alloc(&s->arena, b.len + 1);
+    if (l->bootstrap) memcpy(l->bootstrap, b.data, b.len + 1);
+    l->bootstrap_len = b.len;
+    uint8_t d[32];
+    sg_sha256(b.data, b.len, d);
+    l->bootstrap_etag[0] = '"';
+    sg_hex(d, 16, l->bootstrap_etag + 1);
+    strcpy(l->bootstrap_etag + 33, "\"");
+  }
+  sg_buf_free(&b);
+  /* The id as a JSON literal, for the query body. */
+  sg_buf_init(&b, 0);
+  rc = rc || sg_buf_json_str(&b, l->id, strlen(l->id));
+  if (!rc) l->id_json = arena_strdup(&s->arena, b.data);
+  sg_buf_free(&b);
+  return (rc || !l->id || !l->bootstrap || !l->id_json) ? -1 : 0;
+}
+
+static bool hex_digest(const char *hex, uint8_t out[32]) {
+  if (strlen(hex) != 64) return false;
+  size_t bl;
+  return sodium_hex2bin(out, 32, hex, 64, NULL, &bl, NULL) == 0 && bl == 32;
+}
+
+int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
+                      sg__rt_snapshot **out) {
+  sg__rt_snapshot *s = calloc(1, sizeof *s);
+  if (!s) return -1;
+  recs r[SG_EDGE__KINDS];
+  memset(r, 0, sizeof r);
+  ws_rec *ws = NULL;
+  char **subs = NULL;
+  size_t n_subs = 0;
+  int rc = -1;
+  if (sg_edge_revision(e, &s->revision)) goto done;
+  for (int k = 0; k < SG_EDGE__KINDS; k++)
+    if (sg_edge_foreach(e, (sg_edge_kind)k, collect, &r[k])) goto done;
+
+  /* Workspaces. */
+  recs *rw = &r[SG_EDGE_WORKSPACE];
+  ws = calloc(rw->n + 1, sizeof *ws);
+  if (!ws) goto done;
+  for (size_t i = 0; i < rw->n; i++) {
+    const char *id = jstr(rw->v[i], "id");
+    ws[i].id = (char *)(id ? id : rw->ids[i]);
+    ws[i].active = jstatus_is(rw->v[i], "active");
+  }
+  qsort(ws, rw->n, sizeof *ws, cmp_ws);
+
+  /* Active subscriptions as "workspaceId\x01listId". */
+  recs *rs = &r[SG_EDGE_SUBSCRIPTION];
+  subs = calloc(rs->n + 1, sizeof *subs);
+  if (!subs) goto done;
+  for (size_t i = 0; i < rs->n; i++) {
+    const char *w = jstr(rs->v[i], "workspaceId"), *l = jstr(rs->v[i], "listId");
+    if (!w || !l || !jstatus_is(rs->v[i], "active")) continue;
+    size_t n = strlen(w) + strlen(l) + 2;
+    char *k = arena_alloc(&s->arena, n);
+    if (!k) goto done;
+    snprintf(k, n, "%s\x01%s", w, l);
+    subs[n_subs++] = k;
+  }
+  qsort(subs, n_subs, sizeof *subs, cmp_str);
+
+  /* Apps. */
+  recs *ra = &r[SG_EDGE_APP];
+  s->apps = calloc(ra->n + 1, sizeof *s->apps);
+  if (!s->apps) goto done;
+  for (size_t i = 0; i < ra->n; i++) {
+    sg__rt_app *a = &s->apps[s->n_apps];
+    const char *id = jstr(ra->v[i], "id");
+    a->id = arena_strdup(&s->arena, id ? id : ra->ids[i]);
+    a->workspace_id = arena_strdup(&s->arena, jstr(ra->v[i], "workspaceId"));
+    a->active = jstatus_is(ra->v[i], "active");
+    json_t *mq = json_object_get(ra->v[i], "monthlyQuota");
+    a->limited = json_is_integer(mq);
+    a->monthly_quota = a->limited && json_integer_value(mq) > 0 ? (uint64_t)json_integer_value(mq) : 0;
+    if (!a->id || !sg_edge_id_valid(a->id)) continue;
+    a->slot = sg__quota_slot_for(q, a->id);
+    if (!a->slot) goto done;
+    s->n_apps++;
+  }
+  qsort(s->apps, s->n_apps, sizeof *s->apps, cmp_app);
+
+  /* Lists (and their artifacts). */
+  recs *rl = &r[SG_EDGE_LIST];
+  s->lists = calloc(rl->n + 1, sizeof *s->lists);
+  s->arts = calloc(rl->n + 1, sizeof *s->arts);
+  if (!s->lists || !s->arts) goto done;
+  for (size_t i = 0; i < rl->n; i++) {
+    int b = build_list(e, s, prev, rl->v[i], rl->ids[i], &s->lists[s->n_lists]);
+    if (b < 0) goto done;
+    if (b == 0) s->n_lists++;
+  }
+  qsort(s->lists, s->n_lists, sizeof *s->lists, cmp_list);
+
+  /* Signing keys (public halves, for token verification). */
+  recs *rk = &r[SG_EDGE_SIGNING_KEY];
+  s->signing_keys = calloc(rk->n + 1, sizeof *s->signing_keys);
+  if (!s->signing_keys) goto done;
+  for (size_t i = 0; i < rk->n; i++) {
+    const char *kid = jstr(rk->v[i], "kid"), *pk = jstr(rk->v[i], "publicKey");
+    sg__rt_signing_key *sk = &s->signing_keys[s->n_signing_keys];
+    size_t bl;
+    if (!kid || !pk ||
+        sodium_base642bin(sk->public_key, sizeof sk->public_key, pk, strlen(pk), NULL, &bl, NULL,
+                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+        bl != 32)
+      continue;
+    if (!(sk->kid = arena_strdup(&s->arena, kid))) goto done;
+    s->n_signing_keys++;
+  }
+
+  /* Publishable keys. */
+  recs *rp = &r[SG_EDGE_KEY];
+  size_t cap = 16;
+  while (cap < rp->n * 2) cap *= 2;
+  s->keys = calloc(cap, sizeof *s->keys);
+  if (!s->keys) goto done;
+  s->key_mask = cap - 1;
+  for (size_t i = 0; i < rp->n; i++) {
+    json_t *o = rp->v[i];
+    uint8_t d[32];
+    if (!hex_digest(rp->ids[i], d)) continue;
+    uint64_t h;
+    memcpy(&h, d, sizeof h);
+    size_t at = (size_t)h & s->key_mask;
+    while (s->keys[at].used) at = (at + 1) & s->key_mask;
+    sg__rt_key *k = &s->keys[at];
+    k->used = true;
+    memcpy(k->digest, d, 32);
+    const char *kid = jstr(o, "id");
+    k->id = arena_strdup(&s->arena, kid ? kid : "");
+    k->app = find_app(s, jstr(o, "applicationId"));
+    k->list = find_list(s, jstr(o, "listId"));
+    json_t *origins = json_object_get(o, "origins");
+    size_t no = json_is_array(origins) ? json_array_size(origins) : 0;
+    k->any_origin = no == 0;
+    k->origins = arena_alloc(&s->arena, (no + 1) * sizeof *k->origins);
+    if (!k->id || !k->origins) goto done;
+    for (size_t j = 0; j < no; j++) {
+      json_t *v = json_array_get(origins, j);
+      char canon[SG__ORIGIN_MAX + 1];
+      if (!json_is_string(v) ||
+          sg__origin_canon(json_string_value(v), json_string_length(v), true, canon,
+                           sizeof canon) < 0)
+        continue;
+      if (!(k->origins[k->n_origins] = arena_strdup(&s->arena, canon))) goto done;
+      k->n_origins++;
+    }
+    /* Validity: every record on the chain exists and is active. */
+    bool ok = jstatus_is(o, "active") && k->app && k->app->active && k->list && k->app->workspace_id;
+    if (ok) {
+      ws_rec wk = {.id = k->app->workspace_id};
+      ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
+      ok = w && w->active;
+    }
+    if (ok && k->list->workspace_id) {
+      /* The list's owner workspace, when known, must be active too. */
+      ws_rec wk = {.id = k->list->workspace_id};
+      ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
+      ok = !w || w->active;
+    }
+    if (ok && (!k->list->workspace_id || strcmp(k->list->workspace_id, k->app->workspace_id) != 0)) {
+      /* Another workspace's list: only shared, and only under an active subscription. */
+      char key[2 * SG_EDGE_MAX_ID + 8];
+      snprintf(key, sizeof key, "%s\x01%s", k->app->workspace_id, k->list->id);
+      const char *kp = key;
+      ok = k->list->visibility == SG__VIS_SHARED &&
+           bsearch(&kp, subs, n_subs, sizeof *subs, cmp_str) != NULL;
+    }
+    k->valid = ok;
+  }
+  rc = 0;
+done:
+  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&r[k]);
+  free(ws);
+  free(subs);
+  if (rc) {
+    sg__snapshot_free(s);
+    return -1;
+  }
+  *out = s;
+  return 0;
+}
+
+void sg__snapshot_free(sg__rt_snapshot *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->n_arts; i++) art_release(s->arts[i]);
+  free(s->arts);
+  free(s->keys);
+  free(s->lists);
+  free(s->apps);
+  free(s->signing_keys);
+  arena_free(s->arena);
+  free(s);
+}
+
+const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]) {
+  uint64_t h;
+  memcpy(&h, digest, sizeof h);
+  for (size_t at = (size_t)h & s->key_mask;; at = (at + 1) & s->key_mask) {
+    const sg__rt_key *k = &s->keys[at];
+    if (!k->used) return NULL;
+    if (memcmp(k->digest, digest, 32) == 0) return k;
+  }
+}

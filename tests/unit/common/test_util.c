@@ -1,0 +1,208 @@
+/* Unit tests of the small helpers (src/common/util.c): UTF-8 validation, checked integer
+ * parsing, ids, digests, time formatting and the test clock offset. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define VALID(lit) assert_true(sg_utf8_valid(lit, sizeof(lit) - 1))
+#define INVALID(lit) assert_false(sg_utf8_valid(lit, sizeof(lit) - 1))
+
+static void test_utf8_valid(void **state) {
+  (void)state;
+  VALID("");
+  VALID("plain ascii ~");
+  VALID("\xc2\x80");                  /* U+0080, smallest 2-byte */
+  VALID("\xdf\xbf");                  /* U+07FF */
+  VALID("\xe0\xa0\x80");              /* U+0800, smallest 3-byte */
+  VALID("\xed\x9f\xbf");              /* U+D7FF, just below the surrogates */
+  VALID("\xee\x80\x80");              /* U+E000, just above them */
+  VALID("\xef\xbf\xbf");              /* U+FFFF */
+  VALID("\xf0\x90\x80\x80");          /* U+10000, smallest 4-byte */
+  VALID("\xf4\x8f\xbf\xbf");          /* U+10FFFF, the last code point */
+  VALID("S\xc3\xa3o Paulo \xf0\x9f\x98\x80");
+}
+
+static void test_utf8_overlongs(void **state) {
+  (void)state;
+  INVALID("\xc0\x80"); /* overlong NUL */
+  INVALID("\xc0\xaf"); /* overlong '/' */
+  INVALID("\xc1\xbf");
+  INVALID("\xe0\x80\x80");
+  INVALID("\xe0\x9f\xbf"); /* overlong U+07FF */
+  INVALID("\xf0\x80\x80\x80");
+  INVALID("\xf0\x8f\xbf\xbf"); /* overlong U+FFFF */
+}
+
+static void test_utf8_surrogates_and_range(void **state) {
+  (void)state;
+  INVALID("\xed\xa0\x80"); /* U+D800 */
+  INVALID("\xed\xbf\xbf"); /* U+DFFF */
+  INVALID("\xed\xa0\xbd\xed\xb8\x80"); /* CESU-8 pair */
+  INVALID("\xf4\x90\x80\x80"); /* U+110000 */
+  INVALID("\xf5\x80\x80\x80");
+  INVALID("\xf8\x88\x80\x80\x80"); /* 5-byte form */
+  INVALID("\xfc\x84\x80\x80\x80\x80");
+  INVALID("\xfe");
+  INVALID("\xff");
+}
+
+static void test_utf8_truncated_and_stray(void **state) {
+  (void)state;
+  INVALID("\xc3");
+  INVALID("abc\xc3");
+  INVALID("\xe2\x82");
+  INVALID("\xf0\x9f\x98");
+  INVALID("\x80");          /* stray continuation */
+  INVALID("a\xbf" "b");
+  INVALID("\xc3\x28");      /* lead byte followed by ASCII */
+  INVALID("\xe2\x28\xa1");
+  INVALID("\xf0\x28\x8c\x28");
+  /* Truncation by the length argument, not by the string. */
+  assert_false(sg_utf8_valid("\xc3\xa9", 1));
+  assert_true(sg_utf8_valid("\xc3\xa9", 2));
+}
+
+static void test_utf8_nul(void **state) {
+  (void)state;
+  INVALID("\0");
+  INVALID("a\0b");
+  INVALID("abc\0");
+  assert_true(sg_utf8_valid("a\0b", 1)); /* the NUL lies outside the range checked */
+}
+
+static void test_utf8_count(void **state) {
+  (void)state;
+  assert_int_equal(sg_utf8_count("", 0), 0);
+  assert_int_equal(sg_utf8_count("abc", 3), 3);
+  assert_int_equal(sg_utf8_count("\xc3\xa9t\xc3\xa9", 5), 3);
+  assert_int_equal(sg_utf8_count("\xf0\x9f\x98\x80\xe2\x82\xac", 7), 2);
+}
+
+static int64_t parsed(const char *s, int64_t lo, int64_t hi, int *rc) {
+  int64_t v = 12345;
+  *rc = sg_parse_i64(s, lo, hi, &v);
+  return v;
+}
+
+static void test_parse_i64(void **state) {
+  (void)state;
+  int rc;
+  assert_int_equal(parsed("0", 0, 10, &rc), 0);
+  assert_int_equal(rc, 0);
+  assert_int_equal(parsed("10", 0, 10, &rc), 10);
+  assert_int_equal(rc, 0);
+  assert_int_equal(parsed("-5", -10, 10, &rc), -5);
+  assert_int_equal(rc, 0);
+  assert_int_equal(parsed("007", 0, 10, &rc), 7);
+  assert_int_equal(rc, 0);
+  /* Bounds: both ends inclusive, one past either end refused, output untouched. */
+  assert_int_equal(parsed("1", 1, 100, &rc), 1);
+  assert_int_equal(rc, 0);
+  assert_int_equal(parsed("100", 1, 100, &rc), 100);
+  assert_int_equal(rc, 0);
+  assert_int_equal(parsed("0", 1, 100, &rc), 12345);
+  assert_int_equal(rc, -1);
+  assert_int_equal(parsed("101", 1, 100, &rc), 12345);
+  assert_int_equal(rc, -1);
+  assert_int_equal(parsed("-1", 0, 100, &rc), 12345);
+  assert_int_equal(rc, -1);
+  /* Extremes of int64. */
+  assert_true(parsed("9223372036854775807", INT64_MIN, INT64_MAX, &rc) == INT64_MAX);
+  assert_int_equal(rc, 0);
+  assert_true(parsed("-9223372036854775808", INT64_MIN, INT64_MAX, &rc) == INT64_MIN);
+  assert_int_equal(rc, 0);
+  /* Overflow in every shape. */
+  static const char *const overflow[] = {
+      "9223372036854775808", "-9223372036854775809", "18446744073709551615",
+      "18446744073709551616", "99999999999999999999999999", "-99999999999999999999999", NULL};
+  for (const char *const *p = overflow; *p; p++) {
+    parsed(*p, INT64_MIN, INT64_MAX, &rc);
+    assert_int_equal(rc, -1);
+  }
+  /* Not a whole decimal integer. */
+  static const char *const junk[] = {"", "-", "+1", " 1", "1 ", "1a", "abc", "0x10", "1e3",
+                                     "1.0", "--1", "1-", "\xd9\xa1" /* Arabic-Indic 1 */, NULL};
+  for (const char *const *p = junk; *p; p++) {
+    parsed(*p, INT64_MIN, INT64_MAX, &rc);
+    assert_int_equal(rc, -1);
+  }
+  int64_t v;
+  assert_int_equal(sg_parse_i64(NULL, 0, 1, &v), -1);
+}
+
+static void test_random_id(void **state) {
+  (void)state;
+  char a[40], b[40];
+  sg_random_id("lst_", a, sizeof a);
+  sg_random_id("lst_", b, sizeof b);
+  assert_int_equal(strlen(a), 4 + 22);
+  assert_memory_equal(a, "lst_", 4);
+  assert_string_not_equal(a, b);
+  for (const char *p = a + 4; *p; p++)
+    assert_true((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'));
+  char small[10] = "untouched";
+  sg_random_id("lst_", small, sizeof small); /* too small: empty, never overflowed */
+  assert_string_equal(small, "");
+}
+
+static void test_digests(void **state) {
+  (void)state;
+  char out[72];
+  sg_sha256_tagged("abc", 3, out);
+  assert_string_equal(out,
+                      "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  char hex[9];
+  sg_hex("\x00\xff\x10\xab", 4, hex);
+  assert_string_equal(hex, "00ff10ab");
+  assert_true(sg_ct_equal("abcd", "abcd", 4));
+  assert_false(sg_ct_equal("abcd", "abce", 4));
+}
+
+static void test_rfc3339_and_clock_offset(void **state) {
+  (void)state;
+  char buf[32];
+  sg_rfc3339(0, buf);
+  assert_string_equal(buf, "1970-01-01T00:00:00Z");
+  sg_rfc3339(1700000000, buf);
+  assert_string_equal(buf, "2023-11-14T22:13:20Z");
+  setenv("SUGGESTD_CLOCK_OFFSET", "0", 1);
+  assert_int_equal(sg_init(), 0);
+  int64_t base = sg_now_s();
+  setenv("SUGGESTD_CLOCK_OFFSET", "86400", 1);
+  assert_int_equal(sg_init(), 0);
+  int64_t shifted = sg_now_s();
+  assert_true(shifted - base >= 86400 && shifted - base <= 86402);
+  setenv("SUGGESTD_CLOCK_OFFSET", "-3600", 1);
+  assert_int_equal(sg_init(), 0);
+  assert_true(base - sg_now_s() >= 3598 && base - sg_now_s() <= 3600);
+  setenv("SUGGESTD_CLOCK_OFFSET", "0", 1);
+  assert_int_equal(sg_init(), 0);
+  unsetenv("SUGGESTD_CLOCK_OFFSET");
+  /* Monotonic time never goes backwards. */
+  int64_t m1 = sg_mono_ms(), m2 = sg_mono_ms();
+  assert_true(m2 >= m1);
+}
+
+int main(void) {
+  assert_int_equal(sg_init(), 0);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_utf8_valid),
+      cmocka_unit_test(test_utf8_overlongs),
+      cmocka_unit_test(test_utf8_surrogates_and_range),
+      cmocka_unit_test(test_utf8_truncated_and_stray),
+      cmocka_unit_test(test_utf8_nul),
+      cmocka_unit_test(test_utf8_count),
+      cmocka_unit_test(test_parse_i64),
+      cmocka_unit_test(test_random_id),
+      cmocka_unit_test(test_digests),
+      cmocka_unit_test(test_rfc3339_and_clock_offset),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

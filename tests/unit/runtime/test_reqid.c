@@ -1,0 +1,61 @@
+/* requestId derivation: deterministic, and sensitive to each input (src/runtime/reqid.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "common/util.h"
+#include "runtime/rt.h"
+
+static void rid(const char *k, const char *q, const char *loc, const char *h, char out[37]) {
+  sg__reqid_derive(k, strlen(k), q, strlen(q), loc, h, out);
+}
+
+static void test_deterministic(void **state) {
+  char a[37], b[37];
+  rid("pk_1", "an", "en", "sha256:00", a);
+  rid("pk_1", "an", "en", "sha256:00", b);
+  assert_string_equal(a, b);
+  assert_int_equal(strlen(a), SG__REQID_LEN);
+  assert_memory_equal(a, "req_", 4);
+  for (int i = 4; i < SG__REQID_LEN; i++) assert_non_null(strchr("0123456789abcdef", a[i]));
+}
+
+static void test_each_input_counts(void **state) {
+  char base[37], o[37];
+  rid("pk_1", "an", "en", "sha256:00", base);
+  rid("pk_2", "an", "en", "sha256:00", o);
+  assert_string_not_equal(base, o);
+  rid("pk_1", "and", "en", "sha256:00", o);
+  assert_string_not_equal(base, o);
+  rid("pk_1", "an", "fr", "sha256:00", o);
+  assert_string_not_equal(base, o);
+  rid("pk_1", "an", "en", "sha256:01", o);
+  assert_string_not_equal(base, o);
+  /* The separators keep the fields apart. */
+  char x[37], y[37];
+  rid("pk_1a", "n", "en", "h", x);
+  rid("pk_1", "an", "en", "h", y);
+  assert_string_not_equal(x, y);
+}
+
+static void test_random(void **state) {
+  char a[37], b[37];
+  sg__reqid_random(a);
+  sg__reqid_random(b);
+  assert_string_not_equal(a, b);
+  assert_int_equal(strlen(a), SG__REQID_LEN);
+}
+
+int main(void) {
+  if (sg_init()) return 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_deterministic),
+      cmocka_unit_test(test_each_input_counts),
+      cmocka_unit_test(test_random),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
