@@ -47,6 +47,7 @@ typedef struct {
   uint64_t total;    /* bytes expected (0: unknown) */
   uint64_t bytes, items;
   int64_t t0, last;
+  int64_t t_end;     /* when the transfer finished (0: still running); rates stop there */
   bool drawn;
 } progress;
 
@@ -61,7 +62,7 @@ static void progress_draw(progress *p, bool force) {
   int64_t now = sg_mono_ms();
   if (!force && now - p->last < (p->tty ? TTY_EVERY_MS : PLAIN_EVERY_MS)) return;
   p->last = now;
-  double secs = (double)(now - p->t0) / 1000.0;
+  double secs = (double)((p->t_end ? p->t_end : now) - p->t0) / 1000.0;
   double rate = secs > 0 ? (double)p->items / secs : 0;
   double brate = secs > 0 ? (double)p->bytes / secs : 0;
   char done[32], total[32], eta[32] = "";
@@ -236,7 +237,9 @@ static size_t read_body(char *buf, size_t size, size_t n, void *ctx) {
   size_t got = fread(buf, 1, size * n, u->f);
   if (got == 0 && ferror(u->f)) return CURL_READFUNC_ABORT;
   progress_count(u->p, buf, got);
-  if (got == 0 && !u->sent) {
+  /* With a known size libcurl never asks again after the last byte. */
+  if ((got == 0 || (u->p->total && u->p->bytes >= u->p->total)) && !u->sent) {
+    u->p->t_end = sg_mono_ms();
     /* The server validates as the bytes arrive but applies everything at the end, which
      * takes a while for a big file: say so rather than look stuck. */
     u->sent = true;
@@ -330,7 +333,10 @@ int sg_cmd_import(int argc, char **argv) {
   if (p.total) curl_easy_setopt(cl.curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p.total);
   long status = request_run(&cl);
   if (f != stdin) fclose(f);
-  if (!u.sent) progress_end(&p, NULL);
+  if (!u.sent) {
+    p.t_end = sg_mono_ms();
+    progress_end(&p, NULL);
+  }
   int rc = 1;
   json_t *out = NULL, *version = NULL;
   if (status < 0) goto done;
@@ -417,6 +423,7 @@ int sg_cmd_export(int argc, char **argv) {
     if (ok && rename(tmp, dest) != 0) ok = false;
     if (!ok) unlink(tmp);
   }
+  p.t_end = sg_mono_ms();
   progress_end(&p, NULL);
   if (status > 0 && status != 200) {
     rc = fail_status("export", status, &d.err);

@@ -207,6 +207,15 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
     sg__store_error(req, resp, e);
     return SG_HTTP_RESPOND;
   }
+  uint64_t max = c->cfg.import_max_bytes ? c->cfg.import_max_bytes : IMPORT_DEFAULT_MAX_BYTES;
+  /* A declared length over the cap is refused before the upload (the server's count
+   * catches chunked bodies and lying lengths). */
+  const char *cl = sg_req_header(req, "Content-Length");
+  int64_t declared;
+  if (cl && sg_parse_i64(cl, 0, INT64_MAX, &declared) == 0 && (uint64_t)declared > max) {
+    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    return SG_HTTP_RESPOND;
+  }
   if (!ndjson_type(sg_req_header(req, "Content-Type"))) {
     sg_resp_error(resp, req, SG_E_UNSUPPORTED_MEDIA_TYPE, NULL,
                   "Send the items as Content-Type: application/x-ndjson.");
@@ -233,8 +242,6 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return SG_HTTP_RESPOND;
   }
-  *stream = (sg_http_stream){import_data, import_finish, import_free, x,
-                             c->cfg.import_max_bytes ? c->cfg.import_max_bytes
-                                                     : IMPORT_DEFAULT_MAX_BYTES};
+  *stream = (sg_http_stream){import_data, import_finish, import_free, x, max};
   return SG_HTTP_STREAM;
 }

@@ -156,6 +156,19 @@ def test_body_over_the_cap(make_server):
     assert r.status == 413, r
     assert r.json()["details"]["reason"] == "payload_too_large"
     assert do_import(t, lst["id"], [{"value": "small"}]).status == 200
+    # Without a Content-Length (chunked) the server's own count still stops it.
+    def chunks():
+        for i in range(200):
+            yield json.dumps({"value": f"value-{i:05d}"}).encode() + b"\n"
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", s.control_port, timeout=30)
+    conn.request("POST", f"/api/v1/lists/{lst['id']}/items/import", body=chunks(),
+                 headers={**ND, "Authorization": f"Bearer {t.secret_key}"},
+                 encode_chunked=True)
+    r = conn.getresponse()
+    assert r.status == 413, r.read()
+    conn.close()
+    assert [it["value"] for it in export(t, lst["id"])] == ["small"]
 
 
 def test_checks_before_the_body(t, ctl):
