@@ -38,24 +38,37 @@ all: $(B)/suggestd
 deps:
 	@scripts/deps.sh
 
+# `make V=1` prints the full compiler command lines.
+V ?= 0
+ifeq ($(V),0)
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+else
+Q :=
+say = @true
+endif
+
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/san/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
+	$(call say,CC-SAN,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
 
 $(B)/libsuggestd.a: $(REL_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/libsuggestd-san.a: $(SAN_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(Q)ar rcs $@ $^
 
 $(B)/suggestd: src/main.c $(B)/libsuggestd.a
-	$(CC) $(ALL_CFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
 
 # --- unit tests: one binary per tests/unit/**/test_*.c, linked with cmocka -------------
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
@@ -63,11 +76,13 @@ UNIT_SAN_BINS := $(patsubst tests/unit/%.c,$(B)/unit-san/%,$(UNIT_SRC))
 
 $(B)/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libsuggestd.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd.a $(LIBS) -lcmocka -o $@
+	$(call say,TEST,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd.a $(LIBS) -lcmocka -o $@
 
 $(B)/unit-san/%: tests/unit/%.c $(UNIT_HELPERS) $(B)/libsuggestd-san.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd-san.a $(LIBS) -lcmocka -o $@
+	$(call say,TEST-SAN,$<)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -Itests/unit $< $(UNIT_HELPERS) $(B)/libsuggestd-san.a $(LIBS) -lcmocka -o $@
 
 unit-plain: $(UNIT_BINS)
 	@scripts/run-unit.sh $(UNIT_BINS)
@@ -84,7 +99,8 @@ FUZZ_LIB_SRC := $(LIB_SRC)
 
 $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+	$(call say,FUZZ,$<)
+	$(Q)clang $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
 	  $< $(FUZZ_LIB_SRC) $(LIBS) -o $@
 
 fuzz: $(FUZZ_BINS)

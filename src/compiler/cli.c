@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/args.h"
+#include "common/arena.h"
 #include "common/buf.h"
 #include "common/util.h"
 #include "compiler/artifact.h"
@@ -45,63 +46,19 @@ static int print_json(json_t *o) {
   return 0;
 }
 
-/* ---- a bump arena: millions of small strings without millions of mallocs ------------- */
-
-typedef struct chunk {
-  struct chunk *next;
-  size_t used, cap;
-  _Alignas(8) unsigned char mem[];
-} chunk;
-
-typedef struct {
-  chunk *head;
-} arena;
-
-static void *arena_alloc(arena *a, size_t n) {
-  n = (n + 7) & ~(size_t)7;
-  if (!a->head || a->head->cap - a->head->used < n) {
-    size_t cap = n > (1u << 20) ? n : (1u << 20);
-    chunk *c = malloc(sizeof *c + cap);
-    if (!c) return NULL;
-    c->next = a->head;
-    c->used = 0;
-    c->cap = cap;
-    a->head = c;
-  }
-  void *p = a->head->mem + a->head->used;
-  a->head->used += n;
-  return p;
-}
-
-static char *arena_str(arena *a, const char *s, size_t n) {
-  char *p = arena_alloc(a, n + 1);
-  if (!p) return NULL;
-  memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
-
-static void arena_free(arena *a) {
-  for (chunk *c = a->head, *nx; c; c = nx) {
-    nx = c->next;
-    free(c);
-  }
-  a->head = NULL;
-}
-
 /* ---- JSONL items ------------------------------------------------------------------------ */
 
 /* Reads a JSON array of strings into the arena. Returns 0, or -1 with err set. */
-static int read_aliases(arena *ar, json_t *v, const char *const **out, size_t *n, char *err,
+static int read_aliases(sg_arena *ar, json_t *v, const char *const **out, size_t *n, char *err,
                         size_t errsz) {
   if (!json_is_array(v)) { snprintf(err, errsz, "aliases must be an array of strings"); return -1; }
   size_t k = json_array_size(v);
-  const char **a = arena_alloc(ar, (k ? k : 1) * sizeof *a);
+  const char **a = sg_arena_alloc(ar, (k ? k : 1) * sizeof *a);
   if (!a) { snprintf(err, errsz, "out of memory"); return -1; }
   for (size_t i = 0; i < k; i++) {
     json_t *s = json_array_get(v, i);
     if (!json_is_string(s)) { snprintf(err, errsz, "aliases must be an array of strings"); return -1; }
-    if (!(a[i] = arena_str(ar, json_string_value(s), json_string_length(s)))) {
+    if (!(a[i] = sg_arena_strndup(ar, json_string_value(s), json_string_length(s)))) {
       snprintf(err, errsz, "out of memory");
       return -1;
     }
@@ -111,16 +68,16 @@ static int read_aliases(arena *ar, json_t *v, const char *const **out, size_t *n
   return 0;
 }
 
-static const char *opt_str(arena *ar, json_t *o, const char *key, int *bad) {
+static const char *opt_str(sg_arena *ar, json_t *o, const char *key, int *bad) {
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) return NULL;
   if (!json_is_string(v)) { *bad = 1; return NULL; }
-  const char *s = arena_str(ar, json_string_value(v), json_string_length(v));
+  const char *s = sg_arena_strndup(ar, json_string_value(v), json_string_length(v));
   if (!s) *bad = 1;
   return s;
 }
 
-static int parse_item(arena *ar, json_t *o, size_t line, sg_compile_item *it, char *err,
+static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it, char *err,
                       size_t errsz) {
   static const char *const known[] = {"id", "value", "displayValue", "aliases", "rank",
                                       "parentId", "locales", NULL};
@@ -143,7 +100,7 @@ static int parse_item(arena *ar, json_t *o, size_t line, sg_compile_item *it, ch
   if (!it->id) {
     char id[32];
     int n = snprintf(id, sizeof id, "itm_%zu", line);
-    if (!(it->id = arena_str(ar, id, (size_t)n))) { snprintf(err, errsz, "out of memory"); return -1; }
+    if (!(it->id = sg_arena_strndup(ar, id, (size_t)n))) { snprintf(err, errsz, "out of memory"); return -1; }
   }
   if (!it->display_value) it->display_value = it->value;
   if ((v = json_object_get(o, "aliases")) && !json_is_null(v) &&
@@ -156,7 +113,7 @@ static int parse_item(arena *ar, json_t *o, size_t line, sg_compile_item *it, ch
   if ((v = json_object_get(o, "locales")) && !json_is_null(v)) {
     if (!json_is_object(v)) { snprintf(err, errsz, "locales must be an object"); return -1; }
     size_t k = json_object_size(v), i = 0;
-    sg_item_locale *ls = arena_alloc(ar, (k ? k : 1) * sizeof *ls);
+    sg_item_locale *ls = sg_arena_alloc(ar, (k ? k : 1) * sizeof *ls);
     if (!ls) { snprintf(err, errsz, "out of memory"); return -1; }
     const char *tag;
     json_t *lv;
@@ -164,7 +121,7 @@ static int parse_item(arena *ar, json_t *o, size_t line, sg_compile_item *it, ch
       if (!json_is_object(lv)) { snprintf(err, errsz, "locales.%.40s must be an object", tag); return -1; }
       sg_item_locale *l = &ls[i++];
       memset(l, 0, sizeof *l);
-      l->locale = arena_str(ar, tag, strlen(tag));
+      l->locale = sg_arena_strndup(ar, tag, strlen(tag));
       l->display_value = opt_str(ar, lv, "displayValue", &bad);
       json_t *al = json_object_get(lv, "aliases");
       if (bad || !l->locale) { snprintf(err, errsz, "locales.%.40s.displayValue must be a string", tag); return -1; }
@@ -182,7 +139,7 @@ typedef struct {
   size_t n, cap;
 } item_vec;
 
-static int read_jsonl(const char *path, arena *ar, item_vec *items, char *err, size_t errsz) {
+static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err, size_t errsz) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
   if (!f) { snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno)); return -1; }
   char *line = NULL;
@@ -261,7 +218,7 @@ int sg_cmd_compile(int argc, char **argv) {
   }
   sg_compile_opts opts = {def, locs, nloc, (size_t)max_items};
 
-  arena ar = {0};
+  sg_arena ar = SG_ARENA_INIT;
   item_vec items = {0};
   sg_buf out;
   sg_buf_init(&out, 0);
@@ -298,7 +255,7 @@ done:
   sg_validation_errors_free(&verrs);
   sg_buf_free(&out);
   free(items.v);
-  arena_free(&ar);
+  sg_arena_free(&ar);
   return rc;
 }
 

@@ -244,6 +244,18 @@ def tenant(server):
     return server.tenant()
 
 
+@pytest.fixture
+def cp(make_server):
+    """The control plane alone (`suggestd control`), rate limits off."""
+    return make_server(mode="control")
+
+
+@pytest.fixture
+def t(cp):
+    """A workspace, application and secret key on the `cp` control plane."""
+    return cp.tenant()
+
+
 def wait_until(fn, timeout=5.0, interval=0.05):
     """Polls fn() until it returns a truthy value; returns it or the last value."""
     deadline = time.time() + timeout

@@ -16,11 +16,6 @@ import pytest
 from conftest import BINARY
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
 def run(*words, env=None, data_dir=None):
     e = dict(os.environ)
     e.pop("SUGGESTD_DATA_DIR", None)

@@ -9,16 +9,6 @@ import pytest
 from control_helpers import assert_error
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
-@pytest.fixture
-def t(cp):
-    return cp.tenant()
-
-
 def assert_invalid_key(r):
     b = assert_error(r, 401, "invalid_key")
     assert r.header("www-authenticate") == "Bearer", r.headers

@@ -8,16 +8,6 @@ import pytest
 from control_helpers import assert_error
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
-@pytest.fixture
-def t(cp):
-    return cp.tenant()
-
-
 def still_serving(cp, t):
     assert cp.control("GET", "/healthz").status == 200
     assert t.api("POST", "/lists", {"name": "alive"}).status == 201

@@ -10,16 +10,6 @@ import pytest
 from control_helpers import assert_error
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
-@pytest.fixture
-def t(cp):
-    return cp.tenant()
-
-
 def post(t, body, key, raw=None):
     return t.api("POST", "/lists", body, raw=raw, headers={"Idempotency-Key": key})
 

@@ -14,16 +14,6 @@ import pytest
 from control_helpers import assert_error, assert_etag, fields_of
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
-@pytest.fixture
-def t(cp):
-    return cp.tenant()
-
-
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
 
@@ -151,7 +141,7 @@ def test_slug_derivation_and_uniqueness(cp, t):
     assert slug("!!!") == "list"
     assert slug("???") == "list-2"
     s = slug("São Paulo 2026")
-    assert re.match(r"^[a-z0-9]+(-[a-z0-9]+)*$", s) and s.endswith("paulo-2026")
+    assert s == "sao-paulo-2026"
     long = slug("x" * 200)
     assert 1 <= len(long) <= 80 and re.match(r"^[a-z0-9-]+$", long)
     slugs = [x["slug"] for x in t.api("GET", "/lists?limit=100").json()["data"]]

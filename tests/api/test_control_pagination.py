@@ -7,16 +7,6 @@ import pytest
 from control_helpers import assert_error
 
 
-@pytest.fixture
-def cp(make_server):
-    return make_server(mode="control")
-
-
-@pytest.fixture
-def t(cp):
-    return cp.tenant()
-
-
 def page(t, **params):
     q = urllib.parse.urlencode(params)
     return t.api("GET", "/lists" + (f"?{q}" if q else ""))

@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "common/util.h"
+#include "compiler/normalize.h"
 #include "store/sqlite/sqlite_store.h"
 
 #define LIST_COLS                                                                          \
@@ -66,6 +67,11 @@ void sg_store_list_etag(const json_t *list, char out[48]) {
 static void slugify(const char *name, char *out, size_t outsz) {
   size_t n = 0;
   bool dash = false;
+  /* The search normalisation folds case and strips marks first, so "São Paulo" becomes
+   * "sao-paulo" rather than "s-o-paulo". */
+  char *folded = NULL;
+  size_t flen;
+  if (sg_normalize(name, strlen(name), &folded, &flen) == 0) name = folded;
   for (const unsigned char *p = (const unsigned char *)name; *p && n + 1 < outsz && n < 60; p++) {
     if (isalnum(*p) && *p < 0x80) {
       if (dash && n) out[n++] = '-';
@@ -76,6 +82,7 @@ static void slugify(const char *name, char *out, size_t outsz) {
     }
   }
   out[n] = '\0';
+  free(folded);
   if (n == 0) snprintf(out, outsz, "list");
 }
 
