@@ -119,6 +119,14 @@ static void import_apply(void *arg, sg_resp *resp) {
                   "Some lines are invalid; nothing was imported.");
     return;
   }
+  if (x->n_items == 0) {
+    /* An empty replace would empty the list; far more often that is a sync whose export
+     * failed than an intent, so a body without a single item is refused (both modes). */
+    json_t *f = NULL;
+    sg_field_error(&f, "body", "empty: the body holds no item line");
+    sg_resp_invalid_fields(resp, req, f);
+    return;
+  }
   sg_import_counts n;
   json_t *bad = NULL;
   int64_t n_bad = 0;

@@ -174,7 +174,8 @@ static void stream_free(void *cls) {
 static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp) {
   struct MHD_Connection *c = st->req.conn;
   struct MHD_Response *mr = NULL;
-  if (resp->stream.read) {
+  bool streamed = resp->stream.read != NULL;
+  if (streamed) {
     sg_resp_stream *rs = malloc(sizeof *rs);
     if (rs) {
       *rs = resp->stream;
@@ -193,7 +194,7 @@ static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp)
   enum MHD_Result ret = MHD_NO;
   if (mr) {
     MHD_add_response_header(mr, "x-request-id", st->req.request_id);
-    if (resp->body.len || resp->content_type || resp->stream.read)
+    if (resp->body.len || resp->content_type || streamed)
       MHD_add_response_header(mr, "Content-Type",
                               resp->content_type ? resp->content_type : "application/json");
     for (size_t i = 0; i < resp->nheaders; i++)

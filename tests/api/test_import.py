@@ -139,6 +139,15 @@ def test_more_than_100_bad_lines_are_capped(t):
     assert d["fields"][99]["path"] == "lines[99].value"
 
 
+def test_empty_body_is_refused(t):
+    lst = t.create_list()
+    do_import(t, lst["id"], [{"value": "a"}], mode="replace")
+    for raw in (b"", b"\n  \n"):
+        r = do_import(t, lst["id"], raw=raw, mode="replace")
+        assert r.status == 400 and fields(r) == {"body": "empty: the body holds no item line"}, r
+    assert [it["value"] for it in export(t, lst["id"])] == ["a"]
+
+
 def test_line_too_long(t):
     lst = t.create_list()
     long_line = json.dumps({"value": "x", "displayValue": "y" * 70000}).encode()
