@@ -8,7 +8,7 @@
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
 
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc
+PKGS    := libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc libcurl
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -12,6 +12,7 @@ chk_pc libpq libpq-dev
 chk_pc hiredis libhiredis-dev
 chk_pc libsodium libsodium-dev
 chk_pc libutf8proc libutf8proc-dev
+chk_pc libcurl libcurl4-openssl-dev
 chk_pc cmocka libcmocka-dev
 chk_cmd pkg-config pkg-config
 chk_cmd cc gcc

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "client/client.h"
 #include "common/util.h"
 #include "control/control.h"
 #include "compiler/cli.h"
@@ -27,6 +28,8 @@ static const sg_cmd commands[] = {
     {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},
     {"compile", sg_cmd_compile, "compile a JSONL file of items into an artifact"},
     {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
+    {"import", sg_cmd_import, "stream an NDJSON file of items into a list (--replace, --publish)"},
+    {"export", sg_cmd_export, "download a list's items as NDJSON"},
     {NULL, NULL, NULL},
 };
 

@@ -21,7 +21,8 @@ static const sg_flag_spec serve_flags[] = {
     {"edge", true, false},              {"control-listen", true, false},
     {"runtime-listen", true, false},    {"control-rate-key", true, false},
     {"control-rate-ip", true, false},   {"sync-publish-limit", true, false},
-    {"selection-rate", true, false},    {NULL, false, false},
+    {"selection-rate", true, false},    {"import-max-bytes", true, false},
+    {NULL, false, false},
 };
 
 int sg__cli_fail(const char *fmt, const char *arg) {
@@ -99,6 +100,15 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       u32_flag(&a, "selection-rate", "600", &selection_rate))
     return 1;
   cc.sync_publish_limit = sync_limit;
+  /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
+   * value exists for tests of the 413. */
+  const char *imb = sg_args_get(&a, "import-max-bytes");
+  if (imb) {
+    int64_t v;
+    if (sg_parse_i64(imb, 1, (int64_t)1 << 40, &v))
+      return sg__cli_fail("--import-max-bytes must be a positive integer", NULL);
+    cc.import_max_bytes = (uint64_t)v;
+  }
   if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
   sigset_t set;
   block_signals(&set);

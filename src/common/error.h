@@ -27,6 +27,11 @@
     "A request with this Idempotency-Key is still running; retry after one second.")    \
   X(DUPLICATE_VALUE, 409, "invalid_request", "duplicate_value",                          \
     "An item with this value already exists in the list.")                               \
+  X(INVALID_ITEM, 404, "invalid_item", NULL, "The item does not exist in this list.")    \
+  X(ITEM_HAS_CHILDREN, 409, "invalid_request", "item_has_children",                      \
+    "Other items name this item as their parent; change or delete them first.")          \
+  X(UNSUPPORTED_MEDIA_TYPE, 415, "invalid_request", "unsupported_media_type",            \
+    "This route takes another Content-Type.")                                            \
   X(LIST_ARCHIVED, 409, "invalid_request", "list_archived",                              \
     "The list is archived and accepts no changes.")                                      \
   X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                  \

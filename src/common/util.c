@@ -54,7 +54,15 @@ void sg_random_id(const char *prefix, char *out, size_t outsz) {
     return;
   }
   memcpy(out, prefix, pl);
-  for (size_t i = 0; i < 22; i++) out[pl + i] = alphabet[randombytes_uniform(62)];
+  /* One getrandom per id, not one per character (imports create millions of ids).
+   * Bytes of 248 and above are rejected so that b % 62 stays uniform. */
+  size_t i = 0;
+  while (i < 22) {
+    unsigned char r[32];
+    randombytes_buf(r, sizeof r);
+    for (size_t k = 0; k < sizeof r && i < 22; k++)
+      if (r[k] < 248) out[pl + i++] = alphabet[r[k] % 62];
+  }
   out[pl + 22] = '\0';
 }
 
@@ -232,4 +240,21 @@ int sg_mkdirs(const char *path, unsigned mode) {
   }
   if (mkdir(tmp, mode) && errno != EEXIST) return -1;
   return 0;
+}
+
+bool sg_etag_match(const char *if_match, const char *etag) {
+  size_t el = strlen(etag);
+  const char *p = if_match;
+  while (*p) {
+    while (*p == ' ' || *p == ',') p++;
+    if (!*p) break;
+    const char *start = p;
+    while (*p && *p != ',') p++;
+    const char *end = p;
+    while (end > start && end[-1] == ' ') end--;
+    size_t n = (size_t)(end - start);
+    if (n == 1 && *start == '*') return true;
+    if (n == el && memcmp(start, etag, n) == 0) return true;
+  }
+  return false;
 }

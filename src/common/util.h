@@ -40,6 +40,9 @@ bool sg_utf8_valid(const char *s, size_t n);
 /* Number of code points in valid UTF-8 s[0..n). */
 size_t sg_utf8_count(const char *s, size_t n);
 
+/* True when an If-Match header value names etag (a comma-separated list of tags, or "*"). */
+bool sg_etag_match(const char *if_match, const char *etag);
+
 /* Parses a whole decimal int64 in [min,max]; returns 0 on success, -1 otherwise. */
 int sg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 

@@ -8,6 +8,7 @@
 #include "control/internal.h"
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
+sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 
 #define CONTROL_MAX_BODY ((size_t)1 << 20) /* 1 MiB */
 
@@ -24,11 +25,14 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
     sg_control_stop(c);
     return -1;
   }
+  /* Staging files of imports that a previous process did not finish. */
+  sg_store_import_cleanup(cfg->store);
   sg_http_config hc = {
       .listen = cfg->listen,
       .max_body = CONTROL_MAX_BODY,
       .threads = 8,
       .handler = sg__control_dispatch,
+      .begin = sg__control_begin,
       .app = c,
       .log_name = "control",
   };

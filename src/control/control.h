@@ -17,6 +17,7 @@ typedef struct {
   uint32_t rate_per_key;       /* requests per minute per secret key (0: off) */
   uint32_t rate_per_ip;        /* requests per minute per client IP (0: off) */
   uint64_t sync_publish_limit; /* lists with more items publish asynchronously */
+  uint64_t import_max_bytes;   /* cap of one import body (0: the 512 MiB default) */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

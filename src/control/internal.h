@@ -37,6 +37,8 @@ void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *sco
 void sg__store_error(sg_req *req, sg_resp *resp, sg_err e);
 /* Sends a list with its ETag header. Steals list. */
 void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list);
+/* Sends an item with its ETag header. Steals item. */
+void sg__send_item(sg_req *req, sg_resp *resp, int status, json_t *item);
 /* Length of a UTF-8 string in code points. */
 size_t sg__cp_len(const char *s);
 /* True when t is a BCP-47 tag in its common shape: a 2–3 letter language, then 1–8
@@ -51,6 +53,23 @@ void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version);
  * locales, displayOrder) and leaves *fields untouched; otherwise appends one {path,
  * reason} per problem to *fields and returns NULL. body is borrowed. Pure: no I/O. */
 json_t *sg__item_validate(const json_t *body, json_t **fields);
+
+/* Parses and validates one NDJSON import line (import_line.c): the item as
+ * sg__item_validate returns it (parentId null) and *parent_value (malloc'd, or NULL when
+ * the line names no parent). On failure returns NULL and appends one {path, reason} per
+ * problem to *fields with paths "lines[index]" / "lines[index].field". Pure: no I/O. */
+json_t *sg__import_line(const char *line, size_t n, size_t index, char **parent_value,
+                        json_t **fields);
+
+/* Runs `run` under the request's Idempotency-Key (router.c): without the header it just
+ * runs; otherwise the key is checked, a finished request with the same method, path and
+ * body_hash is replayed, a different one is refused, and a new one runs and its answer is
+ * recorded (5xx and 429 are forgotten). */
+void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp),
+                    void *arg);
+/* True when an Idempotency-Key header value is acceptable (1–255 printable ASCII). */
+bool sg__idem_key_valid(const char *k);
 
 /* ---- publishing (publish.c) ---- */
 /* Starts the background publish worker (it first resumes versions left unresolved by a
@@ -84,5 +103,13 @@ void sg__h_items_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
 void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_items_export(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+/* Streaming route: runs when the headers are in (after the middleware); answers at once
+ * (SG_HTTP_RESPOND) or sets up the body stream (SG_HTTP_STREAM). */
+sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req,
+                                 sg_resp *resp, sg_http_stream *stream);
 
 #endif

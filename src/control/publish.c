@@ -366,6 +366,18 @@ static bool artifact_present(sg_control *c, const char *hash) {
   return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+/* Rows per pruning transaction: short, so requests are not held up. */
+#define PRUNE_CHUNK 10000
+
+/* Deletes item history that no unresolved version of the list can read any more (edits,
+ * deletes and imports leave ended rows behind for the snapshots taken before them). */
+static void prune_history(sg_control *c, const char *list_id) {
+  size_t n = 0;
+  do {
+    if (sg_store_items_prune(c->cfg.store, list_id, PRUNE_CHUNK, &n) != SG_E_OK) return;
+  } while (n == PRUNE_CHUNK);
+}
+
 /* The pipeline for one version, with its list's lock held. */
 static int run_locked(sg_control *c, const char *list_id, int64_t number) {
   sg_version_job job;
@@ -407,6 +419,7 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
   json_decref(list);
 done:
   sg_store_job_clear(&job);
+  prune_history(c, list_id);
   return rc;
 }
 

@@ -1,6 +1,11 @@
 /*
  * Control-plane routing and middleware: rate limits, secret-key authentication,
  * Idempotency-Key, then one handler per route.
+ *
+ * Streaming routes (the NDJSON import) run the same middleware as soon as the request's
+ * headers arrive (sg__control_begin), before any body byte is read, then hand the body to
+ * the route's stream; their Idempotency-Key decision is taken at the end, over a hash of
+ * the body computed as it streamed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,26 +14,36 @@
 #include "common/util.h"
 #include "control/internal.h"
 
+typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
+                                        sg_resp *resp, sg_http_stream *stream);
+
 typedef struct {
   const char *method;
   const char *pattern; /* segments; "{}" captures one path parameter */
   sg__handler fn;
   bool idempotent;     /* takes an Idempotency-Key */
+  stream_handler stream; /* set instead of fn: the body is streamed */
 } route;
 
 static const route routes[] = {
     /* Not idempotent on purpose: a replay would have to persist the bearer token. */
-    {"POST", "/api/v1/token", sg__h_token, false},
-    {"GET", "/api/v1/lists", sg__h_lists_index, false},
-    {"POST", "/api/v1/lists", sg__h_lists_create, true},
-    {"GET", "/api/v1/lists/{}", sg__h_list_get, false},
-    {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false},
-    {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false},
-    {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true},
-    {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false},
-    {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true},
-    {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false},
-    {NULL, NULL, NULL, false},
+    {"POST", "/api/v1/token", sg__h_token, false, NULL},
+    {"GET", "/api/v1/lists", sg__h_lists_index, false, NULL},
+    {"POST", "/api/v1/lists", sg__h_lists_create, true, NULL},
+    {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL},
+    {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL},
+    {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL},
+    {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL},
+    /* Before the {itemId} routes, which would otherwise take these two words. */
+    {"POST", "/api/v1/lists/{}/items/import", NULL, true, sg__h_items_import},
+    {"GET", "/api/v1/lists/{}/items/export", sg__h_items_export, false, NULL},
+    {"GET", "/api/v1/lists/{}/items/{}", sg__h_item_get, false, NULL},
+    {"PATCH", "/api/v1/lists/{}/items/{}", sg__h_item_patch, false, NULL},
+    {"DELETE", "/api/v1/lists/{}/items/{}", sg__h_item_delete, false, NULL},
+    {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL},
+    {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL},
+    {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL},
+    {NULL, NULL, NULL, false, NULL},
 };
 
 /* Matches path against pattern, capturing parameters into req->params (pointers into
@@ -74,7 +89,7 @@ static bool parse_secret_key(const char *auth, char key_id[64], uint8_t digest[3
   return true;
 }
 
-static bool valid_idem_key(const char *k) {
+bool sg__idem_key_valid(const char *k) {
   size_t n = 0;
   for (; k[n]; n++)
     if ((unsigned char)k[n] < 0x20 || (unsigned char)k[n] > 0x7e || n >= 255) return false;
@@ -92,26 +107,25 @@ static char *headers_json(const sg_resp *resp) {
   return s;
 }
 
-static void run_idempotent(sg_control *c, const route *r, const sg_principal *who, sg_req *req,
-                           sg_resp *resp) {
+void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp),
+                    void *arg) {
   const char *key = sg_req_header(req, "Idempotency-Key");
   if (!key) {
-    r->fn(c, who, req, resp);
+    run(arg, resp);
     return;
   }
-  if (!valid_idem_key(key)) {
+  if (!sg__idem_key_valid(key)) {
     json_t *f = NULL;
     sg_field_error(&f, "Idempotency-Key", "must be 1 to 255 printable ASCII characters");
     sg_resp_invalid_fields(resp, req, f);
     return;
   }
-  uint8_t bh[32];
-  sg_sha256(req->body, req->body_len, bh);
   sg_idem_state state;
   int status = 0;
   char *body = NULL, *hdrs = NULL;
   sg_err e = sg_store_idem_begin(c->cfg.store, who->workspace_id, key, req->method, req->path,
-                                 bh, &state, &status, &body, &hdrs);
+                                 body_hash, &state, &status, &body, &hdrs);
   if (e != SG_E_OK) {
     sg_resp_error(resp, req, e, NULL, NULL);
     return;
@@ -134,7 +148,7 @@ static void run_idempotent(sg_control *c, const route *r, const sg_principal *wh
     break;
   }
   case SG_IDEM_PROCEED: {
-    r->fn(c, who, req, resp);
+    run(arg, resp);
     char *hj = headers_json(resp);
     if (sg_store_idem_finish(c->cfg.store, who->workspace_id, key, resp->status,
                              resp->body.data ? resp->body.data : "", hj) != SG_E_OK)
@@ -148,26 +162,29 @@ static void run_idempotent(sg_control *c, const route *r, const sg_principal *wh
   free(hdrs);
 }
 
-void sg__control_dispatch(sg_req *req, sg_resp *resp);
-void sg__control_dispatch(sg_req *req, sg_resp *resp) {
-  sg_control *c = req->app;
-  if (strcmp(req->path, "/healthz") == 0) {
-    sg_resp_json(resp, 200, json_pack("{s:s}", "status", "ok"));
-    return;
-  }
-  if (strcmp(req->path, "/docs/errors") == 0) {
-    extern void sg__h_docs_errors(sg_req *, sg_resp *);
-    sg__h_docs_errors(req, resp);
-    return;
-  }
-  char scratch[1024];
+/* An ordinary route's handler call, as sg__idempotent runs it. */
+typedef struct {
+  sg_control *c;
+  const route *r;
+  const sg_principal *who;
+  sg_req *req;
+} route_call;
+
+static void run_route(void *arg, sg_resp *resp) {
+  route_call *rc = arg;
+  rc->r->fn(rc->c, rc->who, rc->req, resp);
+}
+
+/* Finds the route for req (params point into req->scratch). NULL when none: resp then
+ * holds the 404 or 405. */
+static const route *find_route(sg_req *req, sg_resp *resp) {
   const route *found = NULL;
   bool path_known = false;
   char allow[64] = "";
   for (const route *r = routes; r->method; r++) {
-    if (!match(r->pattern, req->path, scratch, sizeof scratch, req)) continue;
+    if (!match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
     path_known = true;
-    if (strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
+    if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
       if (*allow) strcat(allow, ", ");
       strcat(allow, r->method);
     }
@@ -183,38 +200,90 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
     } else {
       sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
     }
-    return;
+    return NULL;
   }
-  /* Re-run the match so params point into this scratch (the loop may have moved on). */
-  match(found->pattern, req->path, scratch, sizeof scratch, req);
+  /* Re-run the match so params point into the scratch (the loop may have moved on). */
+  match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
+  return found;
+}
 
+/* The middleware in its documented order: per-IP rate limit, secret key, per-key rate
+ * limit. Returns true with *who filled, or false with resp holding the answer. */
+static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal *who) {
   int64_t now = sg_mono_ms();
   if (!sg_ratelimit_take(c->rl_ip, req->client_ip, now)) {
     sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
-    return;
+    return false;
   }
   char key_id[64];
   uint8_t digest[32];
-  sg_principal who;
   if (!parse_secret_key(sg_req_header(req, "Authorization"), key_id, digest)) {
     sg_resp_error(resp, req, SG_E_INVALID_KEY, NULL, NULL);
-    return;
+    return false;
   }
-  sg_err e = sg_store_authenticate(c->cfg.store, key_id, digest, &who);
+  sg_err e = sg_store_authenticate(c->cfg.store, key_id, digest, who);
   memset(digest, 0, sizeof digest);
   if (e != SG_E_OK) {
     sg_resp_error(resp, req, e == SG_E_INVALID_KEY ? SG_E_INVALID_KEY : SG_E_INTERNAL, NULL, NULL);
-    return;
+    return false;
   }
-  if (!sg_ratelimit_take(c->rl_key, who.key_id, now)) {
+  if (!sg_ratelimit_take(c->rl_key, who->key_id, now)) {
     sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
+    return false;
+  }
+  return true;
+}
+
+sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
+sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream) {
+  sg_control *c = req->app;
+  /* Only streaming routes are decided here; everything else (404/405 included) is
+   * answered by the dispatcher once the body is in, exactly as before. */
+  const route *r = NULL;
+  for (const route *x = routes; x->method; x++)
+    if (x->stream && strcmp(x->method, req->method) == 0 &&
+        match(x->pattern, req->path, req->scratch, sizeof req->scratch, req)) {
+      r = x;
+      break;
+    }
+  if (!r) return SG_HTTP_BUFFER;
+  sg_principal who;
+  if (!authenticate(c, req, resp, &who)) return SG_HTTP_RESPOND;
+  return r->stream(c, &who, req, resp, stream);
+}
+
+void sg__control_dispatch(sg_req *req, sg_resp *resp);
+void sg__control_dispatch(sg_req *req, sg_resp *resp) {
+  sg_control *c = req->app;
+  if (strcmp(req->path, "/healthz") == 0) {
+    sg_resp_json(resp, 200, json_pack("{s:s}", "status", "ok"));
     return;
   }
+  if (strcmp(req->path, "/docs/errors") == 0) {
+    extern void sg__h_docs_errors(sg_req *, sg_resp *);
+    sg__h_docs_errors(req, resp);
+    return;
+  }
+  const route *found = find_route(req, resp);
+  if (!found) return;
+  if (!found->fn) {
+    /* A streaming route is always decided by sg__control_begin. */
+    sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
+    return;
+  }
+  sg_principal who;
+  if (!authenticate(c, req, resp, &who)) return;
   req->auth = &who;
   if (req->body_too_large) {
     sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
     return;
   }
-  if (found->idempotent) run_idempotent(c, found, &who, req, resp);
-  else found->fn(c, &who, req, resp);
+  if (found->idempotent) {
+    uint8_t bh[32];
+    sg_sha256(req->body, req->body_len, bh);
+    route_call rc = {c, found, &who, req};
+    sg__idempotent(c, &who, req, resp, bh, run_route, &rc);
+  } else {
+    found->fn(c, &who, req, resp);
+  }
 }

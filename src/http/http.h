@@ -1,9 +1,14 @@
 /*
  * HTTP glue over libmicrohttpd for the control plane.
  *
- * The server reads the whole body (up to a hard cap), builds an sg_req and calls one
- * handler; the handler fills an sg_resp. The access log line is written here, once per
- * request, and never contains a secret (no query string, no Authorization header).
+ * By default the server reads the whole body (up to a hard cap), builds an sg_req and
+ * calls one handler; the handler fills an sg_resp. A route may instead take its body as a
+ * stream: the application's begin hook sees every request as soon as its headers have
+ * arrived and may answer at once or hand back an sg_http_stream, whose callbacks then get
+ * the body chunk by chunk (nothing is buffered by the server) and produce the response at
+ * the end. A response body may also be produced on demand (sg_resp_stream) instead of
+ * being built in memory. The access log line is written here, once per request, and never
+ * contains a secret (no query string, no Authorization header).
  */
 #ifndef SG_HTTP_HTTP_H
 #define SG_HTTP_HTTP_H
@@ -34,7 +39,18 @@ typedef struct {
   size_t nparams;
   void *app;              /* the server's context pointer */
   void *auth;             /* set by the application's middleware */
+  char scratch[1024];     /* the router's copy of the path that params point into */
 } sg_req;
+
+/* A response body produced on demand (large exports). read writes up to max bytes into
+ * buf and returns how many (> 0), 0 at the end, or -1 on an error (the connection is then
+ * cut, as the status line has long been sent). free releases ctx once, whatever happened.
+ * Both run on the server's threads after the handler returned. */
+typedef struct {
+  long (*read)(void *ctx, char *buf, size_t max);
+  void (*free)(void *ctx);
+  void *ctx;
+} sg_resp_stream;
 
 typedef struct {
   int status;
@@ -43,9 +59,33 @@ typedef struct {
   char *hname[SG_HTTP_MAX_HEADERS];
   char *hvalue[SG_HTTP_MAX_HEADERS];
   size_t nheaders;
+  sg_resp_stream stream;  /* when stream.read is set, it produces the body (body unused) */
 } sg_resp;
 
 typedef void (*sg_http_handler)(sg_req *req, sg_resp *resp);
+
+/* A request body taken as a stream. on_data gets the body's chunks in order and returns 0
+ * to go on or non-zero to stop (the rest is then read and dropped, so the client still
+ * gets an answer). on_finish runs once after the last byte and fills the response; it is
+ * not called when the body passed max_bytes (the server answers 413 payload_too_large)
+ * nor when the client went away. on_free releases ctx exactly once, in every case. */
+typedef struct {
+  int (*on_data)(void *ctx, const char *data, size_t n);
+  void (*on_finish)(void *ctx, sg_req *req, sg_resp *resp);
+  void (*on_free)(void *ctx);
+  void *ctx;
+  uint64_t max_bytes;
+} sg_http_stream;
+
+typedef enum {
+  SG_HTTP_BUFFER,  /* an ordinary route: buffer the body, then call the handler */
+  SG_HTTP_STREAM,  /* *stream is filled: feed it the body */
+  SG_HTTP_RESPOND, /* resp is filled: answer it (the body is not read, or read and dropped) */
+} sg_http_begin;
+
+/* Called once per request when its headers have arrived, before any body byte. The req's
+ * fields are set except body; it lives until the request ends. */
+typedef sg_http_begin (*sg_http_begin_fn)(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 
 typedef struct sg_http_server sg_http_server;
 
@@ -54,6 +94,7 @@ typedef struct {
   size_t max_body;        /* bytes */
   unsigned threads;       /* worker threads */
   sg_http_handler handler;
+  sg_http_begin_fn begin; /* optional: routes that stream their body */
   void *app;
   const char *log_name;   /* "control" or "runtime", written in each access log line */
 } sg_http_config;

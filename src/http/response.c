@@ -39,6 +39,9 @@ static const char *remediation(sg_err e) {
   case SG_E_TOKEN_MINTING_UNAVAILABLE: return "Retry later; an operator must create a signing key.";
   case SG_E_PAYLOAD_TOO_LARGE: return "Send a smaller body.";
   case SG_E_DUPLICATE_VALUE: return "Use a value not yet in the list.";
+  case SG_E_INVALID_ITEM: return "Check the item id; GET the list's items to find it.";
+  case SG_E_ITEM_HAS_CHILDREN: return "Delete or re-parent the items under it first.";
+  case SG_E_UNSUPPORTED_MEDIA_TYPE: return "Send the Content-Type this route documents.";
   case SG_E_LIST_ARCHIVED: return "Set the list's status to active first.";
   case SG_E_METHOD_NOT_ALLOWED: return "See the Allow header for the methods this route takes.";
   case SG_E_NOT_FOUND: return "Check the path; control-plane routes live under /api/v1.";

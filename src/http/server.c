@@ -1,6 +1,8 @@
 /*
- * libmicrohttpd server: per-connection body accumulation with a hard cap, one handler
- * call per request, JSON-lines access log on stderr.
+ * libmicrohttpd server: per-connection body accumulation with a hard cap (or, for
+ * streaming routes, chunks handed straight to the route's callbacks), one handler call
+ * per request, bodies produced on demand for large responses, JSON-lines access log on
+ * stderr.
  */
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -20,10 +23,18 @@ struct sg_http_server {
   unsigned port;
 };
 
+/* Everything one request needs between libmicrohttpd's calls; owned by the connection
+ * and freed by on_completed. */
 typedef struct {
+  sg_req req;
   sg_buf body;
   bool too_large;
   int64_t t0_us;
+  sg_http_begin kind;    /* what the begin hook decided */
+  sg_resp early;         /* SG_HTTP_RESPOND: the answer decided before the body */
+  sg_http_stream stream; /* SG_HTTP_STREAM: the route's callbacks */
+  uint64_t received;     /* streamed body bytes so far */
+  bool stopped;          /* the stream asked for no more data */
 } conn_state;
 
 static int64_t now_us(void) {
@@ -136,6 +147,101 @@ static void resp_free(sg_resp *r) {
     free(r->hname[i]);
     free(r->hvalue[i]);
   }
+  r->nheaders = 0; /* safe to call twice */
+}
+
+static void resp_init(sg_resp *r) {
+  memset(r, 0, sizeof *r);
+  sg_buf_init(&r->body, 0);
+  r->status = 500;
+}
+
+/* Producer callback for sg_resp_stream bodies. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max) {
+  sg_resp_stream *rs = cls;
+  long n = rs->read(rs->ctx, buf, max);
+  if (n > 0) return (ssize_t)n;
+  return n == 0 ? MHD_CONTENT_READER_END_OF_STREAM : MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+static void stream_free(void *cls) {
+  sg_resp_stream *rs = cls;
+  if (rs->free) rs->free(rs->ctx);
+  free(rs);
+}
+
+/* Queues resp (taking over a streamed body) and writes the access log line. */
+static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp) {
+  struct MHD_Connection *c = st->req.conn;
+  struct MHD_Response *mr = NULL;
+  bool streamed = resp->stream.read != NULL;
+  if (streamed) {
+    sg_resp_stream *rs = malloc(sizeof *rs);
+    if (rs) {
+      *rs = resp->stream;
+      mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, rs,
+                                             stream_free);
+      if (!mr) stream_free(rs);
+    } else if (resp->stream.free) {
+      resp->stream.free(resp->stream.ctx);
+    }
+    memset(&resp->stream, 0, sizeof resp->stream);
+  } else {
+    size_t blen = resp->body.len;
+    mr = MHD_create_response_from_buffer(blen, blen ? resp->body.data : (void *)"",
+                                         MHD_RESPMEM_MUST_COPY);
+  }
+  enum MHD_Result ret = MHD_NO;
+  if (mr) {
+    MHD_add_response_header(mr, "x-request-id", st->req.request_id);
+    if (resp->body.len || resp->content_type || streamed)
+      MHD_add_response_header(mr, "Content-Type",
+                              resp->content_type ? resp->content_type : "application/json");
+    for (size_t i = 0; i < resp->nheaders; i++)
+      MHD_add_response_header(mr, resp->hname[i], resp->hvalue[i]);
+    ret = MHD_queue_response(c, (unsigned)resp->status, mr);
+    MHD_destroy_response(mr);
+  }
+  access_log(s, &st->req, resp->status, now_us() - st->t0_us);
+  resp_free(resp);
+  return ret;
+}
+
+/* First call for a request: its headers are in. Builds the sg_req and lets the begin
+ * hook decide how the body is taken. */
+static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, const char *url,
+                                  const char *method, void **con_cls) {
+  conn_state *st = calloc(1, sizeof *st);
+  if (!st) return MHD_NO;
+  sg_buf_init(&st->body, s->cfg.max_body);
+  st->t0_us = now_us();
+  sg_req *req = &st->req;
+  req->method = method;
+  req->path = url;
+  req->conn = c;
+  req->body = "";
+  req->app = s->cfg.app;
+  const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "x-request-id");
+  if (rid && sane_request_id(rid)) snprintf(req->request_id, sizeof req->request_id, "%s", rid);
+  else sg_random_id("req_", req->request_id, sizeof req->request_id);
+  client_ip(c, req->client_ip, sizeof req->client_ip);
+  *con_cls = st;
+  st->kind = SG_HTTP_BUFFER;
+  if (!s->cfg.begin) return MHD_YES;
+  resp_init(&st->early);
+  st->kind = s->cfg.begin(req, &st->early, &st->stream);
+  if (st->kind == SG_HTTP_RESPOND) {
+    /* A client that waits for "100 Continue" gets the final answer instead and never
+     * sends the body; any other client's body is read and dropped first, so it is not
+     * cut off mid-upload (which many clients report as a reset, not as our answer). */
+    const char *expect = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Expect");
+    if (expect && strcasecmp(expect, "100-continue") == 0) {
+      st->kind = SG_HTTP_BUFFER; /* answered: nothing left to do at the end */
+      st->stopped = true;
+      return respond(s, st, &st->early);
+    }
+  }
+  return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -143,65 +249,55 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   const char *upload_data, size_t *upload_size, void **con_cls) {
   sg_http_server *s = cls;
   conn_state *st = *con_cls;
-  if (!st) {
-    st = calloc(1, sizeof *st);
-    if (!st) return MHD_NO;
-    sg_buf_init(&st->body, s->cfg.max_body);
-    st->t0_us = now_us();
-    *con_cls = st;
-    return MHD_YES;
-  }
-  if (*upload_size) {
-    /* Past the cap the rest of the body is read and dropped, so memory stays bounded and
-     * the client still gets a typed 413 instead of a reset connection. */
-    if (!st->too_large && sg_buf_append(&st->body, upload_data, *upload_size)) st->too_large = true;
+  if (!st) return on_headers(s, c, url, method, con_cls);
+  if (st->stopped && st->kind == SG_HTTP_BUFFER) {
+    /* Answered early (Expect: 100-continue); drop whatever still arrives. */
     *upload_size = 0;
     return MHD_YES;
   }
-
-  sg_req req;
-  memset(&req, 0, sizeof req);
-  req.method = method;
-  req.path = url;
-  req.conn = c;
-  req.body = st->body.data ? st->body.data : "";
-  req.body_len = st->body.len;
-  req.body_too_large = st->too_large;
-  req.app = s->cfg.app;
-  const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "x-request-id");
-  if (rid && sane_request_id(rid)) snprintf(req.request_id, sizeof req.request_id, "%s", rid);
-  else sg_random_id("req_", req.request_id, sizeof req.request_id);
-  client_ip(c, req.client_ip, sizeof req.client_ip);
-
-  sg_resp resp;
-  memset(&resp, 0, sizeof resp);
-  sg_buf_init(&resp.body, 0);
-  resp.status = 500;
-  s->cfg.handler(&req, &resp);
-
-  size_t blen = resp.body.len;
-  struct MHD_Response *mr = MHD_create_response_from_buffer(
-      blen, blen ? resp.body.data : (void *)"", MHD_RESPMEM_MUST_COPY);
-  enum MHD_Result ret = MHD_NO;
-  if (mr) {
-    MHD_add_response_header(mr, "x-request-id", req.request_id);
-    if (blen || resp.content_type)
-      MHD_add_response_header(mr, "Content-Type",
-                              resp.content_type ? resp.content_type : "application/json");
-    for (size_t i = 0; i < resp.nheaders; i++)
-      MHD_add_response_header(mr, resp.hname[i], resp.hvalue[i]);
-    ret = MHD_queue_response(c, (unsigned)resp.status, mr);
-    MHD_destroy_response(mr);
+  if (*upload_size) {
+    size_t n = *upload_size;
+    *upload_size = 0;
+    if (st->kind == SG_HTTP_STREAM) {
+      if (st->stopped || st->too_large) return MHD_YES;
+      st->received += n;
+      if (st->stream.max_bytes && st->received > st->stream.max_bytes) st->too_large = true;
+      else if (st->stream.on_data(st->stream.ctx, upload_data, n)) st->stopped = true;
+      return MHD_YES;
+    }
+    /* Past the cap the rest of the body is read and dropped, so memory stays bounded and
+     * the client still gets a typed 413 instead of a reset connection. An early answer
+     * drops the body the same way. */
+    if (st->kind == SG_HTTP_BUFFER && !st->too_large && sg_buf_append(&st->body, upload_data, n))
+      st->too_large = true;
+    return MHD_YES;
   }
-  access_log(s, &req, resp.status, now_us() - st->t0_us);
-  resp_free(&resp);
-  return ret;
+
+  if (st->kind == SG_HTTP_RESPOND) {
+    st->kind = SG_HTTP_BUFFER;
+    st->stopped = true;
+    return respond(s, st, &st->early);
+  }
+  sg_resp resp;
+  resp_init(&resp);
+  if (st->kind == SG_HTTP_STREAM) {
+    if (st->too_large) sg_resp_error(&resp, &st->req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    else st->stream.on_finish(st->stream.ctx, &st->req, &resp);
+  } else {
+    st->req.body = st->body.data ? st->body.data : "";
+    st->req.body_len = st->body.len;
+    st->req.body_too_large = st->too_large;
+    s->cfg.handler(&st->req, &resp);
+  }
+  return respond(s, st, &resp);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
   conn_state *st = *con_cls;
   if (!st) return;
+  if (st->stream.on_free) st->stream.on_free(st->stream.ctx);
+  resp_free(&st->early);
   sg_buf_free(&st->body);
   free(st);
   *con_cls = NULL;

@@ -129,6 +129,74 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id,
                           size_t limit, const json_t *after, json_t **data, bool *more);
 
+/* Item reads and edits (PATCH / DELETE /lists/{id}/items/{itemId}). SG_E_INVALID_LIST for
+ * the list, SG_E_INVALID_ITEM when the list has no such current item. */
+sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
+                         const char *item_id, json_t **out);
+/* The ETag of an item (a strong tag over its whole representation) into out[48]. */
+void sg_store_item_etag(const json_t *item, char out[48]);
+/* Replaces the item's fields with item (the validated, defaulted body, as for create) in
+ * one transaction. if_match (may be NULL) is compared with the current ETag inside it:
+ * SG_E_PRECONDITION_FAILED with *out the current item. Also SG_E_LIST_ARCHIVED,
+ * SG_E_DUPLICATE_VALUE, SG_E_INVALID_REQUEST (parentId names no current item of the list,
+ * or would make the item its own ancestor). The item keeps its id and createdAt; a
+ * change is a new row under the next item clock, so versions taken before never see it.
+ * An update that changes nothing writes nothing. */
+sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *list_id,
+                            const char *item_id, const json_t *item, const char *if_match,
+                            json_t **out);
+/* Deletes the item (ends its current row). SG_E_ITEM_HAS_CHILDREN when a current item
+ * names it as parent; SG_E_PRECONDITION_FAILED (with *cur_out the current item) as above. */
+sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
+                            const char *item_id, const char *if_match, json_t **cur_out);
+/* Removes up to max history rows of the list that no unresolved version can still read
+ * (ended at or before the oldest queued/staged snapshot). *n is how many went. */
+sg_err sg_store_items_prune(sg_store *st, const char *list_id, size_t max, size_t *n);
+
+/* ---- bulk import (src/store/sqlite/import.c) ---------------------------------------------
+ * An import stages validated rows in a private scratch database (its own file and
+ * connection, so staging never takes the store's lock), then applies them to the list in
+ * ONE write transaction. Staging files live in <data-dir>/import-tmp/ and are removed when
+ * the import ends; sg_store_import_cleanup removes those of a process that died. */
+typedef struct sg_store_import sg_store_import;
+
+typedef struct {
+  int64_t created, updated, deleted, unchanged;
+} sg_import_counts;
+
+sg_err sg_store_import_begin(sg_store *st, sg_store_import **out);
+/* Stages the item of line `line` (0-based): item as sg__item_validate returns it, with a
+ * NULL parentId; parent_value (may be NULL) names the parent by value. Returns
+ * SG_E_DUPLICATE_VALUE when an earlier line staged the same value. */
+sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *item,
+                           const char *parent_value);
+/* Applies the staged rows to the list in one transaction under one new item clock:
+ * items are matched by value (a matched item keeps its id and createdAt and is rewritten
+ * only when a field differs); replace also deletes every current item whose value was not
+ * imported. parentValue is resolved against the final set (replace: the imported items;
+ * append: the imported items, then the list's other items). When some parentValue names
+ * no item, nothing changes: SG_E_INVALID_REQUEST with *bad_lines a JSON array of at most
+ * max_bad line numbers and *n_bad the total. Also SG_E_INVALID_LIST, SG_E_LIST_ARCHIVED. */
+sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *workspace_id,
+                             const char *list_id, bool replace, size_t max_bad,
+                             sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad);
+/* Ends the import (applied or not): closes and deletes the staging file. NULL is a no-op. */
+void sg_store_import_free(sg_store_import *imp);
+/* Deletes staging files left by a process that died (call at control-plane start). */
+void sg_store_import_cleanup(sg_store *st);
+
+/* ---- export ------------------------------------------------------------------------------
+ * A cursor over a list's current items ordered by displayOrder then id, read in ONE read
+ * transaction of its own connection (WAL snapshot isolation), so a long export is exact
+ * and never blocks writers or holds the store's lock. */
+typedef struct sg_store_export sg_store_export;
+sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
+                            sg_store_export **out);
+/* The next item in the API's shape plus "parentValue" (null when none) into *out (caller
+ * owns it); *out is NULL at the end. */
+sg_err sg_store_export_next(sg_store_export *x, json_t **out);
+void sg_store_export_close(sg_store_export *x);
+
 /* ---- versions ---------------------------------------------------------------------------- */
 /* Version states as stored; the API shows the same words. "queued" covers every version
  * whose publish has not resolved yet (waiting for the worker or being compiled). */
@@ -140,8 +208,8 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
 #define SG_VERSION_FAILED "failed"
 
 /* Allocates the list's next version number and records a version in state "queued"
- * whose content is the list's items as they are now (an immutable snapshot: items are
- * append-only, so the snapshot is "every item of the list inserted up to now") and whose
+ * whose content is the list's items as they are now (an immutable snapshot: the list's
+ * item clock, under which later edits, deletes and imports stay invisible) and whose
  * locale policy is the list's current one. SG_E_INVALID_LIST, SG_E_LIST_ARCHIVED.
  * *out is the version in the API's shape (caller owns it). */
 sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
@@ -163,7 +231,7 @@ typedef struct {
   char workspace_id[64];
   int64_t number;
   char state[16];           /* current state (see SG_VERSION_*) */
-  int64_t snapshot_seq;     /* the snapshot: the list's items with seq <= this */
+  int64_t snapshot_seq;     /* the snapshot: the list's item clock when it was taken */
   uint64_t item_count;
   int attempts;             /* pipeline runs started, this one included */
   char content_hash[80];    /* set once staged */
@@ -188,7 +256,8 @@ typedef struct {
   int64_t rank;
 } sg_store_item_row;
 
-/* Calls cb for up to `limit` items of the list with after_seq < seq <= snapshot_seq, in
+/* Calls cb for up to `limit` items of the list visible at clock snapshot_seq with
+ * seq > after_seq (seq is the row key, not the clock), in
  * seq order, all read in one short transaction (so callers page through a large list
  * without holding the store for long; the snapshot is immutable, so the pages are
  * consistent). *last_seq gets the seq of the last row (after_seq when none) and *n the

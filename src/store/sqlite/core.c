@@ -104,12 +104,16 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     free(st);
     return -1;
   }
+  snprintf(st->dir, sizeof st->dir, "%s", spec);
   sqlite3_busy_timeout(st->db, 10000);
   /* WAL for concurrent readers and the admin CLI; synchronous=FULL so that an
    * acknowledged write survives kill -9 and power loss. */
   char *msg = NULL;
   if (sqlite3_exec(st->db,
-                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;",
+                   "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
+                   /* 64 MiB of page cache (a bound, not an allocation): a million-row
+                    * import touches index pages all over the file. */
+                   "PRAGMA cache_size=-65536;",
                    NULL, NULL, &msg) != SQLITE_OK ||
       migrate(st->db, err, errsz)) {
     if (msg) snprintf(err, errsz, "cannot configure database: %s", msg);

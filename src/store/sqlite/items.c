@@ -1,9 +1,11 @@
 /*
  * SQLite backend: items.
  *
- * Items are append-only rows numbered by seq; see migration 2 for why that makes
- * version snapshots free. aliases and locales are kept as the compact JSON the API
- * accepted (NULL when empty), display_value always holds the effective value.
+ * An item is a chain of row versions stamped with the list's item clock (migration 3):
+ * the current row has to_clock NULL; an edit ends it and inserts the new row, a delete
+ * only ends it. Version snapshots read "the rows visible at clock S". aliases and locales
+ * are kept as the compact JSON the API accepted (NULL when empty), display_value always
+ * holds the effective value.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +13,7 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define ITEM_COLS                                                                          \
-  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
+#define ITEM_COLS SG__SQ_ITEM_COLS
 
 /* Parses a stored JSON column, falling back to a fresh empty value of the given kind. */
 static json_t *json_col(sqlite3_stmt *s, int col, bool object) {
@@ -22,8 +23,7 @@ static json_t *json_col(sqlite3_stmt *s, int col, bool object) {
   return v;
 }
 
-/* Builds the API representation of the item row under s (ITEM_COLS order). */
-static json_t *row_to_item(sqlite3_stmt *s) {
+json_t *sg__sq_item_row(sqlite3_stmt *s) {
   json_t *o = json_object();
   json_object_set_new(o, "id", json_string(sg__sq_col(s, 0)));
   json_object_set_new(o, "value", json_string(sg__sq_col(s, 1)));
@@ -38,13 +38,23 @@ static json_t *row_to_item(sqlite3_stmt *s) {
   return o;
 }
 
-/* Compact JSON text of v, or NULL when v is absent, null or empty (the stored form of
- * "none"). The caller frees the result. */
-static char *json_text_or_null(const json_t *v) {
+char *sg__sq_json_text(const json_t *v) {
   if (!v || json_is_null(v)) return NULL;
   if (json_is_array(v) && json_array_size(v) == 0) return NULL;
   if (json_is_object(v) && json_object_size(v) == 0) return NULL;
   return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+}
+
+int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock) {
+  static const char q[] = "UPDATE lists SET item_clock=item_clock+1 WHERE id=? RETURNING item_clock";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return -1;
+  sg__sq_text(s, 1, list_id);
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW) *clock = sqlite3_column_int64(s, 0);
+  while (step == SQLITE_ROW) step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_DONE ? 0 : -1;
 }
 
 sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id) {
@@ -65,16 +75,17 @@ sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *
 
 sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *list_id,
                             const json_t *item, json_t **out) {
-  static const char q_parent[] = "SELECT 1 FROM items WHERE id=? AND list_id=?";
+  static const char q_parent[] =
+      "SELECT 1 FROM items WHERE id=? AND list_id=? AND to_clock IS NULL";
   static const char q_ins[] =
       "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
-      " display_order, created_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  static const char q_get[] = "SELECT " ITEM_COLS " FROM items WHERE id=?";
+      " display_order, created_at, from_clock) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+  static const char q_get[] = "SELECT " ITEM_COLS " FROM items WHERE id=? AND to_clock IS NULL";
   char id[32];
   sg_random_id("itm_", id, sizeof id);
   const char *parent = json_string_value(json_object_get(item, "parentId"));
-  char *aliases = json_text_or_null(json_object_get(item, "aliases"));
-  char *locales = json_text_or_null(json_object_get(item, "locales"));
+  char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
+  char *locales = sg__sq_json_text(json_object_get(item, "locales"));
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s;
   pthread_mutex_lock(&st->mu);
@@ -93,6 +104,8 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     }
     if (step != SQLITE_ROW) goto fail;
   }
+  int64_t clock;
+  if (sg__sq_item_clock_next(st, list_id, &clock)) goto fail;
   if (!(s = sg__sq_prep(st, q_ins))) goto fail;
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, list_id);
@@ -104,11 +117,13 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
   sg__sq_text(s, 8, locales);
   sqlite3_bind_int64(s, 9, json_integer_value(json_object_get(item, "displayOrder")));
   sqlite3_bind_int64(s, 10, sg_now_s());
+  sqlite3_bind_int64(s, 11, clock);
   int step = sqlite3_step(s);
   int ext = sqlite3_extended_errcode(st->db);
   sqlite3_reset(s);
   if (step != SQLITE_DONE) {
-    /* The only UNIQUE constraints are the random id (131 bits) and (list_id, value). */
+    /* The only UNIQUE indexes are the random id (131 bits) and (list_id, value), both
+     * among current rows. */
     rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
     goto rollback;
   }
@@ -118,7 +133,7 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     sqlite3_reset(s);
     goto fail;
   }
-  *out = row_to_item(s);
+  *out = sg__sq_item_row(s);
   sqlite3_reset(s);
   if (sg__sq_commit(st)) {
     json_decref(*out);
@@ -142,9 +157,9 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
                           size_t limit, const json_t *after, json_t **data, bool *more) {
   static const char q_list[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
   static const char q_first[] = "SELECT " ITEM_COLS " FROM items WHERE list_id=?1"
-                                " ORDER BY display_order, id LIMIT ?2";
+                                " AND to_clock IS NULL ORDER BY display_order, id LIMIT ?2";
   static const char q_after[] =
-      "SELECT " ITEM_COLS " FROM items WHERE list_id=?1"
+      "SELECT " ITEM_COLS " FROM items WHERE list_id=?1 AND to_clock IS NULL"
       " AND (display_order, id) > (?3, ?4) ORDER BY display_order, id LIMIT ?2";
   sg_err rc = SG_E_INTERNAL;
   json_t *arr = NULL;
@@ -175,7 +190,7 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
       *more = true;
       break;
     }
-    json_array_append_new(arr, row_to_item(s));
+    json_array_append_new(arr, sg__sq_item_row(s));
   }
   sqlite3_reset(s);
   if (step == SQLITE_ROW || step == SQLITE_DONE) {
@@ -188,5 +203,231 @@ end:
 out:
   pthread_mutex_unlock(&st->mu);
   json_decref(arr);
+  return rc;
+}
+
+/* ---- single-item reads and edits ------------------------------------------------------- */
+
+void sg_store_item_etag(const json_t *item, char out[48]) {
+  /* The same strong tag as a list's: a digest of the whole representation. */
+  sg_store_list_etag(item, out);
+}
+
+/* Loads the current row of item_id in list_id (under the lock) into *out and its seq.
+ * SG_E_INVALID_ITEM when there is none. */
+static sg_err load_item(sg_store *st, const char *list_id, const char *item_id, json_t **out,
+                        int64_t *seq) {
+  static const char q[] = "SELECT " ITEM_COLS ", seq FROM items WHERE id=? AND list_id=?"
+                          " AND to_clock IS NULL";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return SG_E_INTERNAL;
+  sg__sq_text(s, 1, item_id);
+  sg__sq_text(s, 2, list_id);
+  int step = sqlite3_step(s);
+  sg_err rc = step == SQLITE_DONE ? SG_E_INVALID_ITEM : SG_E_INTERNAL;
+  if (step == SQLITE_ROW) {
+    *out = sg__sq_item_row(s);
+    if (seq) *seq = sqlite3_column_int64(s, 9);
+    rc = SG_E_OK;
+  }
+  sqlite3_reset(s);
+  return rc;
+}
+
+/* SG_E_OK when list_id is a list of workspace_id (archived or not). */
+static sg_err list_visible(sg_store *st, const char *workspace_id, const char *list_id) {
+  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return SG_E_INTERNAL;
+  sg__sq_text(s, 1, list_id);
+  sg__sq_text(s, 2, workspace_id);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_ROW ? SG_E_OK : step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
+}
+
+sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
+                         const char *item_id, json_t **out) {
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = list_visible(st, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_item(st, list_id, item_id, out, NULL);
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+/* Begins a write on one item: the list must be writable, the item current, and if_match
+ * (when not NULL) must name its ETag; on a mismatch *cur is left set for the 412. */
+static sg_err begin_item_write(sg_store *st, const char *workspace_id, const char *list_id,
+                               const char *item_id, const char *if_match, json_t **cur,
+                               int64_t *seq) {
+  sg_err rc = sg__sq_list_writable(st, workspace_id, list_id);
+  if (rc != SG_E_OK) return rc;
+  if ((rc = load_item(st, list_id, item_id, cur, seq)) != SG_E_OK) return rc;
+  if (if_match) {
+    char etag[48];
+    sg_store_item_etag(*cur, etag);
+    if (!sg_etag_match(if_match, etag)) return SG_E_PRECONDITION_FAILED;
+  }
+  return SG_E_OK;
+}
+
+/* Ends the current row `seq` at clock (the row stays for older snapshots). */
+static int end_row(sg_store *st, int64_t seq, int64_t clock) {
+  static const char q[] = "UPDATE items SET to_clock=?2 WHERE seq=?1 AND to_clock IS NULL";
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return -1;
+  sqlite3_bind_int64(s, 1, seq);
+  sqlite3_bind_int64(s, 2, clock);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_DONE && sqlite3_changes(st->db) == 1 ? 0 : -1;
+}
+
+/* Depth bound of the parent walk that refuses cycles; deeper chains are left to publish
+ * validation, which checks the whole list anyway. */
+#define PARENT_WALK_MAX 4096
+
+/* SG_E_OK when parent is a current item of the list and making it item_id's parent does
+ * not close a cycle; SG_E_INVALID_REQUEST otherwise. */
+static sg_err check_parent(sg_store *st, const char *list_id, const char *item_id,
+                           const char *parent) {
+  static const char q[] =
+      "SELECT parent_id FROM items WHERE id=? AND list_id=? AND to_clock IS NULL";
+  char cur[160];
+  snprintf(cur, sizeof cur, "%s", parent);
+  for (int depth = 0; depth < PARENT_WALK_MAX; depth++) {
+    if (strcmp(cur, item_id) == 0) return SG_E_INVALID_REQUEST;
+    sqlite3_stmt *s = sg__sq_prep(st, q);
+    if (!s) return SG_E_INTERNAL;
+    sg__sq_text(s, 1, cur);
+    sg__sq_text(s, 2, list_id);
+    int step = sqlite3_step(s);
+    if (step != SQLITE_ROW) {
+      sqlite3_reset(s);
+      /* The first hop must exist; a dangling id further up is publish validation's. */
+      return step == SQLITE_DONE ? (depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK)
+                                 : SG_E_INTERNAL;
+    }
+    const char *up = sg__sq_col(s, 0);
+    bool top = up == NULL;
+    if (!top) snprintf(cur, sizeof cur, "%s", up);
+    sqlite3_reset(s);
+    if (top) return SG_E_OK;
+  }
+  return SG_E_OK;
+}
+
+sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *list_id,
+                            const char *item_id, const json_t *item, const char *if_match,
+                            json_t **out) {
+  static const char q_ins[] =
+      "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
+      " display_order, created_at, from_clock) SELECT id, list_id, ?2, ?3, ?4, ?5, ?6, ?7,"
+      " ?8, created_at, ?9 FROM items WHERE seq=?1";
+  const char *parent = json_string_value(json_object_get(item, "parentId"));
+  char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
+  char *locales = sg__sq_json_text(json_object_get(item, "locales"));
+  json_t *cur = NULL;
+  int64_t seq = 0, clock = 0;
+  *out = NULL;
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = SG_E_INTERNAL;
+  if (sg__sq_begin(st)) goto out;
+  rc = begin_item_write(st, workspace_id, list_id, item_id, if_match, &cur, &seq);
+  if (rc != SG_E_OK) goto rollback;
+  if (parent && (rc = check_parent(st, list_id, item_id, parent)) != SG_E_OK) goto rollback;
+  rc = SG_E_INTERNAL;
+  /* An edit that changes nothing writes nothing: the ETag and history stay as they are. */
+  json_t *next = json_deep_copy(cur);
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)item, k, v) json_object_set(next, k, v);
+  if (json_equal(next, cur)) {
+    json_decref(next);
+    if (sg__sq_commit(st)) goto rollback;
+    *out = cur;
+    cur = NULL;
+    rc = SG_E_OK;
+    goto out;
+  }
+  json_decref(next);
+  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock)) goto rollback;
+  sqlite3_stmt *s = sg__sq_prep(st, q_ins);
+  if (!s) goto rollback;
+  sqlite3_bind_int64(s, 1, seq);
+  sg__sq_text(s, 2, json_string_value(json_object_get(item, "value")));
+  sg__sq_text(s, 3, json_string_value(json_object_get(item, "displayValue")));
+  sg__sq_text(s, 4, aliases);
+  sqlite3_bind_int64(s, 5, json_integer_value(json_object_get(item, "rank")));
+  sg__sq_text(s, 6, parent);
+  sg__sq_text(s, 7, locales);
+  sqlite3_bind_int64(s, 8, json_integer_value(json_object_get(item, "displayOrder")));
+  sqlite3_bind_int64(s, 9, clock);
+  int step = sqlite3_step(s);
+  int ext = sqlite3_extended_errcode(st->db);
+  sqlite3_reset(s);
+  if (step != SQLITE_DONE) {
+    rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
+    goto rollback;
+  }
+  if (load_item(st, list_id, item_id, out, NULL) != SG_E_OK || sg__sq_commit(st)) {
+    json_decref(*out);
+    *out = NULL;
+    goto rollback;
+  }
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+  if (rc == SG_E_PRECONDITION_FAILED) {
+    *out = cur;
+    cur = NULL;
+  }
+out:
+  pthread_mutex_unlock(&st->mu);
+  json_decref(cur);
+  free(aliases);
+  free(locales);
+  return rc;
+}
+
+sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
+                            const char *item_id, const char *if_match, json_t **cur_out) {
+  static const char q_kids[] = "SELECT 1 FROM items WHERE list_id=? AND parent_id=?"
+                               " AND to_clock IS NULL LIMIT 1";
+  json_t *cur = NULL;
+  int64_t seq = 0, clock = 0;
+  *cur_out = NULL;
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = SG_E_INTERNAL;
+  if (sg__sq_begin(st)) goto out;
+  rc = begin_item_write(st, workspace_id, list_id, item_id, if_match, &cur, &seq);
+  if (rc != SG_E_OK) goto rollback;
+  rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, q_kids);
+  if (!s) goto rollback;
+  sg__sq_text(s, 1, list_id);
+  sg__sq_text(s, 2, item_id);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  if (step == SQLITE_ROW) {
+    rc = SG_E_ITEM_HAS_CHILDREN;
+    goto rollback;
+  }
+  if (step != SQLITE_DONE) goto rollback;
+  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock) ||
+      sg__sq_commit(st))
+    goto rollback;
+  rc = SG_E_OK;
+  goto out;
+rollback:
+  sg__sq_rollback(st);
+  if (rc == SG_E_PRECONDITION_FAILED) {
+    *cur_out = cur;
+    cur = NULL;
+  }
+out:
+  pthread_mutex_unlock(&st->mu);
+  json_decref(cur);
   return rc;
 }

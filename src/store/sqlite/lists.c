@@ -203,24 +203,6 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   return SG_E_OK;
 }
 
-/* True when the If-Match header value names etag (a list of tags or "*"). */
-static bool if_match_ok(const char *if_match, const char *etag) {
-  size_t el = strlen(etag);
-  const char *p = if_match;
-  while (*p) {
-    while (*p == ' ' || *p == ',') p++;
-    if (!*p) break;
-    const char *start = p;
-    while (*p && *p != ',') p++;
-    const char *end = p;
-    while (end > start && end[-1] == ' ') end--;
-    size_t n = (size_t)(end - start);
-    if (n == 1 && *start == '*') return true;
-    if (n == el && memcmp(start, etag, n) == 0) return true;
-  }
-  return false;
-}
-
 /* The invariant of a locale policy: its default is one of its supported locales. */
 static bool default_locale_supported(const json_t *lp) {
   const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
@@ -251,7 +233,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   if (if_match) {
     char etag[48];
     sg_store_list_etag(cur, etag);
-    if (!if_match_ok(if_match, etag)) {
+    if (!sg_etag_match(if_match, etag)) {
       rc = SG_E_PRECONDITION_FAILED;
       *out = cur;
       cur = NULL;

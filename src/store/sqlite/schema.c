@@ -67,5 +67,36 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE INDEX versions_pending ON versions(state) WHERE state IN ('queued', 'staged');"
     "CREATE INDEX versions_unsynced ON versions(edge_synced) WHERE state='active' AND"
     "  edge_synced=0;",
+    /* 3: items become mutable without losing exact snapshots. Each item is a chain of
+     * row versions: a row is visible from its from_clock up to (not including) its
+     * to_clock (NULL: current). Every write transaction on a list's items takes the next
+     * value of lists.item_clock and stamps all its changes with it (an edit ends the old
+     * row and inserts the new one, a delete only ends the row, an import does both for
+     * up to millions of rows under one clock value). A version records the clock as its
+     * snapshot_seq, so its content is "rows with from_clock <= S and (to_clock IS NULL or
+     * to_clock > S)": still free to take and exact however the list changes afterwards.
+     * Uniqueness of id and of (list, value) now holds among current rows only (partial
+     * indexes). Existing rows keep their seq as from_clock and every list's clock starts
+     * at the global maximum, so the snapshots of existing versions keep their meaning. */
+    "CREATE TABLE items3(seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL,"
+    "  list_id TEXT NOT NULL REFERENCES lists(id), value TEXT NOT NULL,"
+    "  display_value TEXT NOT NULL, aliases TEXT, rank INTEGER NOT NULL DEFAULT 0,"
+    "  parent_id TEXT, locales TEXT, display_order INTEGER NOT NULL DEFAULT 0,"
+    "  created_at INTEGER NOT NULL, from_clock INTEGER NOT NULL, to_clock INTEGER);"
+    "INSERT INTO items3(seq, id, list_id, value, display_value, aliases, rank, parent_id,"
+    "  locales, display_order, created_at, from_clock) SELECT seq, id, list_id, value,"
+    "  display_value, aliases, rank, parent_id, locales, display_order, created_at, seq"
+    "  FROM items;"
+    "DROP TABLE items;"
+    "ALTER TABLE items3 RENAME TO items;"
+    "CREATE UNIQUE INDEX items_value ON items(list_id, value) WHERE to_clock IS NULL;"
+    "CREATE UNIQUE INDEX items_id ON items(id) WHERE to_clock IS NULL;"
+    "CREATE INDEX items_order ON items(list_id, display_order, id) WHERE to_clock IS NULL;"
+    "CREATE INDEX items_parent ON items(list_id, parent_id)"
+    "  WHERE to_clock IS NULL AND parent_id IS NOT NULL;"
+    "CREATE INDEX items_snapshot ON items(list_id, seq);"
+    "CREATE INDEX items_ended ON items(list_id, to_clock) WHERE to_clock IS NOT NULL;"
+    "ALTER TABLE lists ADD COLUMN item_clock INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE lists SET item_clock=(SELECT COALESCE(MAX(seq), 0) FROM items);",
     NULL,
 };

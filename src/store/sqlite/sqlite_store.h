@@ -11,6 +11,7 @@ extern const char *const sg__sqlite_migrations[];
 
 struct sg_store {
   sqlite3 *db;
+  char dir[4096]; /* the data directory: import staging files and export readers */
   /* One connection shared by the process's threads; the mutex makes each store call one
    * transaction. Other processes (admin CLI) coordinate through WAL + busy timeout. */
   pthread_mutex_t mu;
@@ -37,6 +38,19 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
 /* SG_E_OK when list_id is an active list of workspace_id, else SG_E_LIST_ARCHIVED,
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held. */
 sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id);
+/* Takes the list's next item clock (see migration 3): every item change of one write
+ * transaction is stamped with it. Call inside a write transaction with st->mu held.
+ * Returns 0 and *clock, or -1. */
+int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock);
+/* The item columns, in the order sg__sq_item_row reads them. */
+#define SG__SQ_ITEM_COLS                                                                   \
+  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
+/* Builds the API representation of the item row under s (SG__SQ_ITEM_COLS first). */
+json_t *sg__sq_item_row(sqlite3_stmt *s);
+/* Compact JSON text of v in its stored form, or NULL when v is absent, null or empty
+ * ("none"). The caller frees the result. Imports use it too, so an unchanged item
+ * compares equal byte for byte. */
+char *sg__sq_json_text(const json_t *v);
 /* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
 json_t *sg__sq_ts(sqlite3_stmt *s, int col);
 

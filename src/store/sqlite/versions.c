@@ -86,8 +86,10 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
       "SELECT next_version_number, default_locale, supported_locales FROM lists WHERE id=?";
   static const char q_bump[] =
       "UPDATE lists SET next_version_number=next_version_number+1 WHERE id=?";
+  /* The snapshot is the list's item clock now (migration 3) and the current row count. */
   static const char q_snap[] =
-      "SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM items WHERE list_id=?";
+      "SELECT l.item_clock, (SELECT COUNT(*) FROM items WHERE list_id=?1 AND to_clock IS NULL)"
+      " FROM lists l WHERE l.id=?1";
   static const char q_ins[] =
       "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
       " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
@@ -262,7 +264,8 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
                                int64_t *last_seq, size_t *n) {
   static const char q[] =
       "SELECT seq, id, value, display_value, parent_id, aliases, locales, rank FROM items"
-      " WHERE list_id=?1 AND seq>?2 AND seq<=?3 ORDER BY seq LIMIT ?4";
+      " WHERE list_id=?1 AND seq>?2 AND from_clock<=?3 AND (to_clock IS NULL OR to_clock>?3)"
+      " ORDER BY seq LIMIT ?4";
   *last_seq = after_seq;
   *n = 0;
   sg_err rc = SG_E_INTERNAL;
