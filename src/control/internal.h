@@ -5,7 +5,7 @@
 #define SG_CONTROL_INTERNAL_H
 
 #include "control/control.h"
-#include "control/ratelimit.h"
+#include "common/ratelimit.h"
 
 struct sg_control {
   sg_control_config cfg;

@@ -35,8 +35,10 @@ enum MHD_Result sg__h_selection(sg__rt_req *r) {
   if (e == SG_E_OK && strcmp(sel.list_id, k->list->id) != 0) e = SG_E_INVALID_REQUEST;
   sg__rt_hdrs h = {0};
   if (e == SG_E_OK) {
-    int retry = sg__ratelimit_hit(r->rt->rl, r->key_digest, sg_mono_ms());
-    if (retry > 0) {
+    char rkey[33];
+    int retry;
+    sg_hex(r->key_digest, 16, rkey);
+    if (!sg_ratelimit_take_retry(r->rt->rl, rkey, sg_mono_ms(), &retry)) {
       e = SG_E_RATE_LIMITED;
       h.retry_after = retry;
     }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/ratelimit.h"
 #include "common/error.h"
 #include "compiler/artifact.h"
 #include "edge/edge.h"
@@ -45,14 +46,8 @@ void sg__reqid_random(char out[SG__REQID_LEN + 1]);
 
 /* ================================================================ rate limit ====== */
 
-typedef struct sg__ratelimit sg__ratelimit;
-
-/* A fixed-window (one minute) counter per key digest, in a bounded table. */
-sg__ratelimit *sg__ratelimit_new(unsigned per_minute);
-void sg__ratelimit_free(sg__ratelimit *rl);
-/* Counts one hit at now_ms (monotonic). Returns 0 when allowed, else the seconds until
- * the window ends (>= 1), for retry-after. */
-int sg__ratelimit_hit(sg__ratelimit *rl, const uint8_t digest[32], int64_t now_ms);
+/* Selection reports are limited per publishable key by the shared token bucket of
+ * common/ratelimit.h (rt->rl), keyed by the hex of the key digest's first 16 bytes. */
 
 /* ================================================================ quota =========== */
 
@@ -238,7 +233,7 @@ struct sg_runtime {
   sg__rcu rcu;
   sg__quota *quota;
   sg__events *events;
-  sg__ratelimit *rl;
+  sg_ratelimit *rl;
   struct MHD_Daemon *mhd;
   unsigned port;
   pthread_t loader;

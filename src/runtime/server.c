@@ -404,7 +404,7 @@ static void runtime_free(sg_runtime *rt) {
   if (rt->quota) sg__quota_flush(rt->quota, sg__utc_month(sg_now_s()));
   sg__quota_close(rt->quota);
   sg__events_close(rt->events);
-  sg__ratelimit_free(rt->rl);
+  sg_ratelimit_free(rt->rl);
   sg_edge_close(rt->edge);
   pthread_mutex_destroy(&rt->stop_mu);
   pthread_cond_destroy(&rt->stop_cv);
@@ -456,7 +456,7 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     fail("cannot open selection events", strerror(errno));
     goto err;
   }
-  if (!(rt->rl = sg__ratelimit_new(rt->cfg.selection_rate))) {
+  if (!(rt->rl = sg_ratelimit_new(rt->cfg.selection_rate))) {
     fail("out of memory", NULL);
     goto err;
   }

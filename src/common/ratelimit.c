@@ -1,4 +1,4 @@
-#include "control/ratelimit.h"
+#include "common/ratelimit.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -75,6 +75,13 @@ static void gc(sg_ratelimit *rl, int64_t now_ms) {
 }
 
 bool sg_ratelimit_take(sg_ratelimit *rl, const char *key, int64_t now_ms) {
+  int retry;
+  return sg_ratelimit_take_retry(rl, key, now_ms, &retry);
+}
+
+bool sg_ratelimit_take_retry(sg_ratelimit *rl, const char *key, int64_t now_ms,
+                             int *retry_after_s) {
+  *retry_after_s = 0;
   if (!rl || rl->per_minute == 0) return true;
   bool ok;
   pthread_mutex_lock(&rl->mu);
@@ -105,7 +112,13 @@ bool sg_ratelimit_take(sg_ratelimit *rl, const char *key, int64_t now_ms) {
   }
   refill(rl, e, now_ms);
   ok = e->tokens >= 1.0;
-  if (ok) e->tokens -= 1.0;
+  if (ok) {
+    e->tokens -= 1.0;
+  } else {
+    double ms = (1.0 - e->tokens) * 60000.0 / rl->per_minute;
+    *retry_after_s = (int)((ms + 999.0) / 1000.0);
+    if (*retry_after_s < 1) *retry_after_s = 1;
+  }
   pthread_mutex_unlock(&rl->mu);
   return ok;
 }

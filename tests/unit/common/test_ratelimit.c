@@ -1,4 +1,4 @@
-/* Unit tests of the token-bucket rate limiter (src/control/ratelimit.c), driven by a
+/* Unit tests of the token-bucket rate limiter (src/common/ratelimit.c), driven by a
  * simulated clock: the limiter takes the time as an argument, so nothing sleeps. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "control/ratelimit.h"
+#include "common/ratelimit.h"
 
 static void test_burst_then_refused(void **state) {
   (void)state;
@@ -116,6 +116,29 @@ static void test_collection_keeps_partly_spent_buckets(void **state) {
   sg_ratelimit_free(rl);
 }
 
+static void test_retry_after_is_the_wait_for_one_token(void **state) {
+  (void)state;
+  /* 6 per minute: one token every 10 s. */
+  sg_ratelimit *rl = sg_ratelimit_new(6);
+  int retry = -1;
+  for (int i = 0; i < 6; i++) {
+    assert_true(sg_ratelimit_take_retry(rl, "k", 0, &retry));
+    assert_int_equal(retry, 0);
+  }
+  assert_false(sg_ratelimit_take_retry(rl, "k", 0, &retry));
+  assert_int_equal(retry, 10);
+  assert_false(sg_ratelimit_take_retry(rl, "k", 7500, &retry));
+  assert_int_equal(retry, 3); /* 2.5 s left, rounded up */
+  assert_true(sg_ratelimit_take_retry(rl, "k", 10000, &retry));
+  /* 600 per minute: never less than one second. */
+  sg_ratelimit *fast = sg_ratelimit_new(600);
+  for (int i = 0; i < 600; i++) assert_true(sg_ratelimit_take_retry(fast, "k", 0, &retry));
+  assert_false(sg_ratelimit_take_retry(fast, "k", 0, &retry));
+  assert_int_equal(retry, 1);
+  sg_ratelimit_free(fast);
+  sg_ratelimit_free(rl);
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -154,6 +177,7 @@ static void test_new_keys_stay_cheap_when_nothing_is_collectible(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_burst_then_refused),
+      cmocka_unit_test(test_retry_after_is_the_wait_for_one_token),
       cmocka_unit_test(test_refill_over_time),
       cmocka_unit_test(test_clock_going_backwards_gives_nothing),
       cmocka_unit_test(test_independent_keys),
