@@ -43,10 +43,10 @@ __attribute__((destructor)) static void report(void) {
   char b[64]; int l = snprintf(b, sizeof b, "ALLOCS %lu\n", (unsigned long)n); if (write(2, b, l)) {} }
 EOF
 
-# start_runtime [PREFIX...]: starts the runtime (under PREFIX) on $D/data; sets RPORT/RPID.
+# start_runtime [PREFIX...]: starts the runtime (under PREFIX) on $D/serve/data (the list bench/run.sh published through the control plane); sets RPORT/RPID.
 start_runtime() {
   RPORT=$(free_port)
-  "$@" "$BIN" runtime --data-dir "$D/data" --runtime-listen "127.0.0.1:$RPORT" \
+  "$@" "$BIN" runtime --data-dir "$D/serve/data" --runtime-listen "127.0.0.1:$RPORT" \
     --threads "$(nproc)" --quiet 2>"$D/profile-runtime.log" &
   RPID=$!
   PIDS+=("$RPID")

@@ -137,10 +137,31 @@ else:
     w(f"`wrk -t1 -c32 -d{http_seconds}s --latency` (keep-alive), {http_rounds} rounds "
       "alternating suggestd → nginx `return 200` → nginx static file, after a 2 s suggestd "
       f"warm-up. Request paths cycle through {h['paths']:,} `/v1/query` paths (every prefix "
-      "of the 2,000 most populous city names, bench/paths.lua). The list (135k cities) is "
-      "published by writing the artifact and the edge records the way the edge store "
-      "writes them (temp file + rename, REVISION bump) — not through the control plane. "
-      f"nginx: own config on 127.0.0.1, worker_processes {h['threads']} (= runtime threads), "
+      "of the 2,000 most populous city names, bench/paths.lua).\n")
+    imp = h["import"]
+    v = imp.get("version") or {}
+    w("**How the list was published:** through the real pipeline on a fresh data dir. "
+      "`suggestd serve` (control plane + runtime in one process, default flags except the "
+      "control-plane rate limits, which are off) answers; the admin CLI creates the "
+      "workspace, the application, the secret key and the publishable key; `POST "
+      "/api/v1/lists` creates the list and `PATCH` makes it public; then `suggestd import "
+      "--replace --publish .cache/datasets/cities.jsonl` streams the items (NDJSON, lines "
+      "as the dataset has them) and publishes them. wrk then queries the runtime listener "
+      "of that same `serve` process.\n")
+    w("| Import | Lines | Created | Bytes | Import (CLI `seconds`) | Items/s | Publish "
+      "(CLI `publishSeconds`, polled every 0.5 s) | Version | Runtime serving it after |")
+    w("|---|---:|---:|---:|---:|---:|---:|---|---:|")
+    w(f"| `{imp['mode']}` | {imp['lines']:,} | {imp['created']:,} | {imp['bytes'] / 1e6:.1f} MB "
+      f"| {imp['seconds']:.2f} s | {imp['lines'] / imp['seconds']:,.0f} | "
+      f"{imp['publishSeconds']:.2f} s | {v.get('versionNumber')} `{v.get('state')}` | "
+      f"{imp['servedAfterImportMs']} ms |\n")
+    w("**Access log on:** the runtime writes its access log as `serve` does by default (one "
+      "JSON line and one write(2) per request; stderr redirected to a file): "
+      f"{h['accessLogLines']:,} `/v1/query` lines were written during the timed rounds, "
+      f"{h['accessLogNon200']} of them not 2xx. This is the shape users run (`make run`); "
+      "`suggestd runtime --quiet` next to `suggestd control` would drop that write. nginx "
+      "runs with `access_log off`, so the comparison is conservative for suggestd.\n")
+    w(f"nginx: own config on 127.0.0.1, worker_processes {h['threads']} (= runtime threads), "
       f"access_log off, body = {h['body']['meanBytes']} bytes (the mean suggestd body over "
       f"{h['body']['sampled']} of the paths; {h['body']['non200']} of those were not 200). "
       "wrk and the servers share the machine's CPUs.\n")
@@ -168,7 +189,7 @@ else:
         w(f"| {t} | {med[t]:,.0f} | {med[t] / med['nginx-return']:.2f}× | "
           f"{med[t] / med['nginx-static']:.2f}× | {p99[t] / 1000:.3f} ms | {errs[t]} |")
     w("")
-    w(f"Runtime RSS before the timed rounds {h['rssBeforeKb']:,} kB, after "
+    w(f"`serve` RSS (control plane + runtime) before the timed rounds {h['rssBeforeKb']:,} kB, after "
       f"{h['rssAfterKb']:,} kB (peak {h['hwmKb']:,} kB); runtime error lines logged "
       f"during the rounds: {h['runtimeErrors']}.\n")
     r_ratio = med["suggestd"] / med["nginx-return"]

@@ -112,12 +112,27 @@ enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id,
   return sg__rt_respond(r, (unsigned)sg_err_status(e), body, (size_t)n, &hh);
 }
 
+/* SHA-256 of a publishable key, remembering the last key this thread saw: a runtime
+ * thread mostly sees the same few keys (one per site), so this saves a hash per request.
+ * Publishable keys are public, so the plain memcmp leaks nothing. */
+static void key_digest(const char *key, size_t klen, uint8_t out[32]) {
+  static _Thread_local char last[256];
+  static _Thread_local size_t last_len;
+  static _Thread_local uint8_t last_digest[32];
+  if (klen != last_len || memcmp(key, last, klen) != 0) {
+    sg_sha256(key, klen, last_digest);
+    memcpy(last, key, klen);
+    last_len = klen;
+  }
+  memcpy(out, last_digest, 32);
+}
+
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,
                         const sg__rt_key **out) {
   /* An invalid key still gets its typed error readable cross-origin. */
   r->cors = true;
   if (!key || klen == 0 || klen > 256) return SG_E_INVALID_KEY;
-  sg_sha256(key, klen, r->key_digest);
+  key_digest(key, klen, r->key_digest);
   const sg__rt_key *k = sg__snapshot_key(s, r->key_digest);
   if (!k || !k->valid) return SG_E_INVALID_KEY;
   if (r->origin && !k->any_origin &&
@@ -480,6 +495,11 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
                              MHD_OPTION_SOCK_ADDR, ai->ai_addr,
                              MHD_OPTION_THREAD_POOL_SIZE, rt->cfg.threads,
                              MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+                             /* MHD zeroes a connection's whole memory pool after every
+                              * request (memset of 32 KiB by default, ~6% of the CPU under
+                              * load). 16 KiB still holds a request of ~12 KiB of headers
+                              * (larger: 431), far above what the runtime's requests carry. */
+                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
                              MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
                              MHD_OPTION_NOTIFY_COMPLETED, on_completed, rt,
                              MHD_OPTION_END);
