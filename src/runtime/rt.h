@@ -49,6 +49,13 @@ void sg__reqid_random(char out[SG__REQID_LEN + 1]);
 /* Selection reports are limited per publishable key by the shared token bucket of
  * common/ratelimit.h (rt->rl), keyed by the hex of the key digest's first 16 bytes. */
 
+/* ================================================================ access log ===== */
+
+/* Appends one complete JSON line to the calling thread's log buffer (see accesslog.c). */
+void sg__rt_log_line(const char *line, size_t n);
+/* Writes every thread's buffered lines to stderr; the loader calls it each poll period. */
+void sg__rt_log_flush(void);
+
 /* ================================================================ quota =========== */
 
 typedef struct {

@@ -52,10 +52,7 @@ static void access_log(const sg__rt_req *r) {
                    "\"requestId\":\"%s\"}\n",
                    (long long)sg_now_ms(), method, path, r->status,
                    (long long)(now_us() - r->t0_us), r->xrid);
-  if (n > 0 && (size_t)n < sizeof line) {
-    ssize_t w = write(2, line, (size_t)n);
-    (void)w;
-  }
+  if (n > 0 && (size_t)n < sizeof line) sg__rt_log_line(line, (size_t)n);
 }
 
 enum MHD_Result sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len,
@@ -366,6 +363,7 @@ static void *loader_main(void *arg) {
       else
         fprintf(stderr, "{\"error\":\"edge reload failed: %s\"}\n", strerror(errno));
     }
+    sg__rt_log_flush();
     if (now - last_flush >= 1000) {
       last_flush = now;
       if (sg__quota_flush(rt->quota, sg__utc_month(sg_now_s())))
@@ -534,6 +532,7 @@ void sg_runtime_stop(sg_runtime *rt) {
   pthread_cond_signal(&rt->stop_cv);
   pthread_mutex_unlock(&rt->stop_mu);
   pthread_join(rt->loader, NULL);
+  sg__rt_log_flush();
   sg__events_sync(rt->events);
   runtime_free(rt);
 }
