@@ -85,9 +85,11 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
       " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
       " AND s.status='active')))";
   sg_err rc = SG_E_OK;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
-    sqlite3_stmt *s = sg__sq_prep(st, q);
+    sqlite3_stmt *s = sg__sq_prep(r, q);
     if (!s) { rc = SG_E_INTERNAL; break; }
     sg__sq_text(s, 1, ids[i]);
     sg__sq_text(s, 2, workspace_id);
@@ -96,7 +98,8 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
     else if (step != SQLITE_ROW) rc = SG_E_INTERNAL;
     sqlite3_reset(s);
   }
-  pthread_mutex_unlock(&st->mu);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -136,8 +139,8 @@ sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) 
   static const char q[] = "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
                           " ORDER BY created_at DESC, kid DESC LIMIT 1";
   sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   int step = sqlite3_step(s);
   if (step == SQLITE_ROW && sqlite3_column_bytes(s, 1) == 64 &&
@@ -150,7 +153,7 @@ sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) 
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -158,8 +161,8 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
   static const char q[] = "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
                           " ORDER BY created_at, kid";
   sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto out;
   json_t *arr = json_array();
   int step;
@@ -185,6 +188,6 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
     json_decref(arr);
   }
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }

@@ -80,6 +80,58 @@ static int migrate(sqlite3 *db, char *err, size_t errsz) {
   return 0;
 }
 
+/* ---- the reader pool ------------------------------------------------------------------- */
+
+/* Frees one handle (writer or reader): statements, connection, mutex. */
+static void handle_free(sg_store *h) {
+  if (!h) return;
+  sqlite3_stmt *s;
+  while ((s = sqlite3_next_stmt(h->db, NULL))) sqlite3_finalize(s);
+  sqlite3_close(h->db);
+  pthread_mutex_destroy(&h->mu);
+  free(h);
+}
+
+/* Opens a read-only handle on path (called once the writer has set WAL mode and migrated,
+ * so the -wal and -shm files exist). NULL on failure, with err set. */
+static sg_store *reader_open(const char *path, const char *dir, char *err, size_t errsz) {
+  sg_store *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) !=
+      SQLITE_OK) {
+    snprintf(err, errsz, "cannot open reader on %s: %s", path, sqlite3_errmsg(r->db));
+    sqlite3_close(r->db);
+    free(r);
+    return NULL;
+  }
+  snprintf(r->dir, sizeof r->dir, "%s", dir);
+  /* A WAL reader waits only while another connection runs WAL recovery. */
+  sqlite3_busy_timeout(r->db, 10000);
+  pthread_mutex_init(&r->mu, NULL);
+  return r;
+}
+
+sg_store *sg__sq_reader_acquire(sg_store *st) {
+  unsigned start = __atomic_fetch_add(&st->next_reader, 1, __ATOMIC_RELAXED);
+  for (unsigned i = 0; i < SG__SQ_READERS; i++) {
+    sg_store *r = st->readers[(start + i) % SG__SQ_READERS];
+    if (pthread_mutex_trylock(&r->mu) == 0) return r;
+  }
+  /* Every reader is busy with another read: wait for one (reads are short). */
+  sg_store *r = st->readers[start % SG__SQ_READERS];
+  pthread_mutex_lock(&r->mu);
+  return r;
+}
+
+void sg__sq_reader_release(sg_store *r) {
+  /* A statement left after SQLITE_ROW keeps its read transaction, and with it an old
+   * snapshot that the next call would see; end it. */
+  for (sqlite3_stmt *s = sqlite3_next_stmt(r->db, NULL); s; s = sqlite3_next_stmt(r->db, s))
+    if (sqlite3_stmt_busy(s)) sqlite3_reset(s);
+  if (!sqlite3_get_autocommit(r->db)) sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+  pthread_mutex_unlock(&r->mu);
+}
+
 int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
   if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0) {
     snprintf(err, errsz, "the PostgreSQL store is not available in this build yet");
@@ -123,17 +175,20 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     return -1;
   }
   pthread_mutex_init(&st->mu, NULL);
+  for (size_t i = 0; i < SG__SQ_READERS; i++) {
+    if (!(st->readers[i] = reader_open(path, spec, err, errsz))) {
+      sg_store_close(st);
+      return -1;
+    }
+  }
   *out = st;
   return 0;
 }
 
 void sg_store_close(sg_store *st) {
   if (!st) return;
-  sqlite3_stmt *s;
-  while ((s = sqlite3_next_stmt(st->db, NULL))) sqlite3_finalize(s);
-  sqlite3_close(st->db);
-  pthread_mutex_destroy(&st->mu);
-  free(st);
+  for (size_t i = 0; i < SG__SQ_READERS; i++) handle_free(st->readers[i]);
+  handle_free(st);
 }
 
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {

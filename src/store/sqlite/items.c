@@ -164,10 +164,10 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
   sg_err rc = SG_E_INTERNAL;
   json_t *arr = NULL;
   *more = false;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
   /* One read transaction so the existence check and the page agree. */
-  if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_list);
+  if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
+  sqlite3_stmt *s = sg__sq_prep(r, q_list);
   if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sg__sq_text(s, 2, workspace_id);
@@ -177,7 +177,7 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
     rc = step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
     goto end;
   }
-  if (!(s = sg__sq_prep(st, after ? q_after : q_first))) goto end;
+  if (!(s = sg__sq_prep(r, after ? q_after : q_first))) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
   if (after) {
@@ -199,9 +199,9 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
     rc = SG_E_OK;
   }
 end:
-  sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   json_decref(arr);
   return rc;
 }
@@ -248,10 +248,13 @@ static sg_err list_visible(sg_store *st, const char *workspace_id, const char *l
 
 sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
                          const char *item_id, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_visible(st, workspace_id, list_id);
-  if (rc == SG_E_OK) rc = load_item(st, list_id, item_id, out, NULL);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = list_visible(r, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_item(r, list_id, item_id, out, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 

@@ -157,9 +157,9 @@ out:
 }
 
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = sg__sq_list_load(st, workspace_id, id, out);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sg_err rc = sg__sq_list_load(r, workspace_id, id, out);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -170,10 +170,10 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   static const char q_after[] =
       "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
       " AND (display_order, slug, id) > (?3, ?4, ?5) ORDER BY display_order, slug, id LIMIT ?2";
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) {
-    pthread_mutex_unlock(&st->mu);
+    sg__sq_reader_release(r);
     return SG_E_INTERNAL;
   }
   sg__sq_text(s, 1, workspace_id);
@@ -194,7 +194,7 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
     json_array_append_new(arr, row_to_list(s));
   }
   sqlite3_reset(s);
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   if (step != SQLITE_ROW && step != SQLITE_DONE) {
     json_decref(arr);
     return SG_E_INTERNAL;

@@ -9,6 +9,9 @@
 
 extern const char *const sg__sqlite_migrations[];
 
+/* Read-only connections per store (see "Readers" below). */
+#define SG__SQ_READERS 4
+
 struct sg_store {
   sqlite3 *db;
   char dir[4096]; /* the data directory: import staging files and export readers */
@@ -18,10 +21,50 @@ struct sg_store {
 #define SG__STMT_CACHE 64
   const char *sql[SG__STMT_CACHE];
   sqlite3_stmt *stmt[SG__STMT_CACHE];
+  /* The reader pool: NULL in a reader itself. next_reader spreads acquisitions. */
+  sg_store *readers[SG__SQ_READERS];
+  unsigned next_reader;
 };
 
+/*
+ * Readers.
+ *
+ * The write connection above is one connection behind one mutex, so a long write (an
+ * import's apply holds it for ~10 s per million items) used to stall every other call,
+ * authentication included. Pure reads therefore go to a small pool of read-only
+ * connections on the same file. A reader is itself an sg_store (its own sqlite3 opened
+ * with SQLITE_OPEN_READONLY, its own mutex, its own statement cache, no readers of its
+ * own), so the helpers below that take an sg_store work on either kind unchanged.
+ *
+ * Why this is correct:
+ * - The database is in WAL mode: a reader reads the last committed snapshot while the
+ *   writer writes, and neither waits for the other (only checkpoints and WAL recovery
+ *   interact, and the automatic checkpoint is PASSIVE: it never waits for readers).
+ * - Read-after-write: every store call is a whole transaction, committed before it
+ *   returns. A reader's read transaction begins at the first step of a statement, after
+ *   the caller's earlier write returned, so it sees that write (WAL readers see every
+ *   commit that completed before their transaction began). To keep that true a reader
+ *   must never keep a read transaction open between calls: sg__sq_reader_release resets
+ *   any statement left mid-step, so the next call takes a fresh snapshot.
+ * - What stays on the writer: every read inside a write transaction (checks such as
+ *   sg__sq_list_writable, the ETag compare of PATCH/DELETE, the reload of a record just
+ *   written) because it must see the transaction's own uncommitted rows and decide under
+ *   the write lock; and sg_store_secret, which creates the secret on first use.
+ * - A read that spans several statements on a reader wraps them in BEGIN/COMMIT (a
+ *   deferred read transaction) so they agree on one snapshot.
+ */
+
+/* Takes a reader of st and returns it locked (pass it where an sg_store is expected).
+ * Never touches st->mu: it tries each reader's mutex in turn and, when all are busy
+ * (other readers, never the writer), waits for one. Pair with sg__sq_reader_release. */
+sg_store *sg__sq_reader_acquire(sg_store *st);
+/* Resets any statement of reader r still mid-step (ending its read transaction) and
+ * unlocks it. */
+void sg__sq_reader_release(sg_store *r);
+
 /* Returns the cached prepared statement for a static SQL string (keyed by its address),
- * reset and with bindings cleared. NULL on error. Call with st->mu held. */
+ * reset and with bindings cleared. NULL on error. Call with st->mu held (st may be a
+ * reader from sg__sq_reader_acquire). */
 sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql);
 /* Runs BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
 int sg__sq_begin(sg_store *st);

@@ -148,8 +148,8 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
       " JOIN applications a ON a.id = k.application_id"
       " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
   sg_err rc = SG_E_INVALID_KEY;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, key_id);
   int step = sqlite3_step(s);
@@ -170,7 +170,7 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -178,8 +178,8 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   static const char q[] = "SELECT id, workspace_id, status, monthly_quota FROM applications"
                           " WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
@@ -192,15 +192,15 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
 sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   static const char q[] = "SELECT id, status FROM workspaces WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
@@ -209,7 +209,7 @@ sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 

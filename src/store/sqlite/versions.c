@@ -152,10 +152,13 @@ out:
 
 sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
                             int64_t number, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_exists(st, workspace_id, list_id);
-  if (rc == SG_E_OK) rc = load_version(st, list_id, number, out);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = list_exists(r, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_version(r, list_id, number, out);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -166,11 +169,13 @@ sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char 
   static const char q_after[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
                                 " AND version_number < ?3 ORDER BY version_number DESC LIMIT ?2";
   *more = false;
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_exists(st, workspace_id, list_id);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = list_exists(r, workspace_id, list_id);
   if (rc != SG_E_OK) goto out;
   rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) goto out;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
@@ -192,7 +197,8 @@ sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char 
   *data = arr;
   rc = SG_E_OK;
 out:
-  pthread_mutex_unlock(&st->mu);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -269,9 +275,9 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
   *last_seq = after_seq;
   *n = 0;
   sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, after_seq);
@@ -300,9 +306,9 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
   if (rc == SG_E_OK && step != SQLITE_DONE) rc = SG_E_INTERNAL;
   sqlite3_reset(s);
 end:
-  sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -443,9 +449,9 @@ out:
 /* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
 static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t max, size_t *n) {
   *n = 0;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  sqlite3_stmt *s = sg__sq_prep(r, sql);
   if (s) {
     sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
     int step;
@@ -458,7 +464,7 @@ static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t ma
     if (step == SQLITE_DONE || step == SQLITE_ROW) rc = SG_E_OK;
     sqlite3_reset(s);
   }
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
