@@ -43,6 +43,52 @@ int sg__sq_commit(sg_store *st) {
 
 void sg__sq_rollback(sg_store *st) { sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); }
 
+sg_err sg__sq_end(sg_store *st, sg_err rc) {
+  if (rc == SG_E_OK && sg__sq_commit(st) == 0) return SG_E_OK;
+  sg__sq_rollback(st);
+  return rc == SG_E_OK ? SG_E_INTERNAL : rc;
+}
+
+int sg__sq_run(sg_store *st, sqlite3_stmt *s) {
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
+}
+
+sg_err sg__sq_changed(int changed, sg_err none) {
+  return changed < 0 ? SG_E_INTERNAL : changed == 0 ? none : SG_E_OK;
+}
+
+int sg__sq_exists(sg_store *st, const char *sql, const char *p1, const char *p2) {
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (!s) return -1;
+  sg__sq_text(s, 1, p1);
+  if (sqlite3_bind_parameter_count(s) >= 2) sg__sq_text(s, 2, p2);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *sg__sq_page_rows(sqlite3_stmt *s, size_t limit, json_t *(*row)(sqlite3_stmt *s),
+                         bool *more) {
+  json_t *arr = json_array();
+  *more = false;
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (json_array_size(arr) == limit) {
+      *more = true;
+      break;
+    }
+    json_array_append_new(arr, row(s));
+  }
+  sqlite3_reset(s);
+  if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    json_decref(arr);
+    return NULL;
+  }
+  return arr;
+}
+
 void sg__sq_text(sqlite3_stmt *s, int i, const char *v) {
   if (v) sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
   else sqlite3_bind_null(s, i);
@@ -200,21 +246,19 @@ sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
   uint8_t fresh[32];
   sg_random_bytes(fresh, sizeof fresh);
   sqlite3_stmt *s = sg__sq_prep(st, q_put);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, name);
   sqlite3_bind_blob(s, 2, fresh, sizeof fresh, SQLITE_TRANSIENT);
-  if (sqlite3_step(s) != SQLITE_DONE) goto rollback;
+  if (sqlite3_step(s) != SQLITE_DONE) goto end;
   s = sg__sq_prep(st, q_get);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, name);
-  if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_bytes(s, 0) != 32) goto rollback;
+  if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_bytes(s, 0) != 32) goto end;
   memcpy(out, sqlite3_column_blob(s, 0), 32);
   sqlite3_reset(s);
-  if (sg__sq_commit(st)) goto rollback;
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+end:
+  rc = sg__sq_end(st, rc);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

@@ -104,6 +104,12 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
   return rc;
 }
 
+sg_err sg__sq_list_exists(sg_store *st, const char *workspace_id, const char *list_id) {
+  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
+  int found = sg__sq_exists(st, q, list_id, workspace_id);
+  return found > 0 ? SG_E_OK : found == 0 ? SG_E_INVALID_LIST : SG_E_INTERNAL;
+}
+
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out) {
   static const char q[] =
@@ -148,9 +154,11 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
     }
     if (ext != SQLITE_CONSTRAINT_UNIQUE) break;
   }
-  if (rc == SG_E_OK && sg__sq_commit(st) == 0) goto out;
-  if (rc == SG_E_OK) { json_decref(*out); *out = NULL; rc = SG_E_INTERNAL; }
-  sg__sq_rollback(st);
+  bool built = rc == SG_E_OK;
+  if ((rc = sg__sq_end(st, rc)) != SG_E_OK && built) {
+    json_decref(*out);
+    *out = NULL;
+  }
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -183,22 +191,9 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
     sg__sq_text(s, 4, json_string_value(json_array_get(after, 1)));
     sg__sq_text(s, 5, json_string_value(json_array_get(after, 2)));
   }
-  json_t *arr = json_array();
-  *more = false;
-  int step;
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (json_array_size(arr) == limit) {
-      *more = true;
-      break;
-    }
-    json_array_append_new(arr, row_to_list(s));
-  }
-  sqlite3_reset(s);
+  json_t *arr = sg__sq_page_rows(s, limit, row_to_list, more);
   sg__sq_reader_release(r);
-  if (step != SQLITE_ROW && step != SQLITE_DONE) {
-    json_decref(arr);
-    return SG_E_INTERNAL;
-  }
+  if (!arr) return SG_E_INTERNAL;
   *data = arr;
   return SG_E_OK;
 }

@@ -70,6 +70,24 @@ sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql);
 int sg__sq_begin(sg_store *st);
 int sg__sq_commit(sg_store *st);
 void sg__sq_rollback(sg_store *st);
+/* Ends the write transaction begun by sg__sq_begin: commits when rc is SG_E_OK, else
+ * rolls back. Returns rc, or SG_E_INTERNAL when the commit failed (then rolled back), so
+ * a caller that built a result must drop it unless SG_E_OK comes back. */
+sg_err sg__sq_end(sg_store *st, sg_err rc);
+/* Runs the prepared, bound write statement s to completion and resets it. Returns the
+ * number of rows it changed, or -1 on error. */
+int sg__sq_run(sg_store *st, sqlite3_stmt *s);
+/* Maps a count from sg__sq_run: SG_E_INTERNAL for -1, `none` for 0 (SG_E_NOT_FOUND for
+ * "update one row by id"), SG_E_OK otherwise. */
+sg_err sg__sq_changed(int changed, sg_err none);
+/* Whether the query sql ("SELECT 1 FROM … WHERE …") finds a row, with p1 bound to ?1 and
+ * p2 to ?2 when sql has a second parameter: 1 yes, 0 no, -1 on error. */
+int sg__sq_exists(sg_store *st, const char *sql, const char *p1, const char *p2);
+/* One page of a paginated read: steps s (bound with LIMIT limit + 1) and builds each of
+ * the first `limit` rows with row(); *more tells whether a further row exists. Resets s.
+ * Returns the array (caller owns it), or NULL on a step error. */
+json_t *sg__sq_page_rows(sqlite3_stmt *s, size_t limit, json_t *(*row)(sqlite3_stmt *s),
+                         bool *more);
 /* Binds text (NULL binds SQL NULL). */
 void sg__sq_text(sqlite3_stmt *s, int i, const char *v);
 /* Column as a NUL-terminated string or NULL. */
@@ -78,6 +96,9 @@ const char *sg__sq_col(sqlite3_stmt *s, int i);
 /* Loads list id of workspace_id in the API's shape into *out (caller owns it).
  * SG_E_INVALID_LIST when absent or another workspace's. Call with st->mu held. */
 sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out);
+/* SG_E_OK when list_id is a list of workspace_id (archived or not), else
+ * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held (or on a reader). */
+sg_err sg__sq_list_exists(sg_store *st, const char *workspace_id, const char *list_id);
 /* SG_E_OK when list_id is an active list of workspace_id, else SG_E_LIST_ARCHIVED,
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held. */
 sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id);
