@@ -87,16 +87,17 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
   sg_err rc = SG_E_INTERNAL;
+  json_t *created = NULL;
   sqlite3_stmt *s;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   if (parent) {
     int found = sg__sq_exists(st, q_parent, parent, list_id);
     if (found == 0) {
       rc = SG_E_INVALID_REQUEST;
-      goto rollback;
+      goto end;
     }
     if (found < 0) goto fail;
   }
@@ -121,7 +122,7 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     /* The only UNIQUE indexes are the random id (131 bits) and (list_id, value), both
      * among current rows. */
     rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
-    goto rollback;
+    goto end;
   }
   if (!(s = sg__sq_prep(st, q_get))) goto fail;
   sg__sq_text(s, 1, id);
@@ -129,19 +130,15 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     sqlite3_reset(s);
     goto fail;
   }
-  *out = sg__sq_item_row(s);
+  created = sg__sq_item_row(s);
   sqlite3_reset(s);
-  if (sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto fail;
-  }
   rc = SG_E_OK;
-  goto out;
+  goto end;
 fail:
   rc = SG_E_INTERNAL;
-rollback:
-  sg__sq_rollback(st);
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = created;
+  else json_decref(created);
 out:
   pthread_mutex_unlock(&st->mu);
   free(aliases);
@@ -293,15 +290,15 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   const char *parent = json_string_value(json_object_get(item, "parentId"));
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
-  json_t *cur = NULL;
+  json_t *cur = NULL, *updated = NULL;
   int64_t seq = 0, clock = 0;
   *out = NULL;
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
   if (sg__sq_begin(st)) goto out;
   rc = begin_item_write(st, workspace_id, list_id, item_id, if_match, &cur, &seq);
-  if (rc != SG_E_OK) goto rollback;
-  if (parent && (rc = check_parent(st, list_id, item_id, parent)) != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
+  if (parent && (rc = check_parent(st, list_id, item_id, parent)) != SG_E_OK) goto end;
   rc = SG_E_INTERNAL;
   /* An edit that changes nothing writes nothing: the ETag and history stay as they are. */
   json_t *next = json_deep_copy(cur);
@@ -310,16 +307,15 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   json_object_foreach((json_t *)item, k, v) json_object_set(next, k, v);
   if (json_equal(next, cur)) {
     json_decref(next);
-    if (sg__sq_commit(st)) goto rollback;
-    *out = cur;
+    updated = cur;
     cur = NULL;
     rc = SG_E_OK;
-    goto out;
+    goto end;
   }
   json_decref(next);
-  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock)) goto rollback;
+  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock)) goto end;
   sqlite3_stmt *s = sg__sq_prep(st, q_ins);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sqlite3_bind_int64(s, 1, seq);
   sg__sq_text(s, 2, json_string_value(json_object_get(item, "value")));
   sg__sq_text(s, 3, json_string_value(json_object_get(item, "displayValue")));
@@ -334,24 +330,22 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   sqlite3_reset(s);
   if (step != SQLITE_DONE) {
     rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
-    goto rollback;
+    goto end;
   }
-  if (load_item(st, list_id, item_id, out, NULL) != SG_E_OK || sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto rollback;
-  }
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
-  if (rc == SG_E_PRECONDITION_FAILED) {
+  if (load_item(st, list_id, item_id, &updated, NULL) == SG_E_OK) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
+  if (rc == SG_E_OK) {
+    *out = updated;
+    updated = NULL;
+  } else if (rc == SG_E_PRECONDITION_FAILED) {
     *out = cur;
     cur = NULL;
   }
 out:
   pthread_mutex_unlock(&st->mu);
   json_decref(cur);
+  json_decref(updated);
   free(aliases);
   free(locales);
   return rc;

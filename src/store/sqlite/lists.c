@@ -219,12 +219,12 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   static const char q_defl[] = "UPDATE lists SET default_locale=?2 WHERE id=?1";
   static const char q_supl[] = "UPDATE lists SET supported_locales=?2 WHERE id=?1";
   static const char q_touch[] = "UPDATE lists SET updated_at=?2 WHERE id=?1";
-  json_t *cur = NULL;
+  json_t *cur = NULL, *patched = NULL;
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   rc = sg__sq_list_load(st, workspace_id, id, &cur);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   if (if_match) {
     char etag[48];
     sg_store_list_etag(cur, etag);
@@ -232,7 +232,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
       rc = SG_E_PRECONDITION_FAILED;
       *out = cur;
       cur = NULL;
-      goto rollback;
+      goto end;
     }
   }
   typedef struct {
@@ -274,26 +274,20 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   }
   json_decref(cur);
   cur = NULL;
-  rc = sg__sq_list_load(st, workspace_id, id, out);
-  if (rc != SG_E_OK) goto rollback;
-  if (!default_locale_supported(json_object_get(*out, "localePolicy"))) {
-    json_decref(*out);
-    *out = NULL;
+  rc = sg__sq_list_load(st, workspace_id, id, &patched);
+  if (rc == SG_E_OK && !default_locale_supported(json_object_get(patched, "localePolicy")))
     rc = SG_E_INVALID_REQUEST;
-    goto rollback;
-  }
-  if (sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto fail;
-  }
-  goto out;
+  goto end;
 fail:
   rc = SG_E_INTERNAL;
-rollback:
-  sg__sq_rollback(st);
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) {
+    *out = patched;
+    patched = NULL;
+  }
 out:
   json_decref(cur);
+  json_decref(patched);
   pthread_mutex_unlock(&st->mu);
   return rc;
 }

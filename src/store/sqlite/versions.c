@@ -343,13 +343,14 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
       " WHERE id=?1";
   sg_err rc = SG_E_INTERNAL;
   char hash[80] = "";
+  bool newer = false;
   int64_t now = sg_now_s();
   *activated = false;
   if (list_out) *list_out = NULL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_ver);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, number);
   int step = sqlite3_step(s);
@@ -361,47 +362,45 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
     rc = SG_E_NOT_FOUND;
   }
   sqlite3_reset(s);
-  if (!*hash) goto rollback;
-  if (!(s = sg__sq_prep(st, q_cur))) goto rollback;
+  if (!*hash) goto end;
+  if (!(s = sg__sq_prep(st, q_cur))) goto end;
   sg__sq_text(s, 1, list_id);
   if (sqlite3_step(s) != SQLITE_ROW) {
     sqlite3_reset(s);
-    goto rollback;
+    goto end;
   }
-  bool newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
+  newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
   sqlite3_reset(s);
   if (newer) {
-    if (!(s = sg__sq_prep(st, q_retire))) goto rollback;
+    if (!(s = sg__sq_prep(st, q_retire))) goto end;
     sg__sq_text(s, 1, list_id);
-    if (sg__sq_run(st, s) < 0) goto rollback;
-    if (!(s = sg__sq_prep(st, q_on))) goto rollback;
+    if (sg__sq_run(st, s) < 0) goto end;
+    if (!(s = sg__sq_prep(st, q_on))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
     sqlite3_bind_int64(s, 3, now);
-    if (sg__sq_run(st, s) != 1) goto rollback;
-    if (!(s = sg__sq_prep(st, q_point))) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
+    if (!(s = sg__sq_prep(st, q_point))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
     sg__sq_text(s, 3, hash);
     sqlite3_bind_int64(s, 4, now);
-    if (sg__sq_run(st, s) != 1) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
   } else {
-    if (!(s = sg__sq_prep(st, q_stale))) goto rollback;
+    if (!(s = sg__sq_prep(st, q_stale))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
-    if (sg__sq_run(st, s) != 1) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
   }
-  if (list_out && sg__sq_list_load(st, workspace_id, list_id, list_out) != SG_E_OK) goto rollback;
-  if (sg__sq_commit(st)) goto rollback;
-  *activated = newer;
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  if (list_out) {
+  if (!list_out || sg__sq_list_load(st, workspace_id, list_id, list_out) == SG_E_OK)
+    rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) {
+    *activated = newer;
+  } else if (list_out) {
     json_decref(*list_out);
     *list_out = NULL;
   }
-  sg__sq_rollback(st);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
