@@ -69,8 +69,19 @@ void sg__reject_unknown(const json_t *obj, const char *const *allowed, const cha
   }
 }
 
-int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, size_t *limit,
-                    json_t **after) {
+/* True when key is an array of exactly strlen(shape) members, shape[i] naming the kind of
+ * member i: 'i' an integer, 's' a string. */
+static bool key_has_shape(const json_t *key, const char *shape) {
+  if (!json_is_array(key) || json_array_size(key) != strlen(shape)) return false;
+  for (size_t i = 0; shape[i]; i++) {
+    const json_t *m = json_array_get(key, i);
+    if (shape[i] == 'i' ? !json_is_integer(m) : !json_is_string(m)) return false;
+  }
+  return true;
+}
+
+int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope,
+                    const char *key_shape, size_t *limit, json_t **after) {
   *after = NULL;
   *limit = 50;
   const char *l = sg_req_query(req, "limit");
@@ -86,8 +97,12 @@ int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope
   }
   const char *cur = sg_req_query(req, "cursor");
   if (cur) {
+    /* A cursor is signed, so a bad shape means an older format or a bug; both are
+     * refused as not issued for this collection rather than read half-way. */
     *after = sg_cursor_decode(c->cursor_secret, scope, cur);
-    if (!*after) {
+    if (!*after || !key_has_shape(*after, key_shape)) {
+      json_decref(*after);
+      *after = NULL;
       json_t *f = NULL;
       sg_field_error(&f, "cursor", "malformed or not issued for this collection");
       sg_resp_invalid_fields(resp, req, f);
@@ -95,6 +110,15 @@ int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope
     }
   }
   return 0;
+}
+
+json_t *sg__page_next_key(const json_t *data, bool more, const char *const *members) {
+  if (!more || json_array_size(data) == 0) return NULL;
+  const json_t *last = json_array_get(data, json_array_size(data) - 1);
+  json_t *key = json_array();
+  for (size_t i = 0; members[i]; i++)
+    json_array_append(key, json_object_get(last, members[i]));
+  return key;
 }
 
 void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, json_t *data,

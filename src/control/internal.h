@@ -27,9 +27,15 @@ json_t *sg__body_object(sg_req *req, sg_resp *resp);
 void sg__reject_unknown(const json_t *obj, const char *const *allowed, const char *prefix,
                         json_t **fields);
 /* Reads limit (1..100, default 50) and cursor from the query string; on error fills resp
- * and returns -1. *after is the decoded sort key or NULL for the first page. */
-int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, size_t *limit,
-                    json_t **after);
+ * and returns -1. *after is the decoded sort key (caller owns it) or NULL for the first
+ * page. key_shape is the sort key's shape, one character per member: 'i' an integer, 's'
+ * a string ("is" = [displayOrder, id]); a cursor of any other shape is refused on
+ * "cursor" like a forged one. */
+int sg__page_params(sg_control *c, sg_req *req, sg_resp *resp, const char *scope,
+                    const char *key_shape, size_t *limit, json_t **after);
+/* The next page's sort key: the members named by `members` (NULL-ended) of data's last
+ * element, as an array (new reference), or NULL when !more. */
+json_t *sg__page_next_key(const json_t *data, bool more, const char *const *members);
 /* Sends {data, nextCursor, requestId}; next_key (stolen, may be NULL) is encoded. */
 void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *scope, json_t *data,
                       json_t *next_key);

@@ -8,14 +8,7 @@ void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, s
   snprintf(scope, sizeof scope, "versions:%.80s", req->params[0]);
   size_t limit;
   json_t *after;
-  if (sg__page_params(c, req, resp, scope, &limit, &after)) return;
-  if (after && !(json_array_size(after) == 1 && json_is_integer(json_array_get(after, 0)))) {
-    json_decref(after);
-    json_t *f = NULL;
-    sg_field_error(&f, "cursor", "malformed or not issued for this collection");
-    sg_resp_invalid_fields(resp, req, f);
-    return;
-  }
+  if (sg__page_params(c, req, resp, scope, "i", &limit, &after)) return;
   json_t *data = NULL;
   bool more = false;
   sg_err e = sg_store_version_page(c->cfg.store, who->workspace_id, req->params[0], limit, after,
@@ -25,10 +18,6 @@ void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, s
     sg__store_error(req, resp, e);
     return;
   }
-  json_t *next = NULL;
-  if (more) {
-    json_t *last = json_array_get(data, json_array_size(data) - 1);
-    next = json_pack("[O]", json_object_get(last, "versionNumber"));
-  }
-  sg__page_respond(c, req, resp, scope, data, next);
+  static const char *const key[] = {"versionNumber", NULL};
+  sg__page_respond(c, req, resp, scope, data, sg__page_next_key(data, more, key));
 }

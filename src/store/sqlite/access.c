@@ -18,34 +18,32 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
   sg_random_id("sub_", id, sizeof id);
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_ws);
-  if (!s) goto rollback;
-  sg__sq_text(s, 1, workspace_id);
-  bool ws_found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_reset(s);
-  if (!ws_found) { rc = SG_E_NOT_FOUND; goto rollback; }
-  s = sg__sq_prep(st, q_list);
-  if (!s) goto rollback;
+  int ws_found = sg__sq_exists(st, q_ws, workspace_id, NULL);
+  if (ws_found <= 0) {
+    if (ws_found == 0) rc = SG_E_NOT_FOUND;
+    goto end;
+  }
+  sqlite3_stmt *s = sg__sq_prep(st, q_list);
+  if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   bool ok = sqlite3_step(s) == SQLITE_ROW && strcmp(sg__sq_col(s, 0), workspace_id) != 0 &&
             strcmp(sg__sq_col(s, 1), "shared") == 0;
   sqlite3_reset(s);
-  if (!ok) { rc = SG_E_INVALID_LIST; goto rollback; }
+  if (!ok) { rc = SG_E_INVALID_LIST; goto end; }
   s = sg__sq_prep(st, q_ins);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, workspace_id);
   sg__sq_text(s, 3, list_id);
   sqlite3_bind_int64(s, 4, sg_now_s());
   int step = sqlite3_step(s);
   sqlite3_reset(s);
-  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
-  *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId", list_id,
-                   "status", "active");
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+  if (step == SQLITE_DONE) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
+  if (rc == SG_E_OK)
+    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId",
+                     list_id, "status", "active");
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -85,9 +83,11 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
       " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
       " AND s.status='active')))";
   sg_err rc = SG_E_OK;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
-    sqlite3_stmt *s = sg__sq_prep(st, q);
+    sqlite3_stmt *s = sg__sq_prep(r, q);
     if (!s) { rc = SG_E_INTERNAL; break; }
     sg__sq_text(s, 1, ids[i]);
     sg__sq_text(s, 2, workspace_id);
@@ -96,7 +96,8 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
     else if (step != SQLITE_ROW) rc = SG_E_INTERNAL;
     sqlite3_reset(s);
   }
-  pthread_mutex_unlock(&st->mu);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -109,24 +110,22 @@ sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_retire);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sqlite3_bind_int64(s, 1, now);
   int step = sqlite3_step(s);
   sqlite3_reset(s);
-  if (step != SQLITE_DONE) goto rollback;
+  if (step != SQLITE_DONE) goto end;
   s = sg__sq_prep(st, q_ins);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, kid);
   sqlite3_bind_blob(s, 2, sk, 64, SQLITE_TRANSIENT);
   sqlite3_bind_blob(s, 3, pk, 32, SQLITE_TRANSIENT);
   sqlite3_bind_int64(s, 4, now);
   step = sqlite3_step(s);
   sqlite3_reset(s);
-  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+  if (step == SQLITE_DONE) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -136,8 +135,8 @@ sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) 
   static const char q[] = "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
                           " ORDER BY created_at DESC, kid DESC LIMIT 1";
   sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   int step = sqlite3_step(s);
   if (step == SQLITE_ROW && sqlite3_column_bytes(s, 1) == 64 &&
@@ -150,7 +149,7 @@ sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) 
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -158,8 +157,8 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
   static const char q[] = "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
                           " ORDER BY created_at, kid";
   sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto out;
   json_t *arr = json_array();
   int step;
@@ -185,6 +184,6 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
     json_decref(arr);
   }
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }

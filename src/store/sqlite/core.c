@@ -43,6 +43,52 @@ int sg__sq_commit(sg_store *st) {
 
 void sg__sq_rollback(sg_store *st) { sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); }
 
+sg_err sg__sq_end(sg_store *st, sg_err rc) {
+  if (rc == SG_E_OK && sg__sq_commit(st) == 0) return SG_E_OK;
+  sg__sq_rollback(st);
+  return rc == SG_E_OK ? SG_E_INTERNAL : rc;
+}
+
+int sg__sq_run(sg_store *st, sqlite3_stmt *s) {
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
+}
+
+sg_err sg__sq_changed(int changed, sg_err none) {
+  return changed < 0 ? SG_E_INTERNAL : changed == 0 ? none : SG_E_OK;
+}
+
+int sg__sq_exists(sg_store *st, const char *sql, const char *p1, const char *p2) {
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (!s) return -1;
+  sg__sq_text(s, 1, p1);
+  if (sqlite3_bind_parameter_count(s) >= 2) sg__sq_text(s, 2, p2);
+  int step = sqlite3_step(s);
+  sqlite3_reset(s);
+  return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
+}
+
+json_t *sg__sq_page_rows(sqlite3_stmt *s, size_t limit, json_t *(*row)(sqlite3_stmt *s),
+                         bool *more) {
+  json_t *arr = json_array();
+  *more = false;
+  int step;
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+    if (json_array_size(arr) == limit) {
+      *more = true;
+      break;
+    }
+    json_array_append_new(arr, row(s));
+  }
+  sqlite3_reset(s);
+  if (step != SQLITE_ROW && step != SQLITE_DONE) {
+    json_decref(arr);
+    return NULL;
+  }
+  return arr;
+}
+
 void sg__sq_text(sqlite3_stmt *s, int i, const char *v) {
   if (v) sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
   else sqlite3_bind_null(s, i);
@@ -78,6 +124,58 @@ static int migrate(sqlite3 *db, char *err, size_t errsz) {
     }
   }
   return 0;
+}
+
+/* ---- the reader pool ------------------------------------------------------------------- */
+
+/* Frees one handle (writer or reader): statements, connection, mutex. */
+static void handle_free(sg_store *h) {
+  if (!h) return;
+  sqlite3_stmt *s;
+  while ((s = sqlite3_next_stmt(h->db, NULL))) sqlite3_finalize(s);
+  sqlite3_close(h->db);
+  pthread_mutex_destroy(&h->mu);
+  free(h);
+}
+
+/* Opens a read-only handle on path (called once the writer has set WAL mode and migrated,
+ * so the -wal and -shm files exist). NULL on failure, with err set. */
+static sg_store *reader_open(const char *path, const char *dir, char *err, size_t errsz) {
+  sg_store *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) !=
+      SQLITE_OK) {
+    snprintf(err, errsz, "cannot open reader on %s: %s", path, sqlite3_errmsg(r->db));
+    sqlite3_close(r->db);
+    free(r);
+    return NULL;
+  }
+  snprintf(r->dir, sizeof r->dir, "%s", dir);
+  /* A WAL reader waits only while another connection runs WAL recovery. */
+  sqlite3_busy_timeout(r->db, 10000);
+  pthread_mutex_init(&r->mu, NULL);
+  return r;
+}
+
+sg_store *sg__sq_reader_acquire(sg_store *st) {
+  unsigned start = __atomic_fetch_add(&st->next_reader, 1, __ATOMIC_RELAXED);
+  for (unsigned i = 0; i < SG__SQ_READERS; i++) {
+    sg_store *r = st->readers[(start + i) % SG__SQ_READERS];
+    if (pthread_mutex_trylock(&r->mu) == 0) return r;
+  }
+  /* Every reader is busy with another read: wait for one (reads are short). */
+  sg_store *r = st->readers[start % SG__SQ_READERS];
+  pthread_mutex_lock(&r->mu);
+  return r;
+}
+
+void sg__sq_reader_release(sg_store *r) {
+  /* A statement left after SQLITE_ROW keeps its read transaction, and with it an old
+   * snapshot that the next call would see; end it. */
+  for (sqlite3_stmt *s = sqlite3_next_stmt(r->db, NULL); s; s = sqlite3_next_stmt(r->db, s))
+    if (sqlite3_stmt_busy(s)) sqlite3_reset(s);
+  if (!sqlite3_get_autocommit(r->db)) sqlite3_exec(r->db, "ROLLBACK", NULL, NULL, NULL);
+  pthread_mutex_unlock(&r->mu);
 }
 
 int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
@@ -123,17 +221,20 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     return -1;
   }
   pthread_mutex_init(&st->mu, NULL);
+  for (size_t i = 0; i < SG__SQ_READERS; i++) {
+    if (!(st->readers[i] = reader_open(path, spec, err, errsz))) {
+      sg_store_close(st);
+      return -1;
+    }
+  }
   *out = st;
   return 0;
 }
 
 void sg_store_close(sg_store *st) {
   if (!st) return;
-  sqlite3_stmt *s;
-  while ((s = sqlite3_next_stmt(st->db, NULL))) sqlite3_finalize(s);
-  sqlite3_close(st->db);
-  pthread_mutex_destroy(&st->mu);
-  free(st);
+  for (size_t i = 0; i < SG__SQ_READERS; i++) handle_free(st->readers[i]);
+  handle_free(st);
 }
 
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
@@ -145,21 +246,19 @@ sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
   uint8_t fresh[32];
   sg_random_bytes(fresh, sizeof fresh);
   sqlite3_stmt *s = sg__sq_prep(st, q_put);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, name);
   sqlite3_bind_blob(s, 2, fresh, sizeof fresh, SQLITE_TRANSIENT);
-  if (sqlite3_step(s) != SQLITE_DONE) goto rollback;
+  if (sqlite3_step(s) != SQLITE_DONE) goto end;
   s = sg__sq_prep(st, q_get);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, name);
-  if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_bytes(s, 0) != 32) goto rollback;
+  if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_bytes(s, 0) != 32) goto end;
   memcpy(out, sqlite3_column_blob(s, 0), 32);
   sqlite3_reset(s);
-  if (sg__sq_commit(st)) goto rollback;
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+end:
+  rc = sg__sq_end(st, rc);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

@@ -27,14 +27,14 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_gc);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, workspace_id);
   sqlite3_bind_int64(s, 2, now - IDEM_TTL_S);
-  if (sqlite3_step(s) != SQLITE_DONE) goto rollback;
+  if (sqlite3_step(s) != SQLITE_DONE) goto end;
   sqlite3_reset(s);
 
   s = sg__sq_prep(st, q_get);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, workspace_id);
   sg__sq_text(s, 2, key);
   int step = sqlite3_step(s);
@@ -60,12 +60,12 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
     }
   } else if (step != SQLITE_DONE) {
     sqlite3_reset(s);
-    goto rollback;
+    goto end;
   }
   sqlite3_reset(s);
   if (take) {
     s = sg__sq_prep(st, q_put);
-    if (!s) goto rollback;
+    if (!s) goto end;
     sg__sq_text(s, 1, workspace_id);
     sg__sq_text(s, 2, key);
     sg__sq_text(s, 3, method);
@@ -74,17 +74,16 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
     sqlite3_bind_int64(s, 6, now);
     step = sqlite3_step(s);
     sqlite3_reset(s);
-    if (step != SQLITE_DONE) goto rollback;
+    if (step != SQLITE_DONE) goto end;
     *state = SG_IDEM_PROCEED;
   }
-  if (sg__sq_commit(st)) goto rollback;
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
-  free(*body);
-  free(*headers);
-  *body = *headers = NULL;
+end:
+  if ((rc = sg__sq_end(st, rc)) != SG_E_OK) {
+    free(*body);
+    free(*headers);
+    *body = *headers = NULL;
+  }
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

@@ -202,13 +202,13 @@ sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *wor
       sg__sq_begin(st))
     goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   rc = SG_E_INTERNAL;
   if (exec_apply(st, q_match, list_id, 0) < 0 || exec_apply(st, q_parent_staged, list_id, 0) < 0 ||
       (!replace && exec_apply(st, q_parent_list, list_id, 0) < 0))
-    goto rollback;
+    goto end;
   /* parentValue that names nothing: report the lines, change nothing. */
-  if (sqlite3_prepare_v2(st->db, q_bad, -1, &s, NULL) != SQLITE_OK) goto rollback;
+  if (sqlite3_prepare_v2(st->db, q_bad, -1, &s, NULL) != SQLITE_OK) goto end;
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
     if (!*bad_lines) *bad_lines = json_array();
@@ -217,41 +217,39 @@ sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *wor
     (*n_bad)++;
   }
   sqlite3_finalize(s);
-  if (step != SQLITE_DONE) goto rollback;
+  if (step != SQLITE_DONE) goto end;
   if (*n_bad) {
     rc = SG_E_INVALID_REQUEST;
-    goto rollback;
+    goto end;
   }
-  if (exec_apply(st, q_same, list_id, 0) < 0) goto rollback;
-  if (sqlite3_prepare_v2(st->db, q_counts, -1, &s, NULL) != SQLITE_OK) goto rollback;
+  if (exec_apply(st, q_same, list_id, 0) < 0) goto end;
+  if (sqlite3_prepare_v2(st->db, q_counts, -1, &s, NULL) != SQLITE_OK) goto end;
   if (sqlite3_step(s) == SQLITE_ROW) {
     counts->created = sqlite3_column_int64(s, 0);
     counts->updated = sqlite3_column_int64(s, 1);
     counts->unchanged = sqlite3_column_int64(s, 2);
   }
   sqlite3_finalize(s);
-  if (sqlite3_prepare_v2(st->db, q_cur_clock, -1, &s, NULL) != SQLITE_OK) goto rollback;
+  if (sqlite3_prepare_v2(st->db, q_cur_clock, -1, &s, NULL) != SQLITE_OK) goto end;
   sqlite3_bind_text(s, 1, list_id, -1, SQLITE_STATIC);
   int64_t clock = sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) + 1 : -1;
   sqlite3_finalize(s);
-  if (clock < 0) goto rollback;
+  if (clock < 0) goto end;
   if (replace) {
     int64_t d = exec_apply(st, q_delete, list_id, clock);
-    if (d < 0) goto rollback;
+    if (d < 0) goto end;
     counts->deleted = d;
   }
   /* Old rows end before the new ones go in: the unique indexes hold among current rows. */
   if (exec_apply(st, q_end, list_id, clock) < 0 || exec_apply(st, q_insert, list_id, clock) < 0)
-    goto rollback;
+    goto end;
   /* An import that changes nothing leaves the clock (and so every snapshot) alone. */
   if (counts->created + counts->updated + counts->deleted > 0 &&
       exec_apply(st, q_clock, list_id, clock) != 1)
-    goto rollback;
-  if (sg__sq_commit(st)) goto rollback;
+    goto end;
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+end:
+  rc = sg__sq_end(st, rc);
 out:
   if (attached) sqlite3_exec(st->db, "DETACH imp", NULL, NULL, NULL);
   pthread_mutex_unlock(&st->mu);

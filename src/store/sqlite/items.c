@@ -87,22 +87,19 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
   sg_err rc = SG_E_INTERNAL;
+  json_t *created = NULL;
   sqlite3_stmt *s;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   if (parent) {
-    if (!(s = sg__sq_prep(st, q_parent))) goto fail;
-    sg__sq_text(s, 1, parent);
-    sg__sq_text(s, 2, list_id);
-    int step = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (step == SQLITE_DONE) {
+    int found = sg__sq_exists(st, q_parent, parent, list_id);
+    if (found == 0) {
       rc = SG_E_INVALID_REQUEST;
-      goto rollback;
+      goto end;
     }
-    if (step != SQLITE_ROW) goto fail;
+    if (found < 0) goto fail;
   }
   int64_t clock;
   if (sg__sq_item_clock_next(st, list_id, &clock)) goto fail;
@@ -125,7 +122,7 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     /* The only UNIQUE indexes are the random id (131 bits) and (list_id, value), both
      * among current rows. */
     rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
-    goto rollback;
+    goto end;
   }
   if (!(s = sg__sq_prep(st, q_get))) goto fail;
   sg__sq_text(s, 1, id);
@@ -133,19 +130,15 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
     sqlite3_reset(s);
     goto fail;
   }
-  *out = sg__sq_item_row(s);
+  created = sg__sq_item_row(s);
   sqlite3_reset(s);
-  if (sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto fail;
-  }
   rc = SG_E_OK;
-  goto out;
+  goto end;
 fail:
   rc = SG_E_INTERNAL;
-rollback:
-  sg__sq_rollback(st);
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = created;
+  else json_decref(created);
 out:
   pthread_mutex_unlock(&st->mu);
   free(aliases);
@@ -155,54 +148,35 @@ out:
 
 sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id,
                           size_t limit, const json_t *after, json_t **data, bool *more) {
-  static const char q_list[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
   static const char q_first[] = "SELECT " ITEM_COLS " FROM items WHERE list_id=?1"
                                 " AND to_clock IS NULL ORDER BY display_order, id LIMIT ?2";
   static const char q_after[] =
       "SELECT " ITEM_COLS " FROM items WHERE list_id=?1 AND to_clock IS NULL"
       " AND (display_order, id) > (?3, ?4) ORDER BY display_order, id LIMIT ?2";
   sg_err rc = SG_E_INTERNAL;
-  json_t *arr = NULL;
   *more = false;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
   /* One read transaction so the existence check and the page agree. */
-  if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_list);
+  if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
+  if ((rc = sg__sq_list_exists(r, workspace_id, list_id)) != SG_E_OK) goto end;
+  rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) goto end;
-  sg__sq_text(s, 1, list_id);
-  sg__sq_text(s, 2, workspace_id);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step != SQLITE_ROW) {
-    rc = step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
-    goto end;
-  }
-  if (!(s = sg__sq_prep(st, after ? q_after : q_first))) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
   if (after) {
     sqlite3_bind_int64(s, 3, json_integer_value(json_array_get(after, 0)));
     sg__sq_text(s, 4, json_string_value(json_array_get(after, 1)));
   }
-  arr = json_array();
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (json_array_size(arr) == limit) {
-      *more = true;
-      break;
-    }
-    json_array_append_new(arr, sg__sq_item_row(s));
-  }
-  sqlite3_reset(s);
-  if (step == SQLITE_ROW || step == SQLITE_DONE) {
+  json_t *arr = sg__sq_page_rows(s, limit, sg__sq_item_row, more);
+  if (arr) {
     *data = arr;
-    arr = NULL;
     rc = SG_E_OK;
   }
 end:
-  sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 out:
-  pthread_mutex_unlock(&st->mu);
-  json_decref(arr);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -234,24 +208,15 @@ static sg_err load_item(sg_store *st, const char *list_id, const char *item_id, 
   return rc;
 }
 
-/* SG_E_OK when list_id is a list of workspace_id (archived or not). */
-static sg_err list_visible(sg_store *st, const char *workspace_id, const char *list_id) {
-  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
-  sqlite3_stmt *s = sg__sq_prep(st, q);
-  if (!s) return SG_E_INTERNAL;
-  sg__sq_text(s, 1, list_id);
-  sg__sq_text(s, 2, workspace_id);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  return step == SQLITE_ROW ? SG_E_OK : step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
-}
-
 sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
                          const char *item_id, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_visible(st, workspace_id, list_id);
-  if (rc == SG_E_OK) rc = load_item(st, list_id, item_id, out, NULL);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_item(r, list_id, item_id, out, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -278,9 +243,7 @@ static int end_row(sg_store *st, int64_t seq, int64_t clock) {
   if (!s) return -1;
   sqlite3_bind_int64(s, 1, seq);
   sqlite3_bind_int64(s, 2, clock);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  return step == SQLITE_DONE && sqlite3_changes(st->db) == 1 ? 0 : -1;
+  return sg__sq_run(st, s) == 1 ? 0 : -1;
 }
 
 /* Depth bound of the parent walk that refuses cycles; deeper chains are left to publish
@@ -327,15 +290,15 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   const char *parent = json_string_value(json_object_get(item, "parentId"));
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
-  json_t *cur = NULL;
+  json_t *cur = NULL, *updated = NULL;
   int64_t seq = 0, clock = 0;
   *out = NULL;
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
   if (sg__sq_begin(st)) goto out;
   rc = begin_item_write(st, workspace_id, list_id, item_id, if_match, &cur, &seq);
-  if (rc != SG_E_OK) goto rollback;
-  if (parent && (rc = check_parent(st, list_id, item_id, parent)) != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
+  if (parent && (rc = check_parent(st, list_id, item_id, parent)) != SG_E_OK) goto end;
   rc = SG_E_INTERNAL;
   /* An edit that changes nothing writes nothing: the ETag and history stay as they are. */
   json_t *next = json_deep_copy(cur);
@@ -344,16 +307,15 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   json_object_foreach((json_t *)item, k, v) json_object_set(next, k, v);
   if (json_equal(next, cur)) {
     json_decref(next);
-    if (sg__sq_commit(st)) goto rollback;
-    *out = cur;
+    updated = cur;
     cur = NULL;
     rc = SG_E_OK;
-    goto out;
+    goto end;
   }
   json_decref(next);
-  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock)) goto rollback;
+  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock)) goto end;
   sqlite3_stmt *s = sg__sq_prep(st, q_ins);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sqlite3_bind_int64(s, 1, seq);
   sg__sq_text(s, 2, json_string_value(json_object_get(item, "value")));
   sg__sq_text(s, 3, json_string_value(json_object_get(item, "displayValue")));
@@ -368,24 +330,22 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   sqlite3_reset(s);
   if (step != SQLITE_DONE) {
     rc = ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
-    goto rollback;
+    goto end;
   }
-  if (load_item(st, list_id, item_id, out, NULL) != SG_E_OK || sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto rollback;
-  }
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
-  if (rc == SG_E_PRECONDITION_FAILED) {
+  if (load_item(st, list_id, item_id, &updated, NULL) == SG_E_OK) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
+  if (rc == SG_E_OK) {
+    *out = updated;
+    updated = NULL;
+  } else if (rc == SG_E_PRECONDITION_FAILED) {
     *out = cur;
     cur = NULL;
   }
 out:
   pthread_mutex_unlock(&st->mu);
   json_decref(cur);
+  json_decref(updated);
   free(aliases);
   free(locales);
   return rc;
@@ -402,27 +362,18 @@ sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *
   sg_err rc = SG_E_INTERNAL;
   if (sg__sq_begin(st)) goto out;
   rc = begin_item_write(st, workspace_id, list_id, item_id, if_match, &cur, &seq);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, q_kids);
-  if (!s) goto rollback;
-  sg__sq_text(s, 1, list_id);
-  sg__sq_text(s, 2, item_id);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step == SQLITE_ROW) {
+  int kids = sg__sq_exists(st, q_kids, list_id, item_id);
+  if (kids > 0) {
     rc = SG_E_ITEM_HAS_CHILDREN;
-    goto rollback;
+    goto end;
   }
-  if (step != SQLITE_DONE) goto rollback;
-  if (sg__sq_item_clock_next(st, list_id, &clock) || end_row(st, seq, clock) ||
-      sg__sq_commit(st))
-    goto rollback;
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
-  if (rc == SG_E_PRECONDITION_FAILED) {
+  if (kids < 0) goto end;
+  if (sg__sq_item_clock_next(st, list_id, &clock) == 0 && end_row(st, seq, clock) == 0)
+    rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_PRECONDITION_FAILED) {
     *cur_out = cur;
     cur = NULL;
   }

@@ -104,6 +104,12 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
   return rc;
 }
 
+sg_err sg__sq_list_exists(sg_store *st, const char *workspace_id, const char *list_id) {
+  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
+  int found = sg__sq_exists(st, q, list_id, workspace_id);
+  return found > 0 ? SG_E_OK : found == 0 ? SG_E_INVALID_LIST : SG_E_INTERNAL;
+}
+
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out) {
   static const char q[] =
@@ -148,18 +154,20 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
     }
     if (ext != SQLITE_CONSTRAINT_UNIQUE) break;
   }
-  if (rc == SG_E_OK && sg__sq_commit(st) == 0) goto out;
-  if (rc == SG_E_OK) { json_decref(*out); *out = NULL; rc = SG_E_INTERNAL; }
-  sg__sq_rollback(st);
+  bool built = rc == SG_E_OK;
+  if ((rc = sg__sq_end(st, rc)) != SG_E_OK && built) {
+    json_decref(*out);
+    *out = NULL;
+  }
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
 }
 
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = sg__sq_list_load(st, workspace_id, id, out);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sg_err rc = sg__sq_list_load(r, workspace_id, id, out);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -170,10 +178,10 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
   static const char q_after[] =
       "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
       " AND (display_order, slug, id) > (?3, ?4, ?5) ORDER BY display_order, slug, id LIMIT ?2";
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) {
-    pthread_mutex_unlock(&st->mu);
+    sg__sq_reader_release(r);
     return SG_E_INTERNAL;
   }
   sg__sq_text(s, 1, workspace_id);
@@ -183,22 +191,9 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
     sg__sq_text(s, 4, json_string_value(json_array_get(after, 1)));
     sg__sq_text(s, 5, json_string_value(json_array_get(after, 2)));
   }
-  json_t *arr = json_array();
-  *more = false;
-  int step;
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (json_array_size(arr) == limit) {
-      *more = true;
-      break;
-    }
-    json_array_append_new(arr, row_to_list(s));
-  }
-  sqlite3_reset(s);
-  pthread_mutex_unlock(&st->mu);
-  if (step != SQLITE_ROW && step != SQLITE_DONE) {
-    json_decref(arr);
-    return SG_E_INTERNAL;
-  }
+  json_t *arr = sg__sq_page_rows(s, limit, row_to_list, more);
+  sg__sq_reader_release(r);
+  if (!arr) return SG_E_INTERNAL;
   *data = arr;
   return SG_E_OK;
 }
@@ -224,12 +219,12 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   static const char q_defl[] = "UPDATE lists SET default_locale=?2 WHERE id=?1";
   static const char q_supl[] = "UPDATE lists SET supported_locales=?2 WHERE id=?1";
   static const char q_touch[] = "UPDATE lists SET updated_at=?2 WHERE id=?1";
-  json_t *cur = NULL;
+  json_t *cur = NULL, *patched = NULL;
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   rc = sg__sq_list_load(st, workspace_id, id, &cur);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   if (if_match) {
     char etag[48];
     sg_store_list_etag(cur, etag);
@@ -237,7 +232,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
       rc = SG_E_PRECONDITION_FAILED;
       *out = cur;
       cur = NULL;
-      goto rollback;
+      goto end;
     }
   }
   typedef struct {
@@ -279,26 +274,20 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   }
   json_decref(cur);
   cur = NULL;
-  rc = sg__sq_list_load(st, workspace_id, id, out);
-  if (rc != SG_E_OK) goto rollback;
-  if (!default_locale_supported(json_object_get(*out, "localePolicy"))) {
-    json_decref(*out);
-    *out = NULL;
+  rc = sg__sq_list_load(st, workspace_id, id, &patched);
+  if (rc == SG_E_OK && !default_locale_supported(json_object_get(patched, "localePolicy")))
     rc = SG_E_INVALID_REQUEST;
-    goto rollback;
-  }
-  if (sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto fail;
-  }
-  goto out;
+  goto end;
 fail:
   rc = SG_E_INTERNAL;
-rollback:
-  sg__sq_rollback(st);
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) {
+    *out = patched;
+    patched = NULL;
+  }
 out:
   json_decref(cur);
+  json_decref(patched);
   pthread_mutex_unlock(&st->mu);
   return rc;
 }

@@ -26,8 +26,7 @@ static int exec_write(sg_store *st, const char *sql, const char *const *args, si
       if (*i64 >= 0) sqlite3_bind_int64(s, i64_at, *i64);
       else sqlite3_bind_null(s, i64_at);
     }
-    if (sqlite3_step(s) == SQLITE_DONE) changed = sqlite3_changes(st->db);
-    sqlite3_reset(s);
+    changed = sg__sq_run(st, s);
   }
   pthread_mutex_unlock(&st->mu);
   return changed;
@@ -45,15 +44,20 @@ sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
   return SG_E_OK;
 }
 
+/* Runs "UPDATE … SET status=?2 WHERE id=?1"; *out is {id, status}. SG_E_NOT_FOUND when
+ * no row has that id. */
+static sg_err set_status(sg_store *st, const char *sql, const char *id, const char *status,
+                         json_t **out) {
+  const char *args[] = {id, status};
+  sg_err rc = sg__sq_changed(exec_write(st, sql, args, 2, NULL, 0), SG_E_NOT_FOUND);
+  if (rc == SG_E_OK) *out = simple_record(id, status);
+  return rc;
+}
+
 sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,
                                      json_t **out) {
   static const char q[] = "UPDATE workspaces SET status=?2 WHERE id=?1";
-  const char *args[] = {id, status};
-  int n = exec_write(st, q, args, 2, NULL, 0);
-  if (n < 0) return SG_E_INTERNAL;
-  if (n == 0) return SG_E_NOT_FOUND;
-  *out = simple_record(id, status);
-  return SG_E_OK;
+  return set_status(st, q, id, status, out);
 }
 
 sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
@@ -62,11 +66,9 @@ sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const
   static const char q[] = "INSERT INTO applications(id, workspace_id, name, created_at,"
                           " monthly_quota) VALUES(?, ?, ?, ?, ?)";
   pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q_ws);
-  int found = s && (sg__sq_text(s, 1, workspace_id), sqlite3_step(s) == SQLITE_ROW);
-  if (s) sqlite3_reset(s);
+  int found = sg__sq_exists(st, q_ws, workspace_id, NULL);
   pthread_mutex_unlock(&st->mu);
-  if (!found) return SG_E_NOT_FOUND;
+  if (found <= 0) return found == 0 ? SG_E_NOT_FOUND : SG_E_INTERNAL;
   char id[32], now[24];
   sg_random_id("app_", id, sizeof id);
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
@@ -82,21 +84,15 @@ sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const
 sg_err sg_store_application_set_status(sg_store *st, const char *id, const char *status,
                                        json_t **out) {
   static const char q[] = "UPDATE applications SET status=?2 WHERE id=?1";
-  const char *args[] = {id, status};
-  int n = exec_write(st, q, args, 2, NULL, 0);
-  if (n < 0) return SG_E_INTERNAL;
-  if (n == 0) return SG_E_NOT_FOUND;
-  *out = simple_record(id, status);
-  return SG_E_OK;
+  return set_status(st, q, id, status, out);
 }
 
 sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
                                       json_t **out) {
   static const char q[] = "UPDATE applications SET monthly_quota=?2 WHERE id=?1";
   const char *args[] = {id};
-  int n = exec_write(st, q, args, 1, &monthly_quota, 2);
-  if (n < 0) return SG_E_INTERNAL;
-  if (n == 0) return SG_E_NOT_FOUND;
+  sg_err rc = sg__sq_changed(exec_write(st, q, args, 1, &monthly_quota, 2), SG_E_NOT_FOUND);
+  if (rc != SG_E_OK) return rc;
   *out = simple_record(id, NULL);
   json_object_set_new(*out, "monthlyQuota",
                       monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
@@ -110,13 +106,12 @@ sg_err sg_store_secret_key_create(sg_store *st, const char *application_id, cons
                           " VALUES(?, ?, ?, ?)";
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q_app);
-  if (!s) goto out;
-  sg__sq_text(s, 1, application_id);
-  int found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_reset(s);
-  if (!found) { rc = SG_E_NOT_FOUND; goto out; }
-  s = sg__sq_prep(st, q);
+  int found = sg__sq_exists(st, q_app, application_id, NULL);
+  if (found <= 0) {
+    if (found == 0) rc = SG_E_NOT_FOUND;
+    goto out;
+  }
+  sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) goto out;
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, application_id);
@@ -134,9 +129,8 @@ sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
   char now[24];
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, now};
-  int n = exec_write(st, q, args, 2, NULL, 0);
-  if (n < 0) return SG_E_INTERNAL;
-  if (n == 0) return SG_E_NOT_FOUND;
+  sg_err rc = sg__sq_changed(exec_write(st, q, args, 2, NULL, 0), SG_E_NOT_FOUND);
+  if (rc != SG_E_OK) return rc;
   *out = simple_record(id, "revoked");
   return SG_E_OK;
 }
@@ -148,8 +142,8 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
       " JOIN applications a ON a.id = k.application_id"
       " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
   sg_err rc = SG_E_INVALID_KEY;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, key_id);
   int step = sqlite3_step(s);
@@ -170,7 +164,7 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -178,8 +172,8 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   static const char q[] = "SELECT id, workspace_id, status, monthly_quota FROM applications"
                           " WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
@@ -192,15 +186,15 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
 sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   static const char q[] = "SELECT id, status FROM workspaces WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) { rc = SG_E_INTERNAL; goto out; }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
@@ -209,7 +203,7 @@ sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   }
   sqlite3_reset(s);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -234,14 +228,13 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
   char *enc = json_dumps(origins, JSON_COMPACT);
   pthread_mutex_lock(&st->mu);
   if (!enc || sg__sq_begin(st)) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_app);
-  if (!s) goto rollback;
-  sg__sq_text(s, 1, application_id);
-  bool app_found = sqlite3_step(s) == SQLITE_ROW;
-  sqlite3_reset(s);
-  if (!app_found) { rc = SG_E_NOT_FOUND; goto rollback; }
-  s = sg__sq_prep(st, q_check);
-  if (!s) goto rollback;
+  int app_found = sg__sq_exists(st, q_app, application_id, NULL);
+  if (app_found <= 0) {
+    if (app_found == 0) rc = SG_E_NOT_FOUND;
+    goto end;
+  }
+  sqlite3_stmt *s = sg__sq_prep(st, q_check);
+  if (!s) goto end;
   sg__sq_text(s, 1, application_id);
   sg__sq_text(s, 2, list_id);
   bool ok = false;
@@ -251,9 +244,9 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
     ok = own || shared;
   }
   sqlite3_reset(s);
-  if (!ok) { rc = SG_E_INVALID_LIST; goto rollback; }
+  if (!ok) { rc = SG_E_INVALID_LIST; goto end; }
   s = sg__sq_prep(st, q_ins);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, application_id);
   sg__sq_text(s, 3, list_id);
@@ -262,12 +255,10 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
   sqlite3_bind_int64(s, 6, sg_now_s());
   int step = sqlite3_step(s);
   sqlite3_reset(s);
-  if (step != SQLITE_DONE || sg__sq_commit(st)) goto rollback;
-  *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+  if (step == SQLITE_DONE) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
+  if (rc == SG_E_OK) *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
 out:
   pthread_mutex_unlock(&st->mu);
   free(enc);
@@ -280,30 +271,30 @@ sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **ou
   static const char q_get[] = "SELECT application_id, list_id, digest, origins FROM"
                               " publishable_keys WHERE id=?";
   sg_err rc = SG_E_INTERNAL;
+  json_t *rec = NULL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_up);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, id);
-  if (sqlite3_step(s) != SQLITE_DONE) { sqlite3_reset(s); goto rollback; }
+  if (sqlite3_step(s) != SQLITE_DONE) { sqlite3_reset(s); goto end; }
   sqlite3_reset(s);
   s = sg__sq_prep(st, q_get);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) != SQLITE_ROW) {
     sqlite3_reset(s);
     rc = SG_E_NOT_FOUND;
-    goto rollback;
+    goto end;
   }
   snprintf(digest_hex, 65, "%s", sg__sq_col(s, 2));
-  *out = pk_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), json_loads(sg__sq_col(s, 3), 0, NULL),
-                   "revoked");
+  rec = pk_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), json_loads(sg__sq_col(s, 3), 0, NULL),
+                  "revoked");
   sqlite3_reset(s);
-  if (sg__sq_commit(st)) { json_decref(*out); *out = NULL; goto rollback; }
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = rec;
+  else json_decref(rec);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

@@ -61,25 +61,6 @@ static sg_err load_version(sg_store *st, const char *list_id, int64_t number, js
   return rc;
 }
 
-/* SG_E_OK when the list exists in the workspace (under the lock). */
-static sg_err list_exists(sg_store *st, const char *workspace_id, const char *list_id) {
-  static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
-  sqlite3_stmt *s = sg__sq_prep(st, q);
-  if (!s) return SG_E_INTERNAL;
-  sg__sq_text(s, 1, list_id);
-  sg__sq_text(s, 2, workspace_id);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  return step == SQLITE_ROW ? SG_E_OK : step == SQLITE_DONE ? SG_E_INVALID_LIST : SG_E_INTERNAL;
-}
-
-/* Runs a prepared statement to completion; returns the changed row count or -1. */
-static int run_write(sg_store *st, sqlite3_stmt *s) {
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  return step == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
-}
-
 sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
                                json_t **out) {
   static const char q_list[] =
@@ -95,17 +76,18 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
       " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
   sg_err rc = SG_E_INTERNAL;
   char *policy = NULL;
+  json_t *version = NULL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);
-  if (rc != SG_E_OK) goto rollback;
+  if (rc != SG_E_OK) goto end;
   rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(st, q_list);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   if (sqlite3_step(s) != SQLITE_ROW) {
     sqlite3_reset(s);
-    goto rollback;
+    goto end;
   }
   int64_t number = sqlite3_column_int64(s, 0);
   json_t *sup = json_loads(sg__sq_col(s, 2), 0, NULL);
@@ -114,36 +96,30 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
   sqlite3_reset(s);
   policy = lp ? json_dumps(lp, JSON_COMPACT) : NULL;
   json_decref(lp);
-  if (!policy) goto rollback;
-  if (!(s = sg__sq_prep(st, q_bump))) goto rollback;
+  if (!policy) goto end;
+  if (!(s = sg__sq_prep(st, q_bump))) goto end;
   sg__sq_text(s, 1, list_id);
-  if (run_write(st, s) != 1) goto rollback;
-  if (!(s = sg__sq_prep(st, q_snap))) goto rollback;
+  if (sg__sq_run(st, s) != 1) goto end;
+  if (!(s = sg__sq_prep(st, q_snap))) goto end;
   sg__sq_text(s, 1, list_id);
   if (sqlite3_step(s) != SQLITE_ROW) {
     sqlite3_reset(s);
-    goto rollback;
+    goto end;
   }
   int64_t snap = sqlite3_column_int64(s, 0), count = sqlite3_column_int64(s, 1);
   sqlite3_reset(s);
-  if (!(s = sg__sq_prep(st, q_ins))) goto rollback;
+  if (!(s = sg__sq_prep(st, q_ins))) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, number);
   sqlite3_bind_int64(s, 3, count);
   sqlite3_bind_int64(s, 4, snap);
   sg__sq_text(s, 5, policy);
   sqlite3_bind_int64(s, 6, sg_now_s());
-  if (run_write(st, s) != 1) goto rollback;
-  if (load_version(st, list_id, number, out) != SG_E_OK) goto rollback;
-  if (sg__sq_commit(st)) {
-    json_decref(*out);
-    *out = NULL;
-    goto rollback;
-  }
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
+  if (sg__sq_run(st, s) != 1) goto end;
+  if (load_version(st, list_id, number, &version) == SG_E_OK) rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = version;
+  else json_decref(version);
 out:
   pthread_mutex_unlock(&st->mu);
   free(policy);
@@ -152,10 +128,13 @@ out:
 
 sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
                             int64_t number, json_t **out) {
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_exists(st, workspace_id, list_id);
-  if (rc == SG_E_OK) rc = load_version(st, list_id, number, out);
-  pthread_mutex_unlock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
+  if (rc == SG_E_OK) rc = load_version(r, list_id, number, out);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -166,33 +145,24 @@ sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char 
   static const char q_after[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
                                 " AND version_number < ?3 ORDER BY version_number DESC LIMIT ?2";
   *more = false;
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = list_exists(st, workspace_id, list_id);
+  sg_store *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so the statements below agree on one snapshot. */
+  sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
+  sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
   if (rc != SG_E_OK) goto out;
   rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, after ? q_after : q_first);
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) goto out;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
   if (after) sqlite3_bind_int64(s, 3, json_integer_value(json_array_get(after, 0)));
-  json_t *arr = json_array();
-  int step;
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (json_array_size(arr) == limit) {
-      *more = true;
-      break;
-    }
-    json_array_append_new(arr, row_to_version(s));
-  }
-  sqlite3_reset(s);
-  if (step != SQLITE_ROW && step != SQLITE_DONE) {
-    json_decref(arr);
-    goto out;
-  }
+  json_t *arr = sg__sq_page_rows(s, limit, row_to_version, more);
+  if (!arr) goto out;
   *data = arr;
   rc = SG_E_OK;
 out:
-  pthread_mutex_unlock(&st->mu);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -220,14 +190,14 @@ sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t num
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_get);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, number);
   int step = sqlite3_step(s);
   if (step != SQLITE_ROW) {
     sqlite3_reset(s);
     if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
-    goto rollback;
+    goto end;
   }
   snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
   job->number = number;
@@ -241,18 +211,15 @@ sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t num
   snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
   sqlite3_reset(s);
   if (unresolved(job->state)) {
-    if (!(s = sg__sq_prep(st, q_try))) goto rollback;
+    if (!(s = sg__sq_prep(st, q_try))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
-    if (run_write(st, s) != 1) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
     job->attempts++;
   }
-  if (sg__sq_commit(st)) goto rollback;
   rc = SG_E_OK;
-  goto out;
-rollback:
-  sg__sq_rollback(st);
-  sg_store_job_clear(job);
+end:
+  if ((rc = sg__sq_end(st, rc)) != SG_E_OK) sg_store_job_clear(job);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -269,9 +236,9 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
   *last_seq = after_seq;
   *n = 0;
   sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  if (sqlite3_exec(st->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sg_store *r = sg__sq_reader_acquire(st);
+  if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, after_seq);
@@ -300,9 +267,9 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
   if (rc == SG_E_OK && step != SQLITE_DONE) rc = SG_E_INTERNAL;
   sqlite3_reset(s);
 end:
-  sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
 out:
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
@@ -318,7 +285,7 @@ static sg_err transition(sg_store *st, const char *sql, const char *list_id, int
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
     sg__sq_text(s, 3, text);
-    int changed = run_write(st, s);
+    int changed = sg__sq_run(st, s);
     rc = changed == 1 ? SG_E_OK : changed == 0 ? SG_E_PRECONDITION_FAILED : SG_E_INTERNAL;
   }
   pthread_mutex_unlock(&st->mu);
@@ -376,13 +343,14 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
       " WHERE id=?1";
   sg_err rc = SG_E_INTERNAL;
   char hash[80] = "";
+  bool newer = false;
   int64_t now = sg_now_s();
   *activated = false;
   if (list_out) *list_out = NULL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
   sqlite3_stmt *s = sg__sq_prep(st, q_ver);
-  if (!s) goto rollback;
+  if (!s) goto end;
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, number);
   int step = sqlite3_step(s);
@@ -394,47 +362,45 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
     rc = SG_E_NOT_FOUND;
   }
   sqlite3_reset(s);
-  if (!*hash) goto rollback;
-  if (!(s = sg__sq_prep(st, q_cur))) goto rollback;
+  if (!*hash) goto end;
+  if (!(s = sg__sq_prep(st, q_cur))) goto end;
   sg__sq_text(s, 1, list_id);
   if (sqlite3_step(s) != SQLITE_ROW) {
     sqlite3_reset(s);
-    goto rollback;
+    goto end;
   }
-  bool newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
+  newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
   sqlite3_reset(s);
   if (newer) {
-    if (!(s = sg__sq_prep(st, q_retire))) goto rollback;
+    if (!(s = sg__sq_prep(st, q_retire))) goto end;
     sg__sq_text(s, 1, list_id);
-    if (run_write(st, s) < 0) goto rollback;
-    if (!(s = sg__sq_prep(st, q_on))) goto rollback;
+    if (sg__sq_run(st, s) < 0) goto end;
+    if (!(s = sg__sq_prep(st, q_on))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
     sqlite3_bind_int64(s, 3, now);
-    if (run_write(st, s) != 1) goto rollback;
-    if (!(s = sg__sq_prep(st, q_point))) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
+    if (!(s = sg__sq_prep(st, q_point))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
     sg__sq_text(s, 3, hash);
     sqlite3_bind_int64(s, 4, now);
-    if (run_write(st, s) != 1) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
   } else {
-    if (!(s = sg__sq_prep(st, q_stale))) goto rollback;
+    if (!(s = sg__sq_prep(st, q_stale))) goto end;
     sg__sq_text(s, 1, list_id);
     sqlite3_bind_int64(s, 2, number);
-    if (run_write(st, s) != 1) goto rollback;
+    if (sg__sq_run(st, s) != 1) goto end;
   }
-  if (list_out && sg__sq_list_load(st, workspace_id, list_id, list_out) != SG_E_OK) goto rollback;
-  if (sg__sq_commit(st)) goto rollback;
-  *activated = newer;
-  rc = SG_E_OK;
-  goto out;
-rollback:
-  if (list_out) {
+  if (!list_out || sg__sq_list_load(st, workspace_id, list_id, list_out) == SG_E_OK)
+    rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) {
+    *activated = newer;
+  } else if (list_out) {
     json_decref(*list_out);
     *list_out = NULL;
   }
-  sg__sq_rollback(st);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -443,9 +409,9 @@ out:
 /* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
 static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t max, size_t *n) {
   *n = 0;
-  pthread_mutex_lock(&st->mu);
+  sg_store *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  sqlite3_stmt *s = sg__sq_prep(r, sql);
   if (s) {
     sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
     int step;
@@ -458,7 +424,7 @@ static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t ma
     if (step == SQLITE_DONE || step == SQLITE_ROW) rc = SG_E_OK;
     sqlite3_reset(s);
   }
-  pthread_mutex_unlock(&st->mu);
+  sg__sq_reader_release(r);
   return rc;
 }
 
