@@ -119,8 +119,8 @@ static sqlite3 *fts_build(const char *path, item *items, size_t n) {
                    NULL, NULL, &err) != SQLITE_OK)
     die(err ? err : "sqlite exec");
   sqlite3_stmt *ins;
-  if (sqlite3_prepare_v2(db, "INSERT INTO items(dv, id, value) VALUES (?, ?, ?)", -1, &ins,
-                         NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db, "INSERT INTO items(dv, id, value) VALUES (?, ?, ?)", -1, &ins, NULL) !=
+      SQLITE_OK)
     die("sqlite prepare insert");
   for (size_t i = 0; i < n; i++) {
     sqlite3_bind_text(ins, 1, items[i].dv, -1, SQLITE_STATIC);
@@ -173,22 +173,31 @@ static size_t fts_answer(sqlite3_stmt *st, const char *match) {
 /* ---- main ----------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  const char *art_path = NULL, *items_path = NULL, *db_path = NULL, *mix = "top",
-             *qout = NULL;
+  const char *art_path = NULL, *items_path = NULL, *db_path = NULL, *mix = "top", *qout = NULL;
   size_t names = 2000, fts_max = 4000;
   double fts_seconds = 60;
   int rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--artifact")) art_path = argv[i + 1];
-    else if (!strcmp(argv[i], "--items")) items_path = argv[i + 1];
-    else if (!strcmp(argv[i], "--fts-db")) db_path = argv[i + 1];
-    else if (!strcmp(argv[i], "--mix")) mix = argv[i + 1];
-    else if (!strcmp(argv[i], "--names")) names = (size_t)atol(argv[i + 1]);
-    else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--fts-max")) fts_max = (size_t)atol(argv[i + 1]);
-    else if (!strcmp(argv[i], "--queries-out")) qout = argv[i + 1];
-    else if (!strcmp(argv[i], "--fts-seconds")) fts_seconds = atof(argv[i + 1]);
-    else die("unknown flag");
+    if (!strcmp(argv[i], "--artifact"))
+      art_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--items"))
+      items_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--fts-db"))
+      db_path = argv[i + 1];
+    else if (!strcmp(argv[i], "--mix"))
+      mix = argv[i + 1];
+    else if (!strcmp(argv[i], "--names"))
+      names = (size_t)atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--rounds"))
+      rounds = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--fts-max"))
+      fts_max = (size_t)atol(argv[i + 1]);
+    else if (!strcmp(argv[i], "--queries-out"))
+      qout = argv[i + 1];
+    else if (!strcmp(argv[i], "--fts-seconds"))
+      fts_seconds = atof(argv[i + 1]);
+    else
+      die("unknown flag");
   }
   if (!art_path || !items_path || !db_path || rounds < 2) die("usage");
 

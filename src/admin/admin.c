@@ -13,9 +13,9 @@
 #include "common/util.h"
 
 static const sg_flag_spec admin_flags[] = {
-    {"data-dir", true, false},      {"database", true, false},  {"edge", true, false},
-    {"name", true, false},          {"workspace", true, false}, {"application", true, false},
-    {"list", true, false},          {"origin", true, true},     {"monthly-quota", true, false},
+    {"data-dir", true, false}, {"database", true, false},  {"edge", true, false},
+    {"name", true, false},     {"workspace", true, false}, {"application", true, false},
+    {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
     {NULL, false, false},
 };
 
@@ -116,7 +116,10 @@ static int workspace_disable(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_workspace_set_status(c->st, id, "disabled", &o);
   if (e != SG_E_OK) return store_fail(e, "workspace");
-  if (mirror_workspace(c, id)) { json_decref(o); return 1; }
+  if (mirror_workspace(c, id)) {
+    json_decref(o);
+    return 1;
+  }
   return print(o);
 }
 
@@ -128,7 +131,10 @@ static int application_create(ctx *c) {
   sg_err e = sg_store_application_create(c->st, ws, name, q, &o);
   if (e != SG_E_OK) return store_fail(e, "workspace");
   const char *id = json_string_value(json_object_get(o, "id"));
-  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  if (mirror_app(c, id)) {
+    json_decref(o);
+    return 1;
+  }
   return print(o);
 }
 
@@ -138,7 +144,10 @@ static int application_disable(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_application_set_status(c->st, id, "disabled", &o);
   if (e != SG_E_OK) return store_fail(e, "application");
-  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  if (mirror_app(c, id)) {
+    json_decref(o);
+    return 1;
+  }
   return print(o);
 }
 
@@ -149,7 +158,10 @@ static int application_set_quota(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_application_set_quota(c->st, id, q, &o);
   if (e != SG_E_OK) return store_fail(e, "application");
-  if (mirror_app(c, id)) { json_decref(o); return 1; }
+  if (mirror_app(c, id)) {
+    json_decref(o);
+    return 1;
+  }
   return print(o);
 }
 

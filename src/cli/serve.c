@@ -17,11 +17,16 @@
 #include "store/store.h"
 
 static const sg_flag_spec serve_flags[] = {
-    {"data-dir", true, false},          {"database", true, false},
-    {"edge", true, false},              {"control-listen", true, false},
-    {"runtime-listen", true, false},    {"control-rate-key", true, false},
-    {"control-rate-ip", true, false},   {"sync-publish-limit", true, false},
-    {"selection-rate", true, false},    {"import-max-bytes", true, false},
+    {"data-dir", true, false},
+    {"database", true, false},
+    {"edge", true, false},
+    {"control-listen", true, false},
+    {"runtime-listen", true, false},
+    {"control-rate-key", true, false},
+    {"control-rate-ip", true, false},
+    {"sync-publish-limit", true, false},
+    {"selection-rate", true, false},
+    {"import-max-bytes", true, false},
     {NULL, false, false},
 };
 
@@ -123,7 +128,8 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       sg_edge_close(edge);
       return sg__cli_fail("%s", err);
     }
-    fprintf(stderr, "{\"level\":\"info\",\"msg\":\"control plane listening\",\"url\":\"http://%s\"}\n",
+    fprintf(stderr,
+            "{\"level\":\"info\",\"msg\":\"control plane listening\",\"url\":\"http://%s\"}\n",
             cc.listen);
   }
   sg_runtime *rt = NULL;

@@ -34,27 +34,31 @@
 #define POLL_MS 500
 
 static const sg_flag_spec flags[] = {
-    {"control-url", true, false}, {"secret-key-file", true, false}, {"list", true, false},
-    {"replace", false, false},    {"publish", false, false},        {"idempotency-key", true, false},
+    {"control-url", true, false}, {"secret-key-file", true, false},
+    {"list", true, false},        {"replace", false, false},
+    {"publish", false, false},    {"idempotency-key", true, false},
     {NULL, false, false},
 };
 
 /* ---- progress ------------------------------------------------------------------------- */
 
 typedef struct {
-  const char *what;  /* "import" or "export" */
+  const char *what; /* "import" or "export" */
   bool tty;
-  uint64_t total;    /* bytes expected (0: unknown) */
+  uint64_t total; /* bytes expected (0: unknown) */
   uint64_t bytes, items;
   int64_t t0, last;
-  int64_t t_end;     /* when the transfer finished (0: still running); rates stop there */
+  int64_t t_end; /* when the transfer finished (0: still running); rates stop there */
   bool drawn;
 } progress;
 
 static void human_bytes(uint64_t n, char *out, size_t outsz) {
-  if (n >= (1u << 20)) snprintf(out, outsz, "%.1f MiB", (double)n / (1 << 20));
-  else if (n >= 1024) snprintf(out, outsz, "%.1f KiB", (double)n / 1024);
-  else snprintf(out, outsz, "%llu B", (unsigned long long)n);
+  if (n >= (1u << 20))
+    snprintf(out, outsz, "%.1f MiB", (double)n / (1 << 20));
+  else if (n >= 1024)
+    snprintf(out, outsz, "%.1f KiB", (double)n / 1024);
+  else
+    snprintf(out, outsz, "%llu B", (unsigned long long)n);
 }
 
 /* Draws the progress line when it is due (or always when force). */
@@ -83,8 +87,8 @@ static void progress_draw(progress *p, bool force) {
       fprintf(stderr, "\r%s %s %llu items %.0f items/s\033[K", p->what, done,
               (unsigned long long)p->items, rate);
   } else if (pct >= 0) {
-    fprintf(stderr, "%s: %s of %s (%d%%), %llu items, %.0f items/s%s\n", p->what, done, total,
-            pct, (unsigned long long)p->items, rate, eta);
+    fprintf(stderr, "%s: %s of %s (%d%%), %llu items, %.0f items/s%s\n", p->what, done, total, pct,
+            (unsigned long long)p->items, rate, eta);
   } else {
     fprintf(stderr, "%s: %s, %llu items, %.0f items/s\n", p->what, done,
             (unsigned long long)p->items, rate);
@@ -113,8 +117,8 @@ static void progress_count(progress *p, const char *data, size_t n) {
 typedef struct {
   CURL *curl;
   struct curl_slist *headers;
-  char base[1024];   /* control URL without a trailing slash */
-  char auth[512];    /* "Authorization: Bearer …" */
+  char base[1024]; /* control URL without a trailing slash */
+  char auth[512];  /* "Authorization: Bearer …" */
 } client;
 
 static size_t collect(char *data, size_t size, size_t n, void *ctx) {
@@ -178,8 +182,8 @@ static void client_free(client *cl) {
 
 /* Prepares a request on the shared handle: method, URL, the auth header plus extra
  * headers (NULL-ended), and the response collected into *body. */
-static void request_setup(client *cl, const char *method, const char *path, const char *const *extra,
-                          sg_buf *body) {
+static void request_setup(client *cl, const char *method, const char *path,
+                          const char *const *extra, sg_buf *body) {
   char url[2048];
   snprintf(url, sizeof url, "%s%s", cl->base, path);
   curl_easy_reset(cl->curl);
@@ -316,8 +320,10 @@ int sg_cmd_import(int argc, char **argv) {
    * libcurl or a proxy cannot import twice. */
   char key[300], idem[320];
   const char *k = sg_args_get(&a, "idempotency-key");
-  if (k) snprintf(key, sizeof key, "%s", k);
-  else sg_random_id("import_", key, sizeof key);
+  if (k)
+    snprintf(key, sizeof key, "%s", k);
+  else
+    sg_random_id("import_", key, sizeof key);
   snprintf(idem, sizeof idem, "Idempotency-Key: %s", key);
   const char *const hdrs[] = {"Content-Type: application/x-ndjson", idem, NULL};
   char path[256];
@@ -374,7 +380,7 @@ done:
 typedef struct {
   FILE *f;
   progress *p;
-  sg_buf err;   /* the body of a non-200 answer */
+  sg_buf err; /* the body of a non-200 answer */
   long status;
   CURL *curl;
 } download;
@@ -428,9 +434,9 @@ int sg_cmd_export(int argc, char **argv) {
   if (status > 0 && status != 200) {
     rc = fail_status("export", status, &d.err);
   } else if (ok) {
-    json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:f}", "list", list, "file", dest, "items",
-                          (json_int_t)p.items, "bytes", (json_int_t)p.bytes, "seconds",
-                          (double)(sg_mono_ms() - p.t0) / 1000.0);
+    json_t *o =
+        json_pack("{s:s,s:s,s:I,s:I,s:f}", "list", list, "file", dest, "items", (json_int_t)p.items,
+                  "bytes", (json_int_t)p.bytes, "seconds", (double)(sg_mono_ms() - p.t0) / 1000.0);
     char *s = json_dumps(o, JSON_COMPACT);
     /* With the items on stdout the summary goes to stderr, keeping stdout pure NDJSON. */
     fprintf(to_stdout ? stderr : stdout, "%s\n", s ? s : "{}");

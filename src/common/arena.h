@@ -18,7 +18,8 @@ typedef struct {
   size_t total; /* bytes handed out, for logs and tests */
 } sg_arena;
 
-#define SG_ARENA_INIT {NULL, 0}
+#define SG_ARENA_INIT                                                                              \
+  { NULL, 0 }
 
 /* Returns n bytes (uninitialised, 8-byte aligned) owned by the arena, or NULL on OOM. */
 void *sg_arena_alloc(sg_arena *a, size_t n);

@@ -19,8 +19,14 @@ int sg_args_parse(sg_args *a, int argc, char **argv, const sg_flag_spec *specs, 
   for (int i = 0; i < argc; i++) {
     const char *w = argv[i];
     if (only_pos || strncmp(w, "--", 2) != 0 || w[2] == '\0') {
-      if (!only_pos && strcmp(w, "--") == 0) { only_pos = true; continue; }
-      if (a->npos >= SG_ARGS_MAX) { snprintf(err, errsz, "too many arguments"); return -1; }
+      if (!only_pos && strcmp(w, "--") == 0) {
+        only_pos = true;
+        continue;
+      }
+      if (a->npos >= SG_ARGS_MAX) {
+        snprintf(err, errsz, "too many arguments");
+        return -1;
+      }
       a->pos[a->npos++] = w;
       continue;
     }
@@ -28,12 +34,20 @@ int sg_args_parse(sg_args *a, int argc, char **argv, const sg_flag_spec *specs, 
     const char *eq = strchr(name, '=');
     size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
     const sg_flag_spec *s = find_spec(specs, name, nlen);
-    if (!s) { snprintf(err, errsz, "unknown flag --%.*s", (int)nlen, name); return -1; }
+    if (!s) {
+      snprintf(err, errsz, "unknown flag --%.*s", (int)nlen, name);
+      return -1;
+    }
     const char *val = "1";
     if (s->takes_value) {
-      if (eq) val = eq + 1;
-      else if (i + 1 < argc) val = argv[++i];
-      else { snprintf(err, errsz, "flag --%s needs a value", s->name); return -1; }
+      if (eq)
+        val = eq + 1;
+      else if (i + 1 < argc)
+        val = argv[++i];
+      else {
+        snprintf(err, errsz, "flag --%s needs a value", s->name);
+        return -1;
+      }
     } else if (eq) {
       snprintf(err, errsz, "flag --%s takes no value", s->name);
       return -1;
@@ -44,7 +58,10 @@ int sg_args_parse(sg_args *a, int argc, char **argv, const sg_flag_spec *specs, 
           snprintf(err, errsz, "flag --%s given twice", s->name);
           return -1;
         }
-    if (a->n >= SG_ARGS_MAX) { snprintf(err, errsz, "too many flags"); return -1; }
+    if (a->n >= SG_ARGS_MAX) {
+      snprintf(err, errsz, "too many flags");
+      return -1;
+    }
     a->names[a->n] = s->name;
     a->values[a->n] = val;
     a->n++;

@@ -25,7 +25,7 @@ typedef struct {
   const char *names[SG_ARGS_MAX];  /* flag name of each occurrence */
   const char *values[SG_ARGS_MAX]; /* its value ("1" for a boolean flag) */
   size_t n;
-  const char *pos[SG_ARGS_MAX];    /* positional arguments in order */
+  const char *pos[SG_ARGS_MAX]; /* positional arguments in order */
   size_t npos;
   char env_scratch[128];
 } sg_args;

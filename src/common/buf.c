@@ -97,8 +97,11 @@ static int json_str(sg_buf *b, const char *s, size_t n) {
     case '\b': esc[1] = 'b'; break;
     case '\f': esc[1] = 'f'; break;
     default:
-      esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
-      esc[4] = hex[c >> 4]; esc[5] = hex[c & 15];
+      esc[1] = 'u';
+      esc[2] = '0';
+      esc[3] = '0';
+      esc[4] = hex[c >> 4];
+      esc[5] = hex[c & 15];
       elen = 6;
     }
     if (sg_buf_append(b, esc, elen)) return -1;

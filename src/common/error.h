@@ -8,46 +8,46 @@
 #ifndef SG_COMMON_ERROR_H
 #define SG_COMMON_ERROR_H
 
-#define SG_ERRORS(X)                                                                     \
-  X(OK, 200, "ok", NULL, "OK")                                                           \
-  X(INVALID_KEY, 401, "invalid_key", NULL, "The key is missing, wrong or revoked.")      \
-  X(INVALID_TOKEN, 401, "invalid_token", NULL, "The access token is missing or invalid.") \
-  X(INVALID_LIST, 404, "invalid_list", NULL, "The list does not exist or is not yours.") \
-  X(INVALID_REQUEST, 400, "invalid_request", NULL, "The request is malformed.")          \
-  X(NOT_FOUND, 404, "not_found", NULL, "No such route.")                                 \
-  X(METHOD_NOT_ALLOWED, 405, "method_not_allowed", NULL,                                 \
-    "The route exists but does not take this method.")                                  \
-  X(PAYLOAD_TOO_LARGE, 413, "invalid_request", "payload_too_large",                      \
-    "The request body is larger than this route accepts.")                              \
-  X(PRECONDITION_FAILED, 412, "invalid_request", "precondition_failed",                  \
-    "If-Match does not match the current ETag.")                                         \
-  X(IDEMPOTENCY_KEY_REUSED, 422, "invalid_request", "idempotency_key_reused",            \
-    "This Idempotency-Key was used with a different request.")                          \
-  X(IDEMPOTENCY_KEY_IN_FLIGHT, 409, "invalid_request", "idempotency_key_in_flight",      \
-    "A request with this Idempotency-Key is still running; retry after one second.")    \
-  X(DUPLICATE_VALUE, 409, "invalid_request", "duplicate_value",                          \
-    "An item with this value already exists in the list.")                               \
-  X(INVALID_ITEM, 404, "invalid_item", NULL, "The item does not exist in this list.")    \
-  X(ITEM_HAS_CHILDREN, 409, "invalid_request", "item_has_children",                      \
-    "Other items name this item as their parent; change or delete them first.")          \
-  X(UNSUPPORTED_MEDIA_TYPE, 415, "invalid_request", "unsupported_media_type",            \
-    "This route takes another Content-Type.")                                            \
-  X(LIST_ARCHIVED, 409, "invalid_request", "list_archived",                              \
-    "The list is archived and accepts no changes.")                                      \
-  X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                  \
-    "A publish of this list is already running; retry shortly.")                        \
-  X(RATE_LIMITED, 429, "rate_limited", NULL, "Too many requests; retry later.")          \
-  X(TOKEN_MINTING_UNAVAILABLE, 503, "internal_error", "token_minting_unavailable",       \
-    "Token minting is not configured; retry later.")                                     \
-  X(INTERNAL, 500, "internal_error", NULL, "An internal error occurred.")                \
-  X(UNAVAILABLE, 503, "internal_error", "unavailable", "The service is unavailable.")    \
-  X(ORIGIN_NOT_ALLOWED, 403, "origin_not_allowed", NULL,                                 \
-    "The Origin is not on the key's allow-list.")                                        \
-  X(QUERY_TOO_SHORT, 200, "query_too_short", NULL, "The query is shorter than allowed.") \
-  X(QUERY_TOO_LONG, 400, "query_too_long", NULL, "The query is longer than allowed.")    \
-  X(QUOTA_EXCEEDED, 200, "quota_exceeded", NULL, "The query quota is exhausted.")        \
-  X(LIST_NOT_PUBLISHED, 404, "list_not_published", NULL, "The list is not published.")   \
-  X(ARTIFACT_UNAVAILABLE, 503, "artifact_unavailable", NULL,                             \
+#define SG_ERRORS(X)                                                                               \
+  X(OK, 200, "ok", NULL, "OK")                                                                     \
+  X(INVALID_KEY, 401, "invalid_key", NULL, "The key is missing, wrong or revoked.")                \
+  X(INVALID_TOKEN, 401, "invalid_token", NULL, "The access token is missing or invalid.")          \
+  X(INVALID_LIST, 404, "invalid_list", NULL, "The list does not exist or is not yours.")           \
+  X(INVALID_REQUEST, 400, "invalid_request", NULL, "The request is malformed.")                    \
+  X(NOT_FOUND, 404, "not_found", NULL, "No such route.")                                           \
+  X(METHOD_NOT_ALLOWED, 405, "method_not_allowed", NULL,                                           \
+    "The route exists but does not take this method.")                                             \
+  X(PAYLOAD_TOO_LARGE, 413, "invalid_request", "payload_too_large",                                \
+    "The request body is larger than this route accepts.")                                         \
+  X(PRECONDITION_FAILED, 412, "invalid_request", "precondition_failed",                            \
+    "If-Match does not match the current ETag.")                                                   \
+  X(IDEMPOTENCY_KEY_REUSED, 422, "invalid_request", "idempotency_key_reused",                      \
+    "This Idempotency-Key was used with a different request.")                                     \
+  X(IDEMPOTENCY_KEY_IN_FLIGHT, 409, "invalid_request", "idempotency_key_in_flight",                \
+    "A request with this Idempotency-Key is still running; retry after one second.")               \
+  X(DUPLICATE_VALUE, 409, "invalid_request", "duplicate_value",                                    \
+    "An item with this value already exists in the list.")                                         \
+  X(INVALID_ITEM, 404, "invalid_item", NULL, "The item does not exist in this list.")              \
+  X(ITEM_HAS_CHILDREN, 409, "invalid_request", "item_has_children",                                \
+    "Other items name this item as their parent; change or delete them first.")                    \
+  X(UNSUPPORTED_MEDIA_TYPE, 415, "invalid_request", "unsupported_media_type",                      \
+    "This route takes another Content-Type.")                                                      \
+  X(LIST_ARCHIVED, 409, "invalid_request", "list_archived",                                        \
+    "The list is archived and accepts no changes.")                                                \
+  X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                            \
+    "A publish of this list is already running; retry shortly.")                                   \
+  X(RATE_LIMITED, 429, "rate_limited", NULL, "Too many requests; retry later.")                    \
+  X(TOKEN_MINTING_UNAVAILABLE, 503, "internal_error", "token_minting_unavailable",                 \
+    "Token minting is not configured; retry later.")                                               \
+  X(INTERNAL, 500, "internal_error", NULL, "An internal error occurred.")                          \
+  X(UNAVAILABLE, 503, "internal_error", "unavailable", "The service is unavailable.")              \
+  X(ORIGIN_NOT_ALLOWED, 403, "origin_not_allowed", NULL,                                           \
+    "The Origin is not on the key's allow-list.")                                                  \
+  X(QUERY_TOO_SHORT, 200, "query_too_short", NULL, "The query is shorter than allowed.")           \
+  X(QUERY_TOO_LONG, 400, "query_too_long", NULL, "The query is longer than allowed.")              \
+  X(QUOTA_EXCEEDED, 200, "quota_exceeded", NULL, "The query quota is exhausted.")                  \
+  X(LIST_NOT_PUBLISHED, 404, "list_not_published", NULL, "The list is not published.")             \
+  X(ARTIFACT_UNAVAILABLE, 503, "artifact_unavailable", NULL,                                       \
     "Compiled data could not be served; retry shortly.")
 
 typedef enum {

@@ -48,8 +48,7 @@ done:
 static long decode_part(const char *p, size_t n, uint8_t *buf, size_t cap) {
   size_t len = 0;
   const char *end = NULL;
-  if (n == 0 || sodium_base642bin(buf, cap - 1, p, n, NULL, &len, &end, B64) != 0 ||
-      end != p + n)
+  if (n == 0 || sodium_base642bin(buf, cap - 1, p, n, NULL, &len, &end, B64) != 0 || end != p + n)
     return -1;
   buf[len] = '\0';
   return (long)len;
@@ -97,9 +96,12 @@ static sg_jwt_result parse_claims(const uint8_t *buf, size_t n, int64_t now, sg_
     r = SG_JWT_BAD_AUDIENCE;
     goto done;
   }
-  if (out->exp + SG_JWT_SKEW_S <= now) r = SG_JWT_EXPIRED;
-  else if (out->iat - SG_JWT_SKEW_S > now) r = SG_JWT_NOT_YET;
-  else r = SG_JWT_OK;
+  if (out->exp + SG_JWT_SKEW_S <= now)
+    r = SG_JWT_EXPIRED;
+  else if (out->iat - SG_JWT_SKEW_S > now)
+    r = SG_JWT_NOT_YET;
+  else
+    r = SG_JWT_OK;
 done:
   json_decref(c);
   return r;

@@ -26,12 +26,12 @@ char *sg_jwt_sign(const char *kid, const uint8_t sk[64], const json_t *claims);
 
 typedef struct {
   char kid[64];
-  char sub[64];      /* application id */
+  char sub[64]; /* application id */
   char jti[64];
   int64_t exp, iat;
-  size_t nlists;     /* list ids from "list:<id>" scope entries */
+  size_t nlists; /* list ids from "list:<id>" scope entries */
   char lists[SG_JWT_MAX_LISTS][64];
-  bool query_scope;  /* the scope holds "query" */
+  bool query_scope; /* the scope holds "query" */
 } sg_jwt_claims;
 
 /* Looks up the 32-byte public key of kid; returns false when unknown. */
@@ -39,12 +39,12 @@ typedef bool (*sg_jwt_key_lookup)(const char *kid, uint8_t pk[32], void *ctx);
 
 typedef enum {
   SG_JWT_OK = 0,
-  SG_JWT_MALFORMED,   /* not three base64url parts, bad JSON, missing or ill-typed claims */
-  SG_JWT_BAD_ALG,     /* alg is not EdDSA (including "none") */
+  SG_JWT_MALFORMED, /* not three base64url parts, bad JSON, missing or ill-typed claims */
+  SG_JWT_BAD_ALG,   /* alg is not EdDSA (including "none") */
   SG_JWT_UNKNOWN_KID,
   SG_JWT_BAD_SIGNATURE,
-  SG_JWT_EXPIRED,     /* exp + skew <= now */
-  SG_JWT_NOT_YET,     /* iat - skew > now */
+  SG_JWT_EXPIRED, /* exp + skew <= now */
+  SG_JWT_NOT_YET, /* iat - skew > now */
   SG_JWT_BAD_AUDIENCE,
 } sg_jwt_result;
 

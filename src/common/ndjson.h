@@ -23,11 +23,11 @@ typedef int (*sg_ndjson_line_fn)(void *ctx, size_t index, const char *line, size
                                  bool too_long);
 
 typedef struct {
-  sg_buf line;       /* the partial line carried between chunks */
+  sg_buf line; /* the partial line carried between chunks */
   size_t max_line;
-  size_t index;      /* the current line's number */
-  bool overflow;     /* the current line passed max_line: skip to its end */
-  int stopped;       /* the callback's non-zero answer, once given */
+  size_t index;  /* the current line's number */
+  bool overflow; /* the current line passed max_line: skip to its end */
+  int stopped;   /* the callback's non-zero answer, once given */
   sg_ndjson_line_fn fn;
   void *ctx;
 } sg_ndjson;

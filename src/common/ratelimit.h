@@ -23,8 +23,7 @@ void sg_ratelimit_free(sg_ratelimit *rl);
 bool sg_ratelimit_take(sg_ratelimit *rl, const char *key, int64_t now_ms);
 /* Like sg_ratelimit_take; when refused, *retry_after_s gets the whole seconds until the
  * next token (at least 1), for a retry-after header. */
-bool sg_ratelimit_take_retry(sg_ratelimit *rl, const char *key, int64_t now_ms,
-                             int *retry_after_s);
+bool sg_ratelimit_take_retry(sg_ratelimit *rl, const char *key, int64_t now_ms, int *retry_after_s);
 /* Number of buckets held (for tests of the memory bound). */
 size_t sg_ratelimit_size(sg_ratelimit *rl);
 

@@ -46,8 +46,7 @@ void sg_rfc3339(int64_t unix_s, char out[32]) {
 void sg_random_bytes(void *out, size_t n) { randombytes_buf(out, n); }
 
 void sg_random_id(const char *prefix, char *out, size_t outsz) {
-  static const char alphabet[] =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  static const char alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   size_t pl = strlen(prefix);
   if (outsz < pl + 23) {
     if (outsz) out[0] = '\0';
@@ -76,9 +75,7 @@ void sg_hex(const void *p, size_t n, char *out) {
   out[2 * n] = '\0';
 }
 
-void sg_sha256(const void *data, size_t n, uint8_t out[32]) {
-  crypto_hash_sha256(out, data, n);
-}
+void sg_sha256(const void *data, size_t n, uint8_t out[32]) { crypto_hash_sha256(out, data, n); }
 
 void sg_sha256_tagged(const void *data, size_t n, char out[72]) {
   uint8_t d[32];
@@ -94,13 +91,23 @@ bool sg_utf8_valid(const char *s, size_t n) {
   while (p < end) {
     unsigned c = *p;
     if (c == 0) return false;
-    if (c < 0x80) { p++; continue; }
+    if (c < 0x80) {
+      p++;
+      continue;
+    }
     size_t len;
     unsigned cp;
-    if (c >= 0xC2 && c <= 0xDF) { len = 2; cp = c & 0x1F; }
-    else if (c >= 0xE0 && c <= 0xEF) { len = 3; cp = c & 0x0F; }
-    else if (c >= 0xF0 && c <= 0xF4) { len = 4; cp = c & 0x07; }
-    else return false;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    } else
+      return false;
     if ((size_t)(end - p) < len) return false;
     for (size_t i = 1; i < len; i++) {
       if ((p[i] & 0xC0) != 0x80) return false;
@@ -124,7 +131,10 @@ int sg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
   if (!s || !*s) return -1;
   const char *p = s;
   bool neg = false;
-  if (*p == '-') { neg = true; p++; }
+  if (*p == '-') {
+    neg = true;
+    p++;
+  }
   if (!*p) return -1;
   uint64_t v = 0;
   for (; *p; p++) {
@@ -136,8 +146,10 @@ int sg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out) {
   }
   int64_t r;
   if (neg) {
-    if (v == (uint64_t)INT64_MAX + 1) r = INT64_MIN;
-    else r = -(int64_t)v;
+    if (v == (uint64_t)INT64_MAX + 1)
+      r = INT64_MIN;
+    else
+      r = -(int64_t)v;
   } else {
     if (v > (uint64_t)INT64_MAX) return -1;
     r = (int64_t)v;
@@ -153,9 +165,12 @@ static int fsync_dir_of(const char *path) {
   if (n >= sizeof dir) return -1;
   memcpy(dir, path, n + 1);
   char *slash = strrchr(dir, '/');
-  if (slash == dir) slash[1] = '\0';
-  else if (slash) *slash = '\0';
-  else strcpy(dir, ".");
+  if (slash == dir)
+    slash[1] = '\0';
+  else if (slash)
+    *slash = '\0';
+  else
+    strcpy(dir, ".");
   int fd = open(dir, O_RDONLY | O_DIRECTORY);
   if (fd < 0) return -1;
   int rc = fsync(fd);
@@ -187,7 +202,10 @@ int sg_write_file_atomic(const char *path, const void *data, size_t n) {
     left -= (size_t)w;
   }
   if (fsync(fd)) goto fail;
-  if (close(fd)) { fd = -1; goto fail; }
+  if (close(fd)) {
+    fd = -1;
+    goto fail;
+  }
   fd = -1;
   if (rename(tmp, path)) goto fail;
   return fsync_dir_of(path);
@@ -204,13 +222,25 @@ int sg_read_file(const char *path, size_t limit, char **out, size_t *len) {
   if (!f) return -1;
   size_t cap = 4096, n = 0;
   char *buf = malloc(cap + 1);
-  if (!buf) { fclose(f); return -1; }
+  if (!buf) {
+    fclose(f);
+    return -1;
+  }
   for (;;) {
     if (n == cap) {
-      if (cap >= limit) { free(buf); fclose(f); errno = EFBIG; return -1; }
+      if (cap >= limit) {
+        free(buf);
+        fclose(f);
+        errno = EFBIG;
+        return -1;
+      }
       size_t ncap = cap * 2 > limit ? limit : cap * 2;
       char *nb = realloc(buf, ncap + 1);
-      if (!nb) { free(buf); fclose(f); return -1; }
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        return -1;
+      }
       buf = nb;
       cap = ncap;
     }
@@ -220,7 +250,11 @@ int sg_read_file(const char *path, size_t limit, char **out, size_t *len) {
   }
   int err = ferror(f);
   fclose(f);
-  if (err) { free(buf); errno = EIO; return -1; }
+  if (err) {
+    free(buf);
+    errno = EIO;
+    return -1;
+  }
   buf[n] = '\0';
   *out = buf;
   if (len) *len = n;
@@ -230,7 +264,10 @@ int sg_read_file(const char *path, size_t limit, char **out, size_t *len) {
 int sg_mkdirs(const char *path, unsigned mode) {
   char tmp[PATH_MAX];
   size_t n = strlen(path);
-  if (n == 0 || n >= sizeof tmp) { errno = EINVAL; return -1; }
+  if (n == 0 || n >= sizeof tmp) {
+    errno = EINVAL;
+    return -1;
+  }
   memcpy(tmp, path, n + 1);
   for (char *p = tmp + 1; *p; p++) {
     if (*p != '/') continue;

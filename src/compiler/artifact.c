@@ -52,8 +52,8 @@ static bool in_file(uint64_t off, uint64_t count, uint64_t size, size_t len) {
 }
 
 static int check_locale(const unsigned char *d, size_t len, const unsigned char *rec,
-                        const char *tags, uint64_t tags_len, uint64_t frags_len,
-                        uint32_t n_items, locale_view *v) {
+                        const char *tags, uint64_t tags_len, uint64_t frags_len, uint32_t n_items,
+                        locale_view *v) {
   uint32_t tag_off = sg__rd32(rec + SG__LOC_TAG_OFF), tag_len = sg__rd32(rec + SG__LOC_TAG_LEN);
   if (tag_len == 0 || (uint64_t)tag_off + tag_len >= tags_len) return -1;
   if (tags[tag_off + tag_len] != '\0' || memchr(tags + tag_off, '\0', tag_len)) return -1;
@@ -192,8 +192,10 @@ int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, cons
       if (lang < 0 && a->loc[l].tag_len == sub && strncasecmp(a->loc[l].tag, requested, sub) == 0)
         lang = (int)l;
     }
-    if (exact >= 0) found = exact;
-    else if (lang >= 0) found = lang;
+    if (exact >= 0)
+      found = exact;
+    else if (lang >= 0)
+      found = lang;
   }
   if (tag) *tag = a->loc[found].tag;
   return found;
@@ -222,14 +224,18 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
   uint64_t lo = 0, hi = v->n_keys;
   while (lo < hi) {
     uint64_t mid = lo + (hi - lo) / 2;
-    if (cmp_key_prefix(v, mid, nq, len) < 0) lo = mid + 1;
-    else hi = mid;
+    if (cmp_key_prefix(v, mid, nq, len) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   uint64_t end = v->n_keys, l2 = lo;
   while (l2 < end) {
     uint64_t mid = l2 + (end - l2) / 2;
-    if (cmp_key_prefix(v, mid, nq, len) <= 0) l2 = mid + 1;
-    else end = mid;
+    if (cmp_key_prefix(v, mid, nq, len) <= 0)
+      l2 = mid + 1;
+    else
+      end = mid;
   }
   hi = l2;
   if (lo >= hi) return;
@@ -243,8 +249,10 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
       uint64_t mid = b + (e - b) / 2;
       const unsigned char *r = v->buckets + mid * SG__BUCKET_SIZE;
       uint32_t rlo = sg__rd32(r), rhi = sg__rd32(r + 4);
-      if (rlo < lo || (rlo == lo && rhi > hi)) b = mid + 1;
-      else e = mid;
+      if (rlo < lo || (rlo == lo && rhi > hi))
+        b = mid + 1;
+      else
+        e = mid;
     }
     if (b < v->n_buckets) {
       const unsigned char *r = v->buckets + b * SG__BUCKET_SIZE;

@@ -51,13 +51,22 @@ static int print_json(json_t *o) {
 /* Reads a JSON array of strings into the arena. Returns 0, or -1 with err set. */
 static int read_aliases(sg_arena *ar, json_t *v, const char *const **out, size_t *n, char *err,
                         size_t errsz) {
-  if (!json_is_array(v)) { snprintf(err, errsz, "aliases must be an array of strings"); return -1; }
+  if (!json_is_array(v)) {
+    snprintf(err, errsz, "aliases must be an array of strings");
+    return -1;
+  }
   size_t k = json_array_size(v);
   const char **a = sg_arena_alloc(ar, (k ? k : 1) * sizeof *a);
-  if (!a) { snprintf(err, errsz, "out of memory"); return -1; }
+  if (!a) {
+    snprintf(err, errsz, "out of memory");
+    return -1;
+  }
   for (size_t i = 0; i < k; i++) {
     json_t *s = json_array_get(v, i);
-    if (!json_is_string(s)) { snprintf(err, errsz, "aliases must be an array of strings"); return -1; }
+    if (!json_is_string(s)) {
+      snprintf(err, errsz, "aliases must be an array of strings");
+      return -1;
+    }
     if (!(a[i] = sg_arena_strndup(ar, json_string_value(s), json_string_length(s)))) {
       snprintf(err, errsz, "out of memory");
       return -1;
@@ -71,7 +80,10 @@ static int read_aliases(sg_arena *ar, json_t *v, const char *const **out, size_t
 static const char *opt_str(sg_arena *ar, json_t *o, const char *key, int *bad) {
   json_t *v = json_object_get(o, key);
   if (!v || json_is_null(v)) return NULL;
-  if (!json_is_string(v)) { *bad = 1; return NULL; }
+  if (!json_is_string(v)) {
+    *bad = 1;
+    return NULL;
+  }
   const char *s = sg_arena_strndup(ar, json_string_value(v), json_string_length(v));
   if (!s) *bad = 1;
   return s;
@@ -79,15 +91,21 @@ static const char *opt_str(sg_arena *ar, json_t *o, const char *key, int *bad) {
 
 static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it, char *err,
                       size_t errsz) {
-  static const char *const known[] = {"id", "value", "displayValue", "aliases", "rank",
-                                      "parentId", "locales", NULL};
-  if (!json_is_object(o)) { snprintf(err, errsz, "not a JSON object"); return -1; }
+  static const char *const known[] = {"id",   "value",    "displayValue", "aliases",
+                                      "rank", "parentId", "locales",      NULL};
+  if (!json_is_object(o)) {
+    snprintf(err, errsz, "not a JSON object");
+    return -1;
+  }
   const char *key;
   json_t *v;
   json_object_foreach(o, key, v) {
     size_t k = 0;
     while (known[k] && strcmp(known[k], key) != 0) k++;
-    if (!known[k]) { snprintf(err, errsz, "unknown field %.100s", key); return -1; }
+    if (!known[k]) {
+      snprintf(err, errsz, "unknown field %.100s", key);
+      return -1;
+    }
   }
   memset(it, 0, sizeof *it);
   int bad = 0;
@@ -95,36 +113,60 @@ static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it,
   it->value = opt_str(ar, o, "value", &bad);
   it->display_value = opt_str(ar, o, "displayValue", &bad);
   it->parent_id = opt_str(ar, o, "parentId", &bad);
-  if (bad) { snprintf(err, errsz, "id, value, displayValue and parentId must be strings"); return -1; }
-  if (!it->value) { snprintf(err, errsz, "value is required"); return -1; }
+  if (bad) {
+    snprintf(err, errsz, "id, value, displayValue and parentId must be strings");
+    return -1;
+  }
+  if (!it->value) {
+    snprintf(err, errsz, "value is required");
+    return -1;
+  }
   if (!it->id) {
     char id[32];
     int n = snprintf(id, sizeof id, "itm_%zu", line);
-    if (!(it->id = sg_arena_strndup(ar, id, (size_t)n))) { snprintf(err, errsz, "out of memory"); return -1; }
+    if (!(it->id = sg_arena_strndup(ar, id, (size_t)n))) {
+      snprintf(err, errsz, "out of memory");
+      return -1;
+    }
   }
   if (!it->display_value) it->display_value = it->value;
   if ((v = json_object_get(o, "aliases")) && !json_is_null(v) &&
       read_aliases(ar, v, &it->aliases, &it->n_aliases, err, errsz))
     return -1;
   if ((v = json_object_get(o, "rank")) && !json_is_null(v)) {
-    if (!json_is_integer(v)) { snprintf(err, errsz, "rank must be an integer"); return -1; }
+    if (!json_is_integer(v)) {
+      snprintf(err, errsz, "rank must be an integer");
+      return -1;
+    }
     it->rank = json_integer_value(v);
   }
   if ((v = json_object_get(o, "locales")) && !json_is_null(v)) {
-    if (!json_is_object(v)) { snprintf(err, errsz, "locales must be an object"); return -1; }
+    if (!json_is_object(v)) {
+      snprintf(err, errsz, "locales must be an object");
+      return -1;
+    }
     size_t k = json_object_size(v), i = 0;
     sg_item_locale *ls = sg_arena_alloc(ar, (k ? k : 1) * sizeof *ls);
-    if (!ls) { snprintf(err, errsz, "out of memory"); return -1; }
+    if (!ls) {
+      snprintf(err, errsz, "out of memory");
+      return -1;
+    }
     const char *tag;
     json_t *lv;
     json_object_foreach(v, tag, lv) {
-      if (!json_is_object(lv)) { snprintf(err, errsz, "locales.%.40s must be an object", tag); return -1; }
+      if (!json_is_object(lv)) {
+        snprintf(err, errsz, "locales.%.40s must be an object", tag);
+        return -1;
+      }
       sg_item_locale *l = &ls[i++];
       memset(l, 0, sizeof *l);
       l->locale = sg_arena_strndup(ar, tag, strlen(tag));
       l->display_value = opt_str(ar, lv, "displayValue", &bad);
       json_t *al = json_object_get(lv, "aliases");
-      if (bad || !l->locale) { snprintf(err, errsz, "locales.%.40s.displayValue must be a string", tag); return -1; }
+      if (bad || !l->locale) {
+        snprintf(err, errsz, "locales.%.40s.displayValue must be a string", tag);
+        return -1;
+      }
       if (al && !json_is_null(al) && read_aliases(ar, al, &l->aliases, &l->n_aliases, err, errsz))
         return -1;
     }
@@ -141,7 +183,10 @@ typedef struct {
 
 static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err, size_t errsz) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-  if (!f) { snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno)); return -1; }
+  if (!f) {
+    snprintf(err, errsz, "cannot open %s: %s", path, strerror(errno));
+    return -1;
+  }
   char *line = NULL;
   size_t lcap = 0, lineno = 0;
   ssize_t len;
@@ -154,11 +199,20 @@ static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err
     if (sp == (size_t)len) continue; /* blank lines are allowed */
     json_error_t je;
     json_t *o = json_loadb(line, (size_t)len, JSON_REJECT_DUPLICATES, &je);
-    if (!o) { snprintf(err, errsz, "line %zu: %s", lineno, je.text); rc = -1; break; }
+    if (!o) {
+      snprintf(err, errsz, "line %zu: %s", lineno, je.text);
+      rc = -1;
+      break;
+    }
     if (items->n == items->cap) {
       size_t nc = items->cap ? items->cap * 2 : 1024;
       sg_compile_item *p = realloc(items->v, nc * sizeof *p);
-      if (!p) { json_decref(o); snprintf(err, errsz, "out of memory"); rc = -1; break; }
+      if (!p) {
+        json_decref(o);
+        snprintf(err, errsz, "out of memory");
+        rc = -1;
+        break;
+      }
       items->v = p;
       items->cap = nc;
     }
@@ -180,7 +234,7 @@ static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err
 /* ---- compile ------------------------------------------------------------------------------ */
 
 static const sg_flag_spec compile_flags[] = {
-    {"input", true, false},  {"output", true, false}, {"default-locale", true, false},
+    {"input", true, false},   {"output", true, false},    {"default-locale", true, false},
     {"locales", true, false}, {"max-items", true, false}, {NULL, false, false},
 };
 
@@ -224,9 +278,15 @@ int sg_cmd_compile(int argc, char **argv) {
   sg_buf_init(&out, 0);
   sg_validation_errors verrs = {0};
   int rc = 1;
-  if (read_jsonl(input, &ar, &items, err, sizeof err)) { rc = fail("%s", err); goto done; }
+  if (read_jsonl(input, &ar, &items, err, sizeof err)) {
+    rc = fail("%s", err);
+    goto done;
+  }
   long nerr = sg_validate(items.v, items.n, &opts, &verrs);
-  if (nerr < 0) { rc = fail("out of memory"); goto done; }
+  if (nerr < 0) {
+    rc = fail("out of memory");
+    goto done;
+  }
   if (nerr > 0) {
     json_t *arr = json_array();
     for (size_t i = 0; i < verrs.n && i < 100; i++) {
@@ -242,15 +302,18 @@ int sg_cmd_compile(int argc, char **argv) {
     json_decref(o);
     goto done;
   }
-  if (sg_compile(items.v, items.n, &opts, &out)) { rc = fail("compilation failed"); goto done; }
+  if (sg_compile(items.v, items.n, &opts, &out)) {
+    rc = fail("compilation failed");
+    goto done;
+  }
   if (sg_write_file_atomic(output, out.data, out.len)) {
     rc = fail("cannot write %s: %s", output, strerror(errno));
     goto done;
   }
   char hash[72];
   sg_sha256_tagged(out.data, out.len, hash);
-  rc = print_json(json_pack("{s:s,s:I,s:I}", "contentHash", hash, "itemCount",
-                            (json_int_t)items.n, "bytes", (json_int_t)out.len));
+  rc = print_json(json_pack("{s:s,s:I,s:I}", "contentHash", hash, "itemCount", (json_int_t)items.n,
+                            "bytes", (json_int_t)out.len));
 done:
   sg_validation_errors_free(&verrs);
   sg_buf_free(&out);
@@ -262,7 +325,9 @@ done:
 /* ---- inspect ------------------------------------------------------------------------------- */
 
 static const sg_flag_spec inspect_flags[] = {
-    {"query", true, false}, {"locale", true, false}, {NULL, false, false},
+    {"query", true, false},
+    {"locale", true, false},
+    {NULL, false, false},
 };
 
 int sg_cmd_inspect(int argc, char **argv) {
@@ -273,7 +338,8 @@ int sg_cmd_inspect(int argc, char **argv) {
   const char *path = a.pos[0];
   char *data;
   size_t len;
-  if (sg_read_file(path, SIZE_MAX / 2, &data, &len)) return fail("cannot read %s: %s", path, strerror(errno));
+  if (sg_read_file(path, SIZE_MAX / 2, &data, &len))
+    return fail("cannot read %s: %s", path, strerror(errno));
   sg_artifact *art;
   if (sg_artifact_open_mem(data, len, &art)) {
     free(data);
@@ -309,8 +375,9 @@ int sg_cmd_inspect(int argc, char **argv) {
     for (size_t l = 0; l < sg_artifact_locale_count(art); l++) {
       size_t keys, buckets, t;
       sg_artifact_locale_stats(art, (int)l, &keys, &buckets, &t);
-      json_array_append_new(locs, json_pack("{s:s,s:I,s:I}", "tag", sg_artifact_locale_tag(art, (int)l),
-                                            "keys", (json_int_t)keys, "buckets", (json_int_t)buckets));
+      json_array_append_new(locs,
+                            json_pack("{s:s,s:I,s:I}", "tag", sg_artifact_locale_tag(art, (int)l),
+                                      "keys", (json_int_t)keys, "buckets", (json_int_t)buckets));
     }
     size_t keys, buckets, t;
     sg_artifact_locale_stats(art, 0, &keys, &buckets, &t);

@@ -29,10 +29,10 @@
 /* ---- growable vectors ------------------------------------------------------------ */
 
 typedef struct {
-  uint64_t pfx;  /* first 8 key bytes, big-endian, zero padded: a fast first compare */
-  uint32_t off;  /* into the locale's text pool */
-  uint32_t lt;   /* len << 2 | tier */
-  uint32_t ord;  /* item index while building, then item ordinal */
+  uint64_t pfx; /* first 8 key bytes, big-endian, zero padded: a fast first compare */
+  uint32_t off; /* into the locale's text pool */
+  uint32_t lt;  /* len << 2 | tier */
+  uint32_t ord; /* item index while building, then item ordinal */
 } key_rec;
 
 typedef struct {
@@ -79,7 +79,7 @@ static int bucket_push(bucket_vec *bv, const bucket_rec *b) {
 typedef struct {
   const sg_compile_item **item; /* sorted by id */
   size_t n;
-  uint32_t *parent;             /* index or UINT32_MAX */
+  uint32_t *parent; /* index or UINT32_MAX */
 } item_set;
 
 static int cmp_item_id(const void *a, const void *b) {
@@ -94,8 +94,10 @@ static uint32_t find_id(const item_set *s, const char *id) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp(s->item[mid]->id, id);
     if (c == 0) return (uint32_t)mid;
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return UINT32_MAX;
 }
@@ -253,7 +255,10 @@ static int build_buckets(const key_rec *k, size_t m, const char *pool, bucket_ve
       merge_top(&f->top, &child);
       if (i - f->lb > BUCKET_THRESHOLD && !(f->lb == last_lo && i == last_hi)) {
         bucket_rec b = {f->lb, (uint32_t)i, f->top};
-        if (bucket_push(out, &b)) { rc = -1; goto done; }
+        if (bucket_push(out, &b)) {
+          rc = -1;
+          goto done;
+        }
         last_lo = f->lb;
         last_hi = (uint32_t)i;
       }
@@ -264,7 +269,10 @@ static int build_buckets(const key_rec *k, size_t m, const char *pool, bucket_ve
     if (l > (int64_t)st[sp - 1].lcp) {
       if (sp == cap) {
         frame *p = realloc(st, cap * 2 * sizeof *st);
-        if (!p) { rc = -1; goto done; }
+        if (!p) {
+          rc = -1;
+          goto done;
+        }
         st = p;
         cap *= 2;
       }
@@ -301,8 +309,7 @@ static int write_fragment(sg_buf *b, const item_set *s, uint32_t idx, const char
   size_t nal;
   effective(it, tag, &dv, &al, &nal);
   if (sg_buf_putc(b, '{') || json_field(b, "itemId", it->id) || sg_buf_putc(b, ',') ||
-      json_field(b, "value", it->value) || sg_buf_putc(b, ',') ||
-      json_field(b, "displayValue", dv))
+      json_field(b, "value", it->value) || sg_buf_putc(b, ',') || json_field(b, "displayValue", dv))
     return -1;
   if (s->parent[idx] != UINT32_MAX) {
     uint32_t chain[SG_MAX_HIERARCHY_DEPTH];
@@ -451,9 +458,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     if (job->is_default) {
       job->def_frag_off[idx] = foff;
       job->def_frag_len[idx] = (uint32_t)flen;
-    } else if (job->def_frag_len[idx] == flen &&
-               memcmp(job->frags->data + job->def_frag_off[idx], job->frags->data + start,
-                      flen) == 0) {
+    } else if (job->def_frag_len[idx] == flen && memcmp(job->frags->data + job->def_frag_off[idx],
+                                                        job->frags->data + start, flen) == 0) {
       job->frags->len = start; /* drop the copy */
       job->frags->data[start] = '\0';
       foff = job->def_frag_off[idx];
@@ -527,23 +533,36 @@ int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *op
     }
   }
   size_t tags_len = out->len - base - tags_off;
-  if (pad8(out, base)) { free(tag_off); goto done; }
+  if (pad8(out, base)) {
+    free(tag_off);
+    goto done;
+  }
 
   /* The default locale is compiled first so the others can share its fragments. */
   unsigned char *recs = calloc(nloc, SG__LOC_SIZE);
-  if (!recs) { free(tag_off); goto done; }
+  if (!recs) {
+    free(tag_off);
+    goto done;
+  }
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
     locale_job job = {&s, opts->supported_locales[l], l == def, &frags, def_off, def_len};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));
-    if (compile_locale(&job, out, base, rec)) { free(recs); free(tag_off); goto done; }
+    if (compile_locale(&job, out, base, rec)) {
+      free(recs);
+      free(tag_off);
+      goto done;
+    }
   }
   free(tag_off);
 
   size_t frags_off = out->len - base;
-  if (sg_buf_append(out, frags.data, frags.len) || pad8(out, base)) { free(recs); goto done; }
+  if (sg_buf_append(out, frags.data, frags.len) || pad8(out, base)) {
+    free(recs);
+    goto done;
+  }
 
   unsigned char *h = (unsigned char *)out->data + base;
   memcpy(h + SG__HDR_MAGIC, SG__ART_MAGIC, 8);

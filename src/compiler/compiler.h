@@ -16,39 +16,39 @@
 #define SG_BUCKET_ITEMS 10
 
 typedef struct {
-  const char *locale;        /* BCP-47 tag as written in the item's "locales" */
-  const char *display_value; /* NULL: fall back to the base displayValue */
-  const char *const *aliases;/* NULL: fall back to the base aliases */
+  const char *locale;         /* BCP-47 tag as written in the item's "locales" */
+  const char *display_value;  /* NULL: fall back to the base displayValue */
+  const char *const *aliases; /* NULL: fall back to the base aliases */
   size_t n_aliases;
 } sg_item_locale;
 
 typedef struct {
-  const char *id;            /* "itm_…" */
+  const char *id; /* "itm_…" */
   const char *value;
   const char *display_value; /* never NULL (defaults to value upstream) */
   const char *const *aliases;
   size_t n_aliases;
   int64_t rank;
-  const char *parent_id;     /* NULL when the item has no parent */
+  const char *parent_id; /* NULL when the item has no parent */
   const sg_item_locale *locales;
   size_t n_locales;
 } sg_compile_item;
 
 typedef struct {
-  const char *default_locale;               /* e.g. "en" */
-  const char *const *supported_locales;     /* includes default_locale */
+  const char *default_locale;           /* e.g. "en" */
+  const char *const *supported_locales; /* includes default_locale */
   size_t n_supported;
-  size_t max_items;                         /* 0: no limit */
+  size_t max_items; /* 0: no limit */
 } sg_compile_opts;
 
 /* One validation error: {itemId, path, reason, message}. Strings are malloc'd; item_id
  * is NULL for a list-level error (too_many_items). */
 typedef struct {
   char *item_id;
-  char *path;    /* e.g. "value", "parentId", "locales.fr" */
-  char *reason;  /* duplicate_value | unknown_parent | parent_cycle | hierarchy_too_deep
-                    | unsupported_locale | too_many_items, and for input the control plane
-                    already refuses: duplicate_id | invalid_text | missing_field */
+  char *path;   /* e.g. "value", "parentId", "locales.fr" */
+  char *reason; /* duplicate_value | unknown_parent | parent_cycle | hierarchy_too_deep
+                   | unsupported_locale | too_many_items, and for input the control plane
+                   already refuses: duplicate_id | invalid_text | missing_field */
   char *message;
 } sg_validation_error;
 

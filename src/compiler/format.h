@@ -17,31 +17,31 @@
 #define SG__ART_VERSION 2u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
-#define SG__HDR_MAGIC 0          /* 8 bytes */
-#define SG__HDR_VERSION 8        /* u32 format version */
-#define SG__HDR_HEADER_LEN 12    /* u32 bytes of header + locale records */
-#define SG__HDR_TOTAL_LEN 16     /* u64 bytes of the whole artifact */
-#define SG__HDR_ITEM_COUNT 24    /* u32 items */
-#define SG__HDR_N_LOCALES 28     /* u32 locale records */
-#define SG__HDR_DEFAULT 32       /* u32 index of the default locale record */
-#define SG__HDR_THRESHOLD 36     /* u32 T: ranges of more keys than this have a bucket */
-#define SG__HDR_TAGS_OFF 40      /* u64 section: NUL-terminated locale tags */
-#define SG__HDR_TAGS_LEN 48      /* u64 */
-#define SG__HDR_FRAGS_OFF 56     /* u64 section: pool of JSON item fragments */
-#define SG__HDR_FRAGS_LEN 64     /* u64 */
+#define SG__HDR_MAGIC 0       /* 8 bytes */
+#define SG__HDR_VERSION 8     /* u32 format version */
+#define SG__HDR_HEADER_LEN 12 /* u32 bytes of header + locale records */
+#define SG__HDR_TOTAL_LEN 16  /* u64 bytes of the whole artifact */
+#define SG__HDR_ITEM_COUNT 24 /* u32 items */
+#define SG__HDR_N_LOCALES 28  /* u32 locale records */
+#define SG__HDR_DEFAULT 32    /* u32 index of the default locale record */
+#define SG__HDR_THRESHOLD 36  /* u32 T: ranges of more keys than this have a bucket */
+#define SG__HDR_TAGS_OFF 40   /* u64 section: NUL-terminated locale tags */
+#define SG__HDR_TAGS_LEN 48   /* u64 */
+#define SG__HDR_FRAGS_OFF 56  /* u64 section: pool of JSON item fragments */
+#define SG__HDR_FRAGS_LEN 64  /* u64 */
 #define SG__HDR_SIZE 72
 
 /* One locale record (SG__LOC_SIZE bytes). Counts are records, not bytes. */
-#define SG__LOC_TAG_OFF 0        /* u32 offset of the tag in the tags section */
-#define SG__LOC_TAG_LEN 4        /* u32 length of the tag (a NUL follows it) */
-#define SG__LOC_TEXT_OFF 8       /* u64 section: normalised text pool */
-#define SG__LOC_TEXT_LEN 16      /* u64 bytes */
-#define SG__LOC_KEYS_OFF 24      /* u64 section: key records sorted by key bytes */
-#define SG__LOC_KEYS_N 32        /* u64 */
-#define SG__LOC_BUCKETS_OFF 40   /* u64 section: bucket records sorted by (lo, hi desc) */
-#define SG__LOC_BUCKETS_N 48     /* u64 */
-#define SG__LOC_FRAGIDX_OFF 56   /* u64 section: per item ordinal, its fragment */
-#define SG__LOC_FRAGIDX_N 64     /* u64, always item_count */
+#define SG__LOC_TAG_OFF 0      /* u32 offset of the tag in the tags section */
+#define SG__LOC_TAG_LEN 4      /* u32 length of the tag (a NUL follows it) */
+#define SG__LOC_TEXT_OFF 8     /* u64 section: normalised text pool */
+#define SG__LOC_TEXT_LEN 16    /* u64 bytes */
+#define SG__LOC_KEYS_OFF 24    /* u64 section: key records sorted by key bytes */
+#define SG__LOC_KEYS_N 32      /* u64 */
+#define SG__LOC_BUCKETS_OFF 40 /* u64 section: bucket records sorted by (lo, hi desc) */
+#define SG__LOC_BUCKETS_N 48   /* u64 */
+#define SG__LOC_FRAGIDX_OFF 56 /* u64 section: per item ordinal, its fragment */
+#define SG__LOC_FRAGIDX_N 64   /* u64, always item_count */
 #define SG__LOC_SIZE 72
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from

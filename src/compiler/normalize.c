@@ -23,16 +23,21 @@
 #include <string.h>
 #include <utf8proc.h>
 
-#define DECOMPOSE_OPTS                                                                   \
-  (UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK |          \
-   UTF8PROC_DECOMPOSE)
+#define DECOMPOSE_OPTS                                                                             \
+  (UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD | UTF8PROC_STRIPMARK | UTF8PROC_DECOMPOSE)
 #define COMPOSE_OPTS (UTF8PROC_STABLE | UTF8PROC_COMPAT | UTF8PROC_COMPOSE)
 
 /* ASCII: NFKC and marks do not apply, folding is A-Z -> a-z, and the letters and
  * numbers are exactly [a-z0-9] after folding. */
 static bool ascii_alnum(unsigned char c, unsigned char *lower) {
-  if (c >= 'A' && c <= 'Z') { *lower = (unsigned char)(c + 32); return true; }
-  if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) { *lower = c; return true; }
+  if (c >= 'A' && c <= 'Z') {
+    *lower = (unsigned char)(c + 32);
+    return true;
+  }
+  if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+    *lower = c;
+    return true;
+  }
   return false;
 }
 
@@ -67,10 +72,8 @@ static bool is_letter_or_number(utf8proc_int32_t cp) {
   case UTF8PROC_CATEGORY_LO:
   case UTF8PROC_CATEGORY_ND:
   case UTF8PROC_CATEGORY_NL:
-  case UTF8PROC_CATEGORY_NO:
-    return true;
-  default:
-    return false;
+  case UTF8PROC_CATEGORY_NO: return true;
+  default: return false;
   }
 }
 
@@ -112,15 +115,18 @@ static bool all_ascii(const char *in, size_t len) {
 static long decompose(const char *in, size_t len, utf8proc_int32_t **buf, size_t *bufcap,
                       utf8proc_int32_t **heap) {
   if (len > (size_t)PTRDIFF_MAX / 8) return -1;
-  utf8proc_ssize_t n = utf8proc_decompose((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len,
-                                          *buf, (utf8proc_ssize_t)*bufcap, DECOMPOSE_OPTS);
+  utf8proc_ssize_t n = utf8proc_decompose((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len, *buf,
+                                          (utf8proc_ssize_t)*bufcap, DECOMPOSE_OPTS);
   if (n < 0) return -1;
   if ((size_t)n > *bufcap) {
     utf8proc_int32_t *h = malloc((size_t)n * sizeof *h);
     if (!h) return -1;
-    utf8proc_ssize_t m = utf8proc_decompose((const utf8proc_uint8_t *)in,
-                                            (utf8proc_ssize_t)len, h, n, DECOMPOSE_OPTS);
-    if (m != n) { free(h); return -1; }
+    utf8proc_ssize_t m = utf8proc_decompose((const utf8proc_uint8_t *)in, (utf8proc_ssize_t)len, h,
+                                            n, DECOMPOSE_OPTS);
+    if (m != n) {
+      free(h);
+      return -1;
+    }
     *heap = h;
     *buf = h;
     *bufcap = (size_t)n;
@@ -146,7 +152,10 @@ int sg_normalize(const char *in, size_t len, char **out, size_t *outlen) {
     char *o = malloc(len + 1);
     if (!o) return -1;
     long r = normalize_ascii(in, len, o, len + 1);
-    if (r < 0) { free(o); return -1; }
+    if (r < 0) {
+      free(o);
+      return -1;
+    }
     *out = o;
     *outlen = (size_t)r;
     return 0;
@@ -155,13 +164,19 @@ int sg_normalize(const char *in, size_t len, char **out, size_t *outlen) {
   utf8proc_int32_t *buf = stack, *heap = NULL;
   size_t bufcap = SG_NORMALIZE_STACK_CP;
   long n = decompose(in, len, &buf, &bufcap, &heap);
-  if (n < 0) { free(heap); return -1; }
+  if (n < 0) {
+    free(heap);
+    return -1;
+  }
   /* Each code point encodes to at most 4 bytes, and the spaces only replace others. */
   size_t cap = (size_t)n * 4 + 1;
   char *o = malloc(cap);
   long r = o ? emit(buf, (size_t)n, o, cap) : -1;
   free(heap);
-  if (r < 0) { free(o); return -1; }
+  if (r < 0) {
+    free(o);
+    return -1;
+  }
   *out = o;
   *outlen = (size_t)r;
   return 0;

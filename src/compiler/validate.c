@@ -50,7 +50,10 @@ static void report(reporter *r, const char *item_id, const char *path, const cha
   if (e->n == e->cap) {
     size_t nc = e->cap ? e->cap * 2 : 16;
     sg_validation_error *p = realloc(e->v, nc * sizeof *p);
-    if (!p) { r->oom = true; return; }
+    if (!p) {
+      r->oom = true;
+      return;
+    }
     e->v = p;
     e->cap = nc;
   }
@@ -65,7 +68,10 @@ static void report(reporter *r, const char *item_id, const char *path, const cha
   x->reason = strdup(reason);
   x->message = strdup(msg);
   if ((item_id && !x->item_id) || !x->path || !x->reason || !x->message) {
-    free(x->item_id); free(x->path); free(x->reason); free(x->message);
+    free(x->item_id);
+    free(x->path);
+    free(x->reason);
+    free(x->message);
     r->oom = true;
     return;
   }
@@ -92,15 +98,30 @@ static int cmp_idx_value(const void *a, const void *b, void *ctx) {
 static bool text_ok(const char *s) { return s && sg_utf8_valid(s, strlen(s)); }
 
 static bool item_texts_ok(const sg_compile_item *it, const char **bad) {
-  if (!text_ok(it->value)) { *bad = "value"; return false; }
-  if (it->display_value && !text_ok(it->display_value)) { *bad = "displayValue"; return false; }
+  if (!text_ok(it->value)) {
+    *bad = "value";
+    return false;
+  }
+  if (it->display_value && !text_ok(it->display_value)) {
+    *bad = "displayValue";
+    return false;
+  }
   for (size_t a = 0; a < it->n_aliases; a++)
-    if (!text_ok(it->aliases[a])) { *bad = "aliases"; return false; }
+    if (!text_ok(it->aliases[a])) {
+      *bad = "aliases";
+      return false;
+    }
   for (size_t l = 0; l < it->n_locales; l++) {
     const sg_item_locale *loc = &it->locales[l];
-    if (loc->display_value && !text_ok(loc->display_value)) { *bad = "locales"; return false; }
+    if (loc->display_value && !text_ok(loc->display_value)) {
+      *bad = "locales";
+      return false;
+    }
     for (size_t a = 0; a < loc->n_aliases; a++)
-      if (!text_ok(loc->aliases[a])) { *bad = "locales"; return false; }
+      if (!text_ok(loc->aliases[a])) {
+        *bad = "locales";
+        return false;
+      }
   }
   return true;
 }
@@ -163,9 +184,14 @@ long sg_validate(const sg_compile_item *items, size_t n, const sg_compile_opts *
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
       int c = strcmp(s[mid]->id, s[i]->parent_id);
-      if (c == 0) { parent[i] = (uint32_t)mid; break; }
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
+      if (c == 0) {
+        parent[i] = (uint32_t)mid;
+        break;
+      }
+      if (c < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
     }
   }
 

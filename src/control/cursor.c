@@ -58,8 +58,7 @@ json_t *sg_cursor_decode(const uint8_t secret[32], const char *scope, const char
   mac(secret, (const char *)payload, pl, want);
   if (sodium_memcmp(m, want, MAC_LEN) != 0) return NULL;
   json_t *arr = json_loadb((const char *)payload, pl, 0, NULL);
-  if (!json_is_array(arr) || json_array_size(arr) < 1 ||
-      !json_is_string(json_array_get(arr, 0)) ||
+  if (!json_is_array(arr) || json_array_size(arr) < 1 || !json_is_string(json_array_get(arr, 0)) ||
       strcmp(json_string_value(json_array_get(arr, 0)), scope) != 0) {
     json_decref(arr);
     return NULL;

@@ -23,9 +23,9 @@ json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t 
   json_t *rec = json_object();
   json_object_set(rec, "id", json_object_get(list, "id"));
   json_object_set_new(rec, "workspaceId", json_string(who->workspace_id));
-  static const char *const copied[] = {"visibility",          "status",           "queryPolicy",
-                                       "localePolicy",        "activeVersionNumber",
-                                       "activeContentHash",   NULL};
+  static const char *const copied[] = {
+      "visibility",        "status", "queryPolicy", "localePolicy", "activeVersionNumber",
+      "activeContentHash", NULL};
   for (const char *const *k = copied; *k; k++) {
     json_t *v = json_object_get(list, *k);
     json_object_set(rec, *k, v ? v : json_null());
@@ -41,5 +41,6 @@ json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t 
     fprintf(stderr, "{\"level\":\"error\",\"msg\":\"edge sync failed\",\"list\":\"%s\"}\n", id);
     sg_edge_revision(c->cfg.edge, &rev);
   }
-  return json_pack("{s:I,s:s}", "revision", (json_int_t)rev, "state", rc == 0 ? "synced" : "pending");
+  return json_pack("{s:I,s:s}", "revision", (json_int_t)rev, "state",
+                   rc == 0 ? "synced" : "pending");
 }

@@ -116,8 +116,7 @@ json_t *sg__page_next_key(const json_t *data, bool more, const char *const *memb
   if (!more || json_array_size(data) == 0) return NULL;
   const json_t *last = json_array_get(data, json_array_size(data) - 1);
   json_t *key = json_array();
-  for (size_t i = 0; members[i]; i++)
-    json_array_append(key, json_object_get(last, members[i]));
+  for (size_t i = 0; members[i]; i++) json_array_append(key, json_object_get(last, members[i]));
   return key;
 }
 

@@ -72,8 +72,7 @@ json_t *sg__import_line(const char *line, size_t n, size_t index, char **parent_
  * body_hash is replayed, a different one is refused, and a new one runs and its answer is
  * recorded (5xx and 429 are forgotten). */
 void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
-                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp),
-                    void *arg);
+                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp), void *arg);
 /* True when an Idempotency-Key header value is acceptable (1–255 printable ASCII). */
 bool sg__idem_key_valid(const char *k);
 
@@ -115,7 +114,7 @@ void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_r
 void sg__h_items_export(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 /* Streaming route: runs when the headers are in (after the middleware); answers at once
  * (SG_HTTP_RESPOND) or sets up the body stream (SG_HTTP_STREAM). */
-sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req,
-                                 sg_resp *resp, sg_http_stream *stream);
+sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                                 sg_http_stream *stream);
 
 #endif

@@ -35,8 +35,8 @@ void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_re
   const char *if_match = sg_req_header(req, "If-Match");
   for (int attempt = 0; attempt < MERGE_TRIES; attempt++) {
     json_t *cur = NULL;
-    sg_err e = sg_store_item_get(c->cfg.store, who->workspace_id, req->params[0], req->params[1],
-                                 &cur);
+    sg_err e =
+        sg_store_item_get(c->cfg.store, who->workspace_id, req->params[0], req->params[1], &cur);
     if (e != SG_E_OK) {
       json_decref(body);
       sg__store_error(req, resp, e);
@@ -63,8 +63,8 @@ void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_re
       return;
     }
     json_t *out = NULL;
-    e = sg_store_item_update(c->cfg.store, who->workspace_id, req->params[0], req->params[1],
-                             item, base, &out);
+    e = sg_store_item_update(c->cfg.store, who->workspace_id, req->params[0], req->params[1], item,
+                             base, &out);
     json_decref(item);
     if (e == SG_E_PRECONDITION_FAILED) {
       /* Changed since the read: merge again onto the current item (whose ETag no longer

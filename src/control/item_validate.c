@@ -57,8 +57,7 @@ static json_t *aliases(const json_t *v, const char *path, json_t **fields) {
 
 static bool integer(const json_t *v, const char *path, json_int_t lo, json_int_t hi,
                     json_t **fields) {
-  if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi)
-    return true;
+  if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) return true;
   char reason[96];
   snprintf(reason, sizeof reason, "must be an integer from %lld to %lld", (long long)lo,
            (long long)hi);
@@ -113,16 +112,20 @@ static json_t *locales(const json_t *v, json_t **fields) {
     if (dv && !json_is_null(dv)) {
       char p[192];
       snprintf(p, sizeof p, "%sdisplayValue", prefix);
-      if (text(dv, p, TEXT_MAX, fields)) json_object_set(entry, "displayValue", (json_t *)dv);
-      else ok = false;
+      if (text(dv, p, TEXT_MAX, fields))
+        json_object_set(entry, "displayValue", (json_t *)dv);
+      else
+        ok = false;
     }
     const json_t *al = json_object_get(lv, "aliases");
     if (al && !json_is_null(al)) {
       char p[192];
       snprintf(p, sizeof p, "%saliases", prefix);
       json_t *a = aliases(al, p, fields);
-      if (a) json_object_set_new(entry, "aliases", a);
-      else ok = false;
+      if (a)
+        json_object_set_new(entry, "aliases", a);
+      else
+        ok = false;
     }
     json_object_set_new(out, tag, entry);
   }
@@ -141,8 +144,10 @@ json_t *sg__item_validate(const json_t *body, json_t **fields) {
   sg__reject_unknown(body, allowed, "", &errs);
 
   const json_t *v = json_object_get(body, "value");
-  if (!v || json_is_null(v)) sg_field_error(&errs, "value", "required");
-  else if (text(v, "value", VALUE_MAX, &errs)) json_object_set(out, "value", (json_t *)v);
+  if (!v || json_is_null(v))
+    sg_field_error(&errs, "value", "required");
+  else if (text(v, "value", VALUE_MAX, &errs))
+    json_object_set(out, "value", (json_t *)v);
 
   const json_t *dv = json_object_get(body, "displayValue");
   if (dv && !json_is_null(dv)) {

@@ -34,12 +34,12 @@ typedef struct {
   bool replace;
   crypto_hash_sha256_state hash;
   sg_ndjson split;
-  sg_store_import *imp;  /* NULL once staging failed */
-  json_t *fields;        /* at most IMPORT_MAX_ERRORS {path, reason} */
-  int64_t n_errors;      /* every problem found, reported or not */
-  int64_t n_items;       /* valid item lines */
-  bool internal;         /* staging failed: answer 500 */
-  int64_t t0_ms;         /* when the headers arrived, for the log line */
+  sg_store_import *imp; /* NULL once staging failed */
+  json_t *fields;       /* at most IMPORT_MAX_ERRORS {path, reason} */
+  int64_t n_errors;     /* every problem found, reported or not */
+  int64_t n_items;      /* valid item lines */
+  bool internal;        /* staging failed: answer 500 */
+  int64_t t0_ms;        /* when the headers arrived, for the log line */
 } import_ctx;
 
 static void add_error(import_ctx *x, json_t *errs) {
@@ -193,8 +193,8 @@ static bool ndjson_type(const char *ct) {
   return next == '\0' || next == ';' || next == ' ';
 }
 
-sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req,
-                                 sg_resp *resp, sg_http_stream *stream) {
+sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                                 sg_http_stream *stream) {
   const char *mode = sg_req_query(req, "mode");
   json_t *fields = NULL;
   if (mode && strcmp(mode, "append") != 0 && strcmp(mode, "replace") != 0)
@@ -242,8 +242,8 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
   /* The mode is part of what the Idempotency-Key binds: the same file appended or
    * replacing is a different request. */
   crypto_hash_sha256_init(&x->hash);
-  crypto_hash_sha256_update(&x->hash, (const unsigned char *)(x->replace ? "replace\n" : "append\n"),
-                            x->replace ? 8 : 7);
+  crypto_hash_sha256_update(
+      &x->hash, (const unsigned char *)(x->replace ? "replace\n" : "append\n"), x->replace ? 8 : 7);
   sg_ndjson_init(&x->split, IMPORT_MAX_LINE, on_line, x);
   if (sg_store_import_begin(c->cfg.store, &x->imp) != SG_E_OK) {
     import_free(x);

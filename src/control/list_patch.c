@@ -35,7 +35,7 @@ static void check_enum(json_t **fields, const json_t *v, const char *path,
 
 /* Validates body and builds the store's change set (policies merged with cur). */
 static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) {
-  static const char *const allowed[] = {"name",        "visibility",   "status", "queryPolicy",
+  static const char *const allowed[] = {"name",         "visibility",   "status", "queryPolicy",
                                         "localePolicy", "displayOrder", NULL};
   static const char *const visibilities[] = {"private", "public", "shared", NULL};
   static const char *const statuses[] = {"active", "archived", NULL};
@@ -68,8 +68,12 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
       sg__reject_unknown(v, qp_allowed, "queryPolicy.", fields);
       json_t *qp = json_deep_copy(json_object_get(cur, "queryPolicy"));
       const json_t *m = json_object_get(v, "minQueryChars"), *d = json_object_get(v, "debounceMs");
-      if (m) check_int(fields, m, "queryPolicy.minQueryChars", 1, 32), json_object_set(qp, "minQueryChars", (json_t *)m);
-      if (d) check_int(fields, d, "queryPolicy.debounceMs", 0, 5000), json_object_set(qp, "debounceMs", (json_t *)d);
+      if (m)
+        check_int(fields, m, "queryPolicy.minQueryChars", 1, 32),
+            json_object_set(qp, "minQueryChars", (json_t *)m);
+      if (d)
+        check_int(fields, d, "queryPolicy.debounceMs", 0, 5000),
+            json_object_set(qp, "debounceMs", (json_t *)d);
       /* qp (merged with the current list) is for validation only; the store gets just
        * the members sent and merges them inside its transaction, so a concurrent PATCH
        * of the other member is not reverted by this one. */
@@ -120,7 +124,7 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
       size_t i;
       const json_t *t;
       json_array_foreach(sup, i, t) if (def && json_is_string(t) &&
-                                         strcasecmp(def, json_string_value(t)) == 0) in = true;
+                                        strcasecmp(def, json_string_value(t)) == 0) in = true;
       if (!in && json_is_array(sup))
         sg_field_error(fields, "localePolicy.defaultLocale", "must be one of supportedLocales");
       json_decref(lp);

@@ -11,12 +11,15 @@ void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
   sg__reject_unknown(body, allowed, "", &fields);
   json_t *name = json_object_get(body, "name");
   json_t *desc = json_object_get(body, "description");
-  if (!name) sg_field_error(&fields, "name", "required");
-  else if (!json_is_string(name)) sg_field_error(&fields, "name", "must be a string");
+  if (!name)
+    sg_field_error(&fields, "name", "required");
+  else if (!json_is_string(name))
+    sg_field_error(&fields, "name", "must be a string");
   else if (sg__cp_len(json_string_value(name)) < 1 || sg__cp_len(json_string_value(name)) > 200)
     sg_field_error(&fields, "name", "must be 1 to 200 characters");
   if (desc && !json_is_null(desc)) {
-    if (!json_is_string(desc)) sg_field_error(&fields, "description", "must be a string");
+    if (!json_is_string(desc))
+      sg_field_error(&fields, "description", "must be a string");
     else if (sg__cp_len(json_string_value(desc)) > 2000)
       sg_field_error(&fields, "description", "must be at most 2000 characters");
   }

@@ -55,9 +55,9 @@ typedef struct list_lock {
 } list_lock;
 
 struct sg__publisher {
-  pthread_mutex_t mu;    /* guards everything below */
-  pthread_cond_t freed;  /* broadcast when a list lock is released */
-  pthread_cond_t wake;   /* the worker's doorbell */
+  pthread_mutex_t mu;   /* guards everything below */
+  pthread_cond_t freed; /* broadcast when a list lock is released */
+  pthread_cond_t wake;  /* the worker's doorbell */
   list_lock *locks;
   bool kick, stop, started;
   pthread_t thread;
@@ -240,7 +240,8 @@ static int load_snapshot(sg_control *c, const sg_version_job *job, loader *l) {
   return 0;
 }
 
-/* ---- the pipeline ----------------------------------------------------------------------------- */
+/* ---- the pipeline -----------------------------------------------------------------------------
+ */
 
 static void log_version(const char *level, const char *msg, const sg_version_job *job,
                         const char *detail) {
@@ -255,9 +256,8 @@ static json_t *errors_json(const sg_validation_errors *errs) {
   for (size_t i = 0; i < errs->n; i++) {
     const sg_validation_error *x = &errs->v[i];
     json_array_append_new(arr, json_pack("{s:o,s:s,s:s,s:s}", "itemId",
-                                         x->item_id ? json_string(x->item_id) : json_null(),
-                                         "path", x->path, "reason", x->reason, "message",
-                                         x->message));
+                                         x->item_id ? json_string(x->item_id) : json_null(), "path",
+                                         x->path, "reason", x->reason, "message", x->message));
   }
   return arr;
 }
@@ -271,7 +271,8 @@ static int job_opts(const sg_version_job *job, const char **locs, size_t max,
   if (!def || !json_is_array(sup) || json_array_size(sup) > max) return -1;
   size_t n = 0;
   for (size_t i = 0; i < json_array_size(sup); i++)
-    if (json_is_string(json_array_get(sup, i))) locs[n++] = json_string_value(json_array_get(sup, i));
+    if (json_is_string(json_array_get(sup, i)))
+      locs[n++] = json_string_value(json_array_get(sup, i));
   *opts = (sg_compile_opts){def, locs, n, SG_PUBLISH_MAX_ITEMS};
   return 0;
 }
@@ -346,8 +347,8 @@ failed:
 }
 
 /* Writes the list's edge record and records the success on the version. */
-static void sync_edge(sg_control *c, const char *workspace_id, const char *list_id,
-                      int64_t number, const json_t *list) {
+static void sync_edge(sg_control *c, const char *workspace_id, const char *list_id, int64_t number,
+                      const json_t *list) {
   sg_principal who;
   memset(&who, 0, sizeof who);
   snprintf(who.workspace_id, sizeof who.workspace_id, "%s", workspace_id);

@@ -21,7 +21,7 @@ typedef struct {
   const char *method;
   const char *pattern; /* segments; "{}" captures one path parameter */
   sg__handler fn;
-  bool idempotent;     /* takes an Idempotency-Key */
+  bool idempotent;       /* takes an Idempotency-Key */
   stream_handler stream; /* set instead of fn: the body is streamed */
 } route;
 
@@ -108,8 +108,7 @@ static char *headers_json(const sg_resp *resp) {
 }
 
 void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
-                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp),
-                    void *arg) {
+                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp), void *arg) {
   const char *key = sg_req_header(req, "Idempotency-Key");
   if (!key) {
     run(arg, resp);
@@ -152,8 +151,10 @@ void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp
     char *hj = headers_json(resp);
     if (sg_store_idem_finish(c->cfg.store, who->workspace_id, key, resp->status,
                              resp->body.data ? resp->body.data : "", hj) != SG_E_OK)
-      fprintf(stderr, "{\"level\":\"error\",\"msg\":\"idempotency record not saved\","
-                      "\"requestId\":\"%s\"}\n", req->request_id);
+      fprintf(stderr,
+              "{\"level\":\"error\",\"msg\":\"idempotency record not saved\","
+              "\"requestId\":\"%s\"}\n",
+              req->request_id);
     free(hj);
     break;
   }

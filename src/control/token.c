@@ -72,10 +72,10 @@ void sg__h_token(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *r
     json_array_append_new(scope_arr, json_string(s));
     json_array_append_new(list_arr, json_string(list[i]));
   }
-  json_t *claims = json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:s}", "iss", SG_JWT_ISSUER, "sub",
-                             who->application_id, "aud", SG_JWT_AUDIENCE, "iat", (json_int_t)now,
-                             "exp", (json_int_t)(now + TOKEN_TTL_S), "jti", jti, "scope",
-                             scope.data);
+  json_t *claims =
+      json_pack("{s:s,s:s,s:s,s:I,s:I,s:s,s:s}", "iss", SG_JWT_ISSUER, "sub", who->application_id,
+                "aud", SG_JWT_AUDIENCE, "iat", (json_int_t)now, "exp",
+                (json_int_t)(now + TOKEN_TTL_S), "jti", jti, "scope", scope.data);
   char *tok = sg_jwt_sign(kid, sk, claims);
   sodium_memzero(sk, sizeof sk);
   json_decref(claims);

@@ -120,5 +120,5 @@ int sg_edge_revision(sg_edge *e, uint64_t *rev) {
 
 int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx) {
   if (!e || !cb || !sg_edge_kind_name(k)) return bad_arg();
-  return e->ops->foreach(e, k, cb, ctx);
+  return e->ops->foreach (e, k, cb, ctx);
 }

@@ -28,18 +28,18 @@ struct MHD_Connection;
 
 typedef struct {
   const char *method;
-  const char *path;       /* URL path, without the query string */
+  const char *path; /* URL path, without the query string */
   struct MHD_Connection *conn;
-  const char *body;       /* NUL-terminated; borrowed for the handler's duration */
+  const char *body; /* NUL-terminated; borrowed for the handler's duration */
   size_t body_len;
-  bool body_too_large;    /* the body passed the cap; body holds its first part only */
-  char request_id[80];    /* echoed x-request-id (when sane) or a generated one */
+  bool body_too_large; /* the body passed the cap; body holds its first part only */
+  char request_id[80]; /* echoed x-request-id (when sane) or a generated one */
   char client_ip[64];
-  char *params[SG_HTTP_MAX_PARAMS];       /* path parameters captured by the router */
+  char *params[SG_HTTP_MAX_PARAMS]; /* path parameters captured by the router */
   size_t nparams;
-  void *app;              /* the server's context pointer */
-  void *auth;             /* set by the application's middleware */
-  char scratch[1024];     /* the router's copy of the path that params point into */
+  void *app;          /* the server's context pointer */
+  void *auth;         /* set by the application's middleware */
+  char scratch[1024]; /* the router's copy of the path that params point into */
 } sg_req;
 
 /* A response body produced on demand (large exports). read writes up to max bytes into
@@ -59,7 +59,7 @@ typedef struct {
   char *hname[SG_HTTP_MAX_HEADERS];
   char *hvalue[SG_HTTP_MAX_HEADERS];
   size_t nheaders;
-  sg_resp_stream stream;  /* when stream.read is set, it produces the body (body unused) */
+  sg_resp_stream stream; /* when stream.read is set, it produces the body (body unused) */
 } sg_resp;
 
 typedef void (*sg_http_handler)(sg_req *req, sg_resp *resp);
@@ -90,13 +90,13 @@ typedef sg_http_begin (*sg_http_begin_fn)(sg_req *req, sg_resp *resp, sg_http_st
 typedef struct sg_http_server sg_http_server;
 
 typedef struct {
-  const char *listen;     /* "127.0.0.1:8080"; port 0 picks a free port */
-  size_t max_body;        /* bytes */
-  unsigned threads;       /* worker threads */
+  const char *listen; /* "127.0.0.1:8080"; port 0 picks a free port */
+  size_t max_body;    /* bytes */
+  unsigned threads;   /* worker threads */
   sg_http_handler handler;
   sg_http_begin_fn begin; /* optional: routes that stream their body */
   void *app;
-  const char *log_name;   /* "control" or "runtime", written in each access log line */
+  const char *log_name; /* "control" or "runtime", written in each access log line */
 } sg_http_config;
 
 /* Starts listening. Returns 0 and *out, or -1 with a message in err. */

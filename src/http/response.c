@@ -10,7 +10,11 @@
 void sg_resp_header(sg_resp *r, const char *name, const char *value) {
   if (r->nheaders >= SG_HTTP_MAX_HEADERS) return;
   char *n = strdup(name), *v = strdup(value);
-  if (!n || !v) { free(n); free(v); return; }
+  if (!n || !v) {
+    free(n);
+    free(v);
+    return;
+  }
   r->hname[r->nheaders] = n;
   r->hvalue[r->nheaders] = v;
   r->nheaders++;

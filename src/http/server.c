@@ -222,8 +222,10 @@ static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, c
   req->body = "";
   req->app = s->cfg.app;
   const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "x-request-id");
-  if (rid && sane_request_id(rid)) snprintf(req->request_id, sizeof req->request_id, "%s", rid);
-  else sg_random_id("req_", req->request_id, sizeof req->request_id);
+  if (rid && sane_request_id(rid))
+    snprintf(req->request_id, sizeof req->request_id, "%s", rid);
+  else
+    sg_random_id("req_", req->request_id, sizeof req->request_id);
   client_ip(c, req->client_ip, sizeof req->client_ip);
   *con_cls = st;
   st->kind = SG_HTTP_BUFFER;
@@ -245,8 +247,8 @@ static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, c
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_size, void **con_cls) {
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_size, void **con_cls) {
   sg_http_server *s = cls;
   conn_state *st = *con_cls;
   if (!st) return on_headers(s, c, url, method, con_cls);
@@ -261,8 +263,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (st->kind == SG_HTTP_STREAM) {
       if (st->stopped || st->too_large) return MHD_YES;
       st->received += n;
-      if (st->stream.max_bytes && st->received > st->stream.max_bytes) st->too_large = true;
-      else if (st->stream.on_data(st->stream.ctx, upload_data, n)) st->stopped = true;
+      if (st->stream.max_bytes && st->received > st->stream.max_bytes)
+        st->too_large = true;
+      else if (st->stream.on_data(st->stream.ctx, upload_data, n))
+        st->stopped = true;
       return MHD_YES;
     }
     /* Past the cap the rest of the body is read and dropped, so memory stays bounded and
@@ -281,8 +285,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   sg_resp resp;
   resp_init(&resp);
   if (st->kind == SG_HTTP_STREAM) {
-    if (st->too_large) sg_resp_error(&resp, &st->req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
-    else st->stream.on_finish(st->stream.ctx, &st->req, &resp);
+    if (st->too_large)
+      sg_resp_error(&resp, &st->req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    else
+      st->stream.on_finish(st->stream.ctx, &st->req, &resp);
   } else {
     st->req.body = st->body.data ? st->body.data : "";
     st->req.body_len = st->body.len;
@@ -307,7 +313,10 @@ int sg_parse_listen(const char *s, char *host, size_t hostsz, unsigned *port) {
   const char *colon = strrchr(s, ':');
   if (!colon || colon == s) return -1;
   size_t hl = (size_t)(colon - s);
-  if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') { s++; hl -= 2; }
+  if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') {
+    s++;
+    hl -= 2;
+  }
   if (hl >= hostsz) return -1;
   memcpy(host, s, hl);
   host[hl] = '\0';
@@ -345,13 +354,16 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
     return -1;
   }
   sg_http_server *s = calloc(1, sizeof *s);
-  if (!s) { snprintf(err, errsz, "out of memory"); return -1; }
+  if (!s) {
+    snprintf(err, errsz, "out of memory");
+    return -1;
+  }
   s->cfg = *cfg;
   s->d = MHD_start_daemon(
       flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
-      MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+      MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u, MHD_OPTION_NOTIFY_COMPLETED,
+      on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      (size_t)64 * 1024,
       /* No MHD_OPTION_LISTENING_ADDRESS_REUSE: its value 1 adds SO_REUSEPORT, which lets
        * a second process bind the same port and silently take half the requests. The
        * default (SO_REUSEADDR only) still allows an immediate restart. */

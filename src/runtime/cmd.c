@@ -19,9 +19,8 @@
 #include "runtime/runtime.h"
 
 static const sg_flag_spec flags[] = {
-    {"edge", true, false},           {"data-dir", true, false},
-    {"runtime-listen", true, false}, {"selection-rate", true, false},
-    {"state-dir", true, false},      {"threads", true, false},
+    {"edge", true, false},           {"data-dir", true, false},  {"runtime-listen", true, false},
+    {"selection-rate", true, false}, {"state-dir", true, false}, {"threads", true, false},
     {"quiet", false, false},         {NULL, false, false},
 };
 
@@ -48,10 +47,12 @@ int sg_cmd_runtime(int argc, char **argv) {
   if (strlen(edge) > 4000 || (data_dir && strlen(data_dir) > 4000))
     return usage_error("path too long");
   if (!state) {
-    if (data_dir) snprintf(state_buf, sizeof state_buf, "%s/runtime", data_dir);
+    if (data_dir)
+      snprintf(state_buf, sizeof state_buf, "%s/runtime", data_dir);
     else if (strncmp(edge, "redis", 5) == 0)
       return usage_error("--state-dir DIR is required with a Redis edge store");
-    else snprintf(state_buf, sizeof state_buf, "%s/runtime-state", edge);
+    else
+      snprintf(state_buf, sizeof state_buf, "%s/runtime-state", edge);
     state = state_buf;
   }
   int64_t rate = 600, threads = 0;
@@ -81,8 +82,7 @@ int sg_cmd_runtime(int argc, char **argv) {
   sg_runtime *rt;
   if (sg_runtime_start(&cfg, &rt)) return 1;
   int sig = 0;
-  while (sigwait(&set, &sig) != 0) {
-  }
+  while (sigwait(&set, &sig) != 0) {}
   fprintf(stderr, "{\"level\":\"info\",\"msg\":\"shutting down\",\"signal\":%d}\n", sig);
   sg_runtime_stop(rt);
   return 0;

@@ -65,8 +65,10 @@ static void uuid_bytes(const char *u, uint8_t out[16]) {
     char c = u[i];
     if (c == '-') continue;
     unsigned v = (c >= '0' && c <= '9') ? (unsigned)(c - '0') : (unsigned)((c | 32) - 'a' + 10);
-    if (k % 2 == 0) out[k / 2] = (uint8_t)(v << 4);
-    else out[k / 2] |= (uint8_t)v;
+    if (k % 2 == 0)
+      out[k / 2] = (uint8_t)(v << 4);
+    else
+      out[k / 2] |= (uint8_t)v;
     k++;
   }
 }
@@ -81,7 +83,8 @@ static size_t slot_of(const uint8_t id[16], size_t cap) {
 }
 
 /* 1 when id was seen after `horizon`, 0 otherwise (then *free_slot is where to put it). */
-static int set_find(struct sg__events *ev, const uint8_t id[16], int64_t horizon, size_t *free_slot) {
+static int set_find(struct sg__events *ev, const uint8_t id[16], int64_t horizon,
+                    size_t *free_slot) {
   size_t i = slot_of(id, ev->set_cap), reuse = SIZE_MAX;
   for (;;) {
     seen *s = &ev->set[i];
@@ -282,8 +285,9 @@ sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const ch
   sg_buf_init(&b, 16384);
   char ts[32];
   sg_rfc3339(now_ms / 1000, ts);
-  int rc = sg_buf_printf(&b, "{\"tsMs\":%lld,\"ts\":\"%s\",\"selectionId\":\"%s\",\"queryRequestId\":",
-                         (long long)now_ms, ts, s->selection_id);
+  int rc =
+      sg_buf_printf(&b, "{\"tsMs\":%lld,\"ts\":\"%s\",\"selectionId\":\"%s\",\"queryRequestId\":",
+                    (long long)now_ms, ts, s->selection_id);
   rc = rc || sg_buf_json_str(&b, s->query_request_id, strlen(s->query_request_id));
   rc = rc || sg_buf_puts(&b, ",\"listId\":");
   rc = rc || sg_buf_json_str(&b, s->list_id, strlen(s->list_id));

@@ -35,7 +35,8 @@ enum MHD_Result sg__h_bootstrap(sg__rt_req *r) {
   char etag[sizeof l->bootstrap_etag];
   memcpy(etag, l->bootstrap_etag, sizeof etag);
   sg__rt_hdrs h = {.etag = etag,
-                   .cache_control = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "no-cache"};
+                   .cache_control =
+                       l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "no-cache"};
   sg__rcu_leave(&r->rt->rcu);
   if (sg__rt_inm_matches(r, etag)) return sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
   return sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);

@@ -53,10 +53,10 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
   for (size_t i = 0; res && i < res->n; i++) need += res->items[i].len + 1;
   if (need > cap) return need;
   char *p = out;
-#define PUT(s, n)                                                                          \
-  do {                                                                                     \
-    memcpy(p, (s), (n));                                                                   \
-    p += (n);                                                                              \
+#define PUT(s, n)                                                                                  \
+  do {                                                                                             \
+    memcpy(p, (s), (n));                                                                           \
+    p += (n);                                                                                      \
   } while (0)
   PUT("{\"items\":[", 10);
   for (size_t i = 0; res && i < res->n; i++) {
@@ -95,8 +95,10 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
   long nlen = 0;
   if (e == SG_E_OK) {
     nlen = sg_normalize_into(q, qlen, tl_norm, sizeof tl_norm);
-    if (nlen == -2) e = SG_E_QUERY_TOO_LONG;
-    else if (nlen < 0) e = SG_E_INVALID_REQUEST;
+    if (nlen == -2)
+      e = SG_E_QUERY_TOO_LONG;
+    else if (nlen < 0)
+      e = SG_E_INVALID_REQUEST;
   }
   if (e != SG_E_OK) {
     sg__rcu_leave(&r->rt->rcu);
@@ -138,8 +140,10 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
   body_etag(body, len, etag);
   sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
   enum MHD_Result ret;
-  if (sg__rt_inm_matches(r, etag)) ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
-  else ret = sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
+  if (sg__rt_inm_matches(r, etag))
+    ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
+  else
+    ret = sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
   free(big);
   return ret;
 }

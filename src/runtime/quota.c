@@ -127,7 +127,8 @@ int sg__quota_flush(sg__quota *q, int month) {
   }
   bool changed = q->dirty;
   for (size_t i = 0; i < q->n && !changed; i++)
-    changed = atomic_load_explicit(&q->slots[i]->used, memory_order_relaxed) != q->slots[i]->flushed;
+    changed =
+        atomic_load_explicit(&q->slots[i]->used, memory_order_relaxed) != q->slots[i]->flushed;
   if (!changed) return 0;
   sg_buf b;
   sg_buf_init(&b, 0);

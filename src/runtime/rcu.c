@@ -34,14 +34,18 @@ const sg__rt_snapshot *sg__rcu_enter(sg__rcu *r) {
     tl_rcu = r->id;
     tl_slot = i < SG__RCU_SLOTS ? (int)i : -1;
   }
-  if (tl_slot >= 0) atomic_store(&r->slots[tl_slot].epoch, atomic_load(&r->epoch));
-  else atomic_fetch_add(&r->overflow, 1);
+  if (tl_slot >= 0)
+    atomic_store(&r->slots[tl_slot].epoch, atomic_load(&r->epoch));
+  else
+    atomic_fetch_add(&r->overflow, 1);
   return atomic_load(&r->cur);
 }
 
 void sg__rcu_leave(sg__rcu *r) {
-  if (tl_slot >= 0) atomic_store(&r->slots[tl_slot].epoch, 0);
-  else atomic_fetch_sub(&r->overflow, 1);
+  if (tl_slot >= 0)
+    atomic_store(&r->slots[tl_slot].epoch, 0);
+  else
+    atomic_fetch_sub(&r->overflow, 1);
 }
 
 sg__rt_snapshot *sg__rcu_publish(sg__rcu *r, sg__rt_snapshot *s) {

@@ -89,13 +89,13 @@ void sg__quota_close(sg__quota *q);
 #define SG__SELECTION_MAX_POSITION 1000000
 
 typedef struct {
-  void *root;             /* the parsed json_t (owned) */
-  const char *key;        /* NULL when missing or not a string */
+  void *root;      /* the parsed json_t (owned) */
+  const char *key; /* NULL when missing or not a string */
   size_t key_len;
-  char selection_id[37];  /* lower-case canonical UUID */
+  char selection_id[37];                                    /* lower-case canonical UUID */
   const char *query_request_id, *list_id, *item_id, *query; /* query may be NULL */
   int64_t position;
-  const char *bad_field;  /* first invalid field, NULL when every field is valid */
+  const char *bad_field; /* first invalid field, NULL when every field is valid */
 } sg__selection;
 
 /* Parses a selection report body[0..len). Returns SG_E_OK when the body is a JSON
@@ -138,12 +138,12 @@ typedef struct {
   char *workspace_id;
   sg__visibility visibility;
   bool archived;
-  bool published;      /* has an active content hash and is not archived */
+  bool published; /* has an active content hash and is not archived */
   int min_query_chars;
-  char *content_hash;  /* "sha256:<hex>" or NULL */
-  sg__rt_art *art;     /* NULL when published but the artifact could not be opened */
-  char *id_json;       /* the id as a JSON string literal, quotes included */
-  char *bootstrap;     /* prebuilt bootstrap body */
+  char *content_hash; /* "sha256:<hex>" or NULL */
+  sg__rt_art *art;    /* NULL when published but the artifact could not be opened */
+  char *id_json;      /* the id as a JSON string literal, quotes included */
+  char *bootstrap;    /* prebuilt bootstrap body */
   size_t bootstrap_len;
   char bootstrap_etag[40];
 } sg__rt_list;
@@ -160,12 +160,12 @@ typedef struct {
 typedef struct {
   uint8_t digest[32];
   bool used;
-  bool valid;          /* key, app, workspace, list and (cross-workspace) subscription ok */
-  char *id;            /* "pk_…" record id */
+  bool valid; /* key, app, workspace, list and (cross-workspace) subscription ok */
+  char *id;   /* "pk_…" record id */
   sg__rt_app *app;
   sg__rt_list *list;
-  bool any_origin;     /* created without origins: every Origin is accepted */
-  char **origins;      /* canonical entries (malformed ones are dropped) */
+  bool any_origin; /* created without origins: every Origin is accepted */
+  char **origins;  /* canonical entries (malformed ones are dropped) */
   size_t n_origins;
 } sg__rt_key;
 
@@ -179,21 +179,20 @@ typedef struct sg__rt_snapshot {
   bool missing_artifact; /* some published list has no openable artifact: retry */
   sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
   size_t key_mask;
-  sg__rt_list *lists;    /* sorted by id */
+  sg__rt_list *lists; /* sorted by id */
   size_t n_lists;
-  sg__rt_app *apps;      /* sorted by id */
+  sg__rt_app *apps; /* sorted by id */
   size_t n_apps;
   sg__rt_signing_key *signing_keys;
   size_t n_signing_keys;
-  sg__rt_art **arts;     /* one reference each */
+  sg__rt_art **arts; /* one reference each */
   size_t n_arts;
   void *arena;
 } sg__rt_snapshot;
 
 /* Builds a snapshot of the whole edge store. Artifacts already open in prev (may be
  * NULL) are shared (refcount) instead of reopened. Quota slots come from q. */
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
-                      sg__rt_snapshot **out);
+int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
@@ -255,13 +254,13 @@ typedef struct {
   sg_runtime *rt;
   const char *method, *path;
   int64_t t0_us;
-  char xrid[129];       /* echoed x-request-id, or a generated one */
-  bool xrid_generated;  /* xrid is ours (may then double as the body's requestId) */
-  const char *origin;   /* Origin header or NULL */
+  char xrid[129];      /* echoed x-request-id, or a generated one */
+  bool xrid_generated; /* xrid is ours (may then double as the body's requestId) */
+  const char *origin;  /* Origin header or NULL */
   size_t origin_len;
-  bool cors;            /* echo Origin in Access-Control-Allow-Origin */
+  bool cors;              /* echo Origin in Access-Control-Allow-Origin */
   uint8_t key_digest[32]; /* set by sg__rt_authorize */
-  unsigned status;      /* for the access log */
+  unsigned status;        /* for the access log */
   /* POST body (selection) */
   size_t body_len;
   bool body_too_big;
@@ -269,9 +268,9 @@ typedef struct {
 } sg__rt_req;
 
 typedef struct {
-  const char *etag;           /* with quotes */
-  const char *cache_control;  /* default "no-store" */
-  int retry_after;            /* > 0: retry-after header */
+  const char *etag;          /* with quotes */
+  const char *cache_control; /* default "no-store" */
+  int retry_after;           /* > 0: retry-after header */
   bool www_authenticate;
 } sg__rt_hdrs;
 
@@ -281,8 +280,7 @@ enum MHD_Result sg__rt_respond(sg__rt_req *r, unsigned status, const char *body,
 /* Queues the runtime error body {code, message, requestId} for e. request_id NULL: the
  * generated x-request-id, or a fresh random id when the client sent its own (a body
  * never repeats client input). */
-enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id,
-                             const sg__rt_hdrs *h);
+enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_hdrs *h);
 /* The publishable key digest lookup + validity + origin check shared by the handlers.
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,

@@ -14,14 +14,14 @@
 #include <stdint.h>
 
 typedef struct {
-  const char *listen;         /* "host:port", "[v6]:port" or ":port"; port 0 = any free */
-  const char *edge;           /* edge store spec (directory path; "redis://…" later) */
-  const char *state_dir;      /* durable runtime files: quota counters, selection events
-                                 and dedupe; created if missing */
-  unsigned selection_rate;    /* selection reports per minute per publishable key; 0 = 600 */
-  unsigned threads;           /* HTTP worker threads; 0 = number of CPUs */
-  unsigned poll_ms;           /* edge revision poll period; 0 = 200 */
-  bool access_log;            /* JSON-lines access log on stderr */
+  const char *listen;      /* "host:port", "[v6]:port" or ":port"; port 0 = any free */
+  const char *edge;        /* edge store spec (directory path; "redis://…" later) */
+  const char *state_dir;   /* durable runtime files: quota counters, selection events
+                              and dedupe; created if missing */
+  unsigned selection_rate; /* selection reports per minute per publishable key; 0 = 600 */
+  unsigned threads;        /* HTTP worker threads; 0 = number of CPUs */
+  unsigned poll_ms;        /* edge revision poll period; 0 = 200 */
+  bool access_log;         /* JSON-lines access log on stderr */
 } sg_runtime_config;
 
 typedef struct sg_runtime sg_runtime;

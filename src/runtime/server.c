@@ -73,7 +73,8 @@ enum MHD_Result sg__rt_respond(sg__rt_req *r, unsigned status, const char *body,
     snprintf(ra, sizeof ra, "%d", h->retry_after);
     MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, ra);
   }
-  if (h->www_authenticate) MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+  if (h->www_authenticate)
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
   if (strncmp(r->path, "/v1/", 4) == 0) {
     MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Origin");
     if (r->origin && r->cors) {
@@ -201,8 +202,8 @@ static bool rid_ok(const char *s) {
   return n > 0;
 }
 
-static void req_init(sg__rt_req *r, sg_runtime *rt, struct MHD_Connection *conn,
-                     const char *method, const char *url) {
+static void req_init(sg__rt_req *r, sg_runtime *rt, struct MHD_Connection *conn, const char *method,
+                     const char *url) {
   r->conn = conn;
   r->rt = rt;
   r->method = method;
@@ -214,8 +215,10 @@ static void req_init(sg__rt_req *r, sg_runtime *rt, struct MHD_Connection *conn,
   r->body_too_big = false;
   const char *x = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "x-request-id");
   r->xrid_generated = !(x && rid_ok(x));
-  if (!r->xrid_generated) snprintf(r->xrid, sizeof r->xrid, "%s", x);
-  else sg__reqid_random(r->xrid);
+  if (!r->xrid_generated)
+    snprintf(r->xrid, sizeof r->xrid, "%s", x);
+  else
+    sg__reqid_random(r->xrid);
   const char *o = NULL;
   size_t ol = 0;
   if (MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, "Origin", 6, &o, &ol) == MHD_YES && o) {
@@ -248,9 +251,8 @@ static enum MHD_Result method_not_allowed(sg__rt_req *r, const char *allow) {
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
-                                  const char *method, const char *version,
-                                  const char *upload_data, size_t *upload_data_size,
-                                  void **con_cls) {
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls) {
   sg_runtime *rt = cls;
   route rte = route_of(url);
   bool get = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
@@ -321,8 +323,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (get) return sg__h_health(&r);
     return method_not_allowed(&r, "GET, HEAD");
   case R_NONE:
-  default:
-    return sg__rt_error(&r, SG_E_NOT_FOUND, NULL, NULL);
+  default: return sg__rt_error(&r, SG_E_NOT_FOUND, NULL, NULL);
   }
 }
 
@@ -426,7 +427,8 @@ static void runtime_free(sg_runtime *rt) {
 }
 
 int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
-  if (!cfg || !cfg->edge || !cfg->state_dir) return fail("edge and state directory are required", NULL);
+  if (!cfg || !cfg->edge || !cfg->state_dir)
+    return fail("edge and state directory are required", NULL);
   char host[256], port[8];
   const char *listen = cfg->listen ? cfg->listen : "127.0.0.1:8081";
   if (split_listen(listen, host, sizeof host, port, sizeof port))
@@ -479,8 +481,8 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   }
   sg__rcu_init(&rt->rcu, first);
 
-  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                           .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+  struct addrinfo hints = {
+      .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
   struct addrinfo *ai = NULL;
   int gai = getaddrinfo(host[0] ? host : "0.0.0.0", port, &hints, &ai);
   if (gai) {
@@ -489,18 +491,15 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   }
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TURBO;
   if (ai->ai_family == AF_INET6) flags |= MHD_USE_IPv6;
-  rt->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, rt,
-                             MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-                             MHD_OPTION_THREAD_POOL_SIZE, rt->cfg.threads,
-                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
-                             /* MHD zeroes a connection's whole memory pool after every
-                              * request (memset of 32 KiB by default, ~6% of the CPU under
-                              * load). 16 KiB still holds a request of ~12 KiB of headers
-                              * (larger: 431), far above what the runtime's requests carry. */
-                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
-                             MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-                             MHD_OPTION_NOTIFY_COMPLETED, on_completed, rt,
-                             MHD_OPTION_END);
+  rt->mhd = MHD_start_daemon(
+      flags, 0, NULL, NULL, on_request, rt, MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+      MHD_OPTION_THREAD_POOL_SIZE, rt->cfg.threads, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30,
+      /* MHD zeroes a connection's whole memory pool after every
+       * request (memset of 32 KiB by default, ~6% of the CPU under
+       * load). 16 KiB still holds a request of ~12 KiB of headers
+       * (larger: 431), far above what the runtime's requests carry. */
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024), MHD_OPTION_LISTEN_BACKLOG_SIZE,
+      (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, rt, MHD_OPTION_END);
   freeaddrinfo(ai);
   if (!rt->mhd) {
     fail("cannot listen", listen);
@@ -514,7 +513,8 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     goto err;
   }
   bool v6 = strchr(host, ':') != NULL;
-  fprintf(stderr, "{\"level\":\"info\",\"msg\":\"runtime listening\",\"url\":\"http://%s%s%s:%u\"}\n",
+  fprintf(stderr,
+          "{\"level\":\"info\",\"msg\":\"runtime listening\",\"url\":\"http://%s%s%s:%u\"}\n",
           v6 ? "[" : "", host[0] ? host : "0.0.0.0", v6 ? "]" : "", rt->port);
   fflush(stderr);
   *out = rt;

@@ -186,7 +186,7 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   l->id = arena_strdup(&s->arena, id);
   l->workspace_id = arena_strdup(&s->arena, jstr(o, "workspaceId"));
   const char *vis = jstr(o, "visibility");
-  l->visibility = !vis                          ? SG__VIS_PRIVATE
+  l->visibility = !vis                         ? SG__VIS_PRIVATE
                   : strcmp(vis, "public") == 0 ? SG__VIS_PUBLIC
                   : strcmp(vis, "shared") == 0 ? SG__VIS_SHARED
                                                : SG__VIS_PRIVATE;
@@ -312,7 +312,8 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
     a->active = jstatus_is(ra->v[i], "active");
     json_t *mq = json_object_get(ra->v[i], "monthlyQuota");
     a->limited = json_is_integer(mq);
-    a->monthly_quota = a->limited && json_integer_value(mq) > 0 ? (uint64_t)json_integer_value(mq) : 0;
+    a->monthly_quota =
+        a->limited && json_integer_value(mq) > 0 ? (uint64_t)json_integer_value(mq) : 0;
     if (!a->id || !sg_edge_id_valid(a->id)) continue;
     a->slot = sg__quota_slot_for(q, a->id);
     if (!a->slot) goto done;
@@ -379,15 +380,15 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
     for (size_t j = 0; j < no; j++) {
       json_t *v = json_array_get(origins, j);
       char canon[SG__ORIGIN_MAX + 1];
-      if (!json_is_string(v) ||
-          sg__origin_canon(json_string_value(v), json_string_length(v), true, canon,
-                           sizeof canon) < 0)
+      if (!json_is_string(v) || sg__origin_canon(json_string_value(v), json_string_length(v), true,
+                                                 canon, sizeof canon) < 0)
         continue;
       if (!(k->origins[k->n_origins] = arena_strdup(&s->arena, canon))) goto done;
       k->n_origins++;
     }
     /* Validity: every record on the chain exists and is active. */
-    bool ok = jstatus_is(o, "active") && k->app && k->app->active && k->list && k->app->workspace_id;
+    bool ok =
+        jstatus_is(o, "active") && k->app && k->app->active && k->list && k->app->workspace_id;
     if (ok) {
       ws_rec wk = {.id = k->app->workspace_id};
       ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
@@ -399,7 +400,8 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
       ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
       ok = !w || w->active;
     }
-    if (ok && (!k->list->workspace_id || strcmp(k->list->workspace_id, k->app->workspace_id) != 0)) {
+    if (ok &&
+        (!k->list->workspace_id || strcmp(k->list->workspace_id, k->app->workspace_id) != 0)) {
       /* Another workspace's list: only shared, and only under an active subscription. */
       char key[2 * SG_EDGE_MAX_ID + 8];
       snprintf(key, sizeof key, "%s\x01%s", k->app->workspace_id, k->list->id);

@@ -99,8 +99,8 @@ sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out);
 /* Page of lists ordered by displayOrder, slug, id, strictly after `after` (NULL: first
  * page; else a [displayOrder, slug, id] array). *more tells whether another page exists. */
-sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
-                          const json_t *after, json_t **data, bool *more);
+sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, const json_t *after,
+                          json_t **data, bool *more);
 /* Applies validated changes (keys: name, visibility, status, queryPolicy, localePolicy,
  * displayOrder) atomically. The two policies may be partial objects: only the members
  * given are written, merged with the current values inside the transaction, so
@@ -126,8 +126,8 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
                             const json_t *item, json_t **out);
 /* Page of a list's items ordered by displayOrder then id, strictly after `after` (NULL:
  * first page; else a [displayOrder, id] array). SG_E_INVALID_LIST as above. */
-sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id,
-                          size_t limit, const json_t *after, json_t **data, bool *more);
+sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id, size_t limit,
+                          const json_t *after, json_t **data, bool *more);
 
 /* Item reads and edits (PATCH / DELETE /lists/{id}/items/{itemId}). SG_E_INVALID_LIST for
  * the list, SG_E_INVALID_ITEM when the list has no such current item. */
@@ -230,13 +230,13 @@ typedef struct {
   char list_id[64];
   char workspace_id[64];
   int64_t number;
-  char state[16];           /* current state (see SG_VERSION_*) */
-  int64_t snapshot_seq;     /* the snapshot: the list's item clock when it was taken */
+  char state[16];       /* current state (see SG_VERSION_*) */
+  int64_t snapshot_seq; /* the snapshot: the list's item clock when it was taken */
   uint64_t item_count;
-  int attempts;             /* pipeline runs started, this one included */
-  char content_hash[80];    /* set once staged */
-  json_t *locale_policy;    /* {defaultLocale, supportedLocales}; owned, free with
-                               sg_store_job_clear */
+  int attempts;          /* pipeline runs started, this one included */
+  char content_hash[80]; /* set once staged */
+  json_t *locale_policy; /* {defaultLocale, supportedLocales}; owned, free with
+                            sg_store_job_clear */
 } sg_version_job;
 
 void sg_store_job_clear(sg_version_job *job);

@@ -29,7 +29,10 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
   bool ok = sqlite3_step(s) == SQLITE_ROW && strcmp(sg__sq_col(s, 0), workspace_id) != 0 &&
             strcmp(sg__sq_col(s, 1), "shared") == 0;
   sqlite3_reset(s);
-  if (!ok) { rc = SG_E_INVALID_LIST; goto end; }
+  if (!ok) {
+    rc = SG_E_INVALID_LIST;
+    goto end;
+  }
   s = sg__sq_prep(st, q_ins);
   if (!s) goto end;
   sg__sq_text(s, 1, id);
@@ -42,8 +45,8 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
 end:
   rc = sg__sq_end(st, rc);
   if (rc == SG_E_OK)
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId",
-                     list_id, "status", "active");
+    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId", list_id,
+                     "status", "active");
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -88,12 +91,17 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
     sqlite3_stmt *s = sg__sq_prep(r, q);
-    if (!s) { rc = SG_E_INTERNAL; break; }
+    if (!s) {
+      rc = SG_E_INTERNAL;
+      break;
+    }
     sg__sq_text(s, 1, ids[i]);
     sg__sq_text(s, 2, workspace_id);
     int step = sqlite3_step(s);
-    if (step == SQLITE_DONE) rc = SG_E_INVALID_LIST;
-    else if (step != SQLITE_ROW) rc = SG_E_INTERNAL;
+    if (step == SQLITE_DONE)
+      rc = SG_E_INVALID_LIST;
+    else if (step != SQLITE_ROW)
+      rc = SG_E_INTERNAL;
     sqlite3_reset(s);
   }
   sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
@@ -137,10 +145,12 @@ sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) 
   sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
   sg_store *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
-  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  if (!s) {
+    rc = SG_E_INTERNAL;
+    goto out;
+  }
   int step = sqlite3_step(s);
-  if (step == SQLITE_ROW && sqlite3_column_bytes(s, 1) == 64 &&
-      strlen(sg__sq_col(s, 0)) < 64) {
+  if (step == SQLITE_ROW && sqlite3_column_bytes(s, 1) == 64 && strlen(sg__sq_col(s, 0)) < 64) {
     snprintf(kid, 64, "%s", sg__sq_col(s, 0));
     memcpy(sk, sqlite3_column_blob(s, 1), 64);
     rc = SG_E_OK;

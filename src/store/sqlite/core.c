@@ -90,13 +90,13 @@ json_t *sg__sq_page_rows(sqlite3_stmt *s, size_t limit, json_t *(*row)(sqlite3_s
 }
 
 void sg__sq_text(sqlite3_stmt *s, int i, const char *v) {
-  if (v) sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
-  else sqlite3_bind_null(s, i);
+  if (v)
+    sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null(s, i);
 }
 
-const char *sg__sq_col(sqlite3_stmt *s, int i) {
-  return (const char *)sqlite3_column_text(s, i);
-}
+const char *sg__sq_col(sqlite3_stmt *s, int i) { return (const char *)sqlite3_column_text(s, i); }
 
 static int migrate(sqlite3 *db, char *err, size_t errsz) {
   sqlite3_stmt *s;

@@ -109,10 +109,12 @@ sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *ite
   sqlite3_clear_bindings(s);
   free(aliases);
   free(locales);
-  if (step != SQLITE_DONE) return ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
+  if (step != SQLITE_DONE)
+    return ext == SQLITE_CONSTRAINT_UNIQUE ? SG_E_DUPLICATE_VALUE : SG_E_INTERNAL;
   if (++imp->in_batch >= STAGE_BATCH) {
     imp->in_batch = 0;
-    if (sqlite3_exec(imp->db, "COMMIT; BEGIN;", NULL, NULL, NULL) != SQLITE_OK) return SG_E_INTERNAL;
+    if (sqlite3_exec(imp->db, "COMMIT; BEGIN;", NULL, NULL, NULL) != SQLITE_OK)
+      return SG_E_INTERNAL;
   }
   return SG_E_OK;
 }
@@ -197,8 +199,8 @@ sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *wor
   attached = sqlite3_step(s) == SQLITE_DONE;
   sqlite3_finalize(s);
   if (!attached ||
-      sqlite3_exec(st->db, "PRAGMA imp.journal_mode=OFF; PRAGMA imp.synchronous=OFF;", NULL,
-                   NULL, NULL) != SQLITE_OK ||
+      sqlite3_exec(st->db, "PRAGMA imp.journal_mode=OFF; PRAGMA imp.synchronous=OFF;", NULL, NULL,
+                   NULL) != SQLITE_OK ||
       sg__sq_begin(st))
     goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);

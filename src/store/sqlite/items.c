@@ -46,7 +46,8 @@ char *sg__sq_json_text(const json_t *v) {
 }
 
 int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock) {
-  static const char q[] = "UPDATE lists SET item_clock=item_clock+1 WHERE id=? RETURNING item_clock";
+  static const char q[] =
+      "UPDATE lists SET item_clock=item_clock+1 WHERE id=? RETURNING item_clock";
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) return -1;
   sg__sq_text(s, 1, list_id);
@@ -137,8 +138,10 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
 fail:
   rc = SG_E_INTERNAL;
 end:
-  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = created;
-  else json_decref(created);
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
+    *out = created;
+  else
+    json_decref(created);
 out:
   pthread_mutex_unlock(&st->mu);
   free(aliases);
@@ -146,8 +149,8 @@ out:
   return rc;
 }
 
-sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id,
-                          size_t limit, const json_t *after, json_t **data, bool *more) {
+sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id, size_t limit,
+                          const json_t *after, json_t **data, bool *more) {
   static const char q_first[] = "SELECT " ITEM_COLS " FROM items WHERE list_id=?1"
                                 " AND to_clock IS NULL ORDER BY display_order, id LIMIT ?2";
   static const char q_after[] =
@@ -268,8 +271,7 @@ static sg_err check_parent(sg_store *st, const char *list_id, const char *item_i
     if (step != SQLITE_ROW) {
       sqlite3_reset(s);
       /* The first hop must exist; a dangling id further up is publish validation's. */
-      return step == SQLITE_DONE ? (depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK)
-                                 : SG_E_INTERNAL;
+      return step == SQLITE_DONE ? (depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK) : SG_E_INTERNAL;
     }
     const char *up = sg__sq_col(s, 0);
     bool top = up == NULL;

@@ -10,9 +10,9 @@
 #include "compiler/normalize.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define LIST_COLS                                                                          \
-  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"         \
-  " default_locale, supported_locales, display_order, active_version_number, created_at,"  \
+#define LIST_COLS                                                                                  \
+  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"                 \
+  " default_locale, supported_locales, display_order, active_version_number, created_at,"          \
   " updated_at, workspace_id, active_content_hash"
 
 static json_t *ts_json(sqlite3_stmt *s, int col) {
@@ -37,8 +37,8 @@ static json_t *row_to_list(sqlite3_stmt *s) {
                                 (json_int_t)sqlite3_column_int64(s, 7)));
   json_t *locales = json_loads(sg__sq_col(s, 9), 0, NULL);
   json_object_set_new(o, "localePolicy",
-                      json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8),
-                                "supportedLocales", locales ? locales : json_array()));
+                      json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8), "supportedLocales",
+                                locales ? locales : json_array()));
   json_object_set_new(o, "displayOrder", json_integer(sqlite3_column_int64(s, 10)));
   json_object_set_new(o, "activeVersionNumber",
                       sqlite3_column_type(s, 11) == SQLITE_NULL
@@ -171,8 +171,8 @@ sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id,
   return rc;
 }
 
-sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit,
-                          const json_t *after, json_t **data, bool *more) {
+sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, const json_t *after,
+                          json_t **data, bool *more) {
   static const char q_first[] = "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
                                 " ORDER BY display_order, slug, id LIMIT ?2";
   static const char q_after[] =
@@ -203,8 +203,9 @@ static bool default_locale_supported(const json_t *lp) {
   const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
   size_t i;
   const json_t *t;
-  json_array_foreach(json_object_get(lp, "supportedLocales"), i, t)
-    if (def && json_is_string(t) && strcasecmp(def, json_string_value(t)) == 0) return true;
+  json_array_foreach(json_object_get(lp, "supportedLocales"), i,
+                     t) if (def && json_is_string(t) &&
+                            strcasecmp(def, json_string_value(t)) == 0) return true;
   return false;
 }
 

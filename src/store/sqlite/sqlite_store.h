@@ -107,7 +107,7 @@ sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *
  * Returns 0 and *clock, or -1. */
 int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock);
 /* The item columns, in the order sg__sq_item_row reads them. */
-#define SG__SQ_ITEM_COLS                                                                   \
+#define SG__SQ_ITEM_COLS                                                                           \
   "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
 /* Builds the API representation of the item row under s (SG__SQ_ITEM_COLS first). */
 json_t *sg__sq_item_row(sqlite3_stmt *s);

@@ -23,8 +23,10 @@ static int exec_write(sg_store *st, const char *sql, const char *const *args, si
   if (s) {
     for (size_t i = 0; i < nargs; i++) sg__sq_text(s, (int)i + 1, args[i]);
     if (i64_at > 0) {
-      if (*i64 >= 0) sqlite3_bind_int64(s, i64_at, *i64);
-      else sqlite3_bind_null(s, i64_at);
+      if (*i64 >= 0)
+        sqlite3_bind_int64(s, i64_at, *i64);
+      else
+        sqlite3_bind_null(s, i64_at);
     }
     changed = sg__sq_run(st, s);
   }
@@ -144,12 +146,15 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
   sg_err rc = SG_E_INVALID_KEY;
   sg_store *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
-  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  if (!s) {
+    rc = SG_E_INTERNAL;
+    goto out;
+  }
   sg__sq_text(s, 1, key_id);
   int step = sqlite3_step(s);
   if (step == SQLITE_ROW) {
-    bool match = sqlite3_column_bytes(s, 0) == 32 &&
-                 sg_ct_equal(sqlite3_column_blob(s, 0), digest, 32);
+    bool match =
+        sqlite3_column_bytes(s, 0) == 32 && sg_ct_equal(sqlite3_column_blob(s, 0), digest, 32);
     bool active = strcmp(sg__sq_col(s, 1), "active") == 0 &&
                   strcmp(sg__sq_col(s, 3), "active") == 0 &&
                   strcmp(sg__sq_col(s, 5), "active") == 0;
@@ -174,11 +179,14 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   sg_err rc = SG_E_NOT_FOUND;
   sg_store *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
-  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  if (!s) {
+    rc = SG_E_INTERNAL;
+    goto out;
+  }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = json_pack("{s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId",
-                     sg__sq_col(s, 1), "status", sg__sq_col(s, 2), "monthlyQuota",
+    *out = json_pack("{s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId", sg__sq_col(s, 1),
+                     "status", sg__sq_col(s, 2), "monthlyQuota",
                      sqlite3_column_type(s, 3) == SQLITE_NULL
                          ? json_null()
                          : json_integer(sqlite3_column_int64(s, 3)));
@@ -195,7 +203,10 @@ sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   sg_err rc = SG_E_NOT_FOUND;
   sg_store *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
-  if (!s) { rc = SG_E_INTERNAL; goto out; }
+  if (!s) {
+    rc = SG_E_INTERNAL;
+    goto out;
+  }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
     *out = simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
@@ -244,7 +255,10 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
     ok = own || shared;
   }
   sqlite3_reset(s);
-  if (!ok) { rc = SG_E_INVALID_LIST; goto end; }
+  if (!ok) {
+    rc = SG_E_INVALID_LIST;
+    goto end;
+  }
   s = sg__sq_prep(st, q_ins);
   if (!s) goto end;
   sg__sq_text(s, 1, id);
@@ -258,7 +272,8 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
   if (step == SQLITE_DONE) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
-  if (rc == SG_E_OK) *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
+  if (rc == SG_E_OK)
+    *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
 out:
   pthread_mutex_unlock(&st->mu);
   free(enc);
@@ -277,7 +292,10 @@ sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **ou
   sqlite3_stmt *s = sg__sq_prep(st, q_up);
   if (!s) goto end;
   sg__sq_text(s, 1, id);
-  if (sqlite3_step(s) != SQLITE_DONE) { sqlite3_reset(s); goto end; }
+  if (sqlite3_step(s) != SQLITE_DONE) {
+    sqlite3_reset(s);
+    goto end;
+  }
   sqlite3_reset(s);
   s = sg__sq_prep(st, q_get);
   if (!s) goto end;
@@ -293,8 +311,10 @@ sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **ou
   sqlite3_reset(s);
   rc = SG_E_OK;
 end:
-  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = rec;
-  else json_decref(rec);
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
+    *out = rec;
+  else
+    json_decref(rec);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;

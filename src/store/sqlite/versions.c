@@ -13,8 +13,8 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define VERSION_COLS                                                                       \
-  "version_number, state, content_hash, item_count, validation_errors, created_at,"        \
+#define VERSION_COLS                                                                               \
+  "version_number, state, content_hash, item_count, validation_errors, created_at,"                \
   " activated_at, failure_reason"
 
 static bool has_artifact(const char *state) {
@@ -118,8 +118,10 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
   if (sg__sq_run(st, s) != 1) goto end;
   if (load_version(st, list_id, number, &version) == SG_E_OK) rc = SG_E_OK;
 end:
-  if ((rc = sg__sq_end(st, rc)) == SG_E_OK) *out = version;
-  else json_decref(version);
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
+    *out = version;
+  else
+    json_decref(version);
 out:
   pthread_mutex_unlock(&st->mu);
   free(policy);
@@ -356,8 +358,10 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
   int step = sqlite3_step(s);
   if (step == SQLITE_ROW) {
     bool staged = strcmp(sg__sq_col(s, 0), SG_VERSION_STAGED) == 0 && sg__sq_col(s, 1);
-    if (staged) snprintf(hash, sizeof hash, "%s", sg__sq_col(s, 1));
-    else rc = SG_E_PRECONDITION_FAILED;
+    if (staged)
+      snprintf(hash, sizeof hash, "%s", sg__sq_col(s, 1));
+    else
+      rc = SG_E_PRECONDITION_FAILED;
   } else if (step == SQLITE_DONE) {
     rc = SG_E_NOT_FOUND;
   }
@@ -392,8 +396,7 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
     sqlite3_bind_int64(s, 2, number);
     if (sg__sq_run(st, s) != 1) goto end;
   }
-  if (!list_out || sg__sq_list_load(st, workspace_id, list_id, list_out) == SG_E_OK)
-    rc = SG_E_OK;
+  if (!list_out || sg__sq_list_load(st, workspace_id, list_id, list_out) == SG_E_OK) rc = SG_E_OK;
 end:
   if ((rc = sg__sq_end(st, rc)) == SG_E_OK) {
     *activated = newer;
@@ -429,10 +432,9 @@ static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t ma
 }
 
 sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
-  static const char q[] =
-      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-      " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
-      " ORDER BY v.rowid LIMIT ?1";
+  static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+                          " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+                          " ORDER BY v.rowid LIMIT ?1";
   return refs(st, q, out, max, n);
 }
 

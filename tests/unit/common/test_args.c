@@ -11,11 +11,8 @@
 #include "common/args.h"
 
 static const sg_flag_spec specs[] = {
-    {"data-dir", true, false},
-    {"origin", true, true},
-    {"verbose", false, false},
-    {"monthly-quota", true, false},
-    {NULL, false, false},
+    {"data-dir", true, false},      {"origin", true, true}, {"verbose", false, false},
+    {"monthly-quota", true, false}, {NULL, false, false},
 };
 
 static int parse(sg_args *a, char **argv, int argc, char *err) {

@@ -15,8 +15,14 @@ static uint8_t pk1[32], sk1[64], pk2[32], sk2[64];
 
 static bool lookup(const char *kid, uint8_t pk[32], void *ctx) {
   (void)ctx;
-  if (strcmp(kid, "k1") == 0) { memcpy(pk, pk1, 32); return true; }
-  if (strcmp(kid, "k2") == 0) { memcpy(pk, pk2, 32); return true; }
+  if (strcmp(kid, "k1") == 0) {
+    memcpy(pk, pk1, 32);
+    return true;
+  }
+  if (strcmp(kid, "k2") == 0) {
+    memcpy(pk, pk2, 32);
+    return true;
+  }
   return false;
 }
 
@@ -142,8 +148,8 @@ static void test_alg_none_and_hs256_rejected(void **state) {
 
 static void test_malformed(void **state) {
   (void)state;
-  const char *bad[] = {"", ".", "..", "a.b.c", "a.b.c.d", "e30.e30.e30", "!!!.###.$$$",
-                       "eyJhbGciOiJFZERTQSJ9"};
+  const char *bad[] = {"",        ".",           "..",          "a.b.c",
+                       "a.b.c.d", "e30.e30.e30", "!!!.###.$$$", "eyJhbGciOiJFZERTQSJ9"};
   sg_jwt_claims c;
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_int_not_equal(verify(bad[i], 2000, &c), SG_JWT_OK);

@@ -20,8 +20,10 @@ typedef struct {
 static int record(void *ctx, size_t index, const char *line, size_t n, bool too_long) {
   seen *s = ctx;
   char one[256];
-  if (too_long) snprintf(one, sizeof one, "%zu:TOO_LONG|", index);
-  else snprintf(one, sizeof one, "%zu:%.*s|", index, (int)n, line);
+  if (too_long)
+    snprintf(one, sizeof one, "%zu:TOO_LONG|", index);
+  else
+    snprintf(one, sizeof one, "%zu:%.*s|", index, (int)n, line);
   strncat(s->out, one, sizeof s->out - strlen(s->out) - 1);
   return (int)index == s->stop_at ? 7 : 0;
 }
@@ -45,7 +47,8 @@ static void test_every_chunking_gives_the_same_lines(void **state) {
   const char *text = "{\"a\":1}\n\n  \t\n{\"b\":2}\r\n{\"c\":3}";
   const char *want = "0:{\"a\":1}|3:{\"b\":2}|4:{\"c\":3}|";
   seen s;
-  for (size_t step = 0; step <= strlen(text); step++) assert_string_equal(split(text, step, 64, &s), want);
+  for (size_t step = 0; step <= strlen(text); step++)
+    assert_string_equal(split(text, step, 64, &s), want);
 }
 
 static void test_line_cap(void **state) {

@@ -18,14 +18,14 @@ static void test_utf8_valid(void **state) {
   (void)state;
   VALID("");
   VALID("plain ascii ~");
-  VALID("\xc2\x80");                  /* U+0080, smallest 2-byte */
-  VALID("\xdf\xbf");                  /* U+07FF */
-  VALID("\xe0\xa0\x80");              /* U+0800, smallest 3-byte */
-  VALID("\xed\x9f\xbf");              /* U+D7FF, just below the surrogates */
-  VALID("\xee\x80\x80");              /* U+E000, just above them */
-  VALID("\xef\xbf\xbf");              /* U+FFFF */
-  VALID("\xf0\x90\x80\x80");          /* U+10000, smallest 4-byte */
-  VALID("\xf4\x8f\xbf\xbf");          /* U+10FFFF, the last code point */
+  VALID("\xc2\x80");         /* U+0080, smallest 2-byte */
+  VALID("\xdf\xbf");         /* U+07FF */
+  VALID("\xe0\xa0\x80");     /* U+0800, smallest 3-byte */
+  VALID("\xed\x9f\xbf");     /* U+D7FF, just below the surrogates */
+  VALID("\xee\x80\x80");     /* U+E000, just above them */
+  VALID("\xef\xbf\xbf");     /* U+FFFF */
+  VALID("\xf0\x90\x80\x80"); /* U+10000, smallest 4-byte */
+  VALID("\xf4\x8f\xbf\xbf"); /* U+10FFFF, the last code point */
   VALID("S\xc3\xa3o Paulo \xf0\x9f\x98\x80");
 }
 
@@ -42,10 +42,10 @@ static void test_utf8_overlongs(void **state) {
 
 static void test_utf8_surrogates_and_range(void **state) {
   (void)state;
-  INVALID("\xed\xa0\x80"); /* U+D800 */
-  INVALID("\xed\xbf\xbf"); /* U+DFFF */
+  INVALID("\xed\xa0\x80");             /* U+D800 */
+  INVALID("\xed\xbf\xbf");             /* U+DFFF */
   INVALID("\xed\xa0\xbd\xed\xb8\x80"); /* CESU-8 pair */
-  INVALID("\xf4\x90\x80\x80"); /* U+110000 */
+  INVALID("\xf4\x90\x80\x80");         /* U+110000 */
   INVALID("\xf5\x80\x80\x80");
   INVALID("\xf8\x88\x80\x80\x80"); /* 5-byte form */
   INVALID("\xfc\x84\x80\x80\x80\x80");
@@ -59,9 +59,10 @@ static void test_utf8_truncated_and_stray(void **state) {
   INVALID("abc\xc3");
   INVALID("\xe2\x82");
   INVALID("\xf0\x9f\x98");
-  INVALID("\x80");          /* stray continuation */
-  INVALID("a\xbf" "b");
-  INVALID("\xc3\x28");      /* lead byte followed by ASCII */
+  INVALID("\x80"); /* stray continuation */
+  INVALID("a\xbf"
+          "b");
+  INVALID("\xc3\x28"); /* lead byte followed by ASCII */
   INVALID("\xe2\x28\xa1");
   INVALID("\xf0\x28\x8c\x28");
   /* Truncation by the length argument, not by the string. */
@@ -119,16 +120,32 @@ static void test_parse_i64(void **state) {
   assert_true(parsed("-9223372036854775808", INT64_MIN, INT64_MAX, &rc) == INT64_MIN);
   assert_int_equal(rc, 0);
   /* Overflow in every shape. */
-  static const char *const overflow[] = {
-      "9223372036854775808", "-9223372036854775809", "18446744073709551615",
-      "18446744073709551616", "99999999999999999999999999", "-99999999999999999999999", NULL};
+  static const char *const overflow[] = {"9223372036854775808",
+                                         "-9223372036854775809",
+                                         "18446744073709551615",
+                                         "18446744073709551616",
+                                         "99999999999999999999999999",
+                                         "-99999999999999999999999",
+                                         NULL};
   for (const char *const *p = overflow; *p; p++) {
     parsed(*p, INT64_MIN, INT64_MAX, &rc);
     assert_int_equal(rc, -1);
   }
   /* Not a whole decimal integer. */
-  static const char *const junk[] = {"", "-", "+1", " 1", "1 ", "1a", "abc", "0x10", "1e3",
-                                     "1.0", "--1", "1-", "\xd9\xa1" /* Arabic-Indic 1 */, NULL};
+  static const char *const junk[] = {"",
+                                     "-",
+                                     "+1",
+                                     " 1",
+                                     "1 ",
+                                     "1a",
+                                     "abc",
+                                     "0x10",
+                                     "1e3",
+                                     "1.0",
+                                     "--1",
+                                     "1-",
+                                     "\xd9\xa1" /* Arabic-Indic 1 */,
+                                     NULL};
   for (const char *const *p = junk; *p; p++) {
     parsed(*p, INT64_MIN, INT64_MAX, &rc);
     assert_int_equal(rc, -1);

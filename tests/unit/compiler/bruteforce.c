@@ -36,7 +36,10 @@ sgt_bf *sgt_bf_new(const sg_compile_item *items, size_t n, const char *tag) {
   sgt_bf *bf = calloc(1, sizeof *bf);
   if (!bf) return NULL;
   bf->items = calloc(n ? n : 1, sizeof *bf->items);
-  if (!bf->items) { free(bf); return NULL; }
+  if (!bf->items) {
+    free(bf);
+    return NULL;
+  }
   bf->n = n;
   for (size_t i = 0; i < n; i++) {
     const sg_compile_item *it = &items[i];
@@ -57,9 +60,15 @@ sgt_bf *sgt_bf_new(const sg_compile_item *items, size_t n, const char *tag) {
     b->display = dv;
     b->aliases = calloc(nal ? nal : 1, sizeof *b->aliases);
     b->n_aliases = nal;
-    if (!b->aliases || norm(dv, &b->dv)) { sgt_bf_free(bf); return NULL; }
+    if (!b->aliases || norm(dv, &b->dv)) {
+      sgt_bf_free(bf);
+      return NULL;
+    }
     for (size_t a = 0; a < nal; a++)
-      if (norm(al[a], &b->aliases[a])) { sgt_bf_free(bf); return NULL; }
+      if (norm(al[a], &b->aliases[a])) {
+        sgt_bf_free(bf);
+        return NULL;
+      }
   }
   return bf;
 }

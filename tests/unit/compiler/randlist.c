@@ -6,13 +6,69 @@
 
 const char *const sgt_locales[3] = {"en", "fr", "de-CH"};
 
-static const char *const words[] = {
-    "san", "santa", "sant", "saint", "jose", "José", "JOSÉ", "julià", "lòria", "new", "york",
-    "newark", "Straße", "strasse", "東京", "東京都", "北京", "🍕", "❤️", "café", "cafe", "CAFÉ",
-    "zürich", "zurich", "ÅNGSTRÖM", "a", "ab", "abc", "abcd", "abd", "x", "xy", "de", "la",
-    "del", "o'neil", "rock&roll", "ﬁle", "①②", "İstanbul", "σίσυφος", "ΣΊΣΥΦΟΣ", "한국어",
-    "한국", "naïve", "naive", "e\xcc\x81t\xc3\xa9", "2024", "10", "1", "Ǆemal", "ß", "ss",
-    "s", "sa", "spring", "springfield", "ab12", "a-b", "mañana", "manana", "北", "日本"};
+static const char *const words[] = {"san",
+                                    "santa",
+                                    "sant",
+                                    "saint",
+                                    "jose",
+                                    "José",
+                                    "JOSÉ",
+                                    "julià",
+                                    "lòria",
+                                    "new",
+                                    "york",
+                                    "newark",
+                                    "Straße",
+                                    "strasse",
+                                    "東京",
+                                    "東京都",
+                                    "北京",
+                                    "🍕",
+                                    "❤️",
+                                    "café",
+                                    "cafe",
+                                    "CAFÉ",
+                                    "zürich",
+                                    "zurich",
+                                    "ÅNGSTRÖM",
+                                    "a",
+                                    "ab",
+                                    "abc",
+                                    "abcd",
+                                    "abd",
+                                    "x",
+                                    "xy",
+                                    "de",
+                                    "la",
+                                    "del",
+                                    "o'neil",
+                                    "rock&roll",
+                                    "ﬁle",
+                                    "①②",
+                                    "İstanbul",
+                                    "σίσυφος",
+                                    "ΣΊΣΥΦΟΣ",
+                                    "한국어",
+                                    "한국",
+                                    "naïve",
+                                    "naive",
+                                    "e\xcc\x81t\xc3\xa9",
+                                    "2024",
+                                    "10",
+                                    "1",
+                                    "Ǆemal",
+                                    "ß",
+                                    "ss",
+                                    "s",
+                                    "sa",
+                                    "spring",
+                                    "springfield",
+                                    "ab12",
+                                    "a-b",
+                                    "mañana",
+                                    "manana",
+                                    "北",
+                                    "日本"};
 static const char *const seps[] = {" ", "  ", "-", ", ", ". ", "/", " & ", " 🍕 ", "_", ":"};
 
 uint64_t sgt_rand(uint64_t *s) {
@@ -41,8 +97,11 @@ const char *sgt_list_text(sgt_list *l, uint64_t *st, size_t max_words) {
   size_t nw = 1 + sgt_rand_below(st, max_words);
   if (sgt_rand_below(st, 8) == 0) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", "¡");
   for (size_t w = 0; w < nw; w++) {
-    if (w) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", seps[sgt_rand_below(st, sizeof seps / sizeof *seps)]);
-    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", words[sgt_rand_below(st, sizeof words / sizeof *words)]);
+    if (w)
+      o += (size_t)snprintf(buf + o, sizeof buf - o, "%s",
+                            seps[sgt_rand_below(st, sizeof seps / sizeof *seps)]);
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s",
+                          words[sgt_rand_below(st, sizeof words / sizeof *words)]);
   }
   if (sgt_rand_below(st, 8) == 0) o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", "!?");
   return track(l, strdup(buf));

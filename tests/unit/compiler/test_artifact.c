@@ -138,8 +138,9 @@ static void test_fragments_and_locales(void **s) {
   sg_query_result r;
   sg_artifact_query(a, 0, "bale", 4, &r);
   assert_int_equal(r.n, 1);
-  const char *want = "{\"itemId\":\"itm_bs\",\"value\":\"BS\",\"displayValue\":\"Bâle \\\"ville\\\"\","
-                     "\"ancestors\":[{\"itemId\":\"itm_ch\",\"value\":\"CH\",\"displayValue\":\"Switzerland\"}]}";
+  const char *want =
+      "{\"itemId\":\"itm_bs\",\"value\":\"BS\",\"displayValue\":\"Bâle \\\"ville\\\"\","
+      "\"ancestors\":[{\"itemId\":\"itm_ch\",\"value\":\"CH\",\"displayValue\":\"Switzerland\"}]}";
   assert_int_equal(r.items[0].len, strlen(want));
   assert_memory_equal(r.items[0].json, want, strlen(want));
   sg_artifact_query(a, 1, "swi", 3, &r);
@@ -235,9 +236,10 @@ static void test_random_corruption(void **s) {
     size_t flips = 1 + sgt_rand_below(&st, 4);
     for (size_t f = 0; f < flips; f++) {
       /* Half the flips hit the header and locale records, where the offsets live. */
-      size_t pos = sgt_rand_below(&st, 2) ? sgt_rand_below(&st, 72 + 3 * 72) : sgt_rand_below(&st, out.len);
+      size_t pos =
+          sgt_rand_below(&st, 2) ? sgt_rand_below(&st, 72 + 3 * 72) : sgt_rand_below(&st, out.len);
       cp[pos] = (char)(sgt_rand_below(&st, 3) == 0 ? cp[pos] ^ (char)(1u << sgt_rand_below(&st, 8))
-                                                    : (char)sgt_rand(&st));
+                                                   : (char)sgt_rand(&st));
     }
     sg_artifact *a;
     if (sg_artifact_open_mem(cp, out.len, &a) == 0) {

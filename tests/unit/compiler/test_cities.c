@@ -29,7 +29,8 @@ static const char *dataset_path(void) {
 }
 
 static int cmp_rank_desc(const void *a, const void *b) {
-  const sg_compile_item *x = *(const sg_compile_item *const *)a, *y = *(const sg_compile_item *const *)b;
+  const sg_compile_item *x = *(const sg_compile_item *const *)a,
+                        *y = *(const sg_compile_item *const *)b;
   return x->rank > y->rank ? -1 : x->rank < y->rank;
 }
 

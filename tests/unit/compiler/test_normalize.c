@@ -14,7 +14,8 @@
 static void expect(const char *in, const char *want) {
   char out[256];
   long n = sg_normalize_into(in, strlen(in), out, sizeof out);
-  if (n < 0 || strcmp(out, want) != 0) fail_msg("normalize(%s) = %s (%ld), want %s", in, n >= 0 ? out : "", n, want);
+  if (n < 0 || strcmp(out, want) != 0)
+    fail_msg("normalize(%s) = %s (%ld), want %s", in, n >= 0 ? out : "", n, want);
   assert_int_equal((size_t)n, strlen(want));
   char *h;
   size_t hl;
@@ -54,7 +55,9 @@ static void test_punctuation_runs(void **s) {
   expect("!!!", "");
   expect("", "");
   expect("\t\na\r\n", "a");
-  expect("a\xc2\xa0" "b", "a b"); /* NBSP */
+  expect("a\xc2\xa0"
+         "b",
+         "a b"); /* NBSP */
 }
 
 static void test_cjk_hangul_emoji(void **s) {
@@ -72,7 +75,7 @@ static void test_invalid_utf8(void **s) {
   assert_int_equal(sg_normalize_into("bad\xff", 4, out, sizeof out), -1);
   assert_int_equal(sg_normalize_into("\xc3", 1, out, sizeof out), -1);
   assert_int_equal(sg_normalize_into("\xed\xa0\x80", 3, out, sizeof out), -1); /* surrogate */
-  assert_int_equal(sg_normalize_into("\xc0\xaf", 2, out, sizeof out), -1); /* overlong */
+  assert_int_equal(sg_normalize_into("\xc0\xaf", 2, out, sizeof out), -1);     /* overlong */
   char *h;
   size_t hl;
   assert_int_equal(sg_normalize("x\xfe", 2, &h, &hl), -1);

@@ -86,7 +86,8 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts) {
     for (size_t q = 0; q < n_texts && n; q++) {
       const sg_compile_item *it = &l.items[sgt_rand_below(&st, n)];
       const char *text = it->display_value;
-      if (it->n_aliases && sgt_rand_below(&st, 2)) text = it->aliases[sgt_rand_below(&st, it->n_aliases)];
+      if (it->n_aliases && sgt_rand_below(&st, 2))
+        text = it->aliases[sgt_rand_below(&st, it->n_aliases)];
       for (size_t k = 0; k < it->n_locales; k++)
         if (strcmp(it->locales[k].locale, sgt_locales[loc]) == 0 && it->locales[k].display_value)
           text = it->locales[k].display_value;

@@ -32,7 +32,8 @@ static void expect_errors(const sg_compile_item *items, size_t n, const sg_compi
   for (size_t i = 0; i < e.n; i++) {
     char got[160];
     snprintf(got, sizeof got, "%s %s", e.v[i].item_id ? e.v[i].item_id : "-", e.v[i].reason);
-    if (i >= nw || strcmp(got, want[i]) != 0) fail_msg("error %zu: got '%s', want '%s'", i, got, i < nw ? want[i] : "(none)");
+    if (i >= nw || strcmp(got, want[i]) != 0)
+      fail_msg("error %zu: got '%s', want '%s'", i, got, i < nw ? want[i] : "(none)");
     assert_non_null(e.v[i].message);
     assert_non_null(e.v[i].path);
   }
@@ -60,14 +61,13 @@ static void test_duplicate_value_exact_bytes(void **s) {
 static void test_parents(void **s) {
   (void)s;
   sg_compile_item it[] = {
-      item("itm_1", "1", "itm_nope"), /* unknown */
-      item("itm_2", "2", "itm_3"),    /* cycle 2 -> 3 -> 2 */
-      item("itm_3", "3", "itm_2"),
-      item("itm_4", "4", "itm_4"),    /* self cycle */
-      item("itm_5", "5", "itm_2"),    /* leads into a cycle */
+      item("itm_1", "1", "itm_nope"),                              /* unknown */
+      item("itm_2", "2", "itm_3"),                                 /* cycle 2 -> 3 -> 2 */
+      item("itm_3", "3", "itm_2"),    item("itm_4", "4", "itm_4"), /* self cycle */
+      item("itm_5", "5", "itm_2"),                                 /* leads into a cycle */
   };
   const char *want[] = {"itm_1 unknown_parent", "itm_2 parent_cycle", "itm_3 parent_cycle",
-                        "itm_4 parent_cycle", "itm_5 parent_cycle", NULL};
+                        "itm_4 parent_cycle",   "itm_5 parent_cycle", NULL};
   expect_errors(it, 5, &opts, want);
 }
 
@@ -106,7 +106,8 @@ static void test_order_independent(void **s) {
   sg_compile_item a[] = {item("itm_x", "X", "itm_q"), item("itm_y", "X", NULL),
                          item("itm_z", "Z", "itm_z")};
   sg_compile_item b[] = {a[2], a[0], a[1]};
-  const char *want[] = {"itm_x unknown_parent", "itm_y duplicate_value", "itm_z parent_cycle", NULL};
+  const char *want[] = {"itm_x unknown_parent", "itm_y duplicate_value", "itm_z parent_cycle",
+                        NULL};
   expect_errors(a, 3, &opts, want);
   expect_errors(b, 3, &opts, want);
 }
@@ -130,7 +131,7 @@ static void test_error_cap(void **s) {
   (void)s;
   size_t n = 2500;
   sg_compile_item *it = calloc(n, sizeof *it);
-  char (*ids)[16] = calloc(n, 16);
+  char(*ids)[16] = calloc(n, 16);
   for (size_t i = 0; i < n; i++) {
     snprintf(ids[i], 16, "itm_%05zu", i);
     it[i] = item(ids[i], "same", NULL);
@@ -145,10 +146,14 @@ static void test_error_cap(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_valid),          cmocka_unit_test(test_duplicate_value_exact_bytes),
-      cmocka_unit_test(test_parents),        cmocka_unit_test(test_depth),
-      cmocka_unit_test(test_locales_and_limit), cmocka_unit_test(test_order_independent),
-      cmocka_unit_test(test_invalid_text_and_duplicate_id), cmocka_unit_test(test_error_cap),
+      cmocka_unit_test(test_valid),
+      cmocka_unit_test(test_duplicate_value_exact_bytes),
+      cmocka_unit_test(test_parents),
+      cmocka_unit_test(test_depth),
+      cmocka_unit_test(test_locales_and_limit),
+      cmocka_unit_test(test_order_independent),
+      cmocka_unit_test(test_invalid_text_and_duplicate_id),
+      cmocka_unit_test(test_error_cap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include "common/util.h"
 #include "control/cursor.h"
 
-static const uint8_t secret[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+static const uint8_t secret[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
                                    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
 static json_t *sample_key(void) { return json_pack("[i,s,s]", 7, "cities", "lst_abc"); }
@@ -33,8 +33,8 @@ static void test_round_trip(void **state) {
   assert_non_null(c);
   /* URL-safe: nothing that needs escaping in a query string. */
   for (const char *p = c; *p; p++)
-    assert_true((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
-                (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.');
+    assert_true((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+                *p == '-' || *p == '_' || *p == '.');
   json_t *back = sg_cursor_decode(secret, "lists:wsp_1", c);
   assert_non_null(back);
   assert_true(json_equal(back, k));
@@ -122,11 +122,24 @@ static void test_wrong_scope(void **state) {
 static void test_garbage(void **state) {
   (void)state;
   static const char *const bad[] = {
-      "",          ".",          "abc",        "abc.",      ".abc",       "!!!!.????",
-      "a.b.c",     "%00.%00",    "\xff\xfe.x", "e30.e30",   "W10.AAAAAAAAAAAAAAAAAAAAAA",
-      "....",      " ",          "e30",        NULL,
+      "",
+      ".",
+      "abc",
+      "abc.",
+      ".abc",
+      "!!!!.????",
+      "a.b.c",
+      "%00.%00",
+      "\xff\xfe.x",
+      "e30.e30",
+      "W10.AAAAAAAAAAAAAAAAAAAAAA",
+      "....",
+      " ",
+      "e30",
+      NULL,
   };
-  for (const char *const *p = bad; *p; p++) assert_null(sg_cursor_decode(secret, "lists:wsp_1", *p));
+  for (const char *const *p = bad; *p; p++)
+    assert_null(sg_cursor_decode(secret, "lists:wsp_1", *p));
 }
 
 static void test_empty_key_round_trip(void **state) {
@@ -165,8 +178,14 @@ static void test_signed_but_malformed_payloads(void **state) {
   assert_non_null(ok);
   json_decref(ok);
   static const char *const bad[] = {
-      "{\"a\":1}", "\"lists:wsp_1\"", "[1,\"lists:wsp_1\"]", "[]", "not json", "[\"lists:wsp_1\"",
-      "null", NULL,
+      "{\"a\":1}",
+      "\"lists:wsp_1\"",
+      "[1,\"lists:wsp_1\"]",
+      "[]",
+      "not json",
+      "[\"lists:wsp_1\"",
+      "null",
+      NULL,
   };
   for (const char *const *p = bad; *p; p++) {
     sign_raw(*p, c, sizeof c);

@@ -26,7 +26,7 @@ static bool has_path(const json_t *fields, const char *path) {
   size_t i;
   const json_t *f;
   json_array_foreach(fields, i, f) if (strcmp(json_string_value(json_object_get(f, "path")),
-                                               path) == 0) return true;
+                                              path) == 0) return true;
   return false;
 }
 
@@ -55,7 +55,8 @@ static void test_defaults(void **state) {
 
   /* null means absent. */
   out = check("{\"value\":\"a\",\"displayValue\":null,\"aliases\":null,\"rank\":null,"
-              "\"parentId\":null,\"locales\":null,\"displayOrder\":null}", &fields);
+              "\"parentId\":null,\"locales\":null,\"displayOrder\":null}",
+              &fields);
   assert_non_null(out);
   assert_string_equal(json_string_value(json_object_get(out, "displayValue")), "a");
   json_decref(out);
@@ -66,14 +67,15 @@ static void test_full(void **state) {
   json_t *out = check("{\"value\":\"Paris\",\"displayValue\":\"P\",\"aliases\":[\"x\",\"y\"],"
                       "\"rank\":-4,\"parentId\":\"itm_1\",\"displayOrder\":9,"
                       "\"locales\":{\"fr\":{\"displayValue\":\"Pa\",\"aliases\":[]},"
-                      "\"zh-Hant-TW\":{}}}", &fields);
+                      "\"zh-Hant-TW\":{}}}",
+                      &fields);
   assert_non_null(out);
   assert_int_equal(json_integer_value(json_object_get(out, "rank")), -4);
   assert_string_equal(json_string_value(json_object_get(out, "parentId")), "itm_1");
   json_t *loc = json_object_get(out, "locales");
   assert_int_equal(json_object_size(loc), 2);
-  assert_string_equal(json_string_value(json_object_get(json_object_get(loc, "fr"),
-                                                        "displayValue")), "Pa");
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(loc, "fr"), "displayValue")), "Pa");
   json_decref(out);
 }
 
@@ -140,9 +142,8 @@ static void test_bcp47(void **state) {
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_defaults), cmocka_unit_test(test_full),
-      cmocka_unit_test(test_errors),   cmocka_unit_test(test_sizes),
-      cmocka_unit_test(test_bcp47),
+      cmocka_unit_test(test_defaults), cmocka_unit_test(test_full),  cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_sizes),    cmocka_unit_test(test_bcp47),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

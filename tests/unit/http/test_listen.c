@@ -26,9 +26,12 @@ static void test_invalid(void **state) {
   (void)state;
   char host[16];
   unsigned port;
-  static const char *const bad[] = {"", "host", ":80", "h:", "h:65536", "h:-1", "h:abc",
-                                    "h:80x", "h: 80", "averyveryverylonghostname:80", NULL};
-  for (const char *const *p = bad; *p; p++) assert_int_equal(sg_parse_listen(*p, host, sizeof host, &port), -1);
+  static const char *const bad[] = {
+      "",     "host",  ":80",   "h:",    "h:65536",
+      "h:-1", "h:abc", "h:80x", "h: 80", "averyveryverylonghostname:80",
+      NULL};
+  for (const char *const *p = bad; *p; p++)
+    assert_int_equal(sg_parse_listen(*p, host, sizeof host, &port), -1);
 }
 
 int main(void) {

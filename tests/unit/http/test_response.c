@@ -52,10 +52,14 @@ static void test_every_error_has_the_full_body(void **state) {
     json_t *d = json_object_get(b, "details");
     assert_true(json_is_object(d));
     const char *reason = sg_err_reason((sg_err)e);
-    if (reason) assert_string_equal(json_string_value(json_object_get(d, "reason")), reason);
-    else assert_int_equal(json_object_size(d), 0);
-    if (e == SG_E_INVALID_KEY) assert_string_equal(header(&r, "WWW-Authenticate"), "Bearer");
-    else assert_null(header(&r, "WWW-Authenticate"));
+    if (reason)
+      assert_string_equal(json_string_value(json_object_get(d, "reason")), reason);
+    else
+      assert_int_equal(json_object_size(d), 0);
+    if (e == SG_E_INVALID_KEY)
+      assert_string_equal(header(&r, "WWW-Authenticate"), "Bearer");
+    else
+      assert_null(header(&r, "WWW-Authenticate"));
     if (e == SG_E_RATE_LIMITED) assert_string_equal(header(&r, "retry-after"), "60");
     json_decref(b);
     resp_free(&r);
@@ -77,8 +81,10 @@ static void test_invalid_fields(void **state) {
   json_t *b = json_loads(r.body.data, 0, NULL);
   json_t *fields = json_object_get(json_object_get(b, "details"), "fields");
   assert_int_equal(json_array_size(fields), 2);
-  assert_string_equal(json_string_value(json_object_get(json_array_get(fields, 0), "path")), "limit");
-  assert_string_equal(json_string_value(json_object_get(json_array_get(fields, 1), "path")), "cursor");
+  assert_string_equal(json_string_value(json_object_get(json_array_get(fields, 0), "path")),
+                      "limit");
+  assert_string_equal(json_string_value(json_object_get(json_array_get(fields, 1), "path")),
+                      "cursor");
   json_decref(b);
   resp_free(&r);
   /* No fields at all still gives an (empty) array, never a missing member. */

@@ -15,7 +15,7 @@
 
 static void test_month(void **state) {
   assert_int_equal(sg__utc_month(0), 1970 * 12);
-  assert_int_equal(sg__utc_month(1795318024), 2026 * 12 + 10); /* 2026-11 */
+  assert_int_equal(sg__utc_month(1795318024), 2026 * 12 + 10);     /* 2026-11 */
   assert_int_equal(sg__utc_month(1796083200 - 1), 2026 * 12 + 10); /* 2026-11-30T23:59:59Z */
   assert_int_equal(sg__utc_month(1796083200), 2026 * 12 + 11);     /* 2026-12-01T00:00:00Z */
 }

@@ -10,9 +10,9 @@
 
 #include "runtime/rt.h"
 
-#define OK_BODY                                                                            \
-  "{\"key\":\"pk_x\",\"selectionId\":\"123E4567-e89b-12d3-a456-426614174000\","            \
-  "\"queryRequestId\":\"req_1\",\"listId\":\"lst_1\",\"itemId\":\"itm_1\",\"position\":3," \
+#define OK_BODY                                                                                    \
+  "{\"key\":\"pk_x\",\"selectionId\":\"123E4567-e89b-12d3-a456-426614174000\","                    \
+  "\"queryRequestId\":\"req_1\",\"listId\":\"lst_1\",\"itemId\":\"itm_1\",\"position\":3,"         \
   "\"query\":\"an\",\"extra\":{\"ignored\":true}}"
 
 static const char *parse_bad_field(const char *body) {
@@ -41,12 +41,18 @@ static void test_valid(void **state) {
 }
 
 static void test_position(void **state) {
-#define FMT                                                                                \
-  "{\"key\":\"k\",\"selectionId\":\"123e4567-e89b-12d3-a456-426614174000\","                  \
+#define FMT                                                                                        \
+  "{\"key\":\"k\",\"selectionId\":\"123e4567-e89b-12d3-a456-426614174000\","                       \
   "\"queryRequestId\":\"r\",\"listId\":\"l\",\"itemId\":\"i\"%s}"
-  const char *bad[] = {"", ",\"position\":0", ",\"position\":-1", ",\"position\":1.5",
-                       ",\"position\":1.0", ",\"position\":\"1\"", ",\"position\":null",
-                       ",\"position\":99999999999", NULL};
+  const char *bad[] = {"",
+                       ",\"position\":0",
+                       ",\"position\":-1",
+                       ",\"position\":1.5",
+                       ",\"position\":1.0",
+                       ",\"position\":\"1\"",
+                       ",\"position\":null",
+                       ",\"position\":99999999999",
+                       NULL};
   char body[512];
   for (int i = 0; bad[i]; i++) {
     snprintf(body, sizeof body, FMT, bad[i]);
@@ -61,8 +67,8 @@ static void test_fields(void **state) {
   assert_string_equal(parse_bad_field("{\"selectionId\":\"not-a-uuid\"}"), "selectionId");
   assert_string_equal(parse_bad_field("{\"selectionId\":\"123e4567e89b12d3a456426614174000\"}"),
                       "selectionId");
-  assert_string_equal(
-      parse_bad_field("{\"selectionId\":\"123e4567-e89b-12d3-a456-42661417400g\"}"), "selectionId");
+  assert_string_equal(parse_bad_field("{\"selectionId\":\"123e4567-e89b-12d3-a456-42661417400g\"}"),
+                      "selectionId");
   assert_string_equal(parse_bad_field("{\"selectionId\":\"123e4567-e89b-12d3-a456-426614174000\","
                                       "\"queryRequestId\":\"\"}"),
                       "queryRequestId");

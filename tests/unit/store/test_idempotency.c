@@ -57,9 +57,9 @@ static outcome begin(sg_store *st, const char *ws, const char *key, const char *
   uint8_t h[32];
   hash_of(body, h);
   outcome o = {.state = (sg_idem_state)-1, .status = -1};
-  assert_int_equal(sg_store_idem_begin(st, ws, key, method, path, h, &o.state, &o.status,
-                                       &o.body, &o.headers),
-                   SG_E_OK);
+  assert_int_equal(
+      sg_store_idem_begin(st, ws, key, method, path, h, &o.state, &o.status, &o.body, &o.headers),
+      SG_E_OK);
   return o;
 }
 

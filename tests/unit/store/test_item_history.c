@@ -85,9 +85,9 @@ static const char *snapshot(fixture *f, int64_t n, dump *d) {
   assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
   int64_t last;
   size_t got;
-  assert_int_equal(sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, 0, 1000, dump_row,
-                                           d, &last, &got),
-                   SG_E_OK);
+  assert_int_equal(
+      sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, 0, 1000, dump_row, d, &last, &got),
+      SG_E_OK);
   sg_store_job_clear(&job);
   char *tok[64];
   size_t nt = 0;

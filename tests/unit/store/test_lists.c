@@ -70,12 +70,10 @@ static void test_partial_policies_merge_in_the_store(void **state) {
   json_t *l = create(st, WA, "Cities"), *out;
   /* Two PATCHes of different queryPolicy members, each sending only its member (as the
    * handler does): the second must not undo the first. */
-  assert_int_equal(patch(st, WA, id_of(l), "{\"queryPolicy\":{\"minQueryChars\":5}}", NULL,
-                         &out),
+  assert_int_equal(patch(st, WA, id_of(l), "{\"queryPolicy\":{\"minQueryChars\":5}}", NULL, &out),
                    SG_E_OK);
   json_decref(out);
-  assert_int_equal(patch(st, WA, id_of(l), "{\"queryPolicy\":{\"debounceMs\":10}}", NULL,
-                         &out),
+  assert_int_equal(patch(st, WA, id_of(l), "{\"queryPolicy\":{\"debounceMs\":10}}", NULL, &out),
                    SG_E_OK);
   assert_int_equal(qp(out, "minQueryChars"), 5);
   assert_int_equal(qp(out, "debounceMs"), 10);
@@ -104,17 +102,17 @@ static void test_default_locale_invariant_is_enforced_atomically(void **state) {
   /* A writer that validated against a stale default ("en") drops "fr": refused whole,
    * including the other change it carried. */
   assert_int_equal(patch(st, WA, id_of(l),
-                         "{\"name\":\"X\",\"localePolicy\":{\"supportedLocales\":[\"en\"]}}",
-                         NULL, &out),
+                         "{\"name\":\"X\",\"localePolicy\":{\"supportedLocales\":[\"en\"]}}", NULL,
+                         &out),
                    SG_E_INVALID_REQUEST);
   assert_null(out);
   json_t *after;
   assert_int_equal(sg_store_list_get(st, WA, id_of(l), &after), SG_E_OK);
   assert_true(json_equal(before, after));
   /* Case-insensitive match is accepted. */
-  assert_int_equal(patch(st, WA, id_of(l), "{\"localePolicy\":{\"supportedLocales\":[\"FR\"]}}",
-                         NULL, &out),
-                   SG_E_OK);
+  assert_int_equal(
+      patch(st, WA, id_of(l), "{\"localePolicy\":{\"supportedLocales\":[\"FR\"]}}", NULL, &out),
+      SG_E_OK);
   json_decref(out);
   json_decref(after);
   json_decref(before);
@@ -145,10 +143,8 @@ static void test_other_workspace_is_invalid_list(void **state) {
   sg_store *st = *state;
   json_t *l = create(st, WA, "Mine"), *out = NULL;
   assert_int_equal(sg_store_list_get(st, WB, id_of(l), &out), SG_E_INVALID_LIST);
-  assert_int_equal(patch(st, WB, id_of(l), "{\"name\":\"stolen\"}", NULL, &out),
-                   SG_E_INVALID_LIST);
-  assert_int_equal(patch(st, WB, id_of(l), "{\"name\":\"stolen\"}", "*", &out),
-                   SG_E_INVALID_LIST);
+  assert_int_equal(patch(st, WB, id_of(l), "{\"name\":\"stolen\"}", NULL, &out), SG_E_INVALID_LIST);
+  assert_int_equal(patch(st, WB, id_of(l), "{\"name\":\"stolen\"}", "*", &out), SG_E_INVALID_LIST);
   assert_int_equal(sg_store_list_get(st, WA, id_of(l), &out), SG_E_OK);
   assert_string_equal(json_string_value(json_object_get(out, "name")), "Mine");
   json_decref(out);
@@ -157,8 +153,8 @@ static void test_other_workspace_is_invalid_list(void **state) {
 
 static void test_slugs_and_page_order(void **state) {
   sg_store *st = *state;
-  json_t *a = create(st, WA, "Same"), *b = create(st, WA, "Same"),
-         *c = create(st, WA, "Other"), *d = create(st, WB, "Same");
+  json_t *a = create(st, WA, "Same"), *b = create(st, WA, "Same"), *c = create(st, WA, "Other"),
+         *d = create(st, WB, "Same");
   assert_string_equal(json_string_value(json_object_get(a, "slug")), "same");
   assert_string_equal(json_string_value(json_object_get(b, "slug")), "same-2");
   assert_string_equal(json_string_value(json_object_get(d, "slug")), "same");

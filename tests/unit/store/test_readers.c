@@ -107,8 +107,10 @@ static void *writer_main(void *arg) {
   while (!w->release)
     if (pthread_cond_timedwait(&w->cv, &w->mu, &until)) break;
   pthread_mutex_unlock(&w->mu);
-  if (rc == 0) sg__sq_commit(st);
-  else sg__sq_rollback(st);
+  if (rc == 0)
+    sg__sq_commit(st);
+  else
+    sg__sq_rollback(st);
   pthread_mutex_unlock(&st->mu);
   return NULL;
 }

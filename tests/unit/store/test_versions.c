@@ -47,10 +47,9 @@ static int teardown(void **state) {
 }
 
 static sg_err add_item(fixture *f, const char *value, const char *parent, char id_out[64]) {
-  json_t *it = json_pack("{s:s,s:s,s:[],s:i,s:o,s:{},s:i}", "value", value, "displayValue",
-                         value, "aliases", "rank", 0, "parentId",
-                         parent ? json_string(parent) : json_null(), "locales", "displayOrder",
-                         0);
+  json_t *it = json_pack("{s:s,s:s,s:[],s:i,s:o,s:{},s:i}", "value", value, "displayValue", value,
+                         "aliases", "rank", 0, "parentId",
+                         parent ? json_string(parent) : json_null(), "locales", "displayOrder", 0);
   json_t *out = NULL;
   sg_err e = sg_store_item_create(f->st, f->ws, f->list, it, &out);
   if (e == SG_E_OK && id_out)
@@ -124,8 +123,8 @@ static void test_snapshot_is_frozen(void **state) {
   int64_t after = 0, last;
   size_t got;
   do {
-    assert_int_equal(sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, after, 10,
-                                             count_row, &seen, &last, &got),
+    assert_int_equal(sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, after, 10, count_row,
+                                             &seen, &last, &got),
                      SG_E_OK);
     after = last;
   } while (got == 10);
@@ -174,8 +173,8 @@ static void test_transitions_and_monotonic_activation(void **state) {
   assert_string_equal(state_of(f, v3, buf), "active");
 
   /* v1 fails validation: draft with its errors; a draft cannot be staged or activated. */
-  json_t *errs = json_pack("[{s:n,s:s,s:s,s:s}]", "itemId", "path", "items", "reason", "r",
-                           "message", "m");
+  json_t *errs =
+      json_pack("[{s:n,s:s,s:s,s:s}]", "itemId", "path", "items", "reason", "r", "message", "m");
   assert_int_equal(sg_store_version_set_draft(f->st, f->list, v1, errs), SG_E_OK);
   json_decref(errs);
   assert_int_equal(sg_store_version_set_staged(f->st, f->list, v1, "sha256:11"),
@@ -208,7 +207,8 @@ static void test_transitions_and_monotonic_activation(void **state) {
   bool more;
   assert_int_equal(sg_store_version_page(f->st, f->ws, f->list, 3, NULL, &data, &more), SG_E_OK);
   assert_true(more);
-  assert_int_equal(json_integer_value(json_object_get(json_array_get(data, 0), "versionNumber")), 4);
+  assert_int_equal(json_integer_value(json_object_get(json_array_get(data, 0), "versionNumber")),
+                   4);
   json_decref(data);
   json_t *after = json_pack("[i]", 2);
   assert_int_equal(sg_store_version_page(f->st, f->ws, f->list, 3, after, &data, &more), SG_E_OK);
