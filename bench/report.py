@@ -156,10 +156,11 @@ else:
       f"{imp['publishSeconds']:.2f} s | {v.get('versionNumber')} `{v.get('state')}` | "
       f"{imp['servedAfterImportMs']} ms |\n")
     w("**Access log on:** the runtime writes its access log as `serve` does by default (one "
-      "JSON line and one write(2) per request; stderr redirected to a file): "
+      "JSON line per request, buffered per worker thread and written every 200 ms; stderr "
+      "redirected to a file): "
       f"{h['accessLogLines']:,} `/v1/query` lines were written during the timed rounds, "
       f"{h['accessLogNon200']} of them not 2xx. This is the shape users run (`make run`); "
-      "`suggestd runtime --quiet` next to `suggestd control` would drop that write. nginx "
+      "`suggestd runtime --quiet` next to `suggestd control` would drop the log. nginx "
       "runs with `access_log off`, so the comparison is conservative for suggestd.\n")
     w(f"nginx: own config on 127.0.0.1, worker_processes {h['threads']} (= runtime threads), "
       f"access_log off, body = {h['body']['meanBytes']} bytes (the mean suggestd body over "

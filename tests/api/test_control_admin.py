@@ -292,3 +292,37 @@ def test_bad_server_flags_fail_with_json(tmp_path, flags):
     assert r.returncode != 0
     err = json.loads(r.stderr.strip().split("\n")[-1])
     assert set(err) == {"error"}
+
+
+def test_database_and_edge_flags_name_a_sqlite_file_and_a_directory(tmp_path):
+    """`--database URL --edge URL` instead of --data-dir: the control plane on a SQLite
+    file named by a sqlite:// URL, a runtime on the same edge directory."""
+    from conftest import Server, request
+
+    db = tmp_path / "db" / "control.db"
+    edge = tmp_path / "edge"
+    loc = ["--database", f"sqlite://{db}", "--edge", str(edge)]
+
+    def admin(*words):
+        r = subprocess.run([BINARY, "admin", *words, *loc], capture_output=True, text=True,
+                           timeout=30)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout)
+
+    ws = admin("workspace", "create", "--name", "W")["id"]
+    app = admin("application", "create", "--workspace", ws, "--name", "A")["id"]
+    sk = admin("secret-key", "create", "--application", app)["secretKey"]
+    assert db.exists() and not (tmp_path / "db" / "suggestd.db").exists()
+    (tmp_path / "logs").mkdir()
+    ctl = Server(str(tmp_path / "logs"), mode="control", extra=loc).start()
+    try:
+        r = request(ctl.control_port, "POST", "/api/v1/lists", body={"name": "L"},
+                    headers={"Authorization": f"Bearer {sk}"})
+        assert r.status == 201, r
+        lst = r.json()["id"]
+        r = request(ctl.control_port, "GET", f"/api/v1/lists/{lst}/items/export",
+                    headers={"Authorization": f"Bearer {sk}"})
+        assert r.status == 200, r
+    finally:
+        ctl.stop()
+    assert (edge / "lists" / f"{lst}.json").exists()

@@ -151,6 +151,7 @@ static sg_store *reader_open(const char *path, const char *dir, char *err, size_
     return NULL;
   }
   snprintf(r->dir, sizeof r->dir, "%s", dir);
+  snprintf(r->db_path, sizeof r->db_path, "%s", path);
   /* A WAL reader waits only while another connection runs WAL recovery. */
   sqlite3_busy_timeout(r->db, 10000);
   pthread_mutex_init(&r->mu, NULL);
@@ -183,13 +184,34 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     snprintf(err, errsz, "the PostgreSQL store is not available in this build yet");
     return -1;
   }
-  if (sg_mkdirs(spec, 0700)) {
-    snprintf(err, errsz, "cannot create data dir '%s'", spec);
+  /* spec is a data directory (the database is <dir>/suggestd.db), or names the database
+   * file itself: "sqlite:///abs/path.db", "sqlite://rel/path.db", or a path ending in
+   * .db/.sqlite/.sqlite3. The file's folder then holds the import scratch space. */
+  char dir[4096], path[4096];
+  const char *p = strncmp(spec, "sqlite://", 9) == 0 ? spec + 9 : spec;
+  size_t plen = strlen(p);
+  bool is_file = false;
+  static const char *const exts[] = {".db", ".sqlite", ".sqlite3"};
+  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+    size_t el = strlen(exts[i]);
+    if (plen > el && strcmp(p + plen - el, exts[i]) == 0) is_file = true;
+  }
+  if (plen == 0 || plen >= sizeof dir - 16) {
+    snprintf(err, errsz, "bad database location '%s'", spec);
     return -1;
   }
-  char path[4096];
-  if (snprintf(path, sizeof path, "%s/suggestd.db", spec) >= (int)sizeof path) {
-    snprintf(err, errsz, "data dir path too long");
+  if (is_file) {
+    snprintf(path, sizeof path, "%s", p);
+    const char *slash = strrchr(p, '/');
+    if (slash == p) snprintf(dir, sizeof dir, "/");
+    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - p), p);
+    else snprintf(dir, sizeof dir, ".");
+  } else {
+    snprintf(dir, sizeof dir, "%s", p);
+    snprintf(path, sizeof path, "%s/suggestd.db", p);
+  }
+  if (sg_mkdirs(dir, 0700)) {
+    snprintf(err, errsz, "cannot create data dir '%s'", dir);
     return -1;
   }
   sg_store *st = calloc(1, sizeof *st);
@@ -202,7 +224,8 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     free(st);
     return -1;
   }
-  snprintf(st->dir, sizeof st->dir, "%s", spec);
+  snprintf(st->dir, sizeof st->dir, "%s", dir);
+  snprintf(st->db_path, sizeof st->db_path, "%s", path);
   sqlite3_busy_timeout(st->db, 10000);
   /* WAL for concurrent readers and the admin CLI; synchronous=FULL so that an
    * acknowledged write survives kill -9 and power loss. */

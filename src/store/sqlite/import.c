@@ -314,8 +314,7 @@ sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *
       " i.display_order, i.created_at, p.value FROM items i LEFT JOIN items p"
       " ON p.id=i.parent_id AND p.list_id=i.list_id AND p.to_clock IS NULL"
       " WHERE i.list_id=? AND i.to_clock IS NULL ORDER BY i.display_order, i.id";
-  char path[4200];
-  snprintf(path, sizeof path, "%s/suggestd.db", st->dir);
+  const char *path = st->db_path;
   sg_store_export *x = calloc(1, sizeof *x);
   if (!x) return SG_E_INTERNAL;
   sg_err rc = SG_E_INTERNAL;

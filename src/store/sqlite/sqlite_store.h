@@ -14,7 +14,8 @@ extern const char *const sg__sqlite_migrations[];
 
 struct sg_store {
   sqlite3 *db;
-  char dir[4096]; /* the data directory: import staging files and export readers */
+  char dir[4096];     /* the data directory: import staging files */
+  char db_path[4096]; /* the database file, which export and the readers open again */
   /* One connection shared by the process's threads; the mutex makes each store call one
    * transaction. Other processes (admin CLI) coordinate through WAL + busy timeout. */
   pthread_mutex_t mu;
