@@ -14,39 +14,9 @@
 
 #include "common/util.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
-typedef struct {
-  char dir[256];
-  sg_store *st;
-  char ws[64], list[64];
-} fixture;
-
-static int setup(void **state) {
-  fixture *f = calloc(1, sizeof *f);
-  snprintf(f->dir, sizeof f->dir, "/tmp/sg-history-test-XXXXXX");
-  assert_non_null(mkdtemp(f->dir));
-  char err[256];
-  assert_int_equal(sg_store_open(f->dir, &f->st, err, sizeof err), 0);
-  json_t *o;
-  assert_int_equal(sg_store_workspace_create(f->st, "W", &o), SG_E_OK);
-  snprintf(f->ws, sizeof f->ws, "%s", json_string_value(json_object_get(o, "id")));
-  json_decref(o);
-  assert_int_equal(sg_store_list_create(f->st, f->ws, "L", NULL, &o), SG_E_OK);
-  snprintf(f->list, sizeof f->list, "%s", json_string_value(json_object_get(o, "id")));
-  json_decref(o);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  sg_store_close(f->st);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-  int rc = system(cmd);
-  free(f);
-  return rc == 0 ? 0 : -1;
-}
+typedef store_fixture fixture;
 
 static json_t *item(const char *value, int rank) {
   return json_pack("{s:s,s:s,s:[],s:i,s:n,s:{},s:i}", "value", value, "displayValue", value,
@@ -201,8 +171,10 @@ static void test_import_and_prune(void **state) {
 int main(void) {
   sg_init();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_snapshot_survives_edits, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_import_and_prune, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_snapshot_survives_edits, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_import_and_prune, store_fixture_setup,
+                                      store_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
