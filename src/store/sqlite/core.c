@@ -203,9 +203,12 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
   if (is_file) {
     snprintf(path, sizeof path, "%s", p);
     const char *slash = strrchr(p, '/');
-    if (slash == p) snprintf(dir, sizeof dir, "/");
-    else if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(slash - p), p);
-    else snprintf(dir, sizeof dir, ".");
+    if (slash == p)
+      snprintf(dir, sizeof dir, "/");
+    else if (slash)
+      snprintf(dir, sizeof dir, "%.*s", (int)(slash - p), p);
+    else
+      snprintf(dir, sizeof dir, ".");
   } else {
     snprintf(dir, sizeof dir, "%s", p);
     snprintf(path, sizeof path, "%s/suggestd.db", p);
@@ -292,4 +295,15 @@ json_t *sg__sq_ts(sqlite3_stmt *s, int col) {
   char buf[32];
   sg_rfc3339(sqlite3_column_int64(s, col), buf);
   return json_string(buf);
+}
+
+void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *aliases,
+                      const char *parent, const char *locales) {
+  sg__sq_text(s, at, json_string_value(json_object_get(item, "value")));
+  sg__sq_text(s, at + 1, json_string_value(json_object_get(item, "displayValue")));
+  sg__sq_text(s, at + 2, aliases);
+  sqlite3_bind_int64(s, at + 3, json_integer_value(json_object_get(item, "rank")));
+  sg__sq_text(s, at + 4, parent);
+  sg__sq_text(s, at + 5, locales);
+  sqlite3_bind_int64(s, at + 6, json_integer_value(json_object_get(item, "displayOrder")));
 }

@@ -95,13 +95,7 @@ sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *ite
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
   sqlite3_stmt *s = imp->ins;
   sqlite3_bind_int64(s, 1, line);
-  sg__sq_text(s, 2, json_string_value(json_object_get(item, "value")));
-  sg__sq_text(s, 3, json_string_value(json_object_get(item, "displayValue")));
-  sg__sq_text(s, 4, aliases);
-  sqlite3_bind_int64(s, 5, json_integer_value(json_object_get(item, "rank")));
-  sg__sq_text(s, 6, parent_value);
-  sg__sq_text(s, 7, locales);
-  sqlite3_bind_int64(s, 8, json_integer_value(json_object_get(item, "displayOrder")));
+  sg__sq_bind_item(s, 2, item, aliases, parent_value, locales);
   sg__sq_text(s, 9, id);
   int step = sqlite3_step(s);
   int ext = sqlite3_extended_errcode(imp->db);

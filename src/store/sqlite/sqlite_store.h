@@ -116,6 +116,12 @@ json_t *sg__sq_item_row(sqlite3_stmt *s);
  * ("none"). The caller frees the result. Imports use it too, so an unchanged item
  * compares equal byte for byte. */
 char *sg__sq_json_text(const json_t *v);
+/* Binds an item body's stored fields to parameters at, at+1, … at+6 in the one order every
+ * item statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder.
+ * aliases and locales are their JSON texts (sg__sq_json_text); parent is the parent's id
+ * or, for import staging, its value. */
+void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *aliases,
+                      const char *parent, const char *locales);
 /* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
 json_t *sg__sq_ts(sqlite3_stmt *s, int col);
 
