@@ -18,7 +18,8 @@ CSTD    := -std=c17 -D_GNU_SOURCE
 INCS    := -Isrc
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
-LIBS    := $(PKG_LIBS) -lpthread -lm
+# libhttp-parser (the runtime listener's request parser) ships no pkg-config file.
+LIBS    := $(PKG_LIBS) -lhttp_parser -lpthread -lm
 
 LIB_SRC  := $(shell find src -name '*.c' ! -path 'src/main.c' | sort)
 UNIT_SRC := $(shell find tests/unit -name 'test_*.c' 2>/dev/null | sort)

@@ -14,6 +14,8 @@ chk_pc libsodium libsodium-dev
 chk_pc libutf8proc libutf8proc-dev
 chk_pc libcurl libcurl4-openssl-dev
 chk_pc cmocka libcmocka-dev
+# libhttp-parser has no pkg-config file: look for its header.
+[ -e /usr/include/http_parser.h ] || need+=(libhttp-parser-dev)
 chk_cmd pkg-config pkg-config
 chk_cmd cc gcc
 chk_cmd make make

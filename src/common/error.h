@@ -19,6 +19,8 @@
     "The route exists but does not take this method.")                                             \
   X(PAYLOAD_TOO_LARGE, 413, "invalid_request", "payload_too_large",                                \
     "The request body is larger than this route accepts.")                                         \
+  X(HEADERS_TOO_LARGE, 431, "invalid_request", "headers_too_large",                                \
+    "The request line and headers are larger than the server accepts.")                            \
   X(PRECONDITION_FAILED, 412, "invalid_request", "precondition_failed",                            \
     "If-Match does not match the current ETag.")                                                   \
   X(IDEMPOTENCY_KEY_REUSED, 422, "invalid_request", "idempotency_key_reused",                      \

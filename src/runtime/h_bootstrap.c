@@ -10,23 +10,20 @@
 #include "common/util.h"
 #include "runtime/rt.h"
 
-enum MHD_Result sg__h_bootstrap(sg__rt_req *r) {
-  const char *key = NULL;
+void sg__h_bootstrap(sg__rt_req *r) {
   size_t klen = 0;
-  if (MHD_lookup_connection_value_n(r->conn, MHD_GET_ARGUMENT_KIND, "key", 3, &key, &klen) !=
-      MHD_YES)
-    key = NULL;
+  const char *key = sg__h1_arg_get(r->req, "key", &klen);
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
   const sg__rt_key *k = NULL;
   sg_err e = sg__rt_authorize(r, s, key, klen, &k);
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
-    const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
-    e = sg__token_verify(s, auth, k, sg_now_s());
+    e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
   }
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
   if (e != SG_E_OK) {
     sg__rcu_leave(&r->rt->rcu);
-    return sg__rt_error(r, e, NULL, NULL);
+    sg__rt_error(r, e, NULL, NULL);
+    return;
   }
   const sg__rt_list *l = k->list;
   char *body = sg__rt_scratch();
@@ -38,6 +35,8 @@ enum MHD_Result sg__h_bootstrap(sg__rt_req *r) {
                    .cache_control =
                        l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "no-cache"};
   sg__rcu_leave(&r->rt->rcu);
-  if (sg__rt_inm_matches(r, etag)) return sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
-  return sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
+  if (sg__rt_inm_matches(r, etag))
+    sg__rt_respond(r, 304, "", 0, &h);
+  else
+    sg__rt_respond(r, 200, body, len, &h);
 }

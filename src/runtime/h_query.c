@@ -7,9 +7,10 @@
  * published (404 list_not_published), artifact open (503 artifact_unavailable), the
  * normalised q at least minQueryChars (200 query_too_short, not billed), the monthly
  * quota (200 quota_exceeded). Then the artifact lookup, whose prebuilt JSON fragments
- * are copied into a per-thread buffer: nothing is allocated here except by MHD.
+ * are copied into a per-thread buffer: nothing is allocated here.
  */
-#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/util.h"
@@ -20,23 +21,15 @@
 
 static _Thread_local char tl_norm[SG__RT_SCRATCH];
 
-/* "\"" + 32 hex of BLAKE2b-128(body) + "\"". */
-static void body_etag(const char *body, size_t len, char out[35]) {
-  uint8_t d[16];
-  crypto_generichash(d, sizeof d, (const unsigned char *)body, len, NULL, 0);
+/* "\"" + 32 hex of the body tag + a letter for the answer's code + "\"". The tag comes
+ * from the requestId's digest (reqid.c), which covers everything else the body is made
+ * of; the code (query_too_short, quota_exceeded) depends on list policy and quota. */
+static void body_etag(const uint8_t tag[16], sg_err code, char out[36]) {
   out[0] = '"';
-  sg_hex(d, sizeof d, out + 1);
-  out[33] = '"';
-  out[34] = '\0';
-}
-
-static const char *arg(struct MHD_Connection *conn, const char *name, size_t *len) {
-  const char *v = NULL;
-  *len = 0;
-  if (MHD_lookup_connection_value_n(conn, MHD_GET_ARGUMENT_KIND, name, strlen(name), &v, len) !=
-      MHD_YES)
-    return NULL;
-  return v;
+  sg_hex(tag, 16, out + 1);
+  out[33] = code == SG_E_OK ? 'o' : code == SG_E_QUERY_TOO_SHORT ? 's' : 'q';
+  out[34] = '"';
+  out[35] = '\0';
 }
 
 /* Writes {"items":[…],"list":{"id":…},"requestId":"…"[,"code":…,"message":…]} into
@@ -74,19 +67,18 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
   return (size_t)(p - out);
 }
 
-enum MHD_Result sg__h_query(sg__rt_req *r) {
+void sg__h_query(sg__rt_req *r) {
   size_t klen, qlen, llen;
-  const char *key = arg(r->conn, "key", &klen);
-  const char *q = arg(r->conn, "q", &qlen);
-  const char *locale = arg(r->conn, "locale", &llen);
+  const char *key = sg__h1_arg_get(r->req, "key", &klen);
+  const char *q = sg__h1_arg_get(r->req, "q", &qlen);
+  const char *locale = sg__h1_arg_get(r->req, "locale", &llen);
   if (locale && (llen == 0 || llen > 35 || memchr(locale, '\0', llen))) locale = NULL;
 
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
   const sg__rt_key *k = NULL;
   sg_err e = sg__rt_authorize(r, s, key, klen, &k);
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
-    const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
-    e = sg__token_verify(s, auth, k, sg_now_s());
+    e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
   }
   if (e == SG_E_OK && (!q || !sg_utf8_valid(q, qlen))) e = SG_E_INVALID_REQUEST;
   if (e == SG_E_OK && sg_utf8_count(q, qlen) > Q_MAX_CP) e = SG_E_QUERY_TOO_LONG;
@@ -102,7 +94,8 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
   }
   if (e != SG_E_OK) {
     sg__rcu_leave(&r->rt->rcu);
-    return sg__rt_error(r, e, NULL, NULL);
+    sg__rt_error(r, e, NULL, NULL);
+    return;
   }
 
   const sg__rt_list *l = k->list;
@@ -110,7 +103,8 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
   const char *tag = NULL;
   int loc = sg_artifact_resolve_locale(a, locale, &tag);
   char rid[SG__REQID_LEN + 1];
-  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, rid);
+  uint8_t body_tag[16];
+  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, rid, body_tag);
   const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
 
   sg_query_result res;
@@ -134,16 +128,17 @@ enum MHD_Result sg__h_query(sg__rt_req *r) {
     body = big;
   }
   sg__rcu_leave(&r->rt->rcu);
-  if (!body) return sg__rt_error(r, SG_E_INTERNAL, NULL, NULL);
+  if (!body) {
+    sg__rt_error(r, SG_E_INTERNAL, NULL, NULL);
+    return;
+  }
 
-  char etag[35];
-  body_etag(body, len, etag);
+  char etag[36];
+  body_etag(body_tag, code, etag);
   sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
-  enum MHD_Result ret;
   if (sg__rt_inm_matches(r, etag))
-    ret = sg__rt_respond(r, MHD_HTTP_NOT_MODIFIED, "", 0, &h);
+    sg__rt_respond(r, 304, "", 0, &h);
   else
-    ret = sg__rt_respond(r, MHD_HTTP_OK, body, len, &h);
+    sg__rt_respond(r, 200, body, len, &h);
   free(big);
-  return ret;
 }

@@ -15,21 +15,21 @@
 #include "common/util.h"
 #include "runtime/rt.h"
 
-enum MHD_Result sg__h_selection(sg__rt_req *r) {
+void sg__h_selection(sg__rt_req *r) {
   sg__selection sel;
-  sg_err e = sg__selection_parse(r->body, r->body_len, &sel);
+  sg_err e = sg__selection_parse(r->req->body, r->req->body_len, &sel);
   if (e != SG_E_OK) {
     sg__selection_free(&sel);
     r->cors = true;
-    return sg__rt_error(r, e, NULL, NULL);
+    sg__rt_error(r, e, NULL, NULL);
+    return;
   }
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
   const sg__rt_key *k = NULL;
   e = sg__rt_authorize(r, s, sel.key, sel.key_len, &k);
   if (e == SG_E_OK && sel.bad_field) e = SG_E_INVALID_REQUEST;
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
-    const char *auth = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
-    e = sg__token_verify(s, auth, k, sg_now_s());
+    e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
   }
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
   if (e == SG_E_OK && strcmp(sel.list_id, k->list->id) != 0) e = SG_E_INVALID_REQUEST;
@@ -51,16 +51,14 @@ enum MHD_Result sg__h_selection(sg__rt_req *r) {
     }
   }
   sg__rcu_leave(&r->rt->rcu);
-  enum MHD_Result ret;
   if (e != SG_E_OK) {
-    ret = sg__rt_error(r, e, NULL, &h);
+    sg__rt_error(r, e, NULL, &h);
   } else {
     /* The selectionId exactly as sent (validated: hex digits and dashes only). */
     char body[64];
     const char *sent = json_string_value(json_object_get(sel.root, "selectionId"));
     int n = snprintf(body, sizeof body, "{\"selectionId\":\"%s\"}", sent);
-    ret = sg__rt_respond(r, MHD_HTTP_OK, body, (size_t)n, NULL);
+    sg__rt_respond(r, 200, body, (size_t)n, NULL);
   }
   sg__selection_free(&sel);
-  return ret;
 }

@@ -1,14 +1,13 @@
 /*
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
- * Threads: MHD workers (request handlers), one loader (edge poll, snapshot swap, quota
- * flush), one event writer (selection NDJSON). Request threads never block on the
- * loader: they read the current snapshot through sg__rcu_enter/leave.
+ * Threads: HTTP workers (one epoll loop each, server.c; framing in http1.c), one loader
+ * (edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
+ * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
 #ifndef SG_RUNTIME_RT_H
 #define SG_RUNTIME_RT_H
 
-#include <microhttpd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,6 +18,7 @@
 #include "common/error.h"
 #include "compiler/artifact.h"
 #include "edge/edge.h"
+#include "runtime/http1.h"
 #include "runtime/runtime.h"
 
 /* ================================================================ origins ======== */
@@ -38,10 +38,14 @@ bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size
 #define SG__REQID_LEN 36 /* "req_" + 32 hex */
 
 /* Deterministic requestId of a query response: "req_" + hex of the first 16 bytes of
- * SHA-256(key 0x00 nq 0x00 locale 0x00 content_hash). Inputs are length-delimited by
- * the NUL separators (none of them contains NUL). */
+ * BLAKE2b-256(key 0x00 nq 0x00 locale 0x00 content_hash). Inputs are length-delimited
+ * by the NUL separators (none of them contains NUL). tag (may be NULL) receives the
+ * other 16 bytes: with the answer's code they determine the whole body (the key fixes
+ * the list, the content hash the items), so they make its ETag without hashing it. */
 void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
-                      const char *locale, const char *content_hash, char out[SG__REQID_LEN + 1]);
+                      const char *locale, const char *content_hash, char out[SG__REQID_LEN + 1],
+                      uint8_t tag[16]);
+/* A unique id of the same shape for x-request-id and error bodies (not derived). */
 void sg__reqid_random(char out[SG__REQID_LEN + 1]);
 
 /* ================================================================ rate limit ====== */
@@ -240,7 +244,10 @@ struct sg_runtime {
   sg__quota *quota;
   sg__events *events;
   sg_ratelimit *rl;
-  struct MHD_Daemon *mhd;
+  int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
+  pthread_t *workers;
+  unsigned n_workers;
+  _Atomic long connections; /* open HTTP connections, for the cap */
   unsigned port;
   pthread_t loader;
   atomic_bool stopping;
@@ -250,7 +257,8 @@ struct sg_runtime {
 
 /* One request as the handlers see it. */
 typedef struct {
-  struct MHD_Connection *conn;
+  sg__h1_conn *c;
+  const sg__h1_req *req; /* NULL for a request that could not be framed */
   sg_runtime *rt;
   const char *method, *path;
   int64_t t0_us;
@@ -261,10 +269,6 @@ typedef struct {
   bool cors;              /* echo Origin in Access-Control-Allow-Origin */
   uint8_t key_digest[32]; /* set by sg__rt_authorize */
   unsigned status;        /* for the access log */
-  /* POST body (selection) */
-  size_t body_len;
-  bool body_too_big;
-  char body[SG__SELECTION_MAX_BODY + 1];
 } sg__rt_req;
 
 typedef struct {
@@ -272,15 +276,16 @@ typedef struct {
   const char *cache_control; /* default "no-store" */
   int retry_after;           /* > 0: retry-after header */
   bool www_authenticate;
+  const char *allow; /* Allow header (405) */
 } sg__rt_hdrs;
 
-/* Queues a response with the common headers (x-request-id, CORS, Vary, content-type). */
-enum MHD_Result sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len,
-                               const sg__rt_hdrs *h);
-/* Queues the runtime error body {code, message, requestId} for e. request_id NULL: the
+/* Writes a response with the common headers (x-request-id, CORS, Vary, content-type). */
+void sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len,
+                    const sg__rt_hdrs *h);
+/* Writes the runtime error body {code, message, requestId} for e. request_id NULL: the
  * generated x-request-id, or a fresh random id when the client sent its own (a body
  * never repeats client input). */
-enum MHD_Result sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_hdrs *h);
+void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_hdrs *h);
 /* The publishable key digest lookup + validity + origin check shared by the handlers.
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,
@@ -292,9 +297,9 @@ bool sg__rt_inm_matches(const sg__rt_req *r, const char *etag);
 char *sg__rt_scratch(void);
 
 /* Handlers (one file each). */
-enum MHD_Result sg__h_query(sg__rt_req *r);
-enum MHD_Result sg__h_bootstrap(sg__rt_req *r);
-enum MHD_Result sg__h_selection(sg__rt_req *r);
-enum MHD_Result sg__h_health(sg__rt_req *r);
+void sg__h_query(sg__rt_req *r);
+void sg__h_bootstrap(sg__rt_req *r);
+void sg__h_selection(sg__rt_req *r);
+void sg__h_health(sg__rt_req *r);
 
 #endif

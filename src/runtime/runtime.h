@@ -2,10 +2,10 @@
  * The runtime: the public /v1 API (query, bootstrap, selection) served from an in-memory
  * snapshot of the edge store. It never opens the relational store.
  *
- * sg_runtime_start loads the edge store, starts the HTTP listener (libmicrohttpd, a
- * thread pool of one thread per CPU), a loader thread that polls the edge revision every
- * 200 ms and swaps in a new snapshot, and a writer thread for selection events. Every
- * call into the runtime from outside happens on the starting thread.
+ * sg_runtime_start loads the edge store, starts the HTTP listener (server.c: one epoll
+ * worker thread per CPU, HTTP/1.1 framing in http1.c), a loader thread that polls the edge revision
+ * every 200 ms and swaps in a new snapshot, and a writer thread for selection events. Every call
+ * into the runtime from outside happens on the starting thread.
  */
 #ifndef SG_RUNTIME_RUNTIME_H
 #define SG_RUNTIME_RUNTIME_H

@@ -11,7 +11,7 @@
 #include "runtime/rt.h"
 
 static void rid(const char *k, const char *q, const char *loc, const char *h, char out[37]) {
-  sg__reqid_derive(k, strlen(k), q, strlen(q), loc, h, out);
+  sg__reqid_derive(k, strlen(k), q, strlen(q), loc, h, out, NULL);
 }
 
 static void test_deterministic(void **state) {

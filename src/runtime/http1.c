@@ -1,0 +1,491 @@
+/*
+ * HTTP/1.1 framing for the runtime listener (see http1.h for the contract).
+ *
+ * libhttp-parser does the grammar; this file keeps the request's bytes in c->buf and
+ * remembers where its pieces are, as offsets:
+ * - the URL and the header values stay where they arrived and are NUL-terminated in place
+ *   once the parser has gone past them (the byte after each is a CR or a space the parser
+ *   no longer reads);
+ * - body bytes are moved down over the chunk framing as they arrive, starting one byte
+ *   early (over the LF that ends the headers), so the body is contiguous and there is
+ *   always a parsed byte after it for its NUL;
+ * - after each feed, bytes nobody needs any more (finished requests, the method token,
+ *   chunk framing) are dropped by moving the rest to the front.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "runtime/http1.h"
+
+#define UNSET SIZE_MAX
+
+enum { H_ORIGIN, H_XRID, H_AUTH, H_INM, H_EXPECT, H__N };
+enum { LAST_NONE, LAST_FIELD, LAST_VALUE }; /* what the parser gave last in a header */
+
+static const struct {
+  const char *name;
+  size_t len;
+} hdr_names[H__N] = {
+    [H_ORIGIN] = {"origin", 6},       [H_XRID] = {"x-request-id", 12},
+    [H_AUTH] = {"authorization", 13}, [H_INM] = {"if-none-match", 13},
+    [H_EXPECT] = {"expect", 6},
+};
+
+/* ================================================================ output ========= */
+
+static void put(sg__h1_conn *c, const char *p, size_t n) {
+  if (sg_buf_append(&c->out, p, n)) c->failed = c->close = true; /* over SG__H1_OUT_LIMIT */
+}
+
+static const char *reason(unsigned status) {
+  switch (status) {
+  case 100: return "Continue";
+  case 200: return "OK";
+  case 204: return "No Content";
+  case 304: return "Not Modified";
+  case 400: return "Bad Request";
+  case 401: return "Unauthorized";
+  case 403: return "Forbidden";
+  case 404: return "Not Found";
+  case 405: return "Method Not Allowed";
+  case 409: return "Conflict";
+  case 413: return "Content Too Large";
+  case 429: return "Too Many Requests";
+  case 431: return "Request Header Fields Too Large";
+  case 500: return "Internal Server Error";
+  case 503: return "Service Unavailable";
+  default: return "Unknown";
+  }
+}
+
+void sg__h1_status(sg__h1_conn *c, unsigned status) {
+  if (status < 100 || status > 999) status = 500;
+  char line[64] = "HTTP/1.1 ";
+  line[9] = (char)('0' + status / 100);
+  line[10] = (char)('0' + status / 10 % 10);
+  line[11] = (char)('0' + status % 10);
+  line[12] = ' ';
+  const char *r = reason(status);
+  size_t rl = strlen(r);
+  memcpy(line + 13, r, rl);
+  memcpy(line + 13 + rl, "\r\n", 2);
+  c->status = status;
+  put(c, line, 15 + rl);
+}
+
+void sg__h1_header_n(sg__h1_conn *c, const char *name, const char *value, size_t n) {
+  put(c, name, strlen(name));
+  put(c, ": ", 2);
+  put(c, value, n);
+  put(c, "\r\n", 2);
+}
+
+void sg__h1_header(sg__h1_conn *c, const char *name, const char *value) {
+  sg__h1_header_n(c, name, value, strlen(value));
+}
+
+/* "Date: <IMF-fixdate>\r\n", formatted once a second per thread. */
+static const char *date_line(size_t *len) {
+  static _Thread_local time_t last = -1;
+  static _Thread_local char line[64];
+  static _Thread_local size_t n;
+  time_t now = time(NULL);
+  if (now != last) {
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    n = strftime(line, sizeof line, "Date: %a, %d %b %Y %H:%M:%S GMT\r\n", &tm);
+    last = now;
+  }
+  *len = n;
+  return line;
+}
+
+static size_t utoa(size_t v, char *out) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+  return n;
+}
+
+void sg__h1_finish(sg__h1_conn *c, const sg__h1_req *req, const char *body, size_t len) {
+  bool bodyless = c->status == 204 || c->status == 304 || c->status < 200;
+  char tail[128];
+  size_t n = 0;
+  if (!bodyless) {
+    memcpy(tail, "Content-Length: ", 16);
+    n = 16 + utoa(len, tail + 16);
+    memcpy(tail + n, "\r\n", 2);
+    n += 2;
+  }
+  put(c, tail, n);
+  size_t dl;
+  const char *d = date_line(&dl);
+  put(c, d, dl);
+  if (c->close || !c->keep_alive)
+    put(c, "Connection: close\r\n\r\n", 21);
+  else if (req && req->http_minor == 0)
+    put(c, "Connection: keep-alive\r\n\r\n", 26);
+  else
+    put(c, "\r\n", 2);
+  if (!bodyless && !(req && req->head) && len) put(c, body, len);
+}
+
+/* ================================================================ parsing ======== */
+
+static sg__h1_conn *C(http_parser *p) { return p->data; }
+static size_t off_of(sg__h1_conn *c, const char *at) { return (size_t)(at - c->buf); }
+
+static int on_message_begin(http_parser *p) {
+  sg__h1_conn *c = C(p);
+  c->in_message = c->in_headers = true;
+  c->url_off = c->hf_off = c->hv_off = c->body_off = UNSET;
+  c->url_len = c->hf_len = c->hv_len = c->body_len = 0;
+  c->hlast = LAST_NONE;
+  c->pending = SG_E_OK;
+  memset(c->hdr_set, 0, sizeof c->hdr_set);
+  return 0;
+}
+
+static int on_url(http_parser *p, const char *at, size_t len) {
+  sg__h1_conn *c = C(p);
+  size_t off = off_of(c, at);
+  if (c->url_off == UNSET) c->url_off = off;
+  c->url_len = off + len - c->url_off; /* pieces of one URL are contiguous in buf */
+  return 0;
+}
+
+/* A header is complete: keep it when it is the first of a name the runtime reads. */
+static void end_header(sg__h1_conn *c) {
+  if (c->hlast == LAST_NONE) return;
+  const char *f = c->buf + c->hf_off;
+  for (int i = 0; i < H__N; i++) {
+    if (c->hf_len != hdr_names[i].len || strncasecmp(f, hdr_names[i].name, c->hf_len) != 0)
+      continue;
+    if (!c->hdr_set[i]) {
+      c->hdr_set[i] = true;
+      c->hdr_off[i] = c->hlast == LAST_VALUE ? c->hv_off : UNSET; /* UNSET: empty value */
+      c->hdr_len[i] = c->hlast == LAST_VALUE ? c->hv_len : 0;
+    }
+    break;
+  }
+  c->hlast = LAST_NONE;
+}
+
+static int on_header_field(http_parser *p, const char *at, size_t len) {
+  sg__h1_conn *c = C(p);
+  if (!c->in_headers) return 0; /* a trailer after a chunked body: never a header */
+  size_t off = off_of(c, at);
+  if (c->hlast == LAST_FIELD && off == c->hf_off + c->hf_len) {
+    c->hf_len += len; /* the same name, continued in the next read */
+    return 0;
+  }
+  end_header(c);
+  c->hf_off = off;
+  c->hf_len = len;
+  c->hlast = LAST_FIELD;
+  return 0;
+}
+
+static int on_header_value(http_parser *p, const char *at, size_t len) {
+  sg__h1_conn *c = C(p);
+  if (!c->in_headers) return 0;
+  size_t off = off_of(c, at);
+  if (c->hlast == LAST_FIELD) {
+    c->hv_off = off;
+    c->hv_len = len;
+  } else {
+    c->hv_len = off + len - c->hv_off; /* pieces of one value are contiguous in buf */
+  }
+  c->hlast = LAST_VALUE;
+  return 0;
+}
+
+static int on_headers_complete(http_parser *p) {
+  sg__h1_conn *c = C(p);
+  end_header(c);
+  c->in_headers = false;
+  c->keep_alive = http_should_keep_alive(p) != 0;
+  bool has_len = (p->flags & F_CONTENTLENGTH) != 0;
+  if (has_len && p->content_length > SG__H1_BODY_MAX) {
+    c->pending = SG_E_PAYLOAD_TOO_LARGE;
+    return -1;
+  }
+  bool body = (has_len && p->content_length > 0) || (p->flags & F_CHUNKED);
+  if (body && c->hdr_set[H_EXPECT] && p->http_major == 1 && p->http_minor >= 1 &&
+      c->hdr_len[H_EXPECT] >= 12 &&
+      strncasecmp(c->buf + c->hdr_off[H_EXPECT], "100-continue", 12) == 0)
+    put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+  return 0;
+}
+
+static int on_body(http_parser *p, const char *at, size_t len) {
+  sg__h1_conn *c = C(p);
+  if (c->body_off == UNSET) c->body_off = off_of(c, at) - 1; /* over the headers' final LF */
+  if (len > SG__H1_BODY_MAX - c->body_len) {
+    c->pending = SG_E_PAYLOAD_TOO_LARGE;
+    return -1;
+  }
+  memmove(c->buf + c->body_off + c->body_len, at, len);
+  c->body_len += len;
+  return 0;
+}
+
+static int hexval(int ch) {
+  if (ch >= '0' && ch <= '9') return ch - '0';
+  ch |= 0x20;
+  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+  return -1;
+}
+
+/* Percent-decodes s[0..n) in place; returns the new length. In a query ('+' is a space)
+ * %00 decodes to a NUL byte, which the handlers see through the length; in a path it
+ * stays "%00", so a decoded path is a C string that routes exactly. A '%' not followed
+ * by two hex digits is kept as it is. */
+static size_t decode(char *s, size_t n, bool query) {
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    int hi, lo;
+    if (s[i] == '%' && i + 2 < n && (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
+        (lo = hexval((unsigned char)s[i + 2])) >= 0 && (query || hi || lo)) {
+      s[o++] = (char)(hi << 4 | lo);
+      i += 2;
+    } else {
+      s[o++] = query && s[i] == '+' ? ' ' : s[i];
+    }
+  }
+  return o;
+}
+
+static void parse_query(sg__h1_req *r, char *q, size_t n) {
+  r->n_args = 0;
+  size_t i = 0;
+  while (i < n && r->n_args < SG__H1_MAX_ARGS) {
+    size_t start = i;
+    while (i < n && q[i] != '&') i++;
+    size_t end = i++; /* [start, end) is one argument */
+    if (end == start) continue;
+    char *eq = memchr(q + start, '=', end - start);
+    sg__h1_arg *a = &r->args[r->n_args++];
+    char *name = q + start;
+    size_t name_raw = eq ? (size_t)(eq - name) : end - start;
+    if (eq) {
+      a->value_len = decode(eq + 1, (size_t)(q + end - (eq + 1)), true);
+      eq[1 + a->value_len] = '\0';
+      a->value = eq + 1;
+    } else {
+      a->value = NULL;
+      a->value_len = 0;
+    }
+    a->name_len = decode(name, name_raw, true);
+    name[a->name_len] = '\0';
+    a->name = name;
+  }
+}
+
+static int on_message_complete(http_parser *p) {
+  sg__h1_conn *c = C(p);
+  sg__h1_req r;
+  memset(&r, 0, offsetof(sg__h1_req, args));
+  r.method = http_method_str((enum http_method)p->method);
+  r.head = p->method == HTTP_HEAD;
+  r.http_minor = p->http_minor;
+  c->head_method = r.head;
+  /* URL: path and query, decoded in place. The URL always has at least one byte. */
+  char *url = c->url_off == UNSET ? NULL : c->buf + c->url_off;
+  size_t ul = url ? c->url_len : 0;
+  static char empty[1];
+  if (url) {
+    url[ul] = '\0';
+    char *qm = memchr(url, '?', ul);
+    size_t pl = qm ? (size_t)(qm - url) : ul;
+    if (qm)
+      parse_query(&r, qm + 1, ul - pl - 1);
+    else
+      r.n_args = 0;
+    pl = decode(url, pl, false);
+    url[pl] = '\0';
+    r.path = url;
+  } else {
+    empty[0] = '\0';
+    r.path = empty;
+    r.n_args = 0;
+  }
+  sg__h1_str *slots[H__N] = {&r.origin, &r.xrid, &r.authorization, &r.if_none_match, &r.expect};
+  for (int i = 0; i < H__N; i++) {
+    if (!c->hdr_set[i]) continue;
+    if (c->hdr_off[i] == UNSET) {
+      slots[i]->p = "";
+      slots[i]->n = 0;
+      continue;
+    }
+    char *v = c->buf + c->hdr_off[i];
+    size_t n = c->hdr_len[i];
+    while (n && (v[n - 1] == ' ' || v[n - 1] == '\t')) n--;
+    v[n] = '\0';
+    slots[i]->p = v;
+    slots[i]->n = n;
+  }
+  if (c->body_off != UNSET) {
+    c->buf[c->body_off + c->body_len] = '\0';
+    r.body = c->buf + c->body_off;
+    r.body_len = c->body_len;
+  } else {
+    r.body = empty;
+    r.body_len = 0;
+  }
+  c->keep_alive = http_should_keep_alive(p) != 0 && !p->upgrade;
+  if (!c->keep_alive) c->close = true;
+  c->handler(c->ctx, c, &r, SG_E_OK);
+  c->in_message = false;
+  c->url_off = UNSET;
+  c->body_off = UNSET;
+  if (c->close || c->out.len - c->out_sent > SG__H1_OUT_PAUSE) {
+    if (!c->close) c->paused = true;
+    http_parser_pause(p, 1);
+  }
+  return 0;
+}
+
+static const http_parser_settings settings = {
+    .on_message_begin = on_message_begin,
+    .on_url = on_url,
+    .on_header_field = on_header_field,
+    .on_header_value = on_header_value,
+    .on_headers_complete = on_headers_complete,
+    .on_body = on_body,
+    .on_message_complete = on_message_complete,
+};
+
+/* ================================================================ connection ===== */
+
+/* The parser counts the bytes of each request line + headers itself, the same however
+ * they arrive, and fails with HPE_HEADER_OVERFLOW (431) past this limit. The setting is
+ * process-wide in libhttp-parser; only this file uses the library. */
+static pthread_once_t limit_once = PTHREAD_ONCE_INIT;
+static void set_limit(void) { http_parser_set_max_header_size(SG__H1_HEAD_MAX); }
+
+void sg__h1_init(sg__h1_conn *c, sg__h1_handler handler, void *ctx) {
+  pthread_once(&limit_once, set_limit);
+  memset(c, 0, offsetof(sg__h1_conn, buf));
+  http_parser_init(&c->parser, HTTP_REQUEST);
+  c->parser.data = c;
+  c->handler = handler;
+  c->ctx = ctx;
+  c->url_off = c->body_off = c->hf_off = c->hv_off = UNSET;
+  c->keep_alive = true;
+  sg_buf_init(&c->out, SG__H1_OUT_LIMIT);
+}
+
+void sg__h1_free(sg__h1_conn *c) { sg_buf_free(&c->out); }
+
+static void fail(sg__h1_conn *c, sg_err e) {
+  if (c->failed) return;
+  c->failed = c->close = true;
+  c->keep_alive = false;
+  c->head_method = false;
+  c->handler(c->ctx, c, NULL, e);
+}
+
+char *sg__h1_rbuf(sg__h1_conn *c, size_t *room) {
+  *room = c->failed || c->paused || c->close ? 0 : sizeof c->buf - 1 - c->len;
+  return c->buf + c->len;
+}
+
+/* Drops bytes no longer needed: everything before the current request's URL (or before
+ * the unparsed bytes when no request is under way), and the chunk framing already
+ * consumed after the body. Offsets move with the bytes. */
+static void compact(sg__h1_conn *c) {
+  if (c->in_message && !c->in_headers && c->body_off != UNSET) {
+    size_t keep_to = c->body_off + c->body_len + 1; /* +1: room for the body's NUL */
+    if (c->parsed > keep_to) {
+      memmove(c->buf + keep_to, c->buf + c->parsed, c->len - c->parsed);
+      c->len -= c->parsed - keep_to;
+      c->parsed = keep_to;
+    }
+  }
+  size_t keep = c->in_message && c->url_off != UNSET ? c->url_off : c->parsed;
+  if (!keep) return;
+  memmove(c->buf, c->buf + keep, c->len - keep);
+  c->len -= keep;
+  c->parsed -= keep;
+  if (!c->in_message) return;
+  size_t *offs[] = {&c->url_off, &c->hf_off, &c->hv_off, &c->body_off};
+  for (size_t i = 0; i < sizeof offs / sizeof *offs; i++)
+    if (*offs[i] != UNSET) *offs[i] -= keep;
+  for (int i = 0; i < H__N; i++)
+    if (c->hdr_set[i] && c->hdr_off[i] != UNSET) c->hdr_off[i] -= keep;
+}
+
+static void run(sg__h1_conn *c) {
+  while (!c->failed && !c->paused && !c->close && c->parsed < c->len) {
+    size_t want = c->len - c->parsed;
+    size_t n = http_parser_execute(&c->parser, &settings, c->buf + c->parsed, want);
+    c->parsed += n;
+    enum http_errno e = HTTP_PARSER_ERRNO(&c->parser);
+    if (e == HPE_PAUSED) break; /* closing or output-paused; resumed by sg__h1_drained */
+    if (e != HPE_OK) {
+      sg_err err = c->pending != SG_E_OK      ? c->pending
+                   : e == HPE_HEADER_OVERFLOW ? SG_E_HEADERS_TOO_LARGE
+                                              : SG_E_INVALID_REQUEST;
+      fail(c, err);
+      return;
+    }
+    if (c->parser.upgrade) { /* the rest would be another protocol: answered, close */
+      c->close = true;
+      break;
+    }
+    if (n != want) {
+      fail(c, SG_E_INVALID_REQUEST);
+      return;
+    }
+  }
+  if (c->failed) return;
+  compact(c);
+  if (c->len >= sizeof c->buf - 1 && !c->paused && !c->close) {
+    /* Full and still inside one request: its head, or chunk framing around a body. */
+    fail(c, c->in_headers ? SG_E_HEADERS_TOO_LARGE : SG_E_PAYLOAD_TOO_LARGE);
+  }
+}
+
+void sg__h1_feed(sg__h1_conn *c, size_t n) {
+  if (c->failed || c->close) return;
+  if (n > sizeof c->buf - 1 - c->len) n = sizeof c->buf - 1 - c->len;
+  c->len += n;
+  run(c);
+}
+
+void sg__h1_drained(sg__h1_conn *c) {
+  c->out_sent = 0;
+  if (c->out.cap > 4 * SG__H1_OUT_PAUSE) {
+    sg_buf_free(&c->out); /* a burst of pipelined answers: give the memory back */
+    sg_buf_init(&c->out, SG__H1_OUT_LIMIT);
+  } else {
+    sg_buf_reset(&c->out);
+  }
+  if (c->paused && !c->failed && !c->close) {
+    c->paused = false;
+    http_parser_pause(&c->parser, 0);
+    run(c);
+  }
+}
+
+const char *sg__h1_arg_get(const sg__h1_req *req, const char *name, size_t *len) {
+  size_t nl = strlen(name);
+  for (size_t i = 0; i < req->n_args; i++) {
+    const sg__h1_arg *a = &req->args[i];
+    if (a->name_len == nl && memcmp(a->name, name, nl) == 0) {
+      if (!a->value) break;
+      if (len) *len = a->value_len;
+      return a->value;
+    }
+  }
+  if (len) *len = 0;
+  return NULL;
+}
