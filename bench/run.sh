@@ -273,6 +273,45 @@ EOF
     sleep 0.05
   done
 
+  # One worker each: wrk fills one of the machine's CPUs, so with one worker a server has
+  # the other CPU to itself, while with one worker per CPU three busy threads share two.
+  # Same list: a `suggestd runtime --threads 1` on the serve process's data dir (it reads
+  # the edge directory only; access log on, to a file), and an nginx with one worker.
+  NG1=$D/nginx1
+  mkdir -p "$NG1/tmp"
+  NPORT_R1=$(free_port)
+  cat >"$NG1/nginx.conf" <<EOF
+worker_processes 1;
+pid $NG1/nginx.pid;
+error_log $NG1/error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $NG1/tmp; proxy_temp_path $NG1/tmp; fastcgi_temp_path $NG1/tmp;
+  uwsgi_temp_path $NG1/tmp; scgi_temp_path $NG1/tmp;
+  keepalive_requests 100000000;
+  keepalive_timeout 60s;
+  default_type application/json;
+  server {
+    listen 127.0.0.1:$NPORT_R1;
+    location / { return 200 "$(cat "$NG/www/body.json")"; }
+  }
+}
+EOF
+  "$NGINX" -c "$NG1/nginx.conf" -p "$NG1" &
+  PIDS+=("$!")
+  RPORT1=$(free_port)
+  "$BIN" runtime --data-dir "$S/data" --runtime-listen "127.0.0.1:$RPORT1" --threads 1 \
+    --state-dir "$D/runtime1-state" 2>"$D/runtime1.log" &
+  PIDS+=("$!")
+  for port in "$NPORT_R1" "$RPORT1"; do
+    for _ in $(seq 200); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/healthz" 2>/dev/null && break
+      sleep 0.05
+    done
+  done
+
   rss() { awk '/^VmRSS/ {print $2}' "/proc/$RPID/status"; }
   hwm() { awk '/^VmHWM/ {print $2}' "/proc/$RPID/status"; }
   run_wrk() { # run_wrk NAME PORT SECONDS -> appends one JSON line to $D/wrk.jsonl
@@ -284,6 +323,7 @@ EOF
   : >"$D/wrk.jsonl"
   log "HTTP warm-up"
   ROUND=0 run_wrk suggestd "$RPORT" 2
+  ROUND=0 run_wrk suggestd-1w "$RPORT1" 2
   errs() { grep -c '"error"' "$S/serve.log" || true; }
   logn() { grep -c '"path":"/v1/query"' "$S/serve.log" || true; }
   not200() { grep -c '"path":"/v1/query","status":[^2]' "$S/serve.log" || true; }
@@ -294,11 +334,14 @@ EOF
     ROUND=$r run_wrk suggestd "$RPORT" "$HTTP_SECONDS"
     ROUND=$r run_wrk nginx-return "$NPORT_R" "$HTTP_SECONDS"
     ROUND=$r run_wrk nginx-static "$NPORT_F" "$HTTP_SECONDS"
+    ROUND=$r run_wrk suggestd-1w "$RPORT1" "$HTTP_SECONDS"
+    ROUND=$r run_wrk nginx-return-1w "$NPORT_R1" "$HTTP_SECONDS"
   done
   RSS1=$(rss)
   ERR1=$(errs) LOG1=$(logn) BAD1=$(not200)
+  ERR_1W=$(grep -c '"error"' "$D/runtime1.log" || true)
   jq -n --argjson body "$BODY" --arg rss0 "$RSS0" --arg rss1 "$RSS1" --arg hwm "$(hwm)" \
-    --arg err "$((ERR1 - ERR0))" --arg logged "$((LOG1 - LOG0))" --arg bad "$((BAD1 - BAD0))" \
+    --arg err "$((ERR1 - ERR0 + ERR_1W))" --arg logged "$((LOG1 - LOG0))" --arg bad "$((BAD1 - BAD0))" \
     --slurpfile imp "$S/import.json" --arg threads "$THREADS" --arg paths "$(wc -l <"$D/paths")" \
     '{body: $body, rssBeforeKb: ($rss0|tonumber), rssAfterKb: ($rss1|tonumber),
       hwmKb: ($hwm|tonumber), runtimeErrors: ($err|tonumber), threads: ($threads|tonumber),

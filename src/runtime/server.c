@@ -43,27 +43,48 @@ static int64_t now_us(void) {
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-/* Copies at most cap-1 bytes of s into out, replacing what JSON would need to escape
- * (the path is client input, percent-decoded) so a log line stays one valid object. */
-static void log_safe(const char *s, char *out, size_t cap) {
-  size_t i = 0;
-  for (; s[i] && i + 1 < cap; i++) {
+/* Appends at most cap bytes of s, replacing what JSON would need to escape (the path is
+ * client input, percent-decoded) so a log line stays one valid object. */
+static char *put_safe(char *o, const char *s, size_t cap) {
+  for (size_t i = 0; s[i] && i < cap; i++) {
     unsigned char c = (unsigned char)s[i];
-    out[i] = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
+    *o++ = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
   }
-  out[i] = '\0';
+  return o;
 }
 
+static char *put_lit(char *o, const char *s) {
+  size_t n = strlen(s);
+  memcpy(o, s, n);
+  return o + n;
+}
+
+static char *put_int(char *o, int64_t v) {
+  char tmp[24];
+  size_t n = 0;
+  uint64_t u = v < 0 ? 0 : (uint64_t)v;
+  do {
+    tmp[n++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  while (n) *o++ = tmp[--n];
+  return o;
+}
+
+/* {"ts":…,"method":"…","path":"…","status":…,"us":…,"requestId":"…"}, formatted by hand
+ * (snprintf was ~2% of the runtime's CPU under load). At most 16 + 160 + 128 bytes of
+ * variable text, well inside the line. */
 static void access_log(const sg__rt_req *r) {
-  char line[512], method[16], path[160];
-  log_safe(r->method, method, sizeof method);
-  log_safe(r->path, path, sizeof path);
-  int n = snprintf(line, sizeof line,
-                   "{\"ts\":%lld,\"method\":\"%s\",\"path\":\"%s\",\"status\":%u,\"us\":%lld,"
-                   "\"requestId\":\"%s\"}\n",
-                   (long long)sg_now_ms(), method, path, r->status,
-                   (long long)(now_us() - r->t0_us), r->xrid);
-  if (n > 0 && (size_t)n < sizeof line) sg__rt_log_line(line, (size_t)n);
+  char line[512], *o = line;
+  int64_t now = now_us();
+  o = put_int(put_lit(o, "{\"ts\":"), sg_now_ms());
+  o = put_safe(put_lit(o, ",\"method\":\""), r->method, 15);
+  o = put_safe(put_lit(o, "\",\"path\":\""), r->path, 159);
+  o = put_int(put_lit(o, "\",\"status\":"), r->status);
+  o = put_int(put_lit(o, ",\"us\":"), now - r->t0_us);
+  o = put_safe(put_lit(o, ",\"requestId\":\""), r->xrid, 128);
+  o = put_lit(o, "\"}\n");
+  sg__rt_log_line(line, (size_t)(o - line));
 }
 
 void sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len,
@@ -285,16 +306,21 @@ static void unlink_conn(worker *w, rt_conn *c) {
   c->prev = c->next = NULL;
 }
 
-static void touch(worker *w, rt_conn *c, int64_t now) {
-  c->last_ms = now;
-  if (w->tail == c) return;
-  unlink_conn(w, c);
+static void link_tail(worker *w, rt_conn *c) {
   c->prev = w->tail;
   if (w->tail)
     w->tail->next = c;
   else
     w->head = c;
   w->tail = c;
+}
+
+/* Activity on a connection (which is in the list): it moves to the most recent end. */
+static void touch(worker *w, rt_conn *c, int64_t now) {
+  c->last_ms = now;
+  if (w->tail == c) return;
+  unlink_conn(w, c);
+  link_tail(w, c);
 }
 
 static void close_conn(worker *w, rt_conn *c) {
@@ -402,7 +428,8 @@ static void accept_some(worker *w, int64_t now) {
       atomic_fetch_sub(&rt->connections, 1);
       continue;
     }
-    touch(w, c, now);
+    c->last_ms = now;
+    link_tail(w, c);
   }
 }
 
