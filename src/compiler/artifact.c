@@ -208,7 +208,10 @@ int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, cons
  * what both range ends need. q holds no NUL, so strncmp stops exactly at the key's
  * terminating NUL (inside the text section, checked at open). */
 static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q, size_t qlen) {
-  return strncmp(v->text + sg__rd32(v->keys + i * SG__KEY_SIZE), q, qlen);
+  const char *k = v->text + sg__rd32(v->keys + i * SG__KEY_SIZE);
+  /* Most probes of a binary search differ in the first byte: decide those inline. */
+  if (*k != *q) return (unsigned char)*k < (unsigned char)*q ? -1 : 1;
+  return strncmp(k, q, qlen);
 }
 
 void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
@@ -219,25 +222,39 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
   /* No key contains a NUL, so a query with one matches nothing. */
   if (memchr(nq, '\0', len)) return;
 
-  /* The keys having nq as a prefix: lo = first key not below nq, hi = first key above
-   * every string that starts with nq. */
+  /* The keys having nq as a prefix, [lo, hi): one search narrows [lo, hi) until a key
+   * that starts with nq is met (none: no match); then lo is the first such key at or
+   * before it, and hi the first key after it that does not start with nq. Probes that
+   * land outside the range on either side shrink both searches. */
   uint64_t lo = 0, hi = v->n_keys;
-  while (lo < hi) {
+  for (; len;) { /* an empty nq is a prefix of every key: the whole range */
+    if (lo >= hi) return;
     uint64_t mid = lo + (hi - lo) / 2;
-    if (cmp_key_prefix(v, mid, nq, len) < 0)
+    int c = cmp_key_prefix(v, mid, nq, len);
+    if (c < 0) {
       lo = mid + 1;
-    else
+    } else if (c > 0) {
       hi = mid;
+    } else {
+      uint64_t b = mid; /* lower bound in [lo, mid] */
+      while (lo < b) {
+        uint64_t m = lo + (b - lo) / 2;
+        if (cmp_key_prefix(v, m, nq, len) < 0)
+          lo = m + 1;
+        else
+          b = m;
+      }
+      uint64_t e = mid + 1; /* upper bound in [mid + 1, hi] */
+      while (e < hi) {
+        uint64_t m = e + (hi - e) / 2;
+        if (cmp_key_prefix(v, m, nq, len) <= 0)
+          e = m + 1;
+        else
+          hi = m;
+      }
+      break;
+    }
   }
-  uint64_t end = v->n_keys, l2 = lo;
-  while (l2 < end) {
-    uint64_t mid = l2 + (end - l2) / 2;
-    if (cmp_key_prefix(v, mid, nq, len) <= 0)
-      l2 = mid + 1;
-    else
-      end = mid;
-  }
-  hi = l2;
   if (lo >= hi) return;
 
   sg__top10 top = {{0}, 0};
