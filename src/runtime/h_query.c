@@ -9,6 +9,8 @@
  * quota (200 quota_exceeded). Then the artifact lookup, whose prebuilt JSON fragments
  * are copied into a per-thread buffer: nothing is allocated here.
  */
+#include <pthread.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +23,41 @@
 
 static _Thread_local char tl_norm[SG__RT_SCRATCH];
 
-/* "\"" + 32 hex of the body tag + a letter for the answer's code + "\"". The tag comes
- * from the requestId's digest (reqid.c), which covers everything else the body is made
- * of; the code (query_too_short, quota_exceeded) depends on list policy and quota. */
-static void body_etag(const uint8_t tag[16], sg_err code, char out[36]) {
+/* What the digest of reqid.c does not cover: the body's own text. BODY_FORMAT is bumped
+ * when build_body's JSON framing changes; the typed codes and messages are hashed in. So
+ * two builds that would answer differently never share an ETag (a rolling deploy behind
+ * one cache). */
+#define BODY_FORMAT "query-body/1"
+static char salt[9];
+static pthread_once_t salt_once = PTHREAD_ONCE_INIT;
+
+static void make_salt(void) {
+  static const sg_err typed[] = {SG_E_QUERY_TOO_SHORT, SG_E_QUOTA_EXCEEDED};
+  crypto_generichash_state st;
+  uint8_t d[4];
+  crypto_generichash_init(&st, NULL, 0, sizeof d);
+  crypto_generichash_update(&st, (const unsigned char *)BODY_FORMAT, sizeof BODY_FORMAT);
+  for (size_t i = 0; i < sizeof typed / sizeof *typed; i++) {
+    const char *code = sg_err_code(typed[i]), *msg = sg_err_message(typed[i]);
+    crypto_generichash_update(&st, (const unsigned char *)code, strlen(code) + 1);
+    crypto_generichash_update(&st, (const unsigned char *)msg, strlen(msg) + 1);
+  }
+  crypto_generichash_final(&st, d, sizeof d);
+  sg_hex(d, sizeof d, salt);
+}
+
+/* "\"" + 32 hex of the body tag + a letter for the answer's code + 8 hex of the body
+ * format + "\"". The tag comes from the requestId's digest (reqid.c), which covers
+ * everything else the body is made of; the code (query_too_short, quota_exceeded)
+ * depends on list policy and quota. */
+static void body_etag(const uint8_t tag[16], sg_err code, char out[44]) {
+  pthread_once(&salt_once, make_salt);
   out[0] = '"';
   sg_hex(tag, 16, out + 1);
   out[33] = code == SG_E_OK ? 'o' : code == SG_E_QUERY_TOO_SHORT ? 's' : 'q';
-  out[34] = '"';
-  out[35] = '\0';
+  memcpy(out + 34, salt, 8);
+  out[42] = '"';
+  out[43] = '\0';
 }
 
 /* Writes {"items":[…],"list":{"id":…},"requestId":"…"[,"code":…,"message":…]} into
@@ -133,7 +161,7 @@ void sg__h_query(sg__rt_req *r) {
     return;
   }
 
-  char etag[36];
+  char etag[44];
   body_etag(body_tag, code, etag);
   sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
   if (sg__rt_inm_matches(r, etag))

@@ -161,21 +161,32 @@ static int on_url(http_parser *p, const char *at, size_t len) {
   return 0;
 }
 
-/* A header is complete: keep it when it is the first of a name the runtime reads. */
-static void end_header(sg__h1_conn *c) {
-  if (c->hlast == LAST_NONE) return;
+/* A header is complete: keep it when it is the first of a name the runtime reads.
+ * Returns -1 when a kept value holds a control character (it could be echoed). */
+static int end_header(sg__h1_conn *c) {
+  if (c->hlast == LAST_NONE) return 0;
   const char *f = c->buf + c->hf_off;
+  bool has_value = c->hlast == LAST_VALUE && c->hv_len > 0;
+  c->hlast = LAST_NONE;
   for (int i = 0; i < H__N; i++) {
     if (c->hf_len != hdr_names[i].len || strncasecmp(f, hdr_names[i].name, c->hf_len) != 0)
       continue;
-    if (!c->hdr_set[i]) {
-      c->hdr_set[i] = true;
-      c->hdr_off[i] = c->hlast == LAST_VALUE ? c->hv_off : UNSET; /* UNSET: empty value */
-      c->hdr_len[i] = c->hlast == LAST_VALUE ? c->hv_len : 0;
+    if (c->hdr_set[i]) break;
+    c->hdr_set[i] = true;
+    /* An empty value is UNSET: with bare-LF line ends the parser reports it at the head's
+     * last byte, which the body may be moved onto — no NUL is ever written there. */
+    c->hdr_off[i] = has_value ? c->hv_off : UNSET;
+    c->hdr_len[i] = has_value ? c->hv_len : 0;
+    for (size_t j = 0; has_value && j < c->hv_len; j++) {
+      unsigned char ch = (unsigned char)c->buf[c->hv_off + j];
+      if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+        c->pending = SG_E_INVALID_REQUEST;
+        return -1;
+      }
     }
     break;
   }
-  c->hlast = LAST_NONE;
+  return 0;
 }
 
 static int on_header_field(http_parser *p, const char *at, size_t len) {
@@ -186,7 +197,7 @@ static int on_header_field(http_parser *p, const char *at, size_t len) {
     c->hf_len += len; /* the same name, continued in the next read */
     return 0;
   }
-  end_header(c);
+  if (end_header(c)) return -1;
   c->hf_off = off;
   c->hf_len = len;
   c->hlast = LAST_FIELD;
@@ -200,8 +211,11 @@ static int on_header_value(http_parser *p, const char *at, size_t len) {
   if (c->hlast == LAST_FIELD) {
     c->hv_off = off;
     c->hv_len = len;
+  } else if (off == c->hv_off + c->hv_len) {
+    c->hv_len += len; /* the same value, continued in the next read */
   } else {
-    c->hv_len = off + len - c->hv_off; /* pieces of one value are contiguous in buf */
+    c->pending = SG_E_INVALID_REQUEST; /* obs-fold (RFC 9112 §5.2): refused */
+    return -1;
   }
   c->hlast = LAST_VALUE;
   return 0;
@@ -209,7 +223,7 @@ static int on_header_value(http_parser *p, const char *at, size_t len) {
 
 static int on_headers_complete(http_parser *p) {
   sg__h1_conn *c = C(p);
-  end_header(c);
+  if (end_header(c)) return -1;
   c->in_headers = false;
   c->keep_alive = http_should_keep_alive(p) != 0;
   bool has_len = (p->flags & F_CONTENTLENGTH) != 0;
@@ -219,7 +233,7 @@ static int on_headers_complete(http_parser *p) {
   }
   bool body = (has_len && p->content_length > 0) || (p->flags & F_CHUNKED);
   if (body && c->hdr_set[H_EXPECT] && p->http_major == 1 && p->http_minor >= 1 &&
-      c->hdr_len[H_EXPECT] >= 12 &&
+      c->hdr_len[H_EXPECT] == 12 &&
       strncasecmp(c->buf + c->hdr_off[H_EXPECT], "100-continue", 12) == 0)
     put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
   return 0;
@@ -300,7 +314,6 @@ static int on_message_complete(http_parser *p) {
   /* URL: path and query, decoded in place. The URL always has at least one byte. */
   char *url = c->url_off == UNSET ? NULL : c->buf + c->url_off;
   size_t ul = url ? c->url_len : 0;
-  static char empty[1];
   if (url) {
     url[ul] = '\0';
     char *qm = memchr(url, '?', ul);
@@ -313,8 +326,7 @@ static int on_message_complete(http_parser *p) {
     url[pl] = '\0';
     r.path = url;
   } else {
-    empty[0] = '\0';
-    r.path = empty;
+    r.path = "";
     r.n_args = 0;
   }
   sg__h1_str *slots[H__N] = {&r.origin, &r.xrid, &r.authorization, &r.if_none_match, &r.expect};
@@ -337,7 +349,7 @@ static int on_message_complete(http_parser *p) {
     r.body = c->buf + c->body_off;
     r.body_len = c->body_len;
   } else {
-    r.body = empty;
+    r.body = "";
     r.body_len = 0;
   }
   c->keep_alive = http_should_keep_alive(p) != 0 && !p->upgrade;

@@ -272,15 +272,18 @@ static void on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
 
 /* ================================================================ workers ======== */
 
-#define IDLE_MS 30000         /* a connection with nothing to do for this long is closed */
-#define MAX_CONNECTIONS 16384 /* per process; more are accepted and closed at once */
-#define READS_PER_WAKE 4      /* fairness: at most this many reads per connection per wake */
+#define IDLE_MS 30000 /* closed this long after its last answer byte went out (or its accept) */
+#define LINGER_MAX (256 * 1024) /* after a refusal: input discarded before closing anyway */
+#define MAX_CONNECTIONS 16384   /* per process; more are accepted and closed at once */
+#define READS_PER_WAKE 4        /* fairness: at most this many reads per connection per wake */
 
 typedef struct rt_conn {
   int fd;
-  uint32_t events;             /* what epoll watches: EPOLLIN or EPOLLOUT */
-  bool eof;                    /* the client closed its side */
-  int64_t last_ms;             /* last activity, for IDLE_MS */
+  uint32_t events; /* what epoll watches: EPOLLIN or EPOLLOUT */
+  bool eof;        /* the client closed its side */
+  bool lingering;  /* refused and answered: our side is shut, input is discarded */
+  size_t discarded;
+  int64_t last_ms;             /* last accept or output progress, for IDLE_MS */
   struct rt_conn *prev, *next; /* the worker's connections, least recently active first */
   sg__h1_conn h;
 } rt_conn;
@@ -289,6 +292,7 @@ typedef struct {
   sg_runtime *rt;
   int ep;
   rt_conn *head, *tail;
+  int64_t now;                 /* sg_mono_ms() of the current wake */
   int64_t listen_paused_until; /* accept failed for lack of descriptors: retry then */
 } worker;
 
@@ -331,9 +335,11 @@ static void close_conn(worker *w, rt_conn *c) {
   atomic_fetch_sub(&w->rt->connections, 1);
 }
 
+/* EPOLLRDHUP is never asked for: level-triggered, it would report a half-closed peer on
+ * every wait while we wait to write (a spin). recv() returning 0 is how EOF is seen. */
 static void watch(worker *w, rt_conn *c, uint32_t events) {
   if (c->events == events) return;
-  struct epoll_event ev = {.events = events | EPOLLRDHUP, .data.ptr = c};
+  struct epoll_event ev = {.events = events, .data.ptr = c};
   if (epoll_ctl(w->ep, EPOLL_CTL_MOD, c->fd, &ev) == 0) c->events = events;
 }
 
@@ -347,6 +353,7 @@ static void progress(worker *w, rt_conn *c) {
                        MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) {
         h->out_sent += (size_t)n;
+        touch(w, c, w->now); /* only answers count as activity: a trickled request does not */
       } else if (n < 0 && errno == EINTR) {
         continue;
       } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -357,6 +364,16 @@ static void progress(worker *w, rt_conn *c) {
         return;
       }
     }
+    if (h->failed && !c->eof && !c->lingering) {
+      /* Refused (400/413/431) with input possibly unread: closing now could reset the
+       * connection and lose the answer at the client. Shut our side and discard what
+       * still comes, until EOF, LINGER_MAX bytes or IDLE_MS. */
+      shutdown(c->fd, SHUT_WR);
+      c->lingering = true;
+      watch(w, c, EPOLLIN);
+      return;
+    }
+    if (c->lingering) return;
     if (h->close || (c->eof && !h->paused)) { /* paused: answer what was sent first */
       close_conn(w, c);
       return;
@@ -368,7 +385,22 @@ static void progress(worker *w, rt_conn *c) {
   watch(w, c, EPOLLIN);
 }
 
+static void discard_input(worker *w, rt_conn *c) {
+  char sink[16384];
+  for (int i = 0; i < READS_PER_WAKE; i++) {
+    ssize_t n = recv(c->fd, sink, sizeof sink, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0 || (c->discarded += (size_t)n) >= LINGER_MAX) break;
+  }
+  close_conn(w, c);
+}
+
 static void on_readable(worker *w, rt_conn *c) {
+  if (c->lingering) {
+    discard_input(w, c);
+    return;
+  }
   for (int i = 0; i < READS_PER_WAKE; i++) {
     size_t room;
     char *p = sg__h1_rbuf(&c->h, &room);
@@ -417,10 +449,11 @@ static void accept_some(worker *w, int64_t now) {
     }
     c->fd = fd;
     c->events = EPOLLIN;
-    c->eof = false;
+    c->eof = c->lingering = false;
+    c->discarded = 0;
     c->prev = c->next = NULL;
     sg__h1_init(&c->h, on_request, rt);
-    struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
     if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev)) {
       sg__h1_free(&c->h);
       free(c);
@@ -442,8 +475,9 @@ static void *worker_main(void *arg) {
   worker *w = arg;
   struct epoll_event evs[64];
   while (!atomic_load(&w->rt->stopping)) {
-    int n = epoll_wait(w->ep, evs, 64, 1000);
-    int64_t now = sg_mono_ms();
+    /* While the listener is parked (out of descriptors), wake in time to re-arm it. */
+    int n = epoll_wait(w->ep, evs, 64, w->listen_paused_until ? 100 : 1000);
+    int64_t now = w->now = sg_mono_ms();
     for (int i = 0; i < n; i++) {
       void *tag = evs[i].data.ptr;
       if (tag == &wake_tag) continue;
@@ -452,7 +486,6 @@ static void *worker_main(void *arg) {
         continue;
       }
       rt_conn *c = tag;
-      touch(w, c, now);
       if (evs[i].events & EPOLLERR) {
         close_conn(w, c);
         continue;

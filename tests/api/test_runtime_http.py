@@ -377,6 +377,63 @@ def test_pipelined_then_half_closed_gets_every_answer(rt):
     c.close()
 
 
+def server_side_state(port, peer_port):
+    """TCP state (hex, from /proc/net/tcp) of the server's end of our connection."""
+    for name in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = open(name).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            local, remote, st = f[1], f[2], f[3]
+            if int(local.rsplit(":", 1)[1], 16) == port and \
+                    int(remote.rsplit(":", 1)[1], 16) == peer_port:
+                return st
+    return None
+
+
+def test_half_closed_client_that_does_not_read_costs_no_cpu(rt):
+    """A client pipelines more answers than the socket buffers hold, shuts its sending
+    side and never reads: the worker must sleep until the socket is writable, not spin on
+    the peer's half-close (a level-triggered EPOLLRDHUP did, at 100% of a CPU)."""
+    req = get(qpath("an"))
+    s = None
+    # Enough answers to fill the kernel's buffers, few enough request bytes that the
+    # server's kernel receives them all and then the FIN (its end goes to CLOSE-WAIT).
+    for n in (7500, 7000, 8000, 6500, 9000, 5000, 11000):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.settimeout(TIMEOUT)
+        s.connect(("127.0.0.1", rt.port))
+        try:
+            s.sendall(req * n)
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            s.close()
+            continue
+        time.sleep(0.5)
+        if server_side_state(rt.port, s.getsockname()[1]) == "08":  # CLOSE_WAIT
+            break
+        s.close()
+        s = None
+        time.sleep(0.3)
+    if s is None:
+        pytest.skip("could not get the server's end into CLOSE-WAIT with unsent answers")
+
+    def cpu_ticks():
+        with open(f"/proc/{rt.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+
+    t0 = cpu_ticks()
+    time.sleep(2.0)
+    used = (cpu_ticks() - t0) / os.sysconf("SC_CLK_TCK")
+    s.close()
+    assert used < 0.5, f"the runtime used {used:.2f} s of CPU in 2 s with a stalled client"
+    still_serving(rt)
+
+
 # -- connection lifetime ------------------------------------------------------------------
 
 def test_http10_answered_then_closed(rt):
