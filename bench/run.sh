@@ -242,30 +242,42 @@ PY
   head -c "$BYTES" /dev/zero | tr '\0' 'a' >"$NG/www/body.json"
   NPORT_R=$(free_port)
   NPORT_F=$(free_port)
-  cat >"$NG/nginx.conf" <<EOF
-worker_processes $THREADS;
-pid $NG/nginx.pid;
-error_log $NG/error.log warn;
+  # nginx_conf DIR WORKERS RETURN_PORT [STATIC_PORT]: an nginx of its own under DIR that
+  # answers the body with `return 200` on RETURN_PORT and, if given, as a static file on
+  # STATIC_PORT.
+  nginx_conf() {
+    local dir=$1 workers=$2 rport=$3 fport=${4:-}
+    mkdir -p "$dir/tmp"
+    {
+      cat <<EOF
+worker_processes $workers;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
 daemon off;
 events { worker_connections 1024; }
 http {
   access_log off;
-  client_body_temp_path $NG/tmp; proxy_temp_path $NG/tmp; fastcgi_temp_path $NG/tmp;
-  uwsgi_temp_path $NG/tmp; scgi_temp_path $NG/tmp;
+  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
+  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
   keepalive_requests 100000000;
   keepalive_timeout 60s;
   default_type application/json;
   server {
-    listen 127.0.0.1:$NPORT_R;
+    listen 127.0.0.1:$rport;
     location / { return 200 "$(cat "$NG/www/body.json")"; }
   }
+EOF
+      [ -z "$fport" ] || cat <<EOF
   server {
-    listen 127.0.0.1:$NPORT_F;
+    listen 127.0.0.1:$fport;
     root $NG/www;
     location / { rewrite ^ /body.json break; }
   }
-}
 EOF
+      echo "}"
+    } >"$dir/nginx.conf"
+  }
+  nginx_conf "$NG" "$THREADS" "$NPORT_R" "$NPORT_F"
   "$NGINX" -c "$NG/nginx.conf" -p "$NG" &
   PIDS+=("$!")
   for _ in $(seq 200); do
@@ -278,27 +290,8 @@ EOF
   # Same list: a `suggestd runtime --threads 1` on the serve process's data dir (it reads
   # the edge directory only; access log on, to a file), and an nginx with one worker.
   NG1=$D/nginx1
-  mkdir -p "$NG1/tmp"
   NPORT_R1=$(free_port)
-  cat >"$NG1/nginx.conf" <<EOF
-worker_processes 1;
-pid $NG1/nginx.pid;
-error_log $NG1/error.log warn;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $NG1/tmp; proxy_temp_path $NG1/tmp; fastcgi_temp_path $NG1/tmp;
-  uwsgi_temp_path $NG1/tmp; scgi_temp_path $NG1/tmp;
-  keepalive_requests 100000000;
-  keepalive_timeout 60s;
-  default_type application/json;
-  server {
-    listen 127.0.0.1:$NPORT_R1;
-    location / { return 200 "$(cat "$NG/www/body.json")"; }
-  }
-}
-EOF
+  nginx_conf "$NG1" 1 "$NPORT_R1"
   "$NGINX" -c "$NG1/nginx.conf" -p "$NG1" &
   PIDS+=("$!")
   RPORT1=$(free_port)
