@@ -310,7 +310,6 @@ static int on_message_complete(http_parser *p) {
   r.method = http_method_str((enum http_method)p->method);
   r.head = p->method == HTTP_HEAD;
   r.http_minor = p->http_minor;
-  c->head_method = r.head;
   /* URL: path and query, decoded in place. The URL always has at least one byte. */
   char *url = c->url_off == UNSET ? NULL : c->buf + c->url_off;
   size_t ul = url ? c->url_len : 0;
@@ -401,7 +400,6 @@ static void fail(sg__h1_conn *c, sg_err e) {
   if (c->failed) return;
   c->failed = c->close = true;
   c->keep_alive = false;
-  c->head_method = false;
   c->handler(c->ctx, c, NULL, e);
 }
 

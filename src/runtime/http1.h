@@ -77,7 +77,6 @@ struct sg__h1_conn {
   bool paused;      /* parsing stopped at SG__H1_OUT_PAUSE; resumed by sg__h1_drained */
   bool in_message;  /* between message begin and complete */
   bool in_headers;  /* before headers complete */
-  bool head_method; /* current request is HEAD */
   bool keep_alive;  /* of the request being answered */
   unsigned status;  /* status of the answer being written (sg__h1_status) */
   size_t len;       /* bytes in buf */
