@@ -39,9 +39,7 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
   sg__sq_text(s, 2, workspace_id);
   sg__sq_text(s, 3, list_id);
   sqlite3_bind_int64(s, 4, sg_now_s());
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step == SQLITE_DONE) rc = SG_E_OK;
+  if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
   if (rc == SG_E_OK)
@@ -60,9 +58,7 @@ sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) 
   sqlite3_stmt *s = sg__sq_prep(st, q_up);
   if (!s) goto out;
   sg__sq_text(s, 1, id);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step != SQLITE_DONE) goto out;
+  if (sg__sq_run(st, s) < 0) goto out;
   s = sg__sq_prep(st, q_get);
   if (!s) goto out;
   sg__sq_text(s, 1, id);
@@ -120,18 +116,14 @@ sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[
   sqlite3_stmt *s = sg__sq_prep(st, q_retire);
   if (!s) goto end;
   sqlite3_bind_int64(s, 1, now);
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step != SQLITE_DONE) goto end;
+  if (sg__sq_run(st, s) < 0) goto end;
   s = sg__sq_prep(st, q_ins);
   if (!s) goto end;
   sg__sq_text(s, 1, kid);
   sqlite3_bind_blob(s, 2, sk, 64, SQLITE_TRANSIENT);
   sqlite3_bind_blob(s, 3, pk, 32, SQLITE_TRANSIENT);
   sqlite3_bind_int64(s, 4, now);
-  step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step == SQLITE_DONE) rc = SG_E_OK;
+  if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
 out:

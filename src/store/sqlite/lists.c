@@ -269,9 +269,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
       sg__sq_text(s, 2, enc);
       free(enc);
     }
-    int step = sqlite3_step(s);
-    sqlite3_reset(s);
-    if (step != SQLITE_DONE) goto fail;
+    if (sg__sq_run(st, s) < 0) goto fail;
   }
   json_decref(cur);
   cur = NULL;

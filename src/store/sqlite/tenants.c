@@ -267,9 +267,7 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
   sg__sq_text(s, 4, digest_hex);
   sg__sq_text(s, 5, enc);
   sqlite3_bind_int64(s, 6, sg_now_s());
-  int step = sqlite3_step(s);
-  sqlite3_reset(s);
-  if (step == SQLITE_DONE) rc = SG_E_OK;
+  if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
   if (rc == SG_E_OK)
