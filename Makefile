@@ -49,6 +49,20 @@ Q :=
 say = @true
 endif
 
+# The version (`suggestd --version`, the metrics' build_info): the VERSION file and the
+# tree's `git describe`. Only common/version.c sees them, and the stamp file changes only
+# when they do, so a new commit recompiles one file.
+VERSION_NUMBER := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+VERSION_GIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_DEFS := -DSG_VERSION_NUMBER='"$(VERSION_NUMBER)"' -DSG_VERSION_GIT='"$(VERSION_GIT)"'
+$(B)/version.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(VERSION_DEFS)' | cmp -s - $@ || echo '$(VERSION_DEFS)' > $@
+$(B)/obj/common/version.o $(B)/san/common/version.o: $(B)/version.stamp
+$(B)/obj/common/version.o $(B)/san/common/version.o: ALL_CFLAGS += $(VERSION_DEFS)
+.PHONY: FORCE
+FORCE:
+
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)

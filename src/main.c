@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "client/client.h"
 #include "common/util.h"
+#include "common/version.h"
 #include "control/control.h"
 #include "compiler/cli.h"
 #include "runtime/runtime.h"
@@ -30,6 +31,7 @@ static const sg_cmd commands[] = {
     {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
     {"import", sg_cmd_import, "stream an NDJSON file of items into a list (--replace, --publish)"},
     {"export", sg_cmd_export, "download a list's items as NDJSON"},
+    {"version", NULL, "print the version (also --version)"},
     {NULL, NULL, NULL},
 };
 
@@ -41,6 +43,10 @@ static void usage(FILE *f) {
 }
 
 int main(int argc, char **argv) {
+  if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+    printf("suggestd %s (git %s)\n", sg_version(), sg_version_git());
+    return 0;
+  }
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
       strcmp(argv[1], "help") == 0) {
     usage(argc < 2 ? stderr : stdout);
@@ -51,7 +57,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   for (const sg_cmd *c = commands; c->name; c++)
-    if (strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
+    if (c->fn && strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
   /* Through the JSON encoder, so a command word with quotes still gives valid JSON. */
   sg__cli_fail("unknown command '%s'; see suggestd --help", argv[1]);
   return 2;

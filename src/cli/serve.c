@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
+#include "http/metrics_http.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 
@@ -27,6 +28,7 @@ static const sg_flag_spec serve_flags[] = {
     {"sync-publish-limit", true, false},
     {"selection-rate", true, false},
     {"import-max-bytes", true, false},
+    {"metrics-listen", true, false},
     {NULL, false, false},
 };
 
@@ -156,10 +158,20 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       return 1;
     }
   }
+  sg_http_server *metrics = NULL;
+  const char *ml = sg_args_get(&a, "metrics-listen");
+  if (ml && sg_metrics_http_start(ml, &metrics, err, sizeof err)) {
+    sg_runtime_stop(rt);
+    sg_control_stop(ctl);
+    sg_store_close(st);
+    sg_edge_close(edge);
+    return sg__cli_fail("%s", err);
+  }
   fflush(stderr);
   int sig = 0;
   sigwait(&set, &sig);
   fprintf(stderr, "{\"level\":\"info\",\"msg\":\"shutting down\",\"signal\":%d}\n", sig);
+  sg_http_stop(metrics);
   sg_runtime_stop(rt);
   sg_control_stop(ctl);
   sg_store_close(st);

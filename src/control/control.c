@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/metrics.h"
 #include "control/internal.h"
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
@@ -40,6 +41,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
     sg_control_stop(c);
     return -1;
   }
+  sg_metrics_add_collector(sg__control_metrics, c);
   *out = c;
   return 0;
 }
@@ -48,6 +50,7 @@ unsigned sg_control_port(const sg_control *c) { return sg_http_port(c->http); }
 
 void sg_control_stop(sg_control *c) {
   if (!c) return;
+  sg_metrics_remove_collector(sg__control_metrics, c);
   sg_http_stop(c->http);
   sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
   sg_ratelimit_free(c->rl_key);

@@ -97,6 +97,12 @@ int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t 
  * failed (the next publish or PATCH retries it). */
 json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t *list);
 
+/* GET /readyz (readyz.c): 200 when the store answers and the edge store is usable. */
+void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp);
+/* The control plane's metrics collector (readyz.c): publish queue depth, store and edge
+ * health. */
+void sg__control_metrics(sg_buf *out, void *ctx);
+
 /* Handlers, one per file. */
 void sg__h_lists_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

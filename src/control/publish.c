@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "common/arena.h"
+#include "common/metrics.h"
 #include "common/util.h"
 #include "compiler/compiler.h"
 #include "control/internal.h"
@@ -389,35 +390,45 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
   bool queued = strcmp(job.state, SG_VERSION_QUEUED) == 0;
   bool staged = strcmp(job.state, SG_VERSION_STAGED) == 0;
   if (!queued && !staged) goto done; /* resolved by an earlier run */
+  /* For suggestd_publish_duration_seconds: the state this run left the version in. */
+  int64_t t0 = sg_mono_ms();
+  const char *result = "failed";
   if (job.attempts > MAX_ATTEMPTS) {
     log_version("error", "publish abandoned", &job, "too_many_attempts");
     sg_store_version_set_failed(c->cfg.store, list_id, number, "too_many_attempts");
-    goto done;
+    goto observe;
   }
   if (queued) {
     if (validate_and_compile(c, &job)) {
       rc = -1;
-      goto done;
+      goto observe;
     }
-    if (strcmp(job.state, SG_VERSION_STAGED) != 0) goto done; /* draft */
+    if (strcmp(job.state, SG_VERSION_STAGED) != 0) { /* draft */
+      result = "draft";
+      goto observe;
+    }
   } else if (!artifact_present(c, job.content_hash)) {
     /* Only a resumed staged version gets here; its artifact was fsynced before the row
      * said staged, so a missing file means someone removed it. */
     log_version("error", "staged artifact missing", &job, job.content_hash);
     sg_store_version_set_failed(c->cfg.store, list_id, number, "artifact_missing");
     rc = -1;
-    goto done;
+    goto observe;
   }
   bool activated = false;
   json_t *list = NULL;
   e = sg_store_version_activate(c->cfg.store, job.workspace_id, list_id, number, &activated, &list);
   if (e != SG_E_OK) {
     rc = e == SG_E_PRECONDITION_FAILED ? 0 : -1;
-    goto done;
+    if (!rc) result = "other";
+    goto observe;
   }
   /* The runtime switches when the list's edge record changes. */
   if (activated) sync_edge(c, job.workspace_id, list_id, number, list);
   json_decref(list);
+  result = activated ? "active" : "other";
+observe:
+  sg_metrics_publish(result, (sg_mono_ms() - t0) * 1000);
 done:
   sg_store_job_clear(&job);
   prune_history(c, list_id);

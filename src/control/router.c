@@ -184,6 +184,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
   char allow[64] = "";
   for (const route *r = routes; r->method; r++) {
     if (!match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
+    if (!path_known) req->route = r->pattern; /* a 405 is counted on the path's route */
     path_known = true;
     if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
       if (*allow) strcat(allow, ", ");
@@ -205,6 +206,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
   }
   /* Re-run the match so params point into the scratch (the loop may have moved on). */
   match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
+  req->route = found->pattern;
   return found;
 }
 
@@ -248,6 +250,7 @@ sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stre
       break;
     }
   if (!r) return SG_HTTP_BUFFER;
+  req->route = r->pattern;
   sg_principal who;
   if (!authenticate(c, req, resp, &who)) return SG_HTTP_RESPOND;
   return r->stream(c, &who, req, resp, stream);
@@ -257,10 +260,17 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp);
 void sg__control_dispatch(sg_req *req, sg_resp *resp) {
   sg_control *c = req->app;
   if (strcmp(req->path, "/healthz") == 0) {
+    req->route = "/healthz";
     sg_resp_json(resp, 200, json_pack("{s:s}", "status", "ok"));
     return;
   }
+  if (strcmp(req->path, "/readyz") == 0) {
+    req->route = "/readyz";
+    sg__control_readyz(c, req, resp);
+    return;
+  }
   if (strcmp(req->path, "/docs/errors") == 0) {
+    req->route = "/docs/errors";
     extern void sg__h_docs_errors(sg_req *, sg_resp *);
     sg__h_docs_errors(req, resp);
     return;

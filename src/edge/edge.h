@@ -73,6 +73,11 @@ int sg_edge_revision(sg_edge *e, uint64_t *rev);
 typedef int (*sg_edge_foreach_cb)(const char *id, const char *json, size_t len, void *ctx);
 int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
 
+/* Whether the store can be used now: its revision reads, and for a directory backend the
+ * root and every record folder are directories this process may read and write. The
+ * readiness probes (/readyz) call it. Returns 0 or -1 with errno set. */
+int sg_edge_check(sg_edge *e);
+
 /* The directory of the store (for a directory backend), NULL otherwise. */
 const char *sg_edge_dir(const sg_edge *e);
 

@@ -37,6 +37,7 @@ typedef struct {
   char client_ip[64];
   char *params[SG_HTTP_MAX_PARAMS]; /* path parameters captured by the router */
   size_t nparams;
+  const char *route;  /* the matched route template (set by the router), or NULL */
   void *app;          /* the server's context pointer */
   void *auth;         /* set by the application's middleware */
   char scratch[1024]; /* the router's copy of the path that params point into */

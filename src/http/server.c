@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "common/metrics.h"
 #include "common/util.h"
 #include "http/http.h"
 
@@ -21,6 +22,7 @@ struct sg_http_server {
   struct MHD_Daemon *d;
   sg_http_config cfg;
   unsigned port;
+  sg_listener listener; /* metrics label, from cfg.log_name */
 };
 
 /* Everything one request needs between libmicrohttpd's calls; owned by the connection
@@ -127,15 +129,22 @@ static void log_str(sg_buf *line, const char *s, size_t cap) {
   sg_buf_json_str(line, out, o);
 }
 
+/* Counts the request in the metrics and writes its access-log line. The line has the
+ * runtime listener's field names (docs/OBSERVABILITY.md): ts, level, msg, listener,
+ * method, route, path, status, durationUs, requestId. */
 static void access_log(const sg_http_server *s, const sg_req *req, int status, int64_t us) {
+  int route = sg_metrics_route(s->listener, req->route);
+  sg_metrics_http(route, (unsigned)status, us);
   sg_buf line;
   sg_buf_init(&line, 4096);
-  sg_buf_printf(&line, "{\"ts\":%lld,\"listener\":\"%s\",\"method\":", (long long)sg_now_ms(),
-                s->cfg.log_name ? s->cfg.log_name : "http");
+  sg_buf_printf(&line,
+                "{\"ts\":%lld,\"level\":\"info\",\"msg\":\"access\",\"listener\":\"%s\","
+                "\"method\":",
+                (long long)sg_now_ms(), sg_metrics_listener_name(s->listener));
   log_str(&line, req->method, 32);
-  sg_buf_puts(&line, ",\"path\":");
+  sg_buf_printf(&line, ",\"route\":\"%s\",\"path\":", sg_metrics_route_label(route));
   log_str(&line, req->path, 512);
-  sg_buf_printf(&line, ",\"status\":%d,\"latencyUs\":%lld,\"requestId\":\"%s\"}\n", status,
+  sg_buf_printf(&line, ",\"status\":%d,\"durationUs\":%lld,\"requestId\":\"%s\"}\n", status,
                 (long long)us, req->request_id);
   if (line.data) fputs(line.data, stderr);
   sg_buf_free(&line);
@@ -359,6 +368,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
     return -1;
   }
   s->cfg = *cfg;
+  s->listener = sg_metrics_listener(cfg->log_name);
   s->d = MHD_start_daemon(
       flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
       MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u, MHD_OPTION_NOTIFY_COMPLETED,

@@ -3,6 +3,7 @@
  *
  *   suggestd runtime (--edge DIR | --data-dir DIR) [--runtime-listen 127.0.0.1:8081]
  *                    [--selection-rate 600] [--state-dir DIR] [--threads N] [--quiet]
+ *                    [--metrics-listen 127.0.0.1:9464]
  *
  * --data-dir D means --edge D/edge and --state-dir D/runtime. With --edge alone the
  * state (quota counters, selection events) goes to <edge>/runtime-state unless
@@ -16,12 +17,13 @@
 
 #include "common/args.h"
 #include "common/util.h"
+#include "http/metrics_http.h"
 #include "runtime/runtime.h"
 
 static const sg_flag_spec flags[] = {
     {"edge", true, false},           {"data-dir", true, false},  {"runtime-listen", true, false},
     {"selection-rate", true, false}, {"state-dir", true, false}, {"threads", true, false},
-    {"quiet", false, false},         {NULL, false, false},
+    {"quiet", false, false},         {"metrics-listen", true, false}, {NULL, false, false},
 };
 
 static int usage_error(const char *msg) {
@@ -81,9 +83,17 @@ int sg_cmd_runtime(int argc, char **argv) {
 
   sg_runtime *rt;
   if (sg_runtime_start(&cfg, &rt)) return 1;
+  sg_http_server *metrics = NULL;
+  const char *ml = sg_args_get(&a, "metrics-listen");
+  if (ml && sg_metrics_http_start(ml, &metrics, err, sizeof err)) {
+    sg_runtime_stop(rt);
+    fprintf(stderr, "{\"error\":\"%s\"}\n", err);
+    return 1;
+  }
   int sig = 0;
   while (sigwait(&set, &sig) != 0) {}
   fprintf(stderr, "{\"level\":\"info\",\"msg\":\"shutting down\",\"signal\":%d}\n", sig);
+  sg_http_stop(metrics);
   sg_runtime_stop(rt);
   return 0;
 }

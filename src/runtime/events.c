@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/metrics.h"
 #include "common/util.h"
 #include "runtime/rt.h"
 
@@ -228,8 +229,12 @@ static void *writer_main(void *arg) {
         fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
         snprintf(cur, sizeof cur, "%s", fd >= 0 ? path : "");
       }
-      if (fd < 0 || append_all(fd, batch[i].line, batch[i].len))
+      if (fd < 0 || append_all(fd, batch[i].line, batch[i].len)) {
         fprintf(stderr, "{\"error\":\"selection event not written: %s\"}\n", strerror(errno));
+        sg_metrics_selection_dropped(1);
+      } else {
+        sg_metrics_selection_written(1);
+      }
       free(batch[i].line);
       unsynced = true;
     }
@@ -302,6 +307,7 @@ sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const ch
   rc = rc || sg_buf_puts(&b, "}\n");
   if (rc) {
     sg_buf_free(&b);
+    sg_metrics_selection_dropped(1);
     return SG__EV_BUSY;
   }
   uint8_t id[16];
@@ -331,6 +337,7 @@ sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const ch
   }
   pthread_mutex_unlock(&ev->mu);
   sg_buf_free(&b);
+  if (res == SG__EV_BUSY) sg_metrics_selection_dropped(1);
   return res;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/metrics.h"
 #include "common/util.h"
 #include "compiler/normalize.h"
 #include "runtime/rt.h"
@@ -145,6 +146,7 @@ void sg__h_query(sg__rt_req *r) {
     cache = "private, no-store";
   } else {
     sg_artifact_query(a, loc, tl_norm, (size_t)nlen, &res);
+    sg_metrics_query_served();
   }
 
   char *body = sg__rt_scratch();

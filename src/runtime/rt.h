@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "common/ratelimit.h"
 #include "common/error.h"
 #include "compiler/artifact.h"
@@ -180,6 +181,7 @@ typedef struct {
 
 typedef struct sg__rt_snapshot {
   uint64_t revision;
+  bool unloaded;         /* a placeholder: the edge store could not be read yet (not ready) */
   bool missing_artifact; /* some published list has no openable artifact: retry */
   sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
   size_t key_mask;
@@ -250,6 +252,11 @@ struct sg_runtime {
   _Atomic long connections; /* open HTTP connections, for the cap */
   unsigned port;
   pthread_t loader;
+  /* Observability (h_ready.c): metrics route ids by route, and when the loader last
+   * found the snapshot in step with the edge store (sg_mono_ms; 0 = never). */
+  int route_ids[8];
+  _Atomic int64_t edge_synced_ms;
+  int64_t started_ms;
   atomic_bool stopping;
   pthread_mutex_t stop_mu;
   pthread_cond_t stop_cv;
@@ -268,6 +275,7 @@ typedef struct {
   size_t origin_len;
   bool cors;              /* echo Origin in Access-Control-Allow-Origin */
   uint8_t key_digest[32]; /* set by sg__rt_authorize */
+  int route;              /* metrics route id */
   unsigned status;        /* for the access log */
 } sg__rt_req;
 
@@ -301,5 +309,10 @@ void sg__h_query(sg__rt_req *r);
 void sg__h_bootstrap(sg__rt_req *r);
 void sg__h_selection(sg__rt_req *r);
 void sg__h_health(sg__rt_req *r);
+void sg__h_ready(sg__rt_req *r);
+/* The runtime's metrics collector (h_ready.c): snapshot state, edge revision, artifacts. */
+void sg__rt_metrics(sg_buf *out, void *ctx);
+/* Registers the runtime's routes and collector with common/metrics (h_ready.c). */
+void sg__rt_metrics_start(sg_runtime *rt);
 
 #endif

@@ -321,4 +321,10 @@ sg_err sg_store_idem_finish(sg_store *st, const char *workspace_id, const char *
 /* A 32-byte secret created on first use and kept in the store (cursor signing). */
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]);
 
+/* ---- health ------------------------------------------------------------------------------ */
+/* The number of versions waiting for the publish pipeline (queued or staged). One cheap
+ * indexed query: /readyz uses it to check that the store answers, /metrics as the publish
+ * queue depth. */
+sg_err sg_store_queue_depth(sg_store *st, int64_t *n);
+
 #endif

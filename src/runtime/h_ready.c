@@ -1,0 +1,88 @@
+/*
+ * GET /readyz on the runtime listener, and the runtime's metrics.
+ *
+ * Ready means the runtime can answer queries: it holds a snapshot read from the edge
+ * store. A runtime whose edge store was unreadable at start answers 503 here (and
+ * artifact_unavailable on /v1) until the loader reads it. Once loaded it stays ready when
+ * the edge store becomes unreachable, because it keeps serving its last snapshot (DESIGN
+ * §6); the body then says "edge": "unavailable", and suggestd_snapshot_age_seconds grows,
+ * which is what to alert on.
+ */
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "common/metrics.h"
+#include "common/util.h"
+#include "runtime/rt.h"
+
+/* The edge store counts as reachable when the loader read it this recently. */
+#define EDGE_STALE_MS 5000
+
+/* Seconds since the loader last found the snapshot in step with the edge store (since
+ * the start when it never did), and whether that is recent. */
+static double snapshot_age(const sg_runtime *rt, bool *edge_ok) {
+  int64_t now = sg_mono_ms(), synced = atomic_load(&rt->edge_synced_ms);
+  int64_t stale = EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS
+                                                                 : 5 * (int64_t)rt->cfg.poll_ms;
+  *edge_ok = synced > 0 && now - synced <= stale;
+  return (double)(now - (synced > 0 ? synced : rt->started_ms)) / 1000.0;
+}
+
+void sg__h_ready(sg__rt_req *r) {
+  const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
+  bool loaded = !s->unloaded;
+  unsigned long long rev = (unsigned long long)s->revision;
+  sg__rcu_leave(&r->rt->rcu);
+  bool edge_ok;
+  double age = snapshot_age(r->rt, &edge_ok);
+  char body[256];
+  int n = snprintf(body, sizeof body,
+                   "{\"status\":\"%s\",\"checks\":{\"snapshot\":\"%s\",\"edge\":\"%s\"},"
+                   "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f}",
+                   loaded ? "ready" : "not_ready", loaded ? "ok" : "not_loaded",
+                   edge_ok ? "ok" : "unavailable", rev, age);
+  sg__rt_hdrs h = {.retry_after = loaded ? 0 : 1};
+  sg__rt_respond(r, loaded ? 200 : 503, body, (size_t)n, &h);
+}
+
+void sg__rt_metrics(sg_buf *out, void *ctx) {
+  sg_runtime *rt = ctx;
+  const sg__rt_snapshot *s = sg__rcu_enter(&rt->rcu);
+  bool loaded = !s->unloaded;
+  unsigned long long rev = (unsigned long long)s->revision, bytes = 0;
+  size_t n_arts = s->n_arts;
+  for (size_t i = 0; i < s->n_arts; i++) {
+    char path[4096];
+    struct stat sb;
+    if (sg_edge_artifact_path(rt->edge, s->arts[i]->hash, path, sizeof path) == 0 &&
+        stat(path, &sb) == 0)
+      bytes += (unsigned long long)sb.st_size;
+  }
+  sg__rcu_leave(&rt->rcu);
+  bool edge_ok;
+  double age = snapshot_age(rt, &edge_ok);
+
+  sg_metrics_family(out, "suggestd_snapshot_loaded", "gauge",
+                    "1 when the runtime holds a snapshot of the edge store (it is ready), else 0.");
+  sg_buf_printf(out, "suggestd_snapshot_loaded %d\n", loaded ? 1 : 0);
+  sg_metrics_family(out, "suggestd_edge_revision", "gauge",
+                    "Edge store revision of the snapshot the runtime serves.");
+  sg_buf_printf(out, "suggestd_edge_revision %llu\n", rev);
+  sg_metrics_family(out, "suggestd_snapshot_age_seconds", "gauge",
+                    "Seconds since the runtime last found its snapshot in step with the edge "
+                    "store (stays under a second while the edge store is reachable).");
+  sg_buf_printf(out, "suggestd_snapshot_age_seconds %.3f\n", age);
+  sg_metrics_family(out, "suggestd_edge_up", "gauge",
+                    "1 when the runtime read the edge store in the last 5 seconds, else 0.");
+  sg_buf_printf(out, "suggestd_edge_up %d\n", edge_ok ? 1 : 0);
+  sg_metrics_family(out, "suggestd_artifacts", "gauge", "Artifacts held by the served snapshot.");
+  sg_buf_printf(out, "suggestd_artifacts %zu\n", n_arts);
+  sg_metrics_family(out, "suggestd_artifact_bytes", "gauge",
+                    "Bytes of the artifacts held (memory-mapped) by the served snapshot.");
+  sg_buf_printf(out, "suggestd_artifact_bytes %llu\n", bytes);
+  sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
+                    "Open connections on the runtime listener.");
+  sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));
+}
+
+void sg__rt_metrics_start(sg_runtime *rt) { sg_metrics_add_collector(sg__rt_metrics, rt); }
