@@ -2,13 +2,14 @@
 # `make run`: serves the embedded default (SQLite + local edge directory) from ./data.
 # On the first run it creates a workspace, an application and a secret key, and prints
 # the key once (only its digest is stored). Override with SUGGESTD_DATA_DIR,
-# SUGGESTD_CONTROL_LISTEN, SUGGESTD_RUNTIME_LISTEN.
+# SUGGESTD_CONTROL_LISTEN, SUGGESTD_RUNTIME_LISTEN, SUGGESTD_METRICS_LISTEN.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=build/suggestd
 DATA=${SUGGESTD_DATA_DIR:-data}
 CONTROL=${SUGGESTD_CONTROL_LISTEN:-127.0.0.1:8080}
 RUNTIME=${SUGGESTD_RUNTIME_LISTEN:-127.0.0.1:8081}
+METRICS=${SUGGESTD_METRICS_LISTEN:-127.0.0.1:9464}
 export SUGGESTD_DATA_DIR="$DATA"
 
 field() { /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
@@ -33,6 +34,7 @@ app=$(cat "$DATA/.first-application" 2>/dev/null || echo "<application id>")
 cat <<MSG
 ──────────────────────────────────────────────────────────────────────────────
  suggestd: control plane http://$CONTROL/api/v1   runtime http://$RUNTIME/v1
+           metrics http://$METRICS/metrics   readiness http://$RUNTIME/readyz
  data dir: $DATA
 
  Try it:
@@ -42,4 +44,5 @@ cat <<MSG
  A publishable key:      $BIN admin publishable-key create --application $app --list <list id> --data-dir $DATA
 ──────────────────────────────────────────────────────────────────────────────
 MSG
-exec "$BIN" serve --data-dir "$DATA" --control-listen "$CONTROL" --runtime-listen "$RUNTIME"
+exec "$BIN" serve --data-dir "$DATA" --control-listen "$CONTROL" --runtime-listen "$RUNTIME" \
+  --metrics-listen "$METRICS"
