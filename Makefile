@@ -4,6 +4,7 @@
 #   make run        install what is missing, build, serve the embedded default
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API
 #   make bench      benchmarks (bench/run.sh)
+#   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
 
@@ -32,7 +33,7 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets
+.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench soak clean format datasets
 
 all: $(B)/suggestd
 
@@ -136,6 +137,9 @@ run: deps
 
 bench: all
 	@bench/run.sh
+
+soak: all
+	@bench/soak.sh
 
 datasets:
 	@scripts/datasets.sh
