@@ -245,9 +245,43 @@ static void test_concurrent_writers(void **state) {
   assert_int_equal(rev, 2 * N);
 }
 
+/* The readiness probe: a usable store passes; a folder moved away, a store root that is
+ * gone, or a revision that does not parse each fail, and the store passes again once
+ * repaired. */
+static void test_check(void **state) {
+  sg_edge *e = *state;
+  char edge[300], lists[320], away[330], rev[320];
+  snprintf(edge, sizeof edge, "%s/edge", root);
+  snprintf(lists, sizeof lists, "%s/lists", edge);
+  snprintf(away, sizeof away, "%s/lists.away", edge);
+  snprintf(rev, sizeof rev, "%s/REVISION", edge);
+  assert_int_equal(sg_edge_check(e), 0);
+  assert_int_equal(rename(lists, away), 0);
+  assert_int_equal(sg_edge_check(e), -1);
+  assert_int_equal(rename(away, lists), 0);
+  assert_int_equal(sg_edge_check(e), 0);
+
+  char root_away[300];
+  snprintf(root_away, sizeof root_away, "%s/edge.away", root);
+  assert_int_equal(rename(edge, root_away), 0);
+  assert_int_equal(sg_edge_check(e), -1);
+  assert_int_equal(rename(root_away, edge), 0);
+
+  FILE *f = fopen(rev, "w");
+  assert_non_null(f);
+  fputs("garbage\n", f);
+  fclose(f);
+  assert_int_equal(sg_edge_check(e), -1);
+  f = fopen(rev, "w");
+  fputs("7\n", f);
+  fclose(f);
+  assert_int_equal(sg_edge_check(e), 0);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_check, setup, teardown),
       cmocka_unit_test_setup_teardown(test_put_get_delete_foreach, setup, teardown),
       cmocka_unit_test_setup_teardown(test_foreach_skips_temp_and_stops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
