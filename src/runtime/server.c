@@ -218,6 +218,8 @@ static const char *const route_paths[R__N] = {
     [R_HEALTH] = "/healthz",   [R_READY] = "/readyz",
 };
 
+_Static_assert(R__N <= sizeof ((sg_runtime *)0)->route_ids / sizeof(int), "route_ids too small");
+
 static route route_of(const char *path) {
   for (int i = R_QUERY; i < R__N; i++)
     if (strcmp(path, route_paths[i]) == 0) return (route)i;
