@@ -117,6 +117,10 @@ static void test_transitions_and_monotonic_activation(void **state) {
   assert_int_equal(n, 3);
   assert_int_equal(refs[0].number, 1);
   assert_string_equal(refs[0].workspace_id, f->ws);
+  /* The publish queue depth (/metrics, /readyz) counts the same versions. */
+  int64_t depth = -1;
+  assert_int_equal(sg_store_queue_depth(f->st, &depth), SG_E_OK);
+  assert_int_equal(depth, 3);
 
   /* v3 activates first; v2 activating later must not move the pointer back. */
   const char *h = "sha256:0000000000000000000000000000000000000000000000000000000000000003";
@@ -167,6 +171,8 @@ static void test_transitions_and_monotonic_activation(void **state) {
   assert_string_equal(state_of(f, v4, buf), "active");
   assert_int_equal(sg_store_versions_pending(f->st, refs, 8, &n), SG_E_OK);
   assert_int_equal(n, 0);
+  assert_int_equal(sg_store_queue_depth(f->st, &depth), SG_E_OK);
+  assert_int_equal(depth, 0);
 
   /* Unallocated numbers. */
   assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, 5, &v), SG_E_NOT_FOUND);
