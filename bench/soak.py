@@ -8,7 +8,7 @@ unexpected answer, on descriptor growth, or on RSS growth past the bound after w
 Stdlib only (python3); run through `make soak` (bench/soak.sh).
 
 Environment: SOAK_SECONDS (300), SOAK_ITEMS (20000 cities; 0 = all), SOAK_QUERY_CONNS (3),
-SOAK_RSS_GROWTH_MB (32: allowed RSS growth from the end of warm-up to the last sample),
+SOAK_RSS_GROWTH_MB (8: allowed RSS growth from the end of warm-up to the last sample),
 SOAK_FD_GROWTH (8: allowed descriptor growth, same window), SUGGESTD_BINARY.
 """
 import http.client
@@ -31,7 +31,7 @@ BINARY = os.environ.get("SUGGESTD_BINARY", os.path.join(ROOT, "build", "suggestd
 SECONDS = int(os.environ.get("SOAK_SECONDS", "300"))
 ITEMS = int(os.environ.get("SOAK_ITEMS", "20000"))
 CONNS = int(os.environ.get("SOAK_QUERY_CONNS", "3"))
-RSS_GROWTH_MB = float(os.environ.get("SOAK_RSS_GROWTH_MB", "32"))
+RSS_GROWTH_MB = float(os.environ.get("SOAK_RSS_GROWTH_MB", "8"))
 FD_GROWTH = int(os.environ.get("SOAK_FD_GROWTH", "8"))
 WARMUP = min(60.0, SECONDS * 0.2)
 SAMPLE_EVERY = 5.0

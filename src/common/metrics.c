@@ -176,10 +176,12 @@ static shard *my_shard(void) {
     shards[n] = s;
     atomic_store_explicit(&n_shards, n + 1, memory_order_release);
   }
-  if (s && exit_key != (pthread_key_t)-1 && pthread_setspecific(exit_key, s) == 0)
+  if (s && exit_key != (pthread_key_t)-1 && pthread_setspecific(exit_key, s) == 0) {
     s->free = false;
-  else
-    s = &overflow; /* never released: a thread without a destructor must not own one */
+  } else {
+    if (s) s->free = true; /* for a thread that can be told when to release it */
+    s = &overflow;         /* shared: a thread that cannot release a shard must not own one */
+  }
   pthread_mutex_unlock(&shard_mu);
   mine = s;
   return s;
