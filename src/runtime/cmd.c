@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "common/args.h"
 #include "common/util.h"
 #include "http/metrics_http.h"
@@ -87,8 +88,7 @@ int sg_cmd_runtime(int argc, char **argv) {
   const char *ml = sg_args_get(&a, "metrics-listen");
   if (ml && sg_metrics_http_start(ml, &metrics, err, sizeof err)) {
     sg_runtime_stop(rt);
-    fprintf(stderr, "{\"error\":\"%s\"}\n", err);
-    return 1;
+    return sg__cli_fail("%s", err); /* the message quotes the address: JSON-encoded */
   }
   int sig = 0;
   while (sigwait(&set, &sig) != 0) {}

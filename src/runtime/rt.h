@@ -312,7 +312,7 @@ void sg__h_health(sg__rt_req *r);
 void sg__h_ready(sg__rt_req *r);
 /* The runtime's metrics collector (h_ready.c): snapshot state, edge revision, artifacts. */
 void sg__rt_metrics(sg_buf *out, void *ctx);
-/* Registers the runtime's routes and collector with common/metrics (h_ready.c). */
+/* Registers the runtime's metrics collector with common/metrics (h_ready.c). */
 void sg__rt_metrics_start(sg_runtime *rt);
 
 #endif
