@@ -2,7 +2,8 @@
 #
 #   make            build build/suggestd (release flags)
 #   make run        install what is missing, build, serve the embedded default
-#   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API
+#   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
+#                   the JS client (node --test) and the browser tests (headless Chromium)
 #   make bench      benchmarks (bench/run.sh)
 #
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
@@ -32,7 +33,8 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets
+.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets \
+        js browser node-deps
 
 all: $(B)/suggestd
 
@@ -114,7 +116,17 @@ fuzz-smoke: $(FUZZ_BINS)
 api: $(B)/suggestd
 	@scripts/run-api.sh
 
-test: all datasets unit fuzz-smoke api
+# --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
+js:
+	@cd clients/js && node --test test/
+
+node-deps:
+	@scripts/node-deps.sh
+
+browser: $(B)/suggestd node-deps
+	@scripts/run-browser.sh
+
+test: all datasets unit fuzz-smoke api js browser
 
 run: deps
 	@$(MAKE) --no-print-directory all
