@@ -34,7 +34,7 @@ SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets \
-        js browser node-deps
+        js browser node-deps openapi
 
 all: $(B)/suggestd
 
@@ -113,8 +113,10 @@ fuzz-smoke: $(FUZZ_BINS)
 	@scripts/fuzz-smoke.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # --- black-box API tests: pytest against the real binary on random ports ---------------
+# The API suite records every answer for the OpenAPI check (tests/node/openapi.test.mjs).
 api: $(B)/suggestd
-	@scripts/run-api.sh
+	@rm -f $(B)/api-responses.ndjson
+	@SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
 
 # --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
 js:
@@ -126,7 +128,11 @@ node-deps:
 browser: $(B)/suggestd node-deps
 	@scripts/run-browser.sh
 
-test: all datasets unit fuzz-smoke api js browser
+# docs/openapi.yaml: validated, then checked against live answers (after `make api`).
+openapi: $(B)/suggestd node-deps
+	@cd tests/node && SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson node --test openapi.test.mjs
+
+test: all datasets unit fuzz-smoke api js browser openapi
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -221,7 +221,7 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
   const char *cl = sg_req_header(req, "Content-Length");
   int64_t declared;
   if (cl && sg_parse_i64(cl, 0, INT64_MAX, &declared) == 0 && (uint64_t)declared > max) {
-    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    sg_resp_too_large(resp, req, max);
     return SG_HTTP_RESPOND;
   }
   if (!ndjson_type(sg_req_header(req, "Content-Type"))) {
