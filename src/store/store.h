@@ -170,6 +170,9 @@ sg_err sg_store_import_begin(sg_store *st, sg_store_import **out);
  * SG_E_DUPLICATE_VALUE when an earlier line staged the same value. */
 sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *item,
                            const char *parent_value);
+/* The line of the staged item whose value is `value` (the first holder of a value another
+ * line repeated): SG_E_OK with *line set, SG_E_NOT_FOUND, or SG_E_INTERNAL. */
+sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t *line);
 /* Applies the staged rows to the list in one transaction under one new item clock:
  * items are matched by value (a matched item keeps its id and createdAt and is rewritten
  * only when a field differs); replace also deletes every current item whose value was not
