@@ -39,6 +39,15 @@ async function waitHttp(url, proc, what) {
   }
 }
 
+/** SIGTERM to a child we started, then wait for it to exit. */
+async function stopProcess(proc) {
+  if (proc && proc.exitCode === null) {
+    const done = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await done;
+  }
+}
+
 export class Suggestd {
   async start() {
     this.dir = mkdtempSync(path.join(tmpdir(), 'suggestd-node-'));
@@ -59,11 +68,7 @@ export class Suggestd {
   }
 
   async stop() {
-    if (this.proc && this.proc.exitCode === null) {
-      const done = new Promise((r) => this.proc.once('exit', r));
-      this.proc.kill('SIGTERM');
-      await done;
-    }
+    await stopProcess(this.proc);
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -172,11 +177,7 @@ export class StaticServer {
     return this;
   }
 
-  async stop() {
-    if (this.proc && this.proc.exitCode === null) {
-      const done = new Promise((r) => this.proc.once('exit', r));
-      this.proc.kill('SIGTERM');
-      await done;
-    }
+  stop() {
+    return stopProcess(this.proc);
   }
 }
