@@ -10,7 +10,6 @@
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 
-
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz) {
   sg_control *c = calloc(1, sizeof *c);
   if (!c) return -1;
