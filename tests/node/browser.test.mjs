@@ -31,7 +31,8 @@ before(async () => {
   srv = await new Suggestd().start();
   web = await new StaticServer().start();
   ({ sk, app } = srv.tenant());
-  pub = await srv.list(sk, 'Cities', CITIES, { visibility: 'public' });
+  // A 300 ms debounce keeps "five fast keystrokes, at most two queries" true on a busy machine.
+  pub = await srv.list(sk, 'Cities', CITIES, { visibility: 'public', queryPolicy: { minQueryChars: 1, debounceMs: 300 } });
   priv = await srv.list(sk, 'Secret projects', [{ value: 'Paragon' }, { value: 'Parsec' }]);
   pubKey = await srv.publishableKey(app, pub.id, web.origin);
   privKey = await srv.publishableKey(app, priv.id);
@@ -144,6 +145,21 @@ test('typing shows an accessible listbox; five fast keystrokes send at most two 
   const paAns = answers.find((a) => a.q === 'pa').body;
   for (let i = 0; i < paAns.items.length; i++) assert.deepEqual(pa.options[i].marks, expectedMarks(paAns.items[i]));
   assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the highlight renderer draws <mark> ranges in the DOM, surrogate pairs intact', { skip }, async () => {
+  const { page } = await openPage({ key: pubKey });
+  const marks = await page.evaluate(async () => {
+    const { renderHighlight } = await import('/clients/js/dist/suggestd.js');
+    const el = document.createElement('span');
+    // "I 😀 pizza": the emoji is two UTF-16 code units, so "pi" is [5, 7); [2, 3) cuts the
+    // emoji in half and must be widened to the whole character.
+    renderHighlight(el, 'I \u{1F600} pizza', [[5, 7], [2, 3]]);
+    return { html: el.innerHTML, marks: [...el.querySelectorAll('mark')].map((m) => m.textContent) };
+  });
+  assert.deepEqual(marks.marks, ['\u{1F600}', 'pi']);
+  assert.equal(marks.html, 'I <mark>\u{1F600}</mark> <mark>pi</mark>zza');
   await page.close();
 });
 
