@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the node dev tools of the browser and OpenAPI tests (tests/node/package.json:
-# puppeteer-core, an OpenAPI 3.1 validator, ajv, yaml, typescript) exactly as package-lock.json pins
-# them. puppeteer-core never downloads a browser: the tests drive Debian's chromium.
+# Installs the node dev tools of the browser, types and OpenAPI tests
+# (tests/node/package.json: puppeteer-core, an OpenAPI 3.1 validator, ajv, yaml,
+# typescript) exactly as package-lock.json pins them. puppeteer-core never downloads a browser: the tests drive Debian's chromium.
 # Quiet and fast when node_modules already matches the lock.
 set -euo pipefail
 cd "$(dirname "$0")/../tests/node"
