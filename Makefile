@@ -2,7 +2,8 @@
 #
 #   make            build build/suggestd (release flags)
 #   make run        install what is missing, build, serve the embedded default
-#   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API
+#   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
+#                   the JS client (node --test) and the browser tests (headless Chromium)
 #   make bench      benchmarks (bench/run.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #
@@ -33,7 +34,8 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench soak clean format datasets
+.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench soak clean format datasets \
+        js browser node-deps openapi
 
 all: $(B)/suggestd
 
@@ -126,10 +128,26 @@ fuzz-smoke: $(FUZZ_BINS)
 	@scripts/fuzz-smoke.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # --- black-box API tests: pytest against the real binary on random ports ---------------
+# The API suite records every answer for the OpenAPI check (tests/node/openapi.test.mjs).
 api: $(B)/suggestd
-	@scripts/run-api.sh
+	@rm -f $(B)/api-responses.ndjson
+	@SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
 
-test: all datasets unit fuzz-smoke api
+# --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
+js:
+	@cd clients/js && node --test test/
+
+node-deps:
+	@scripts/node-deps.sh
+
+browser: $(B)/suggestd node-deps
+	@scripts/run-browser.sh
+
+# docs/openapi.yaml: validated, then checked against live answers (after `make api`).
+openapi: $(B)/suggestd node-deps
+	@cd tests/node && SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson node --test openapi.test.mjs
+
+test: all datasets unit fuzz-smoke api js browser openapi
 
 run: deps
 	@$(MAKE) --no-print-directory all

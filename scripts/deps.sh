@@ -21,6 +21,9 @@ chk_cmd cc gcc
 chk_cmd make make
 chk_cmd clang clang
 chk_cmd npm npm
+# Headless Chromium for the browser tests (tests/node/browser.test.mjs) and a font for it.
+chk_cmd chromium chromium
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ -e /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 # libFuzzer + sanitizer runtimes for clang.
 ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)

@@ -14,6 +14,26 @@ export SUGGESTD_DATA_DIR="$DATA"
 
 field() { /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }
 
+# A port already taken (often a `make run` still running elsewhere) would only fail deep
+# inside the server; say so plainly, with the command that picks other ports.
+busy() {
+  local host=${1%:*} port=${1##*:}
+  host=${host#[}; host=${host%]}; [ -n "$host" ] || host=127.0.0.1
+  (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null
+}
+for pair in "control plane:$CONTROL" "runtime:$RUNTIME"; do
+  what=${pair%%:*} addr=${pair#*:}
+  if busy "$addr"; then
+    cat >&2 <<MSG
+make run: $addr (the $what) is already in use — is another \`make run\` or suggestd running?
+Stop it, or pick free ports, for example:
+
+  SUGGESTD_CONTROL_LISTEN=127.0.0.1:9080 SUGGESTD_RUNTIME_LISTEN=127.0.0.1:9081 make run
+MSG
+    exit 1
+  fi
+done
+
 if [ ! -f "$DATA/suggestd.db" ]; then
   mkdir -p "$DATA"
   ws=$("$BIN" admin workspace create --name "My workspace" | field id)
@@ -37,11 +57,13 @@ cat <<MSG
            metrics http://$METRICS/metrics   readiness http://$RUNTIME/readyz
  data dir: $DATA
 
- Try it:
-   curl -s -X POST http://$CONTROL/api/v1/lists -H "Authorization: Bearer \$SECRET_KEY" \\
-        -d '{"name":"Cities"}'
+ Try it: the walk-through in README.md ("A walk-through") runs as written.
  Another secret key:     $BIN admin secret-key create --application $app --data-dir $DATA
  A publishable key:      $BIN admin publishable-key create --application $app --list <list id> --data-dir $DATA
+ In a browser:           serve the repository (python3 -m http.server 8000) and open
+   http://127.0.0.1:8000/examples/browser/index.html?runtime=http://$RUNTIME&key=<publishable key>
+ Other ports or data dir: SUGGESTD_CONTROL_LISTEN=127.0.0.1:9080 SUGGESTD_RUNTIME_LISTEN=127.0.0.1:9081 \\
+                          SUGGESTD_DATA_DIR=data2 make run
 ──────────────────────────────────────────────────────────────────────────────
 MSG
 exec "$BIN" serve --data-dir "$DATA" --control-listen "$CONTROL" --runtime-listen "$RUNTIME" \

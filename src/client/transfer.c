@@ -3,11 +3,15 @@
  * over libcurl.
  *
  *   suggestd import --control-url URL --secret-key-file F --list L FILE [--replace]
- *                   [--publish] [--idempotency-key K]
+ *                   [--publish] [--idempotency-key K] [--format ndjson|json|csv|tsv]
+ *                   [--value-column C] [--display-column C] [--rank-column C]
+ *                   [--aliases-column C] [--aliases-separator S] [--parent-column C]
+ *                   [--order-column C] [--delimiter D]
  *   suggestd export --control-url URL --secret-key-file F --list L [FILE | -]
  *
  * The file is streamed (read in 64 KiB pieces as libcurl asks for them, never loaded
- * whole). Progress goes to stderr: a bar redrawn in place when stderr is a terminal
+ * whole). A JSON array or a CSV file is converted to NDJSON on the way (convert.h), and the
+ * server's `lines[N]` errors are reported against the lines of the user's own file. Progress goes to stderr: a bar redrawn in place when stderr is a terminal
  * (bytes, items, rate, ETA), otherwise one plain line every PLAIN_EVERY_MS. The result is
  * one JSON object on stdout; errors are {"error": …} on stderr with a non-zero exit, like
  * every other command. The secret key is read from a file so that it never shows in a
@@ -24,6 +28,7 @@
 
 #include "cli/cli.h"
 #include "client/client.h"
+#include "client/convert.h"
 #include "common/args.h"
 #include "common/buf.h"
 #include "common/util.h"
@@ -37,7 +42,11 @@ static const sg_flag_spec flags[] = {
     {"control-url", true, false}, {"secret-key-file", true, false},
     {"list", true, false},        {"replace", false, false},
     {"publish", false, false},    {"idempotency-key", true, false},
-    {NULL, false, false},
+    {"format", true, false},      {"value-column", true, false},
+    {"display-column", true, false}, {"rank-column", true, false},
+    {"aliases-column", true, false}, {"aliases-separator", true, false},
+    {"parent-column", true, false},  {"order-column", true, false},
+    {"delimiter", true, false},   {NULL, false, false},
 };
 
 /* ---- progress ------------------------------------------------------------------------- */
@@ -234,22 +243,96 @@ typedef struct {
   FILE *f;
   progress *p;
   bool sent;
+  sg_convert conv;
+  sg_buf out;       /* converted NDJSON not yet handed to libcurl */
+  size_t off;       /* how much of out was handed over */
+  bool eof;
+  bool failed;      /* conversion failed: conv.err says where */
+  bool noted;       /* the CSV column note was printed */
 } upload;
 
+/* Prints, once, which CSV columns were not mapped to any item field. */
+static void note_columns(upload *u) {
+  if (u->noted || u->conv.fmt != SG_FMT_CSV || !u->conv.header) return;
+  u->noted = true;
+  char unused[512];
+  sg_convert_unused_columns(&u->conv, unused, sizeof unused);
+  if (*unused)
+    fprintf(stderr, "import: ignoring CSV columns: %s (map them with --value-column, "
+                    "--display-column, --rank-column, --aliases-column, --parent-column or "
+                    "--order-column)\n", unused);
+}
+
+/* libcurl's read callback: the file converted to NDJSON, as much as libcurl asks for. */
 static size_t read_body(char *buf, size_t size, size_t n, void *ctx) {
   upload *u = ctx;
-  size_t got = fread(buf, 1, size * n, u->f);
-  if (got == 0 && ferror(u->f)) return CURL_READFUNC_ABORT;
-  progress_count(u->p, buf, got);
-  /* With a known size libcurl never asks again after the last byte. */
-  if ((got == 0 || (u->p->total && u->p->bytes >= u->p->total)) && !u->sent) {
+  size_t want = size * n;
+  while (u->out.len - u->off < want && !u->eof) {
+    char in[65536];
+    size_t got = fread(in, 1, sizeof in, u->f);
+    if (got == 0) {
+      if (ferror(u->f)) return CURL_READFUNC_ABORT;
+      u->eof = true;
+      if (sg_convert_finish(&u->conv, &u->out)) u->failed = true;
+    } else {
+      u->p->bytes += got; /* progress counts the user's file */
+      if (sg_convert_feed(&u->conv, in, got, &u->out)) u->failed = true;
+      note_columns(u);
+    }
+    if (u->failed) return CURL_READFUNC_ABORT;
+  }
+  size_t k = u->out.len - u->off < want ? u->out.len - u->off : want;
+  if (k) memcpy(buf, u->out.data + u->off, k);
+  u->off += k;
+  for (const char *q = buf, *end = buf + k; (q = memchr(q, '\n', (size_t)(end - q))); q++)
+    u->p->items++;
+  if (u->off == u->out.len) {
+    sg_buf_reset(&u->out);
+    u->off = 0;
+  }
+  progress_draw(u->p, false);
+  if (k == 0 && !u->sent) {
     u->p->t_end = sg_mono_ms();
     /* The server validates as the bytes arrive but applies everything at the end, which
      * takes a while for a big file: say so rather than look stuck. */
     u->sent = true;
     progress_end(u->p, "sent; the server is applying the items");
   }
-  return got;
+  return k;
+}
+
+/* A 400 from the import names `lines[N]…` of the NDJSON it received; this adds
+ * "problems" that say the same against the user's own file: "line 12: rank: must be an
+ * integer …", and for a repeated value both lines. */
+static json_t *problems_of(const json_t *resp, const sg_convert *conv) {
+  const json_t *d = json_object_get(resp, "details");
+  json_t *out = json_array();
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(d, "duplicates"), i, e) {
+    char msg[1400];
+    snprintf(msg, sizeof msg, "line %lld: the value \"%s\" is already on line %lld",
+             (long long)sg_convert_source_line(conv, json_integer_value(json_object_get(e, "line"))),
+             json_string_value(json_object_get(e, "value")) ? json_string_value(json_object_get(e, "value")) : "",
+             (long long)sg_convert_source_line(conv, json_integer_value(json_object_get(e, "firstLine"))));
+    json_array_append_new(out, json_string(msg));
+  }
+  bool have_dups = json_array_size(out) > 0;
+  json_array_foreach(json_object_get(d, "fields"), i, e) {
+    const char *path = json_string_value(json_object_get(e, "path"));
+    const char *reason = json_string_value(json_object_get(e, "reason"));
+    long long idx;
+    int used = 0;
+    if (!path || !reason || sscanf(path, "lines[%lld]%n", &idx, &used) != 1 || !used) continue;
+    if (have_dups && strcmp(reason, "duplicate_value") == 0) continue;
+    const char *rest = path + used;
+    if (*rest == '.') rest++;
+    char msg[600];
+    snprintf(msg, sizeof msg, "line %lld: %s%s%s", (long long)sg_convert_source_line(conv, idx),
+             rest, *rest ? ": " : "", reason);
+    json_array_append_new(out, json_string(msg));
+  }
+  return out;
 }
 
 /* POST …/versions, then polls until the version is resolved. *out is the version. */
@@ -298,6 +381,65 @@ static int publish(client *cl, const char *list, json_t **out) {
   return 0;
 }
 
+/* Chooses the format (--format, else the name and first bytes) and the CSV column map,
+ * and converts the first bytes read for detection. Returns 0, or 1 after printing why. */
+static int upload_init(upload *u, sg_args *a, const char *name) {
+  sg_csv_map map = {
+      .value = sg_args_get(a, "value-column"),
+      .display_value = sg_args_get(a, "display-column"),
+      .rank = sg_args_get(a, "rank-column"),
+      .aliases = sg_args_get(a, "aliases-column"),
+      .parent_value = sg_args_get(a, "parent-column"),
+      .display_order = sg_args_get(a, "order-column"),
+  };
+  const char *sep = sg_args_get(a, "aliases-separator");
+  const char *delim = sg_args_get(a, "delimiter");
+  if ((sep && strlen(sep) != 1) || (delim && strcmp(delim, "\\t") != 0 && strlen(delim) != 1))
+    return sg__cli_fail("--aliases-separator and --delimiter take one character (\\t for a tab)",
+                        NULL);
+  if (sep) map.aliases_split = sep[0];
+  if (delim) map.delimiter = strcmp(delim, "\\t") == 0 ? '\t' : delim[0];
+  char head[65536];
+  size_t got = fread(head, 1, sizeof head, u->f);
+  if (got == 0 && ferror(u->f)) return sg__cli_fail("cannot read '%s'", name);
+  sg_import_format fmt;
+  const char *fs = sg_args_get(a, "format");
+  if (fs) {
+    if (sg_convert_parse_format(fs, &fmt, &map.delimiter))
+      return sg__cli_fail("--format takes ndjson, json, csv or tsv, not '%s'", fs);
+  } else {
+    fmt = sg_convert_detect(strcmp(name, "-") ? name : NULL, head, got);
+    const char *dot = strrchr(name, '.');
+    if (fmt == SG_FMT_CSV && dot && !strcasecmp(dot, ".tsv") && !delim) map.delimiter = '\t';
+  }
+  sg_convert_init(&u->conv, fmt, &map);
+  sg_buf_init(&u->out, 0);
+  u->p->bytes += got;
+  if (got && sg_convert_feed(&u->conv, head, got, &u->out)) u->failed = true;
+  note_columns(u);
+  /* fread stops short only at the end of the input (or an error, seen on the next read). */
+  if (!u->failed && got < sizeof head && feof(u->f)) {
+    u->eof = true;
+    if (sg_convert_finish(&u->conv, &u->out)) u->failed = true;
+  }
+  return 0;
+}
+
+/* Prints the import's error with "problems" against the user's file; returns 1. */
+static int fail_import(long status, const sg_buf *body, const sg_convert *conv) {
+  json_t *resp = body->data ? json_loads(body->data, 0, NULL) : NULL;
+  char msg[128];
+  snprintf(msg, sizeof msg, "import answered HTTP %ld", status);
+  json_t *o = json_pack("{s:s,s:I}", "error", msg, "status", (json_int_t)status);
+  if (resp && status == 400) json_object_set_new(o, "problems", problems_of(resp, conv));
+  json_object_set_new(o, "response", resp ? resp : json_null());
+  char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+  fprintf(stderr, "%s\n", s ? s : "{\"error\":\"?\"}");
+  free(s);
+  json_decref(o);
+  return 1;
+}
+
 int sg_cmd_import(int argc, char **argv) {
   sg_args a;
   char err[256];
@@ -315,6 +457,12 @@ int sg_cmd_import(int argc, char **argv) {
   struct stat sb;
   progress p = {.what = "import", .tty = isatty(2) == 1, .t0 = sg_mono_ms()};
   if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode)) p.total = (uint64_t)sb.st_size;
+  upload u = {.f = f, .p = &p};
+  if (upload_init(&u, &a, a.pos[0])) {
+    if (f != stdin) fclose(f);
+    client_free(&cl);
+    return 1;
+  }
 
   /* A fresh Idempotency-Key per run (or the one given), so a retry of this very run by
    * libcurl or a proxy cannot import twice. */
@@ -332,12 +480,13 @@ int sg_cmd_import(int argc, char **argv) {
   sg_buf body;
   sg_buf_init(&body, MAX_RESPONSE);
   request_setup(&cl, "POST", path, hdrs, &body);
-  upload u = {f, &p, false};
   curl_easy_setopt(cl.curl, CURLOPT_POST, 1L);
   curl_easy_setopt(cl.curl, CURLOPT_READFUNCTION, read_body);
   curl_easy_setopt(cl.curl, CURLOPT_READDATA, &u);
-  if (p.total) curl_easy_setopt(cl.curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p.total);
-  long status = request_run(&cl);
+  /* NDJSON goes as it is, so its length is the file's; a converted body is chunked. */
+  if (p.total && u.conv.fmt == SG_FMT_NDJSON)
+    curl_easy_setopt(cl.curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)p.total);
+  long status = u.failed ? -1 : request_run(&cl);
   if (f != stdin) fclose(f);
   if (!u.sent) {
     p.t_end = sg_mono_ms();
@@ -345,9 +494,13 @@ int sg_cmd_import(int argc, char **argv) {
   }
   int rc = 1;
   json_t *out = NULL, *version = NULL;
+  if (u.failed) {
+    rc = sg__cli_fail("%s", u.conv.err);
+    goto done;
+  }
   if (status < 0) goto done;
   if (status != 200) {
-    rc = fail_status("import", status, &body);
+    rc = fail_import(status, &body, &u.conv);
     goto done;
   }
   out = json_loads(body.data, 0, NULL);
@@ -371,6 +524,8 @@ int sg_cmd_import(int argc, char **argv) {
 done:
   json_decref(out);
   sg_buf_free(&body);
+  sg_buf_free(&u.out);
+  sg_convert_free(&u.conv);
   client_free(&cl);
   return rc;
 }

@@ -11,8 +11,6 @@
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 
-#define CONTROL_MAX_BODY ((size_t)1 << 20) /* 1 MiB */
-
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz) {
   sg_control *c = calloc(1, sizeof *c);
   if (!c) return -1;
@@ -30,7 +28,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   sg_store_import_cleanup(cfg->store);
   sg_http_config hc = {
       .listen = cfg->listen,
-      .max_body = CONTROL_MAX_BODY,
+      .max_body = SG__CONTROL_MAX_BODY,
       .threads = 8,
       .handler = sg__control_dispatch,
       .begin = sg__control_begin,

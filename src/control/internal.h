@@ -7,6 +7,9 @@
 #include "control/control.h"
 #include "common/ratelimit.h"
 
+/* Largest request body of an ordinary (non-streamed) route: past it, 413. */
+#define SG__CONTROL_MAX_BODY ((size_t)1 << 20)
+
 struct sg_control {
   sg_control_config cfg;
   sg_http_server *http;

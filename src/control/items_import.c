@@ -36,6 +36,7 @@ typedef struct {
   sg_ndjson split;
   sg_store_import *imp; /* NULL once staging failed */
   json_t *fields;       /* at most IMPORT_MAX_ERRORS {path, reason} */
+  json_t *dups;         /* at most IMPORT_MAX_ERRORS {value, line, firstLine} */
   int64_t n_errors;     /* every problem found, reported or not */
   int64_t n_items;      /* valid item lines */
   bool internal;        /* staging failed: answer 500 */
@@ -53,6 +54,18 @@ static void add_error(import_ctx *x, json_t *errs) {
   json_decref(errs);
   /* Nothing will be applied any more, but staging goes on: its UNIQUE(value) is what
    * reports the duplicate values of later lines. */
+}
+
+/* Remembers which earlier line holds the value that line `index` repeats, so the answer
+ * can name the value and both lines (details.duplicates). */
+static void note_duplicate(import_ctx *x, const json_t *item, size_t index) {
+  if (x->dups && json_array_size(x->dups) >= IMPORT_MAX_ERRORS) return;
+  const char *value = json_string_value(json_object_get(item, "value"));
+  int64_t first;
+  if (!value || sg_store_import_line_of(x->imp, value, &first) != SG_E_OK) return;
+  if (!x->dups) x->dups = json_array();
+  json_array_append_new(x->dups, json_pack("{s:s,s:I,s:I}", "value", value, "line",
+                                           (json_int_t)index, "firstLine", (json_int_t)first));
 }
 
 static int on_line(void *ctx, size_t index, const char *line, size_t n, bool too_long) {
@@ -79,6 +92,7 @@ static int on_line(void *ctx, size_t index, const char *line, size_t n, bool too
       snprintf(path, sizeof path, "lines[%zu].value", index);
       sg_field_error(&errs, path, "duplicate_value");
       add_error(x, errs);
+      note_duplicate(x, item, index);
     } else if (e != SG_E_OK) {
       x->internal = true;
       sg_store_import_free(x->imp);
@@ -115,8 +129,25 @@ static void import_apply(void *arg, sg_resp *resp) {
     json_t *d = json_object();
     json_object_set(d, "fields", x->fields);
     json_object_set_new(d, "errorCount", json_integer(x->n_errors));
-    sg_resp_error(resp, req, SG_E_INVALID_REQUEST, d,
-                  "Some lines are invalid; nothing was imported.");
+    char msg[256] = "Some lines are invalid; nothing was imported.";
+    json_t *first = json_array_get(x->dups, 0);
+    if (first) {
+      json_object_set(d, "duplicates", x->dups);
+      /* At most 80 bytes of the value, cut on a character boundary (the message must stay
+       * valid UTF-8); details.duplicates has it whole. */
+      const char *v = json_string_value(json_object_get(first, "value"));
+      size_t vn = strlen(v);
+      if (vn > 80) {
+        vn = 80;
+        while (vn && ((unsigned char)v[vn] & 0xC0) == 0x80) vn--;
+      }
+      snprintf(msg, sizeof msg,
+               "lines[%lld] repeats the value \"%.*s%s\" of lines[%lld]; nothing was imported.",
+               (long long)json_integer_value(json_object_get(first, "line")), (int)vn, v,
+               vn < strlen(v) ? "..." : "",
+               (long long)json_integer_value(json_object_get(first, "firstLine")));
+    }
+    sg_resp_error(resp, req, SG_E_INVALID_REQUEST, d, msg);
     return;
   }
   if (x->n_items == 0) {
@@ -182,6 +213,7 @@ static void import_free(void *ctx) {
   sg_store_import_free(x->imp);
   sg_ndjson_free(&x->split);
   json_decref(x->fields);
+  json_decref(x->dups);
   free(x);
 }
 
@@ -221,7 +253,7 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
   const char *cl = sg_req_header(req, "Content-Length");
   int64_t declared;
   if (cl && sg_parse_i64(cl, 0, INT64_MAX, &declared) == 0 && (uint64_t)declared > max) {
-    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    sg_resp_too_large(resp, req, max);
     return SG_HTTP_RESPOND;
   }
   if (!ndjson_type(sg_req_header(req, "Content-Type"))) {

@@ -89,6 +89,22 @@ static bool parse_secret_key(const char *auth, char key_id[64], uint8_t digest[3
   return true;
 }
 
+/* A message for a credential that is not a secret key at all, naming what was sent
+ * instead; NULL (the table's message) for a malformed or unknown secret key. */
+static const char *key_hint(const char *auth) {
+  if (!auth) return "No secret key was sent: send Authorization: Bearer sk_...";
+  const char *k = strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : auth;
+  while (*k == ' ') k++;
+  if (strncmp(k, "pk_", 3) == 0)
+    return "This is a publishable key (pk_...), but the control plane takes a secret key "
+           "(sk_...) in Authorization: Bearer. Publishable keys are for the runtime (/v1).";
+  if (strncmp(k, "eyJ", 3) == 0)
+    return "This is an access token, but the control plane takes a secret key (sk_...) in "
+           "Authorization: Bearer. Access tokens are for the runtime (/v1).";
+  if (k == auth) return "Send the secret key as Authorization: Bearer sk_...";
+  return NULL;
+}
+
 bool sg__idem_key_valid(const char *k) {
   size_t n = 0;
   for (; k[n]; n++)
@@ -220,8 +236,9 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
   }
   char key_id[64];
   uint8_t digest[32];
-  if (!parse_secret_key(sg_req_header(req, "Authorization"), key_id, digest)) {
-    sg_resp_error(resp, req, SG_E_INVALID_KEY, NULL, NULL);
+  const char *auth = sg_req_header(req, "Authorization");
+  if (!parse_secret_key(auth, key_id, digest)) {
+    sg_resp_error(resp, req, SG_E_INVALID_KEY, NULL, key_hint(auth));
     return false;
   }
   sg_err e = sg_store_authenticate(c->cfg.store, key_id, digest, who);
@@ -286,7 +303,7 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
   if (!authenticate(c, req, resp, &who)) return;
   req->auth = &who;
   if (req->body_too_large) {
-    sg_resp_error(resp, req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+    sg_resp_too_large(resp, req, SG__CONTROL_MAX_BODY);
     return;
   }
   if (found->idempotent) {

@@ -117,6 +117,10 @@ void sg_resp_json(sg_resp *r, int status, json_t *body);
 /* Control-plane error body {code, message, requestId, details, docsUrl, remediation}.
  * details is stolen (NULL gives {} or {"reason": …} from the error table). */
 void sg_resp_error(sg_resp *r, const sg_req *req, sg_err e, json_t *details, const char *message);
+/* 413 payload_too_large that states the limit: in the message and as details.limitBytes. */
+void sg_resp_too_large(sg_resp *r, const sg_req *req, uint64_t limit);
+/* What a client should do about e (the body's remediation; also on /docs/errors). */
+const char *sg_resp_remediation(sg_err e);
 /* invalid_request with details.fields = [{path, reason}] built from fields (stolen array). */
 void sg_resp_invalid_fields(sg_resp *r, const sg_req *req, json_t *fields);
 /* Appends {path, reason} to a fields array (creating it when *fields is NULL). */

@@ -31,7 +31,7 @@ void sg_resp_json(sg_resp *r, int status, json_t *body) {
   json_decref(body);
 }
 
-static const char *remediation(sg_err e) {
+const char *sg_resp_remediation(sg_err e) {
   switch (e) {
   case SG_E_INVALID_KEY: return "Send Authorization: Bearer <secret key> with an active key.";
   case SG_E_INVALID_LIST: return "Check the list id; list ids are only visible to their workspace.";
@@ -66,11 +66,24 @@ void sg_resp_error(sg_resp *r, const sg_req *req, sg_err e, json_t *details, con
   json_object_set_new(b, "requestId", json_string(req->request_id));
   json_object_set_new(b, "details", details);
   json_object_set_new(b, "docsUrl", json_string(docs));
-  json_object_set_new(b, "remediation", json_string(remediation(e)));
+  json_object_set_new(b, "remediation", json_string(sg_resp_remediation(e)));
   if (e == SG_E_INVALID_KEY) sg_resp_header(r, "WWW-Authenticate", "Bearer");
   if (e == SG_E_RATE_LIMITED) sg_resp_header(r, "retry-after", "60");
   if (e == SG_E_IDEMPOTENCY_KEY_IN_FLIGHT) sg_resp_header(r, "retry-after", "1");
   sg_resp_json(r, sg_err_status(e), b);
+}
+
+void sg_resp_too_large(sg_resp *r, const sg_req *req, uint64_t limit) {
+  char msg[160];
+  if (limit >= (1u << 20) && limit % (1u << 20) == 0)
+    snprintf(msg, sizeof msg, "The request body is larger than this route accepts: at most %llu MiB.",
+             (unsigned long long)(limit >> 20));
+  else
+    snprintf(msg, sizeof msg, "The request body is larger than this route accepts: at most %llu bytes.",
+             (unsigned long long)limit);
+  json_t *d = json_object();
+  json_object_set_new(d, "limitBytes", json_integer((json_int_t)limit));
+  sg_resp_error(r, req, SG_E_PAYLOAD_TOO_LARGE, d, msg);
 }
 
 void sg_field_error(json_t **fields, const char *path, const char *reason) {

@@ -295,7 +295,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   resp_init(&resp);
   if (st->kind == SG_HTTP_STREAM) {
     if (st->too_large)
-      sg_resp_error(&resp, &st->req, SG_E_PAYLOAD_TOO_LARGE, NULL, NULL);
+      sg_resp_too_large(&resp, &st->req, st->stream.max_bytes);
     else
       st->stream.on_finish(st->stream.ctx, &st->req, &resp);
   } else {

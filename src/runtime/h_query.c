@@ -109,7 +109,11 @@ void sg__h_query(sg__rt_req *r) {
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
     e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
   }
-  if (e == SG_E_OK && (!q || !sg_utf8_valid(q, qlen))) e = SG_E_INVALID_REQUEST;
+  if (e == SG_E_OK && (!q || !sg_utf8_valid(q, qlen))) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = q ? "The query parameter q must be valid UTF-8."
+                   : "The query parameter q is required: the user's input, e.g. ?q=par.";
+  }
   if (e == SG_E_OK && sg_utf8_count(q, qlen) > Q_MAX_CP) e = SG_E_QUERY_TOO_LONG;
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
   if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;

@@ -271,6 +271,7 @@ typedef struct {
   int64_t t0_us;
   char xrid[129];      /* echoed x-request-id, or a generated one */
   bool xrid_generated; /* xrid is ours (may then double as the body's requestId) */
+  const char *message; /* a constant, JSON-safe message more precise than the table's, or NULL */
   const char *origin;  /* Origin header or NULL */
   size_t origin_len;
   bool cors;              /* echo Origin in Access-Control-Allow-Origin */
@@ -294,6 +295,10 @@ void sg__rt_respond(sg__rt_req *r, unsigned status, const char *body, size_t len
  * generated x-request-id, or a fresh random id when the client sent its own (a body
  * never repeats client input). */
 void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_hdrs *h);
+/* hints.c: the message of a runtime error (r->message, when set, wins), and a precise
+ * invalid_key message for a key of the wrong kind or a missing one (NULL otherwise). */
+const char *sg__rt_message(sg_err e);
+const char *sg__rt_key_hint(const char *key, size_t klen);
 /* The publishable key digest lookup + validity + origin check shared by the handlers.
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,

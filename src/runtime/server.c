@@ -135,7 +135,7 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
   }
   char body[512];
   int n = snprintf(body, sizeof body, "{\"code\":\"%s\",\"message\":\"%s\",\"requestId\":\"%s\"}",
-                   sg_err_code(e), sg_err_message(e), request_id);
+                   sg_err_code(e), r->message ? r->message : sg__rt_message(e), request_id);
   sg__rt_hdrs hh = h ? *h : (sg__rt_hdrs){0};
   if (e == SG_E_INVALID_TOKEN) hh.www_authenticate = true;
   if (e == SG_E_ARTIFACT_UNAVAILABLE && hh.retry_after <= 0) hh.retry_after = 1;
@@ -163,10 +163,16 @@ sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key
   r->cors = true;
   /* Before the edge store was first read no key is known: "try again", not invalid_key. */
   if (s->unloaded) return SG_E_ARTIFACT_UNAVAILABLE;
-  if (!key || klen == 0 || klen > 256) return SG_E_INVALID_KEY;
+  if (!key || klen == 0 || klen > 256) {
+    r->message = sg__rt_key_hint(key, klen);
+    return SG_E_INVALID_KEY;
+  }
   key_digest(key, klen, r->key_digest);
   const sg__rt_key *k = sg__snapshot_key(s, r->key_digest);
-  if (!k || !k->valid) return SG_E_INVALID_KEY;
+  if (!k || !k->valid) {
+    r->message = sg__rt_key_hint(key, klen);
+    return SG_E_INVALID_KEY;
+  }
   if (r->origin && !k->any_origin &&
       !sg__origin_allowed(k->origins, k->n_origins, r->origin, r->origin_len)) {
     r->cors = false;
@@ -251,6 +257,7 @@ static void on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
   r.cors = false;
   route which = req ? route_of(req->path) : R_NONE;
   r.route = r.rt->route_ids[which];
+  r.message = NULL;
   const char *x = req ? req->xrid.p : NULL;
   r.xrid_generated = !(x && rid_ok(x));
   if (!r.xrid_generated)

@@ -170,6 +170,16 @@ sg_err sg_store_import_begin(sg_store *st, sg_store_import **out);
  * SG_E_DUPLICATE_VALUE when an earlier line staged the same value. */
 sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *item,
                            const char *parent_value);
+/* The line of the staged item whose value is `value` (the first holder of a value another
+ * line repeated): SG_E_OK with *line set, SG_E_NOT_FOUND, or SG_E_INTERNAL. */
+/* `admin … list`: "workspaces", "applications", "secret-keys", "publishable-keys" or
+ * "subscriptions" as an array of records (ids and metadata; never a secret or a digest),
+ * oldest first, filtered by whichever of application, list and workspace are not NULL and
+ * apply. SG_E_NOT_FOUND for an unknown `what`. */
+sg_err sg_store_admin_list(sg_store *st, const char *what, const char *application_id,
+                           const char *list_id, const char *workspace_id, json_t **out);
+
+sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t *line);
 /* Applies the staged rows to the list in one transaction under one new item clock:
  * items are matched by value (a matched item keeps its id and createdAt and is rewritten
  * only when a field differs); replace also deletes every current item whose value was not

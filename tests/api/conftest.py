@@ -41,6 +41,26 @@ class Response:
         return f"<Response {self.status} {self.body[:300]!r}>"
 
 
+# With SUGGESTD_RECORD=FILE every answer is appended to FILE as one JSON line, so
+# tests/node/openapi.test.mjs can check the live responses of this suite against
+# docs/openapi.yaml (make test sets it).
+RECORD = os.environ.get("SUGGESTD_RECORD")
+RECORD_MAX_BODY = 256 * 1024
+
+
+def record(method, path, out):
+    if not RECORD or len(out.body) > RECORD_MAX_BODY:
+        return
+    try:
+        text = out.body.decode()
+    except UnicodeDecodeError:
+        return
+    line = {"method": method, "path": path, "status": out.status,
+            "headers": out.headers, "body": text}
+    with open(RECORD, "a") as f:
+        f.write(json.dumps(line) + "\n")
+
+
 def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     hdrs = dict(headers or {})
@@ -52,6 +72,7 @@ def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
     r = conn.getresponse()
     out = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
     conn.close()
+    record(method, path, out)
     return out
 
 

@@ -209,21 +209,25 @@ def test_healthz(cp):
 def test_docs_errors_lists_every_code(cp):
     r = cp.control("GET", "/docs/errors")
     assert r.status == 200
+    assert r.header("content-type").startswith("text/html"), r.headers
     text = r.body.decode()
+    assert text.startswith("<!doctype html>")
     for code in ("invalid_key", "invalid_list", "invalid_request", "rate_limited",
-                 "internal_error", "not_found", "method_not_allowed"):
-        assert f"| {code} |" in text, code
+                 "internal_error", "not_found", "method_not_allowed", "origin_not_allowed"):
+        assert f'<section id="{code}">' in text, code
     for reason in ("precondition_failed", "idempotency_key_reused", "idempotency_key_in_flight",
                    "payload_too_large", "token_minting_unavailable"):
-        assert reason in text, reason
+        assert f'id="invalid_request-{reason}"' in text or f'id="internal_error-{reason}"' in text, reason
+    # Remediations are escaped, never raw markup ("<secret key>").
+    assert "Bearer &lt;secret key&gt;" in text
 
 
 def test_docs_url_of_every_error_resolves(cp, t):
-    """Each error's docsUrl points at the error reference, which names the code."""
+    """Each error's docsUrl is an anchor of the HTML error reference."""
     for r in (cp.control("GET", "/api/v1/lists"), t.api("GET", "/lists?limit=0"),
               t.api("GET", "/lists/lst_none"), cp.control("GET", "/zzz")):
         b = r.json()
         path, _, anchor = b["docsUrl"].partition("#")
         doc = cp.control("GET", path)
-        assert doc.status == 200
-        assert anchor == b["code"] and f"| {anchor} |" in doc.body.decode()
+        assert doc.status == 200 and doc.header("content-type").startswith("text/html")
+        assert anchor == b["code"] and f'<section id="{anchor}">' in doc.body.decode()

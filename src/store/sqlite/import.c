@@ -113,6 +113,19 @@ sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *ite
   return SG_E_OK;
 }
 
+sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t *line) {
+  /* Only asked after a duplicate, so the statement is not worth keeping prepared. */
+  sqlite3_stmt *s = NULL;
+  if (sqlite3_prepare_v2(imp->db, "SELECT line FROM staged WHERE value = ?", -1, &s, NULL) !=
+      SQLITE_OK)
+    return SG_E_INTERNAL;
+  sg__sq_text(s, 1, value);
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW) *line = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  return step == SQLITE_ROW ? SG_E_OK : step == SQLITE_DONE ? SG_E_NOT_FOUND : SG_E_INTERNAL;
+}
+
 /* Runs one apply statement with ?1 = list id, ?2 = clock, ?3 = now; returns the changed
  * row count or -1. The statements touch the attached schema, so they are prepared per
  * import rather than kept in the statement cache. */

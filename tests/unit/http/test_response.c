@@ -96,6 +96,31 @@ static void test_invalid_fields(void **state) {
   resp_free(&r);
 }
 
+static void test_too_large_states_the_limit(void **state) {
+  (void)state;
+  static const struct {
+    uint64_t limit;
+    const char *says;
+  } cases[] = {{1u << 20, "at most 1 MiB."}, {1000, "at most 1000 bytes."},
+               {(1u << 20) + 1, "at most 1048577 bytes."}};
+  sg_req req;
+  memset(&req, 0, sizeof req);
+  snprintf(req.request_id, sizeof req.request_id, "r1");
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    sg_resp r;
+    resp_init(&r);
+    sg_resp_too_large(&r, &req, cases[i].limit);
+    assert_int_equal(r.status, 413);
+    json_t *b = json_loads(r.body.data, 0, NULL);
+    json_t *d = json_object_get(b, "details");
+    assert_string_equal(json_string_value(json_object_get(d, "reason")), "payload_too_large");
+    assert_int_equal(json_integer_value(json_object_get(d, "limitBytes")), cases[i].limit);
+    assert_non_null(strstr(json_string_value(json_object_get(b, "message")), cases[i].says));
+    json_decref(b);
+    resp_free(&r);
+  }
+}
+
 static void test_header_cap(void **state) {
   (void)state;
   sg_resp r;
@@ -109,6 +134,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_error_has_the_full_body),
       cmocka_unit_test(test_invalid_fields),
+      cmocka_unit_test(test_too_large_states_the_limit),
       cmocka_unit_test(test_header_cap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,113 @@
+// Types of @suggestd/client (src/index.js). The wire shapes follow docs/openapi.yaml.
+
+/** `[start, end)` in UTF-16 code units of displayValue (DESIGN §3.2). */
+export type HighlightRange = [number, number];
+
+export interface Ancestor {
+  itemId: string;
+  value: string;
+  displayValue: string;
+}
+
+export interface Suggestion {
+  itemId: string;
+  value: string;
+  displayValue: string;
+  /** Present only when the item has a parent; root first. */
+  ancestors?: Ancestor[];
+  /** Matched characters; `[]` when the item matched through an alias. */
+  highlight?: HighlightRange[];
+}
+
+export interface QueryAnswer {
+  items: Suggestion[];
+  list?: { id: string };
+  requestId?: string;
+  /** `query_too_short` or `quota_exceeded` on typed 200 answers. */
+  code?: string;
+  message?: string;
+  /** The normalised query the client sent (added by the client). */
+  query?: string;
+}
+
+export interface Bootstrap {
+  list: { id: string };
+  activeVersionHash: string | null;
+  queryPolicy: {
+    minQueryChars: number;
+    debounceMs: number;
+    typoTolerance?: { enabled: boolean; minCharsOneTypo: number; minCharsTwoTypos: number };
+  };
+  localePolicy: { defaultLocale: string; supportedLocales: string[] };
+}
+
+/** What a token hook may return: the POST /api/v1/token answer passes straight through. */
+export type TokenResult = string | { accessToken: string; expiresAt?: number; expiresIn?: number };
+
+export interface ClientOptions {
+  /** The runtime origin, e.g. "https://rt.example.com" (no path). */
+  runtime: string;
+  /** A publishable key. */
+  key: string;
+  /** A fixed access token (private lists). Prefer getToken, which can refresh. */
+  token?: string;
+  /** Called for a new access token before the current one is within tokenMarginMs of expiry, and once after a 401 invalid_token. */
+  getToken?: () => TokenResult | Promise<TokenResult>;
+  locale?: string;
+  /** 1-10 items per answer (runtime default 10). */
+  limit?: number;
+  /** Re-bootstrap (and drop the cache on a new activeVersionHash) when the policy is older than this. Default 60000. */
+  bootstrapEveryMs?: number;
+  /** Refresh the token this long before it expires. Default 300000. */
+  tokenMarginMs?: number;
+  fetch?: typeof fetch;
+}
+
+export class SuggestError extends Error {
+  /** The runtime's code (invalid_key, origin_not_allowed, invalid_token, …) or network_error / token_unavailable / http_<status>. */
+  code: string;
+  status: number;
+  requestId: string | null;
+}
+
+export class Client {
+  constructor(options: ClientOptions);
+  readonly runtime: string;
+  readonly key: string;
+  readonly private: boolean;
+  readonly policy: Bootstrap['queryPolicy'];
+  bootstrap(force?: boolean): Promise<Bootstrap>;
+  refresh(): Promise<Bootstrap>;
+  query(q: string, options?: { signal?: AbortSignal }): Promise<QueryAnswer>;
+  select(answer: QueryAnswer, item: Suggestion, position: number): Promise<boolean>;
+}
+
+export function createClient(options: ClientOptions): Client;
+export function normalizeQuery(q: string): string;
+export function uuid(): string;
+
+export interface AutocompleteOptions {
+  client: Client;
+  onSelect?: (item: Suggestion, answer: QueryAnswer, position: number) => void;
+  onError?: (error: SuggestError) => void;
+  ancestorsLabel?: (ancestors: Ancestor[]) => string;
+  /** Inject the default stylesheet (themable with --sg-* CSS variables). Default true. */
+  injectStyles?: boolean;
+  messages?: { empty?: string; count?: (n: number) => string };
+}
+
+export interface Autocomplete {
+  readonly answer: QueryAnswer | null;
+  close(): void;
+  destroy(): void;
+}
+
+export function autocomplete(input: HTMLInputElement, options: AutocompleteOptions): Autocomplete;
+
+export interface Segment {
+  text: string;
+  mark: boolean;
+}
+export function ranges(text: string, highlight: unknown): HighlightRange[];
+export function segments(text: string, highlight: unknown): Segment[];
+export function renderHighlight(el: Element, text: string, highlight: unknown): void;

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Runs the node tests of tests/node against the real build/suggestd: the JS client
+# (client.test.mjs), its TypeScript types (types.test.mjs), and the widget in Debian's
+# headless Chromium (browser.test.mjs, driven by puppeteer-core). Outside CI a missing
+# Chromium skips the browser tests with a message; under CI=true they must run
+# (browser.test.mjs fails without Chromium).
+set -euo pipefail
+cd "$(dirname "$0")/../tests/node"
+if [ "${CI:-}" != "true" ] && ! [ -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
+  echo "browser tests will be SKIPPED: no /usr/bin/chromium (scripts/deps.sh installs it)" >&2
+fi
+exec node --test client.test.mjs types.test.mjs browser.test.mjs "$@"
