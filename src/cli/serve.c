@@ -27,6 +27,8 @@ static const sg_flag_spec serve_flags[] = {
     {"sync-publish-limit", true, false},
     {"selection-rate", true, false},
     {"import-max-bytes", true, false},
+    {"control-per-ip-connections", true, false},
+    {"control-head-timeout", true, false},
     {NULL, false, false},
 };
 
@@ -105,6 +107,14 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       u32_flag(&a, "selection-rate", "600", &selection_rate))
     return 1;
   cc.sync_publish_limit = sync_limit;
+  uint32_t per_ip, head_timeout;
+  if (u32_flag(&a, "control-per-ip-connections", "64", &per_ip) ||
+      u32_flag(&a, "control-head-timeout", "10", &head_timeout))
+    return 1;
+  if (head_timeout < 1 || head_timeout > 3600)
+    return sg__cli_fail("--control-head-timeout must be an integer in 1..3600", NULL);
+  cc.max_per_ip = per_ip;
+  cc.head_timeout_s = head_timeout;
   /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
    * value exists for tests of the 413. */
   const char *imb = sg_args_get(&a, "import-max-bytes");

@@ -97,7 +97,14 @@ typedef struct {
   sg_http_begin_fn begin; /* optional: routes that stream their body */
   void *app;
   const char *log_name; /* "control" or "runtime", written in each access log line */
+  unsigned max_connections; /* open at once (0: SG_HTTP_DEFAULT_MAX_CONNECTIONS) */
+  unsigned max_per_ip;      /* open at once per client address (0: no cap) */
+  unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */
 } sg_http_config;
+
+/* A request line plus headers over this many bytes is answered 431 headers_too_large. */
+#define SG_HTTP_HEAD_MAX (16 * 1024)
+#define SG_HTTP_DEFAULT_MAX_CONNECTIONS 1024u
 
 /* Starts listening. Returns 0 and *out, or -1 with a message in err. */
 int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz);
