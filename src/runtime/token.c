@@ -52,7 +52,7 @@ static bool verified_claims(const sg__rt_snapshot *s, const char *tok, size_t le
   cache_entry *e = &cache[slot % CACHE_SLOTS];
   uint8_t pk[32];
   if (e->used && memcmp(e->digest, d, sizeof d) == 0) {
-    if (e->claims.exp + SG_JWT_SKEW_S > now_s && e->claims.iat - SG_JWT_SKEW_S <= now_s &&
+    if (sg_jwt_check_time(e->claims.exp, e->claims.iat, now_s) == SG_JWT_OK &&
         lookup(e->claims.kid, pk, (void *)s)) {
       *out = e->claims;
       return true;
