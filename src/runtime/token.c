@@ -17,8 +17,8 @@
  */
 #include <sodium.h>
 #include <string.h>
-#include <strings.h>
 
+#include "common/bearer.h"
 #include "common/jwt.h"
 #include "runtime/rt.h"
 
@@ -68,12 +68,9 @@ static bool verified_claims(const sg__rt_snapshot *s, const char *tok, size_t le
 
 sg_err sg__token_verify(const sg__rt_snapshot *s, const char *auth, const sg__rt_key *k,
                         int64_t now_s) {
-  if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) return SG_E_INVALID_TOKEN;
-  const char *tok = auth + 7;
-  while (*tok == ' ') tok++;
-  size_t len = strlen(tok);
-  while (len && tok[len - 1] == ' ') len--;
-  if (len == 0 || len > SG_JWT_MAX_LEN) return SG_E_INVALID_TOKEN;
+  const char *tok;
+  size_t len;
+  if (!sg_bearer_token(auth, &tok, &len) || len > SG_JWT_MAX_LEN) return SG_E_INVALID_TOKEN;
   sg_jwt_claims c;
   if (!verified_claims(s, tok, len, now_s, &c)) return SG_E_INVALID_TOKEN;
   if (!c.query_scope || strcmp(c.sub, k->app->id) != 0 || !sg_jwt_covers(&c, k->list->id))
