@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "common/args.h"
+#include "common/fds.h"
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
@@ -124,6 +125,10 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       return sg__cli_fail("--import-max-bytes must be a positive integer", NULL);
     cc.import_max_bytes = (uint64_t)v;
   }
+  /* Before anything opens a file: the caps below depend on the raised limit. */
+  sg_fd_budget fds;
+  sg_fd_budget_for(sg_fd_raise_limit(), with_control, with_runtime, &fds);
+  cc.max_connections = fds.control_conns;
   if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
   sigset_t set;
   block_signals(&set);
@@ -158,6 +163,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .state_dir = state,
         .selection_rate = selection_rate,
         .access_log = true,
+        .max_connections = fds.runtime_conns,
     };
     if (sg_runtime_start(&rc, &rt)) {
       sg_control_stop(ctl);
@@ -166,6 +172,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       return 1;
     }
   }
+  sg_fd_budget_log(&fds);
   fflush(stderr);
   int sig = 0;
   sigwait(&set, &sig);

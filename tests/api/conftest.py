@@ -67,6 +67,7 @@ class Server:
         self.control_port = free_port()
         self.runtime_port = free_port()
         self.proc = None
+        self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
 
     # -- process --------------------------------------------------------------------------
@@ -78,7 +79,8 @@ class Server:
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
         args += self.extra
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
+                                     preexec_fn=self.preexec)
         ports = []
         if self.mode in ("serve", "control"):
             ports.append(self.control_port)
