@@ -205,8 +205,10 @@ static int publishable_key_create(ctx *c) {
     char canon[SG_ORIGIN_MAX + 1], msg[1024];
     if (sg_origin_canon(o, strlen(o), true, canon, sizeof canon, &why) < 0) {
       json_decref(origins);
-      snprintf(msg, sizeof msg, "bad --origin '%.300s': %s (want http(s)://host[:port], "
-               "optionally https://*.example.com)", o, why);
+      snprintf(msg, sizeof msg,
+               "bad --origin '%.300s': %s (want http(s)://host[:port], "
+               "optionally https://*.example.com)",
+               o, why);
       return sg__cli_fail("%s", msg);
     }
     json_array_append_new(origins, json_string(canon));

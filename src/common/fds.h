@@ -20,10 +20,10 @@
 #define SG_FDS_MAX_RUNTIME_CONNS 16384u
 
 typedef struct {
-  unsigned long nofile;       /* the soft limit after raising it */
-  unsigned long reserve;      /* kept for the store, the edge, listeners and threads */
-  unsigned control_conns;     /* 0 when the process has no control listener */
-  unsigned runtime_conns;     /* 0 when the process has no runtime listener */
+  unsigned long nofile;   /* the soft limit after raising it */
+  unsigned long reserve;  /* kept for the store, the edge, listeners and threads */
+  unsigned control_conns; /* 0 when the process has no control listener */
+  unsigned runtime_conns; /* 0 when the process has no runtime listener */
 } sg_fd_budget;
 
 /* Raises the soft RLIMIT_NOFILE as far as the hard limit allows; returns the soft limit. */

@@ -14,9 +14,9 @@ static long refuse(const char **why, const char *reason) {
 
 /* Generic second levels under which registries hand out names (co.uk, com.au, or.jp). */
 static bool generic_second_level(const char *s, size_t n) {
-  static const char *const words[] = {"ac", "co", "com", "edu", "gen", "go", "gob", "gouv",
-                                      "gov", "govt", "info", "ltd", "me", "mil", "ne", "net",
-                                      "nic", "nom", "or", "org", "plc", "sch", "web"};
+  static const char *const words[] = {"ac",  "co",   "com",  "edu", "gen", "go",  "gob", "gouv",
+                                      "gov", "govt", "info", "ltd", "me",  "mil", "ne",  "net",
+                                      "nic", "nom",  "or",   "org", "plc", "sch", "web"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
     if (strlen(words[i]) == n && strncasecmp(words[i], s, n) == 0) return true;
   return false;
@@ -116,8 +116,7 @@ long sg_origin_canon(const char *in, size_t len, bool allow_wildcard, char *out,
   char buf[SG_ORIGIN_MAX + 16];
   int n = snprintf(buf, sizeof buf, "%.*s%s%.*s", (int)scheme_len, in, wildcard ? "*." : "",
                    (int)(host_end - host), host);
-  if (n > 0 && port != default_port)
-    n += snprintf(buf + n, sizeof buf - (size_t)n, ":%u", port);
+  if (n > 0 && port != default_port) n += snprintf(buf + n, sizeof buf - (size_t)n, ":%u", port);
   if (n <= 0 || (size_t)n >= outsz || (size_t)n >= sizeof buf) return refuse(why, "too long");
   for (int i = 0; i < n; i++) out[i] = (char)tolower((unsigned char)buf[i]);
   out[n] = '\0';

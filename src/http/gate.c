@@ -229,9 +229,7 @@ static void on_event(sg__gate *g, gconn *c, uint32_t ev, int64_t now) {
   }
   size_t cap = g->cfg.head_max + 1;
   ssize_t n;
-  do {
-    n = recv(c->fd, g->peek, cap, MSG_PEEK | MSG_DONTWAIT);
-  } while (n < 0 && errno == EINTR);
+  do { n = recv(c->fd, g->peek, cap, MSG_PEEK | MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
     drop(g, c); /* gone before its head was complete */
     return;

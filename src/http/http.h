@@ -96,7 +96,7 @@ typedef struct {
   sg_http_handler handler;
   sg_http_begin_fn begin; /* optional: routes that stream their body */
   void *app;
-  const char *log_name; /* "control" or "runtime", written in each access log line */
+  const char *log_name;     /* "control" or "runtime", written in each access log line */
   unsigned max_connections; /* open at once (0: SG_HTTP_DEFAULT_MAX_CONNECTIONS) */
   unsigned max_per_ip;      /* open at once per client address (0: no cap) */
   unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */

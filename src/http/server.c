@@ -419,9 +419,8 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
   socklen_t bl = sizeof bound;
   unsigned bound_port = port;
   if (getsockname(lfd, (struct sockaddr *)&bound, &bl) == 0)
-    bound_port = ntohs(bound.ss_family == AF_INET6
-                           ? ((struct sockaddr_in6 *)&bound)->sin6_port
-                           : ((struct sockaddr_in *)&bound)->sin_port);
+    bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                   : ((struct sockaddr_in *)&bound)->sin_port);
   sg_http_server *s = calloc(1, sizeof *s);
   if (!s) {
     close(lfd);
@@ -430,7 +429,8 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
   }
   s->cfg = *cfg;
   s->port = bound_port;
-  unsigned max_conns = cfg->max_connections ? cfg->max_connections : SG_HTTP_DEFAULT_MAX_CONNECTIONS;
+  unsigned max_conns =
+      cfg->max_connections ? cfg->max_connections : SG_HTTP_DEFAULT_MAX_CONNECTIONS;
   unsigned threads = cfg->threads ? cfg->threads : 4u;
   /* The gate enforces the real cap; libmicrohttpd's (split between its threads) is only
    * a backstop, with room for the moment between a hand-over and its count. */
@@ -438,10 +438,10 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
                    MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
   s->d = MHD_start_daemon(
       flags, 0, NULL, NULL, on_request, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
-      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
-      s, MHD_OPTION_CONNECTION_LIMIT, max_conns + 64 * threads, MHD_OPTION_CONNECTION_TIMEOUT,
-      30u, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_UNESCAPE_CALLBACK,
-      unescape, NULL, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+      MHD_OPTION_CONNECTION_LIMIT, max_conns + 64 * threads, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+      NULL, MHD_OPTION_END);
   sg__gate_config gc = {
       .listen_fd = lfd,
       .max_connections = max_conns,

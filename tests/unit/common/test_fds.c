@@ -9,8 +9,7 @@
 #include "common/fds.h"
 
 static unsigned long spent(const sg_fd_budget *b) {
-  return b->reserve + (unsigned long)b->control_conns * SG_FDS_PER_CONTROL_CONN +
-         b->runtime_conns;
+  return b->reserve + (unsigned long)b->control_conns * SG_FDS_PER_CONTROL_CONN + b->runtime_conns;
 }
 
 static void test_caps_fit_the_limit(void **state) {
