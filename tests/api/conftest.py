@@ -5,6 +5,7 @@ loopback and uses the real admin CLI, exactly as a user would. Stdlib only.
 """
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -266,3 +267,12 @@ def wait_until(fn, timeout=5.0, interval=0.05):
         if v or time.time() > deadline:
             return v
         time.sleep(interval)
+
+
+def raise_nofile(want):
+    """Raises this process's soft descriptor limit towards want; returns the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]

@@ -3,22 +3,13 @@
 The attacker connects from 127.0.0.1; the well-behaved client binds 127.0.0.2 (the
 whole 127/8 is loopback on Linux), so the per-IP cap tells the two apart."""
 import json
-import resource
 import select
 import socket
 import time
 
 import pytest
 
-from conftest import request
-
-
-def raise_nofile(want):
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < want:
-        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+from conftest import raise_nofile, request
 
 
 def connect(port, source="127.0.0.1"):

@@ -9,19 +9,11 @@ import time
 
 import pytest
 
-from conftest import NO_LIMITS, Server
+from conftest import NO_LIMITS, Server, raise_nofile
 
 
 def limit_nofile_1024():
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
-
-
-def raise_own_nofile(want):
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < want:
-        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 @pytest.fixture
@@ -36,7 +28,7 @@ def small_server():
 
 
 def test_idle_runtime_connections_do_not_starve_the_control_plane(small_server):
-    if raise_own_nofile(1400) < 1400:
+    if raise_nofile(1400) < 1400:
         pytest.skip("the test itself needs 1,400 file descriptors")
     s = small_server
     budget = [json.loads(ln) for ln in s.read_log().splitlines()
