@@ -340,15 +340,19 @@ int sg__gate_start(const sg__gate_config *cfg, sg__gate **out) {
   g->ep = g->wake_fd = -1;
   pthread_mutex_init(&g->mu, NULL);
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &wake_tag};
+  /* *out is set before the thread starts: the server's callbacks may count a handed-over
+   * connection through it as soon as the first one is accepted. */
+  *out = g;
+  g->running = true;
   if (!(g->peek = malloc(cfg->head_max + 1)) || (g->ep = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
       (g->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
       epoll_ctl(g->ep, EPOLL_CTL_ADD, g->wake_fd, &ev) || watch_listener(g) ||
       pthread_create(&g->thread, NULL, gate_main, g)) {
+    *out = NULL;
+    g->running = false;
     gate_free(g);
     return -1;
   }
-  g->running = true;
-  *out = g;
   return 0;
 }
 

@@ -9,6 +9,10 @@
  * the end. A response body may also be produced on demand (sg_resp_stream) instead of
  * being built in memory. The access log line is written here, once per request, and never
  * contains a secret (no query string, no Authorization header).
+ *
+ * Connections are accepted by a front gate (gate.h) that hands them to libmicrohttpd
+ * once their request head is complete; it bounds the head's size and arrival time and
+ * the connections per client IP. Each connection carries one request.
  */
 #ifndef SG_HTTP_HTTP_H
 #define SG_HTTP_HTTP_H
