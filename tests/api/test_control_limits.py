@@ -163,6 +163,7 @@ def test_oversized_head_gets_the_json_431(make_server, size):
     assert b["code"] == "invalid_request"
     assert b["details"]["reason"] == "headers_too_large"
     assert b["requestId"] and b["docsUrl"] == "/docs/errors#invalid_request"
+    assert "16 KiB" in b["remediation"]
     assert request(s.control_port, "GET", "/healthz").status == 200
 
 
