@@ -85,6 +85,9 @@ long sg_origin_canon(const char *in, size_t len, bool allow_wildcard, char *out,
     struct in6_addr a;
     size_t vl = (size_t)(rb - p - 1);
     if (vl == 0 || vl >= sizeof v6) return refuse(why, "bad IPv6 address");
+    for (size_t i = 0; i < vl; i++) /* no zone ids, nothing inet_pton would stop at */
+      if (!isxdigit((unsigned char)p[1 + i]) && p[1 + i] != ':' && p[1 + i] != '.')
+        return refuse(why, "bad IPv6 address");
     memcpy(v6, p + 1, vl);
     v6[vl] = '\0';
     if (inet_pton(AF_INET6, v6, &a) != 1) return refuse(why, "bad IPv6 address");

@@ -71,6 +71,10 @@ static void test_shape(void **state) {
   refused("https://a b.example.com");
   refused("https://[::1");
   refused("https://[zz::1]");
+  refused("https://[fe80::1%eth0]");
+  /* A NUL inside the brackets must not end the address early (found by fuzz_origin). */
+  char out[SG_ORIGIN_MAX + 1];
+  assert_int_equal(sg_origin_canon("http://[::\0\0001]:8080", 21, true, out, sizeof out, NULL), -1);
   refused("https://a.*.example.com");
   refused("null");
   refused("");
