@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@ typedef struct gconn {
   socklen_t sl;
   int64_t deadline; /* sg_mono_ms() */
   size_t scanned;   /* head bytes already searched for the blank line */
+  size_t lines;     /* line feeds among those bytes */
   size_t discarded; /* lingering: input dropped so far */
   bool lingering;
   struct gconn *prev, *next;
@@ -218,6 +220,25 @@ static size_t head_end(const char *buf, size_t n, size_t from) {
   return 0;
 }
 
+/* The header fields of a complete head h[0..end), each cookie of a Cookie field counted
+ * as one more: libmicrohttpd stores every header and every cookie as an entry. */
+static size_t head_fields(const char *h, size_t end) {
+  size_t fields = 0;
+  const char *p = memchr(h, '\n', end), *stop = h + end;
+  while (p && ++p < stop) {
+    const char *eol = memchr(p, '\n', (size_t)(stop - p));
+    if (!eol) break;
+    size_t len = (size_t)(eol - p);
+    if (len > 1 || (len == 1 && *p != '\r')) {
+      fields++;
+      if (len > 7 && strncasecmp(p, "cookie:", 7) == 0)
+        for (const char *q = p; q < eol; q++) fields += *q == ';';
+    }
+    p = eol;
+  }
+  return fields;
+}
+
 static void on_event(sg__gate *g, gconn *c, uint32_t ev, int64_t now) {
   if (c->lingering) {
     discard_input(g, c);
@@ -237,12 +258,15 @@ static void on_event(sg__gate *g, gconn *c, uint32_t ev, int64_t now) {
   if (n > 0) {
     size_t from = c->scanned > 2 ? c->scanned - 2 : 0;
     size_t end = head_end(g->peek, (size_t)n, from);
+    for (size_t i = c->scanned; i < (size_t)n; i++) c->lines += g->peek[i] == '\n';
     c->scanned = (size_t)n;
-    if (end && end <= g->cfg.head_max) {
+    /* Until the head is complete, every line but the request line may be a field. */
+    size_t fields = end ? head_fields(g->peek, end) : c->lines ? c->lines - 1 : 0;
+    if (end && end <= g->cfg.head_max && fields <= g->cfg.head_max_fields) {
       hand_over(g, c);
       return;
     }
-    if ((size_t)n > g->cfg.head_max) {
+    if (end || (size_t)n > g->cfg.head_max || fields > g->cfg.head_max_fields) {
       refuse_too_large(g, c, now);
       return;
     }
@@ -274,7 +298,7 @@ static void accept_some(sg__gate *g, int64_t now) {
       *c = tmp;
       c->fd = fd;
       c->deadline = now + g->cfg.head_timeout_ms;
-      c->scanned = c->discarded = 0;
+      c->scanned = c->discarded = c->lines = 0;
       c->lingering = false;
       struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP | EPOLLET, .data.ptr = c};
       if (epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) == 0) {

@@ -8,8 +8,10 @@
  * The gate looks at the head with MSG_PEEK (nothing is consumed, so libmicrohttpd still
  * reads the request from the first byte) and
  * - closes a connection whose head is not complete head_timeout_ms after its accept;
- * - answers a head over head_max bytes itself (the too_large callback builds the JSON
- *   431), then discards input for a short while and closes;
+ * - answers a head over head_max bytes or head_max_fields fields itself (the too_large
+ *   callback builds the JSON 431), then discards input for a short while and closes
+ *   (libmicrohttpd keeps each header and each cookie in its per-connection memory pool,
+ *   so many tiny ones would otherwise overflow it and get its HTML 431);
  * - caps the connections open at once, in total and per client IP, counting those it
  *   holds plus those handed over (libmicrohttpd reports them through sg__gate_opened and
  *   sg__gate_closed). A connection over a cap is closed right after its accept.
@@ -28,6 +30,7 @@ typedef struct {
   unsigned max_per_ip;      /* the same per client address; 0: no per-IP cap */
   unsigned head_timeout_ms; /* from accept to the end of the head */
   size_t head_max;          /* bytes of request line plus headers */
+  size_t head_max_fields;   /* header fields, each cookie of a Cookie field counting one */
   /* Takes over fd (closing it on failure); returns 0 or -1. */
   int (*hand_over)(void *ctx, int fd, const struct sockaddr *sa, socklen_t sl);
   /* Writes a complete HTTP response for a head over head_max into buf; returns its

@@ -106,8 +106,10 @@ typedef struct {
   unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */
 } sg_http_config;
 
-/* A request line plus headers over this many bytes is answered 431 headers_too_large. */
+/* A request line plus headers over this many bytes, or with more header fields (each
+ * cookie counting as one), is answered 431 headers_too_large. */
 #define SG_HTTP_HEAD_MAX (16 * 1024)
+#define SG_HTTP_MAX_HEADER_FIELDS 256
 #define SG_HTTP_DEFAULT_MAX_CONNECTIONS 1024u
 
 /* Starts listening. Returns 0 and *out, or -1 with a message in err. */

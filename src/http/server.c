@@ -448,6 +448,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       .max_per_ip = cfg->max_per_ip,
       .head_timeout_ms = cfg->head_timeout_ms ? cfg->head_timeout_ms : 10000,
       .head_max = SG_HTTP_HEAD_MAX,
+      .head_max_fields = SG_HTTP_MAX_HEADER_FIELDS,
       .hand_over = hand_over,
       .too_large = too_large,
       .ctx = s,

@@ -182,3 +182,30 @@ def test_head_just_under_the_limit_is_served(make_server):
     r = request(s.control_port, "GET", "/healthz", headers={"X-Big": "a" * 15_000})
     assert r.status == 200, r
     assert r.header("connection") == "close"
+
+
+@pytest.mark.parametrize("kind", ["headers", "long headers", "cookies"])
+def test_header_field_count(make_server, kind):
+    """At most 256 header fields, each cookie counting as one: libmicrohttpd keeps every
+    header and cookie in a fixed per-connection pool, and a flood of tiny ones would
+    overflow it and get its own HTML 431 instead of our JSON one."""
+    s = make_server(mode="control")
+    for n, want in ((255, b"HTTP/1.1 200"), (300, b"HTTP/1.1 431"), (3000, b"HTTP/1.1 431")):
+        if kind == "cookies":
+            fields = b"Cookie: " + b"; ".join(b"c%d=1" % i for i in range(n)) + b"\r\n"
+        else:
+            fill = b"v" * (50 if kind == "long headers" else 0)
+            fields = b"".join(b"a%d: %s\r\n" % (i, fill) for i in range(n))
+        head = b"GET /healthz HTTP/1.1\r\n" + fields + b"\r\n"
+        if len(head) > 16 * 1024:
+            want = b"HTTP/1.1 431"
+        c = connect(s.control_port)
+        try:
+            c.sendall(head)
+        except OSError:
+            pass
+        h, body = read_response(c)
+        c.close()
+        assert h.encode().startswith(want), (n, len(head), h)
+        if want.endswith(b"431"):
+            assert json.loads(body)["details"]["reason"] == "headers_too_large"

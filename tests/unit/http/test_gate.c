@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +60,7 @@ static int setup(void **state) {
       .max_per_ip = 3,
       .head_timeout_ms = 400,
       .head_max = 64,
+      .head_max_fields = 3,
       .hand_over = hand_over,
       .too_large = too_large,
   };
@@ -153,6 +155,32 @@ static void test_oversized_head_is_answered_and_closed(void **state) {
   close(c);
 }
 
+static bool answered_431(unsigned port, const char *head) {
+  int c = dial(port, "127.0.0.1");
+  struct timeval tv = {.tv_sec = 3};
+  setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  send(c, head, strlen(head), 0);
+  char buf[256];
+  ssize_t n = recv(c, buf, sizeof buf - 1, 0);
+  close(c);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  return strstr(buf, "HTTP/1.1 431") != NULL;
+}
+
+static void test_too_many_fields_is_answered(void **state) {
+  fixture *f = *state;
+  assert_true(answered_431(f->port, "GET / HTTP/1.1\na:\nb:\nc:\nd:\n\n"));
+  assert_true(answered_431(f->port, "GET / HTTP/1.1\na:\nb:\nc:\nd:\ne")); /* not complete */
+  assert_true(answered_431(f->port, "GET / HTTP/1.1\nCookie: a=1; b=2; c=3\nc:\n\n"));
+  assert_true(answered_431(f->port, "GET / HTTP/1.1\r\ncookie: a;b;c;d\r\n\r\n"));
+  int c = dial(f->port, "127.0.0.1");
+  const char *ok = "GET / HTTP/1.1\r\nCookie: a=1; b=2\r\nc:\r\n\r\nx\ny\nz\n"; /* a body */
+  send(c, ok, strlen(ok), 0);
+  assert_int_equal(wait_handed(1), 1);
+  close(c);
+}
+
 static void test_trickled_head_is_cut_at_the_deadline(void **state) {
   fixture *f = *state;
   int c = dial(f->port, "127.0.0.1");
@@ -200,6 +228,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_head_in_pieces_is_handed_over_unread, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bare_lf_head, setup, teardown),
       cmocka_unit_test_setup_teardown(test_oversized_head_is_answered_and_closed, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_too_many_fields_is_answered, setup, teardown),
       cmocka_unit_test_setup_teardown(test_trickled_head_is_cut_at_the_deadline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
   };
