@@ -256,12 +256,16 @@ static void on_event(sg__gate *g, gconn *c, uint32_t ev, int64_t now) {
     return;
   }
   if (n > 0) {
+    /* Empty lines before the request line are skipped (RFC 9112 §2.2), as the server
+     * does: taken for the end of the head, they would let the real head bypass the gate. */
+    size_t lead = 0;
+    while (lead < (size_t)n && (g->peek[lead] == '\r' || g->peek[lead] == '\n')) lead++;
     size_t from = c->scanned > 2 ? c->scanned - 2 : 0;
-    size_t end = head_end(g->peek, (size_t)n, from);
+    size_t end = head_end(g->peek, (size_t)n, from > lead ? from : lead);
     for (size_t i = c->scanned; i < (size_t)n; i++) c->lines += g->peek[i] == '\n';
     c->scanned = (size_t)n;
     /* Until the head is complete, every line but the request line may be a field. */
-    size_t fields = end ? head_fields(g->peek, end) : c->lines ? c->lines - 1 : 0;
+    size_t fields = end ? head_fields(g->peek + lead, end - lead) : c->lines ? c->lines - 1 : 0;
     if (end && end <= g->cfg.head_max && fields <= g->cfg.head_max_fields) {
       hand_over(g, c);
       return;

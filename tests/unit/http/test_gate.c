@@ -139,6 +139,17 @@ static void test_bare_lf_head(void **state) {
   close(c);
 }
 
+static void test_leading_empty_lines_are_not_a_head(void **state) {
+  fixture *f = *state;
+  int c = dial(f->port, "127.0.0.1");
+  send(c, "\r\n\r\n\n", 5, 0);
+  sleep_ms(100);
+  assert_int_equal(handed_count(), 0);
+  send(c, "GET / HTTP/1.1\r\n\r\n", 18, 0);
+  assert_int_equal(wait_handed(1), 1);
+  close(c);
+}
+
 static void test_oversized_head_is_answered_and_closed(void **state) {
   fixture *f = *state;
   int c = dial(f->port, "127.0.0.1");
@@ -227,6 +238,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_head_in_pieces_is_handed_over_unread, setup, teardown),
       cmocka_unit_test_setup_teardown(test_bare_lf_head, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_leading_empty_lines_are_not_a_head, setup, teardown),
       cmocka_unit_test_setup_teardown(test_oversized_head_is_answered_and_closed, setup, teardown),
       cmocka_unit_test_setup_teardown(test_too_many_fields_is_answered, setup, teardown),
       cmocka_unit_test_setup_teardown(test_trickled_head_is_cut_at_the_deadline, setup, teardown),
