@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/origin.h"
 #include "common/util.h"
 
 static const sg_flag_spec admin_flags[] = {
@@ -193,35 +194,24 @@ static int secret_key_revoke(ctx *c) {
   return print(o);
 }
 
-/* An origin is scheme://host[:port], optionally with one leading "*." label. */
-static bool valid_origin(const char *o) {
-  const char *p = strstr(o, "://");
-  if (!p || p == o || strlen(o) > 255) return false;
-  for (const char *s = o; s < p; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '+' || *s == '-' ||
-          *s == '.'))
-      return false;
-  const char *h = p + 3;
-  if (strncmp(h, "*.", 2) == 0) h += 2;
-  if (!*h) return false;
-  for (; *h; h++)
-    if (!((*h >= 'a' && *h <= 'z') || (*h >= 'A' && *h <= 'Z') || (*h >= '0' && *h <= '9') ||
-          *h == '-' || *h == '.' || *h == ':' || *h == '[' || *h == ']'))
-      return false;
-  return true;
-}
-
 static int publishable_key_create(ctx *c) {
   const char *app = need(c, "application"), *list = app ? need(c, "list") : NULL;
   if (!app || !list) return 1;
   json_t *origins = json_array();
   for (size_t i = 0; i < sg_args_count(c->a, "origin"); i++) {
-    const char *o = sg_args_nth(c->a, "origin", i);
-    if (!valid_origin(o)) {
+    /* Stored canonical (lower case, default port dropped): the runtime compares them
+     * case-insensitively anyway, and the key's record then shows what is enforced. */
+    const char *o = sg_args_nth(c->a, "origin", i), *why = NULL;
+    char canon[SG_ORIGIN_MAX + 1], msg[1024];
+    if (sg_origin_canon(o, strlen(o), true, canon, sizeof canon, &why) < 0) {
       json_decref(origins);
-      return sg__cli_fail("bad --origin '%s' (want scheme://host[:port], optionally *.host)", o);
+      snprintf(msg, sizeof msg,
+               "bad --origin '%.300s': %s (want http(s)://host[:port], "
+               "optionally https://*.example.com)",
+               o, why);
+      return sg__cli_fail("%s", msg);
     }
-    json_array_append_new(origins, json_string(o));
+    json_array_append_new(origins, json_string(canon));
   }
   char id[32], a1[32], a2[32], key[96], digest[65];
   sg_random_id("pub_", id, sizeof id);

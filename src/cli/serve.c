@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "common/args.h"
+#include "common/fds.h"
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
@@ -29,6 +30,8 @@ static const sg_flag_spec serve_flags[] = {
     {"selection-rate", true, false},
     {"import-max-bytes", true, false},
     {"metrics-listen", true, false},
+    {"control-per-ip-connections", true, false},
+    {"control-head-timeout", true, false},
     {NULL, false, false},
 };
 
@@ -107,6 +110,14 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       u32_flag(&a, "selection-rate", "600", &selection_rate))
     return 1;
   cc.sync_publish_limit = sync_limit;
+  uint32_t per_ip, head_timeout;
+  if (u32_flag(&a, "control-per-ip-connections", "64", &per_ip) ||
+      u32_flag(&a, "control-head-timeout", "10", &head_timeout))
+    return 1;
+  if (head_timeout < 1 || head_timeout > 3600)
+    return sg__cli_fail("--control-head-timeout must be an integer in 1..3600", NULL);
+  cc.max_per_ip = per_ip;
+  cc.head_timeout_s = head_timeout;
   /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
    * value exists for tests of the 413. */
   const char *imb = sg_args_get(&a, "import-max-bytes");
@@ -116,6 +127,10 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       return sg__cli_fail("--import-max-bytes must be a positive integer", NULL);
     cc.import_max_bytes = (uint64_t)v;
   }
+  /* Before anything opens a file: the caps below depend on the raised limit. */
+  sg_fd_budget fds;
+  sg_fd_budget_for(sg_fd_raise_limit(), with_control, with_runtime, &fds);
+  cc.max_connections = fds.control_conns;
   if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
   sigset_t set;
   block_signals(&set);
@@ -150,6 +165,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .state_dir = state,
         .selection_rate = selection_rate,
         .access_log = true,
+        .max_connections = fds.runtime_conns,
     };
     if (sg_runtime_start(&rc, &rt)) {
       sg_control_stop(ctl);
@@ -167,6 +183,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     sg_edge_close(edge);
     return sg__cli_fail("%s", err);
   }
+  sg_fd_budget_log(&fds);
   fflush(stderr);
   int sig = 0;
   sigwait(&set, &sig);

@@ -96,15 +96,18 @@ static sg_jwt_result parse_claims(const uint8_t *buf, size_t n, int64_t now, sg_
     r = SG_JWT_BAD_AUDIENCE;
     goto done;
   }
-  if (out->exp + SG_JWT_SKEW_S <= now)
-    r = SG_JWT_EXPIRED;
-  else if (out->iat - SG_JWT_SKEW_S > now)
-    r = SG_JWT_NOT_YET;
-  else
-    r = SG_JWT_OK;
+  r = sg_jwt_check_time(out->exp, out->iat, now);
 done:
   json_decref(c);
   return r;
+}
+
+sg_jwt_result sg_jwt_check_time(int64_t exp, int64_t iat, int64_t now) {
+  /* exp + skew <= now and iat - skew > now, written so that no claim value overflows:
+   * past the ends of the range the sum is beyond any now, so that test cannot hold. */
+  if (exp <= INT64_MAX - SG_JWT_SKEW_S && exp + SG_JWT_SKEW_S <= now) return SG_JWT_EXPIRED;
+  if (iat >= INT64_MIN + SG_JWT_SKEW_S && iat - SG_JWT_SKEW_S > now) return SG_JWT_NOT_YET;
+  return SG_JWT_OK;
 }
 
 sg_jwt_result sg_jwt_verify(const char *token, size_t len, sg_jwt_key_lookup lookup, void *ctx,

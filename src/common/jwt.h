@@ -52,6 +52,10 @@ typedef enum {
 sg_jwt_result sg_jwt_verify(const char *token, size_t len, sg_jwt_key_lookup lookup, void *ctx,
                             int64_t now, sg_jwt_claims *out);
 
+/* The exp and iat checks at time now with SG_JWT_SKEW_S of skew: SG_JWT_OK,
+ * SG_JWT_EXPIRED or SG_JWT_NOT_YET. Defined for every int64 (no overflow). */
+sg_jwt_result sg_jwt_check_time(int64_t exp, int64_t iat, int64_t now);
+
 /* True when the claims cover list_id. */
 bool sg_jwt_covers(const sg_jwt_claims *c, const char *list_id);
 

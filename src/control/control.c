@@ -34,6 +34,9 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .begin = sg__control_begin,
       .app = c,
       .log_name = "control",
+      .max_connections = cfg->max_connections,
+      .max_per_ip = cfg->max_per_ip,
+      .head_timeout_ms = cfg->head_timeout_s * 1000u,
   };
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);

@@ -18,6 +18,9 @@ typedef struct {
   uint32_t rate_per_ip;        /* requests per minute per client IP (0: off) */
   uint64_t sync_publish_limit; /* lists with more items publish asynchronously */
   uint64_t import_max_bytes;   /* cap of one import body (0: the 512 MiB default) */
+  unsigned max_connections;    /* open at once (0: the HTTP glue's default) */
+  unsigned max_per_ip;         /* open at once per client IP (0: no cap) */
+  unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bearer.h"
 #include "common/util.h"
 #include "control/internal.h"
 
@@ -76,16 +77,15 @@ static bool match(const char *pattern, const char *path, char *scratch, size_t s
 
 /* Parses "Bearer sk_<id>_<secret>" into the key id and the digest of the secret. */
 static bool parse_secret_key(const char *auth, char key_id[64], uint8_t digest[32]) {
-  if (!auth || strncmp(auth, "Bearer ", 7) != 0) return false;
-  const char *k = auth + 7;
-  while (*k == ' ') k++;
-  size_t n = strnlen(k, 256);
+  const char *k;
+  size_t n;
+  if (!sg_bearer_token(auth, &k, &n)) return false;
   if (n < 10 || n >= 256 || strncmp(k, "sk_", 3) != 0) return false;
-  const char *us = strchr(k + 3, '_');
-  if (!us || (size_t)(us - k) >= 64 || !us[1]) return false;
+  const char *us = memchr(k + 3, '_', n - 3);
+  if (!us || (size_t)(us - k) >= 64 || us + 1 == k + n) return false;
   memcpy(key_id, k, (size_t)(us - k));
   key_id[us - k] = '\0';
-  sg_sha256(us + 1, strlen(us + 1), digest);
+  sg_sha256(us + 1, (size_t)(k + n - us - 1), digest);
   return true;
 }
 

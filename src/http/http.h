@@ -9,6 +9,10 @@
  * the end. A response body may also be produced on demand (sg_resp_stream) instead of
  * being built in memory. The access log line is written here, once per request, and never
  * contains a secret (no query string, no Authorization header).
+ *
+ * Connections are accepted by a front gate (gate.h) that hands them to libmicrohttpd
+ * once their request head is complete; it bounds the head's size and arrival time and
+ * the connections per client IP. Each connection carries one request.
  */
 #ifndef SG_HTTP_HTTP_H
 #define SG_HTTP_HTTP_H
@@ -97,8 +101,17 @@ typedef struct {
   sg_http_handler handler;
   sg_http_begin_fn begin; /* optional: routes that stream their body */
   void *app;
-  const char *log_name; /* "control" or "runtime", written in each access log line */
+  const char *log_name;     /* "control" or "runtime", written in each access log line */
+  unsigned max_connections; /* open at once (0: SG_HTTP_DEFAULT_MAX_CONNECTIONS) */
+  unsigned max_per_ip;      /* open at once per client address (0: no cap) */
+  unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */
 } sg_http_config;
+
+/* A request line plus headers over this many bytes, or with more header fields (each
+ * cookie counting as one), is answered 431 headers_too_large. */
+#define SG_HTTP_HEAD_MAX (16 * 1024)
+#define SG_HTTP_MAX_HEADER_FIELDS 256
+#define SG_HTTP_DEFAULT_MAX_CONNECTIONS 1024u
 
 /* Starts listening. Returns 0 and *out, or -1 with a message in err. */
 int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz);

@@ -42,6 +42,7 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_RATE_LIMITED: return "Wait for the number of seconds in retry-after.";
   case SG_E_TOKEN_MINTING_UNAVAILABLE: return "Retry later; an operator must create a signing key.";
   case SG_E_PAYLOAD_TOO_LARGE: return "Send a smaller body.";
+  case SG_E_HEADERS_TOO_LARGE: return "Send a shorter URL and fewer or smaller headers (16 KiB).";
   case SG_E_DUPLICATE_VALUE: return "Use a value not yet in the list.";
   case SG_E_INVALID_ITEM: return "Check the item id; GET the list's items to find it.";
   case SG_E_ITEM_HAS_CHILDREN: return "Delete or re-parent the items under it first.";

@@ -13,13 +13,16 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/metrics.h"
 #include "common/util.h"
+#include "http/gate.h"
 #include "http/http.h"
 
 struct sg_http_server {
   struct MHD_Daemon *d;
+  sg__gate *gate; /* accepts connections and hands them over with their head complete */
   sg_http_config cfg;
   unsigned port;
   sg_listener listener; /* metrics label, from cfg.log_name */
@@ -208,6 +211,9 @@ static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp)
                               resp->content_type ? resp->content_type : "application/json");
     for (size_t i = 0; i < resp->nheaders; i++)
       MHD_add_response_header(mr, resp->hname[i], resp->hvalue[i]);
+    /* One request per connection: every request head then passes the gate, which bounds
+     * its size and the time it may take to arrive (libmicrohttpd can do neither). */
+    MHD_add_response_header(mr, "Connection", "close");
     ret = MHD_queue_response(c, (unsigned)resp->status, mr);
     MHD_destroy_response(mr);
   }
@@ -335,16 +341,50 @@ int sg_parse_listen(const char *s, char *host, size_t hostsz, unsigned *port) {
   return 0;
 }
 
-int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz) {
-  char host[256];
-  unsigned port;
-  if (sg_parse_listen(cfg->listen, host, sizeof host, &port)) {
-    snprintf(err, errsz, "bad listen address '%s' (want host:port)", cfg->listen);
-    return -1;
-  }
+/* The JSON 431 for a head over the gate's limit, as a complete HTTP response. */
+static size_t too_large(void *ctx, char *buf, size_t cap) {
+  sg_http_server *s = ctx;
+  sg_req req;
+  memset(&req, 0, sizeof req);
+  req.method = "-";
+  req.path = "-";
+  sg_random_id("req_", req.request_id, sizeof req.request_id);
+  sg_resp resp;
+  resp_init(&resp);
+  sg_resp_error(&resp, &req, SG_E_HEADERS_TOO_LARGE, NULL, NULL);
+  int n = snprintf(buf, cap,
+                   "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: "
+                   "application/json\r\nContent-Length: %zu\r\nx-request-id: %s\r\n"
+                   "Connection: close\r\n\r\n%s",
+                   resp.body.len, req.request_id, resp.body.data ? resp.body.data : "");
+  access_log(s, &req, 431, 0);
+  resp_free(&resp);
+  return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+}
+
+static int hand_over(void *ctx, int fd, const struct sockaddr *sa, socklen_t sl) {
+  sg_http_server *s = ctx;
+  return MHD_add_connection(s->d, fd, sa, sl) == MHD_YES ? 0 : -1; /* closes fd on failure */
+}
+
+/* Connections the server opens and closes are counted by the gate's caps. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code) {
+  sg_http_server *s = cls;
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+  if (code == MHD_CONNECTION_NOTIFY_STARTED)
+    sg__gate_opened(s->gate, sa);
+  else
+    sg__gate_closed(s->gate, sa);
+}
+
+/* A listening socket on host:port (a numeric address or "localhost"); -1 with err. */
+static int listen_on(const char *host, unsigned port, char *err, size_t errsz) {
   struct sockaddr_storage ss;
   memset(&ss, 0, sizeof ss);
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  socklen_t sl = sizeof(struct sockaddr_in);
   struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
   struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
   if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
@@ -353,7 +393,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
   } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
     v6->sin6_family = AF_INET6;
     v6->sin6_port = htons((uint16_t)port);
-    flags |= MHD_USE_IPv6;
+    sl = sizeof *v6;
   } else if (strcmp(host, "localhost") == 0) {
     v4->sin_family = AF_INET;
     v4->sin_port = htons((uint16_t)port);
@@ -362,29 +402,74 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
     snprintf(err, errsz, "listen host must be a numeric address: '%s'", host);
     return -1;
   }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  /* SO_REUSEADDR only, never SO_REUSEPORT: that would let a second process bind the same
+   * port and silently take half the requests. SO_REUSEADDR still allows a restart. */
+  int one = 1;
+  if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
+      bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 1024)) {
+    if (fd >= 0) close(fd);
+    snprintf(err, errsz, "cannot listen on %s:%u", host, port);
+    return -1;
+  }
+  return fd;
+}
+
+int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz) {
+  char host[256];
+  unsigned port;
+  if (sg_parse_listen(cfg->listen, host, sizeof host, &port)) {
+    snprintf(err, errsz, "bad listen address '%s' (want host:port)", cfg->listen);
+    return -1;
+  }
+  int lfd = listen_on(host, port, err, errsz);
+  if (lfd < 0) return -1;
+  struct sockaddr_storage bound;
+  socklen_t bl = sizeof bound;
+  unsigned bound_port = port;
+  if (getsockname(lfd, (struct sockaddr *)&bound, &bl) == 0)
+    bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+                                                   : ((struct sockaddr_in *)&bound)->sin_port);
   sg_http_server *s = calloc(1, sizeof *s);
   if (!s) {
+    close(lfd);
     snprintf(err, errsz, "out of memory");
     return -1;
   }
   s->cfg = *cfg;
   s->listener = sg_metrics_listener(cfg->log_name);
+  s->port = bound_port;
+  unsigned max_conns =
+      cfg->max_connections ? cfg->max_connections : SG_HTTP_DEFAULT_MAX_CONNECTIONS;
+  unsigned threads = cfg->threads ? cfg->threads : 4u;
+  /* The gate enforces the real cap; libmicrohttpd's (split between its threads) is only
+   * a backstop, with room for the moment between a hand-over and its count. */
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+                   MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
   s->d = MHD_start_daemon(
-      flags, (uint16_t)port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, &ss,
-      MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 4u, MHD_OPTION_NOTIFY_COMPLETED,
-      on_completed, s, MHD_OPTION_CONNECTION_TIMEOUT, 30u, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      (size_t)64 * 1024,
-      /* No MHD_OPTION_LISTENING_ADDRESS_REUSE: its value 1 adds SO_REUSEPORT, which lets
-       * a second process bind the same port and silently take half the requests. The
-       * default (SO_REUSEADDR only) still allows an immediate restart. */
-      MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
-  if (!s->d) {
+      flags, 0, NULL, NULL, on_request, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
+      MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+      MHD_OPTION_CONNECTION_LIMIT, max_conns + 64 * threads, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
+      NULL, MHD_OPTION_END);
+  sg__gate_config gc = {
+      .listen_fd = lfd,
+      .max_connections = max_conns,
+      .max_per_ip = cfg->max_per_ip,
+      .head_timeout_ms = cfg->head_timeout_ms ? cfg->head_timeout_ms : 10000,
+      .head_max = SG_HTTP_HEAD_MAX,
+      .head_max_fields = SG_HTTP_MAX_HEADER_FIELDS,
+      .hand_over = hand_over,
+      .too_large = too_large,
+      .ctx = s,
+  };
+  if (!s->d || sg__gate_start(&gc, &s->gate)) {
     snprintf(err, errsz, "cannot listen on %s", cfg->listen);
+    if (s->d) MHD_stop_daemon(s->d);
+    close(lfd);
     free(s);
     return -1;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-  s->port = di ? di->port : port;
   *out = s;
   return 0;
 }
@@ -393,6 +478,8 @@ unsigned sg_http_port(const sg_http_server *s) { return s->port; }
 
 void sg_http_stop(sg_http_server *s) {
   if (!s) return;
+  sg__gate_stop(s->gate); /* no more hand-overs; the counts outlive the server's threads */
   MHD_stop_daemon(s->d);
+  sg__gate_free(s->gate);
   free(s);
 }

@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "common/args.h"
+#include "common/fds.h"
 #include "common/util.h"
 #include "http/metrics_http.h"
 #include "runtime/runtime.h"
@@ -73,6 +74,10 @@ int sg_cmd_runtime(int argc, char **argv) {
       .threads = (unsigned)threads,
       .access_log = !sg_args_has(&a, "quiet"),
   };
+  sg_fd_budget fds;
+  sg_fd_budget_for(sg_fd_raise_limit(), false, true, &fds);
+  cfg.max_connections = fds.runtime_conns;
+  sg_fd_budget_log(&fds);
 
   /* Block the stop signals in every thread; this one waits for them. */
   sigset_t set;

@@ -1,39 +1,20 @@
 /*
  * Origin allow-lists of publishable keys.
  *
- * An entry is "scheme://host[:port]" (compared case-insensitively), or the same with
- * one leading "*." label in the host, which matches one or more labels in its place:
+ * An entry is "scheme://host[:port]" (compared case-insensitively; the rules of a
+ * well-formed entry are in common/origin.h), or the same with one leading "*." label in
+ * the host, which matches one or more labels in its place:
  * with scheme https, host "*.example.org" matches the origins of hosts "a.example.org"
  * and "a.b.example.org" but not "example.org", nor any http origin. A request Origin must be a
  * plain "scheme://host[:port]"; anything else ("null", paths, userinfo) is not allowed.
  */
-#include <ctype.h>
 #include <string.h>
 
+#include "common/origin.h"
 #include "runtime/rt.h"
 
-static bool host_char(char c) {
-  return isalnum((unsigned char)c) || c == '-' || c == '.' || c == '_' || c == '[' || c == ']' ||
-         c == ':';
-}
-
 long sg__origin_canon(const char *in, size_t len, bool allow_wildcard, char *out, size_t outsz) {
-  while (len > 0 && in[len - 1] == '/') len--; /* "https://a.example/" is the same origin */
-  if (len == 0 || len >= outsz || len > SG__ORIGIN_MAX) return -1;
-  size_t i = 0;
-  while (i < len && (isalnum((unsigned char)in[i]) || in[i] == '+' || in[i] == '-' || in[i] == '.'))
-    i++;
-  if (i == 0 || !isalpha((unsigned char)in[0]) || len - i < 4 || memcmp(in + i, "://", 3) != 0)
-    return -1;
-  size_t host = i + 3;
-  size_t h = host;
-  if (allow_wildcard && len - h >= 2 && in[h] == '*' && in[h + 1] == '.') h += 2;
-  if (h == len || in[h] == '.' || in[h] == ':') return -1;
-  for (size_t k = h; k < len; k++)
-    if (!host_char(in[k])) return -1;
-  for (size_t k = 0; k < len; k++) out[k] = (char)tolower((unsigned char)in[k]);
-  out[len] = '\0';
-  return (long)len;
+  return sg_origin_canon(in, len, allow_wildcard, out, outsz, NULL);
 }
 
 bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size_t len) {

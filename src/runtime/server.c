@@ -301,7 +301,7 @@ static void on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
 
 #define IDLE_MS 30000 /* closed this long after its last answer byte went out (or its accept) */
 #define LINGER_MAX (256 * 1024) /* after a refusal: input discarded before closing anyway */
-#define MAX_CONNECTIONS 16384   /* per process; more are accepted and closed at once */
+#define MAX_CONNECTIONS 16384   /* default cap per process (cfg.max_connections) */
 #define READS_PER_WAKE 4        /* fairness: at most this many reads per connection per wake */
 
 typedef struct rt_conn {
@@ -461,7 +461,8 @@ static void accept_some(worker *w, int64_t now) {
       }
       return; /* EAGAIN (another worker took it), or an aborted connection */
     }
-    if (atomic_fetch_add(&rt->connections, 1) >= MAX_CONNECTIONS) {
+    /* Over the cap (derived from the descriptor budget): accepted and closed at once. */
+    if (atomic_fetch_add(&rt->connections, 1) >= rt->cfg.max_connections) {
       atomic_fetch_sub(&rt->connections, 1);
       close(fd);
       continue;
@@ -664,6 +665,7 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   rt->listen_fd = rt->wake_fd = -1;
   if (!rt->cfg.selection_rate) rt->cfg.selection_rate = 600;
   if (!rt->cfg.poll_ms) rt->cfg.poll_ms = 200;
+  if (!rt->cfg.max_connections) rt->cfg.max_connections = MAX_CONNECTIONS;
   if (!rt->cfg.threads) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     rt->cfg.threads = n > 0 ? (unsigned)n : 1;

@@ -17,8 +17,8 @@
  */
 #include <sodium.h>
 #include <string.h>
-#include <strings.h>
 
+#include "common/bearer.h"
 #include "common/jwt.h"
 #include "runtime/rt.h"
 
@@ -52,7 +52,7 @@ static bool verified_claims(const sg__rt_snapshot *s, const char *tok, size_t le
   cache_entry *e = &cache[slot % CACHE_SLOTS];
   uint8_t pk[32];
   if (e->used && memcmp(e->digest, d, sizeof d) == 0) {
-    if (e->claims.exp + SG_JWT_SKEW_S > now_s && e->claims.iat - SG_JWT_SKEW_S <= now_s &&
+    if (sg_jwt_check_time(e->claims.exp, e->claims.iat, now_s) == SG_JWT_OK &&
         lookup(e->claims.kid, pk, (void *)s)) {
       *out = e->claims;
       return true;
@@ -68,12 +68,9 @@ static bool verified_claims(const sg__rt_snapshot *s, const char *tok, size_t le
 
 sg_err sg__token_verify(const sg__rt_snapshot *s, const char *auth, const sg__rt_key *k,
                         int64_t now_s) {
-  if (!auth || strncasecmp(auth, "Bearer ", 7) != 0) return SG_E_INVALID_TOKEN;
-  const char *tok = auth + 7;
-  while (*tok == ' ') tok++;
-  size_t len = strlen(tok);
-  while (len && tok[len - 1] == ' ') len--;
-  if (len == 0 || len > SG_JWT_MAX_LEN) return SG_E_INVALID_TOKEN;
+  const char *tok;
+  size_t len;
+  if (!sg_bearer_token(auth, &tok, &len) || len > SG_JWT_MAX_LEN) return SG_E_INVALID_TOKEN;
   sg_jwt_claims c;
   if (!verified_claims(s, tok, len, now_s, &c)) return SG_E_INVALID_TOKEN;
   if (!c.query_scope || strcmp(c.sub, k->app->id) != 0 || !sg_jwt_covers(&c, k->list->id))

@@ -5,6 +5,7 @@ loopback and uses the real admin CLI, exactly as a user would. Stdlib only.
 """
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -88,6 +89,7 @@ class Server:
         self.control_port = free_port()
         self.runtime_port = free_port()
         self.proc = None
+        self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
 
     # -- process --------------------------------------------------------------------------
@@ -99,7 +101,8 @@ class Server:
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
         args += self.extra
         self.log = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env)
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
+                                     preexec_fn=self.preexec)
         ports = []
         if self.mode in ("serve", "control"):
             ports.append(self.control_port)
@@ -285,3 +288,12 @@ def wait_until(fn, timeout=5.0, interval=0.05):
         if v or time.time() > deadline:
             return v
         time.sleep(interval)
+
+
+def raise_nofile(want):
+    """Raises this process's soft descriptor limit towards want; returns the new limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < want:
+        new = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (new, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]

@@ -326,3 +326,34 @@ def test_database_and_edge_flags_name_a_sqlite_file_and_a_directory(tmp_path):
     finally:
         ctl.stop()
     assert (edge / "lists" / f"{lst}.json").exists()
+
+
+def test_publishable_key_origins_are_validated_and_stored_lower_case(server):
+    """--origin takes http(s)://host[:port] with ports 1-65535; a wildcard stands for
+    labels below a registrable domain, never for every .com or .co.uk site; upper case is
+    accepted and stored (and enforced) lower case."""
+    t = server.tenant()
+    lst = t.create_list("Cities", visibility="public")
+    t.add_items(lst["id"], [{"value": "Paris"}])
+    assert t.publish(lst["id"])["state"] == "active"
+    base = ["publishable-key", "create", "--application", t.application_id, "--list", lst["id"]]
+    for bad in ("https://*.com", "https://*.co.uk", "https://*.com.au", "https://a.example.com:99999",
+                "https://a.example.com:0", "ftp://a.example.com", "https://a.example.com/path",
+                "https://u@a.example.com", "https://a.example.com?x", "example.com", "https://*"):
+        r = server.admin(*base, "--origin", bad, check=False)
+        assert r.returncode != 0, bad
+        assert "error" in json.loads(r.stderr), bad
+    pk = server.admin(*base, "--origin", "HTTPS://Shop.Example.COM", "--origin",
+                      "https://*.Example.ORG:443")["publishableKey"]
+
+    def query(origin):
+        return server.runtime("GET", "/v1/query", params={"key": pk, "q": "par"},
+                              headers={"Origin": origin})
+    t0 = time.time()
+    while query("https://shop.example.com").status != 200:
+        assert time.time() - t0 < 5
+        time.sleep(0.05)
+    for origin in ("https://shop.example.com", "https://a.example.org", "https://A.B.example.org"):
+        assert query(origin).status == 200, origin
+    for origin in ("https://evil.com", "https://example.org", "http://shop.example.com"):
+        assert query(origin).status == 403, origin

@@ -116,3 +116,23 @@ def test_expired_token(setup, tmp_path):
         assert r.status == 401 and r.json()["code"] == "invalid_token"
     finally:
         late.stop()
+
+
+def test_bearer_scheme_is_case_insensitive_on_both_listeners(setup):
+    """RFC 7235: the auth-scheme is case-insensitive. Both listeners parse the credential
+    the same way: any case of "Bearer", one or more spaces, one non-empty token."""
+    ctl, rt, t, lst, other, pk = setup
+    token = mint(t, lst["id"])
+    wait_status(lambda: boot(rt, pk, token), 404)
+    for scheme in ("Bearer", "bearer", "BEARER", "bEaReR"):
+        for sep in (" ", "   "):
+            r = ctl.control("GET", "/api/v1/lists", headers={"Authorization": scheme + sep + t.secret_key})
+            assert r.status == 200, (scheme, sep, r)
+            r = boot(rt, pk, auth=scheme + sep + token)
+            assert r.status == 404 and r.json()["code"] == "list_not_published", (scheme, sep, r)
+    for bad in ("Bearer", "bearer ", "Bearer\t{}", "Bearer {} extra", "Bearer{}", "Basic {}",
+                "Bearer ={}"):
+        r = ctl.control("GET", "/api/v1/lists", headers={"Authorization": bad.format(t.secret_key)})
+        assert r.status == 401 and r.json()["code"] == "invalid_key", (bad, r)
+        r = boot(rt, pk, auth=bad.format(token))
+        assert r.status == 401 and r.json()["code"] == "invalid_token", (bad, r)

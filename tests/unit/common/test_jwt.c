@@ -160,6 +160,41 @@ static void test_malformed(void **state) {
   free(huge);
 }
 
+/* Claims at the ends of the integer range: the skew arithmetic must not overflow (UBSan
+ * aborts the sanitizer build on a signed overflow), and the answers stay sensible. */
+static void test_extreme_claims(void **state) {
+  (void)state;
+  sg_jwt_claims c;
+  char *t = mint("k1", sk1, 1000, INT64_MAX, SG_JWT_AUDIENCE, "query list:lst_a");
+  assert_int_equal(verify(t, 2000, &c), SG_JWT_OK);
+  assert_int_equal(verify(t, INT64_MAX, &c), SG_JWT_OK);
+  free(t);
+  t = mint("k1", sk1, INT64_MIN, 4600, SG_JWT_AUDIENCE, "query list:lst_a");
+  assert_int_equal(verify(t, 2000, &c), SG_JWT_OK);
+  assert_int_equal(verify(t, INT64_MIN, &c), SG_JWT_OK);
+  free(t);
+  t = mint("k1", sk1, INT64_MAX, INT64_MIN, SG_JWT_AUDIENCE, "query list:lst_a");
+  assert_int_equal(verify(t, 2000, &c), SG_JWT_EXPIRED);
+  assert_int_equal(verify(t, INT64_MIN, &c), SG_JWT_NOT_YET);
+  free(t);
+  t = mint("k1", sk1, INT64_MAX - 59, INT64_MAX - 59, SG_JWT_AUDIENCE, "query list:lst_a");
+  assert_int_equal(verify(t, INT64_MAX, &c), SG_JWT_OK);
+  assert_int_equal(verify(t, 0, &c), SG_JWT_NOT_YET);
+  free(t);
+  t = mint("k1", sk1, INT64_MIN + 59, INT64_MIN + 59, SG_JWT_AUDIENCE, "query list:lst_a");
+  assert_int_equal(verify(t, INT64_MIN, &c), SG_JWT_OK);
+  assert_int_equal(verify(t, 0, &c), SG_JWT_EXPIRED);
+  free(t);
+  /* The shared check the runtime's token cache re-runs on a hit. */
+  assert_int_equal(sg_jwt_check_time(INT64_MAX, INT64_MIN, 0), SG_JWT_OK);
+  assert_int_equal(sg_jwt_check_time(INT64_MIN, INT64_MIN, 0), SG_JWT_EXPIRED);
+  assert_int_equal(sg_jwt_check_time(INT64_MAX, INT64_MAX, 0), SG_JWT_NOT_YET);
+  assert_int_equal(sg_jwt_check_time(100, 100, 159), SG_JWT_OK);
+  assert_int_equal(sg_jwt_check_time(100, 100, 160), SG_JWT_EXPIRED);
+  assert_int_equal(sg_jwt_check_time(100, 100, 40), SG_JWT_OK);
+  assert_int_equal(sg_jwt_check_time(100, 100, 39), SG_JWT_NOT_YET);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   crypto_sign_keypair(pk1, sk1);
@@ -173,6 +208,7 @@ int main(void) {
       cmocka_unit_test(test_other_key_and_unknown_kid),
       cmocka_unit_test(test_alg_none_and_hs256_rejected),
       cmocka_unit_test(test_malformed),
+      cmocka_unit_test(test_extreme_claims),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
