@@ -8,7 +8,8 @@
 #include "store/sqlite/sqlite_store.h"
 
 /* One listing: fixed SQL (filters are bound parameters, never spliced in) and the JSON
- * name of each selected column. A column named "…At" is a timestamp; "origins" is JSON. */
+ * name of each selected column. A column named "…At" is a timestamp; "origins" is JSON.
+ * Ties within one second of createdAt keep insertion order (rowid), never the random id. */
 typedef struct {
   const char *what;
   const char *sql;
@@ -17,28 +18,28 @@ typedef struct {
 
 static const listing listings[] = {
     {"workspaces",
-     "SELECT id, name, status, created_at FROM workspaces ORDER BY created_at, id",
+     "SELECT id, name, status, created_at FROM workspaces ORDER BY created_at, rowid",
      {"id", "name", "status", "createdAt"}},
     {"applications",
      "SELECT id, workspace_id, name, status, monthly_quota, created_at FROM applications"
-     " WHERE (?3 IS NULL OR workspace_id = ?3) ORDER BY created_at, id",
+     " WHERE (?3 IS NULL OR workspace_id = ?3) ORDER BY created_at, rowid",
      {"id", "workspaceId", "name", "status", "monthlyQuota", "createdAt"}},
     {"secret-keys",
      "SELECT k.id, k.application_id, a.workspace_id, k.status, k.created_at, k.revoked_at"
      " FROM secret_keys k JOIN applications a ON a.id = k.application_id"
      " WHERE (?1 IS NULL OR k.application_id = ?1) AND (?3 IS NULL OR a.workspace_id = ?3)"
-     " ORDER BY k.created_at, k.id",
+     " ORDER BY k.created_at, k.rowid",
      {"id", "applicationId", "workspaceId", "status", "createdAt", "revokedAt"}},
     {"publishable-keys",
      "SELECT k.id, k.application_id, a.workspace_id, k.list_id, k.origins, k.status,"
      " k.created_at FROM publishable_keys k JOIN applications a ON a.id = k.application_id"
      " WHERE (?1 IS NULL OR k.application_id = ?1) AND (?2 IS NULL OR k.list_id = ?2)"
-     " AND (?3 IS NULL OR a.workspace_id = ?3) ORDER BY k.created_at, k.id",
+     " AND (?3 IS NULL OR a.workspace_id = ?3) ORDER BY k.created_at, k.rowid",
      {"id", "applicationId", "workspaceId", "listId", "origins", "status", "createdAt"}},
     {"subscriptions",
      "SELECT id, workspace_id, list_id, status, created_at FROM subscriptions"
      " WHERE (?2 IS NULL OR list_id = ?2) AND (?3 IS NULL OR workspace_id = ?3)"
-     " ORDER BY created_at, id",
+     " ORDER BY created_at, rowid",
      {"id", "workspaceId", "listId", "status", "createdAt"}},
     {NULL, NULL, {NULL}},
 };
