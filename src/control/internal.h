@@ -6,6 +6,7 @@
 
 #include "control/control.h"
 #include "common/ratelimit.h"
+#include "control/edge_sync.h"
 
 struct sg_control {
   sg_control_config cfg;
@@ -41,8 +42,9 @@ void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *sco
                       json_t *next_key);
 /* Maps a store error to the response (invalid_list, internal_error, ...). */
 void sg__store_error(sg_req *req, sg_resp *resp, sg_err e);
-/* Sends a list with its ETag header. Steals list. */
-void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list);
+/* Sends a list with its ETag header and, when edge_sync is not NULL, its edgeSync member.
+ * Steals list and edge_sync. */
+void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list, json_t *edge_sync);
 /* Sends an item with its ETag header. Steals item. */
 void sg__send_item(sg_req *req, sg_resp *resp, int status, json_t *item);
 /* Length of a UTF-8 string in code points. */
@@ -92,10 +94,9 @@ void sg__publish_kick(sg_control *c);
  * version is marked failed when the store allows). */
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms);
 
-/* Writes the list's edge record (what the runtime serves from) and returns the edgeSync
- * member {revision, state}: "synced" when the edge store took the write, "pending" when it
- * failed (the next publish or PATCH retries it). */
-json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t *list);
+/* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
+ * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */
+json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
 
 /* Handlers, one per file. */
 void sg__h_lists_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

@@ -11,7 +11,8 @@
  * the work queue: a version that is queued or staged is unfinished business, whoever
  * created it. At start the worker resumes all of them (a crash mid-publish leaves the
  * previous version active and served; the interrupted one is finished on restart), and
- * re-writes the edge record of any active version whose record write was not confirmed.
+ * rewrites every edge record the store marks dirty (a change whose edge write failed or
+ * never happened: see edge_sync.h), then keeps doing so every second.
  *
  * Only one pipeline run per list at a time: an in-process per-list lock (a synchronous
  * publish waits for it; see versions_create.c). Across processes the store's conditional
@@ -42,8 +43,10 @@
 #define MAX_ATTEMPTS 5
 /* Items read per store call while loading a snapshot. */
 #define LOAD_CHUNK 10000
-/* The worker also wakes on its own this often (to retry an edge write that failed). */
-#define WORKER_TICK_MS 2000
+/* The worker also wakes on its own this often, to rewrite edge records whose write failed
+ * (the edge outbox); while the edge keeps failing it retries less often, up to this. */
+#define WORKER_TICK_MS 1000
+#define SYNC_BACKOFF_MAX_MS 4000
 
 /* ---- per-list locks -------------------------------------------------------------------- */
 
@@ -346,19 +349,6 @@ failed:
   return -1;
 }
 
-/* Writes the list's edge record and records the success on the version. */
-static void sync_edge(sg_control *c, const char *workspace_id, const char *list_id, int64_t number,
-                      const json_t *list) {
-  sg_principal who;
-  memset(&who, 0, sizeof who);
-  snprintf(who.workspace_id, sizeof who.workspace_id, "%s", workspace_id);
-  json_t *sync = sg__edge_sync_list(c, &who, list);
-  const char *state = json_string_value(json_object_get(sync, "state"));
-  if (state && strcmp(state, "synced") == 0)
-    sg_store_version_mark_synced(c->cfg.store, list_id, number);
-  json_decref(sync);
-}
-
 /* True when the staged version's artifact is present in the edge store. */
 static bool artifact_present(sg_control *c, const char *hash) {
   char path[4096];
@@ -415,8 +405,9 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
     rc = e == SG_E_PRECONDITION_FAILED ? 0 : -1;
     goto done;
   }
-  /* The runtime switches when the list's edge record changes. */
-  if (activated) sync_edge(c, job.workspace_id, list_id, number, list);
+  /* The runtime switches when the list's edge record changes. The activation marked it
+   * dirty in its transaction, so a failed write here is retried by the reconciler. */
+  if (activated) json_decref(sg__edge_sync_list(c, list_id));
   json_decref(list);
 done:
   sg_store_job_clear(&job);
@@ -434,21 +425,6 @@ int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t 
 
 /* ---- the worker ------------------------------------------------------------------------------ */
 
-/* Re-writes edge records whose write after an activation was not confirmed. */
-static void resync_unsynced(sg_control *c) {
-  sg_version_ref refs[16];
-  size_t n = 0;
-  if (sg_store_versions_unsynced(c->cfg.store, refs, 16, &n) != SG_E_OK) return;
-  for (size_t i = 0; i < n; i++) {
-    json_t *list = NULL;
-    if (lock_list(c->pub, refs[i].list_id, -1)) continue;
-    if (sg_store_list_get(c->cfg.store, refs[i].workspace_id, refs[i].list_id, &list) == SG_E_OK)
-      sync_edge(c, refs[i].workspace_id, refs[i].list_id, refs[i].number, list);
-    json_decref(list);
-    unlock_list(c->pub, refs[i].list_id);
-  }
-}
-
 static bool stopping(struct sg__publisher *p) {
   pthread_mutex_lock(&p->mu);
   bool s = p->stop;
@@ -456,9 +432,26 @@ static bool stopping(struct sg__publisher *p) {
   return s;
 }
 
+/* Rewrites the edge records the store marks dirty (edge_sync.h): every tick while the
+ * edge takes the writes, backing off up to SYNC_BACKOFF_MAX_MS while it fails. */
+static void reconcile_edge(sg_control *c, int64_t *next_ms, int64_t *backoff_ms) {
+  int64_t now = sg_mono_ms();
+  if (now < *next_ms) return;
+  int failed = sg_edge_sync_pending(c->cfg.store, c->cfg.edge);
+  if (failed == 0) {
+    *backoff_ms = 0;
+    *next_ms = 0;
+    return;
+  }
+  *backoff_ms = *backoff_ms ? *backoff_ms * 2 : WORKER_TICK_MS;
+  if (*backoff_ms > SYNC_BACKOFF_MAX_MS) *backoff_ms = SYNC_BACKOFF_MAX_MS;
+  *next_ms = now + *backoff_ms;
+}
+
 static void *worker(void *arg) {
   sg_control *c = arg;
   struct sg__publisher *p = c->pub;
+  int64_t next_sync = 0, backoff = 0;
   for (;;) {
     pthread_mutex_lock(&p->mu);
     if (!p->kick && !p->stop) {
@@ -470,7 +463,7 @@ static void *worker(void *arg) {
     bool stop = p->stop;
     pthread_mutex_unlock(&p->mu);
     if (stop) break;
-    resync_unsynced(c);
+    reconcile_edge(c, &next_sync, &backoff);
     sg_version_ref refs[16];
     size_t n = 0;
     if (sg_store_versions_pending(c->cfg.store, refs, 16, &n) != SG_E_OK) continue;

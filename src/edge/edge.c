@@ -108,6 +108,15 @@ int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revisio
   return e->ops->del(e, k, id, revision_out);
 }
 
+int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                   uint64_t *revision_out) {
+  if (!e || !build || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
+  uint64_t rev = 0;
+  int rc = e->ops->update(e, k, id, build, ctx, &rev);
+  if (rc == 0 && revision_out) *revision_out = rev;
+  return rc;
+}
+
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len) {
   if (!e || !json || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
   return e->ops->get(e, k, id, json, len);

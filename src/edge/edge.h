@@ -62,6 +62,16 @@ int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, si
                 uint64_t *revision_out);
 /* Removes record (k, id) and bumps the revision. ENOENT (no bump) when absent. */
 int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out);
+/* Builds a record under the store's writer lock: returns 0 with *json (malloc'd, freed by
+ * the caller of the callback) and *len set to write it, 1 to delete the record, -1 on an
+ * error (nothing is written). */
+typedef int (*sg_edge_build_cb)(void *ctx, char **json, size_t *len);
+/* Writes or deletes record (k, id) with what build returns, calling build while holding
+ * the store-wide writer lock, so two writers (in any processes) that each read the
+ * record's source inside build can never store the older content last. Deleting an
+ * absent record succeeds without a bump. *revision_out (may be NULL) gets the revision. */
+int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                   uint64_t *revision_out);
 /* Reads record (k, id) into a malloc'd NUL-terminated buffer (caller frees *json). */
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
 /* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */

@@ -131,35 +131,66 @@ static int dir_artifact_path(sg_edge *e, const char *hex, char *out, size_t outs
   return path_of(e, out, outsz, "artifacts/", hex, ".sga");
 }
 
-static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
-                   uint64_t *rev) {
+/* With the lock held: writes the record and bumps the revision. */
+static int put_locked(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                      uint64_t *rev) {
   char p[PATH_MAX];
   if (record_path(e, k, id, p, sizeof p)) return -1;
-  int fd = lock_store(e);
-  if (fd < 0) return -1;
   int rc = sg_write_file_atomic(p, json, len);
   if (rc == 0) rc = bump_revision(e, rev);
+  return rc;
+}
+
+/* With the lock held: removes the record and bumps the revision (ENOENT when absent). */
+static int del_locked(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev) {
+  char p[PATH_MAX];
+  if (record_path(e, k, id, p, sizeof p)) return -1;
+  if (unlink(p) != 0) return -1;
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL) == 0) {
+    int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      fsync(dfd);
+      close(dfd);
+    }
+  }
+  return bump_revision(e, rev);
+}
+
+static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                   uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = put_locked(e, k, id, json, len, rev);
   unlock_store(fd);
   return rc;
 }
 
 static int dir_del(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev) {
-  char p[PATH_MAX];
-  if (record_path(e, k, id, p, sizeof p)) return -1;
   int fd = lock_store(e);
   if (fd < 0) return -1;
-  int rc = unlink(p);
-  if (rc == 0) {
-    char d[PATH_MAX];
-    if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL) == 0) {
-      int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-      }
-    }
-    rc = bump_revision(e, rev);
-  }
+  int rc = del_locked(e, k, id, rev);
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                      uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  char *json = NULL;
+  size_t len = 0;
+  int b = build(ctx, &json, &len);
+  int rc = -1;
+  if (b == 0 && len > SG_EDGE_MAX_RECORD)
+    errno = EFBIG;
+  else if (b == 0)
+    rc = put_locked(e, k, id, json, len, rev);
+  else if (b == 1 && (rc = del_locked(e, k, id, rev)) != 0 && errno == ENOENT)
+    rc = read_revision(e, rev); /* already absent: nothing to do */
+  else if (b < 0)
+    errno = EIO;
+  free(json);
   unlock_store(fd);
   return rc;
 }
@@ -221,6 +252,7 @@ static const sg__edge_ops dir_ops = {
     .artifact_path = dir_artifact_path,
     .put = dir_put,
     .del = dir_del,
+    .update = dir_update,
     .get = dir_get,
     .revision = dir_revision,
     .foreach = dir_foreach,

@@ -15,6 +15,8 @@ typedef struct {
   int (*put)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
              uint64_t *rev);
   int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);
+  int (*update)(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                uint64_t *rev);
   int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
   int (*revision)(sg_edge *e, uint64_t *rev);
   int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);

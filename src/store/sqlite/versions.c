@@ -322,13 +322,6 @@ sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t nu
   return transition(st, q, list_id, number, reason);
 }
 
-sg_err sg_store_version_mark_synced(sg_store *st, const char *list_id, int64_t number) {
-  static const char q[] = "UPDATE versions SET edge_synced=1"
-                          " WHERE list_id=?1 AND version_number=?2";
-  sg_err rc = transition(st, q, list_id, number, NULL);
-  return rc == SG_E_PRECONDITION_FAILED ? SG_E_NOT_FOUND : rc;
-}
-
 sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
                                  int64_t number, bool *activated, json_t **list_out) {
   static const char q_ver[] =
@@ -336,8 +329,8 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
   static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
   static const char q_retire[] = "UPDATE versions SET state='superseded'"
                                  " WHERE list_id=? AND state='active'";
-  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3,"
-                             " edge_synced=0 WHERE list_id=?1 AND version_number=?2";
+  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
+                             " WHERE list_id=?1 AND version_number=?2";
   static const char q_stale[] = "UPDATE versions SET state='superseded'"
                                 " WHERE list_id=?1 AND version_number=?2";
   static const char q_point[] =
@@ -435,13 +428,5 @@ sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, 
   static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
                           " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
                           " ORDER BY v.rowid LIMIT ?1";
-  return refs(st, q, out, max, n);
-}
-
-sg_err sg_store_versions_unsynced(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
-  static const char q[] =
-      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-      " JOIN lists l ON l.id=v.list_id WHERE v.state='active' AND v.edge_synced=0"
-      " ORDER BY v.rowid LIMIT ?1";
   return refs(st, q, out, max, n);
 }
