@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,12 +120,40 @@ static int bump_revision(const sg_edge *e, uint64_t *out) {
 
 /* ---------------------------------------------------------------- operations ----- */
 
+/* True when the file at p holds exactly len bytes whose SHA-256 is hex. */
+static bool file_has_hash(const char *p, size_t len, const char *hex) {
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+  crypto_hash_sha256_state h;
+  crypto_hash_sha256_init(&h);
+  static __thread unsigned char buf[1 << 16];
+  size_t total = 0;
+  while (ok) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    crypto_hash_sha256_update(&h, buf, (unsigned long long)n);
+    total += (size_t)n;
+  }
+  close(fd);
+  if (!ok || total != len) return false;
+  uint8_t d[32];
+  char got[65];
+  crypto_hash_sha256_final(&h, d);
+  sg_hex(d, sizeof d, got);
+  return strcmp(got, hex) == 0;
+}
+
 static int dir_put_artifact(sg_edge *e, const char *hex, const void *data, size_t len) {
   char p[PATH_MAX];
   if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
-  struct stat st;
-  /* Content-addressed: same name means same bytes, unless a crash left it short. */
-  if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) return 0;
+  /* Content-addressed: an existing file of that name is kept only when its bytes still
+   * hash to the name (a crash can leave it short, a disk can damage it); otherwise it is
+   * replaced, which is what repairs a damaged artifact on the next publish. */
+  if (file_has_hash(p, len, hex)) return 0;
   return sg_write_file_atomic(p, data, len);
 }
 
