@@ -418,6 +418,14 @@ done:
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms) {
   int l = lock_list(c->pub, list_id, wait_ms);
   if (l) return l > 0 ? 1 : -1;
+  /* Versions of one list resolve in number order: older unresolved ones first. Otherwise
+   * a newer version that took the lock first would become active, and the older one,
+   * whose synchronous publish is still waiting, could only go straight to superseded
+   * (a 200 may only answer active or draft). */
+  sg_version_ref older[16];
+  size_t n = 0;
+  if (sg_store_versions_pending(c->cfg.store, list_id, number, older, 16, &n) == SG_E_OK)
+    for (size_t i = 0; i < n; i++) run_locked(c, list_id, older[i].number);
   int rc = run_locked(c, list_id, number);
   unlock_list(c->pub, list_id);
   return rc;
@@ -466,7 +474,7 @@ static void *worker(void *arg) {
     reconcile_edge(c, &next_sync, &backoff);
     sg_version_ref refs[16];
     size_t n = 0;
-    if (sg_store_versions_pending(c->cfg.store, refs, 16, &n) != SG_E_OK) continue;
+    if (sg_store_versions_pending(c->cfg.store, NULL, 0, refs, 16, &n) != SG_E_OK) continue;
     for (size_t i = 0; i < n && !stopping(p); i++)
       sg__publish_run(c, refs[i].list_id, refs[i].number, -1);
   }

@@ -294,8 +294,10 @@ typedef struct {
 } sg_version_ref;
 
 /* Up to max unresolved (queued or staged) versions, oldest first, into out; *n is how
- * many. */
-sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n);
+ * many. list_id (may be NULL: every list) and before (> 0: only numbers below it) narrow
+ * the search. */
+sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
+                                 sg_version_ref *out, size_t max, size_t *n);
 
 /* ---- idempotency ----------------------------------------------------------------------- */
 typedef enum {

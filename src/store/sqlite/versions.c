@@ -403,13 +403,20 @@ out:
 }
 
 /* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
-static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t max, size_t *n) {
+sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
+                                 sg_version_ref *out, size_t max, size_t *n) {
+  static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+                          " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+                          " AND (?2 IS NULL OR v.list_id=?2) AND (?3=0 OR v.version_number<?3)"
+                          " ORDER BY v.rowid LIMIT ?1";
   *n = 0;
   sg_store *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(r, sql);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (s) {
     sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+    sg__sq_text(s, 2, list_id);
+    sqlite3_bind_int64(s, 3, before);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
       snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", sg__sq_col(s, 0));
@@ -422,11 +429,4 @@ static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t ma
   }
   sg__sq_reader_release(r);
   return rc;
-}
-
-sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
-  static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-                          " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
-                          " ORDER BY v.rowid LIMIT ?1";
-  return refs(st, q, out, max, n);
 }

@@ -113,10 +113,16 @@ static void test_transitions_and_monotonic_activation(void **state) {
   /* Work queue: all three, oldest first. */
   sg_version_ref refs[8];
   size_t n;
-  assert_int_equal(sg_store_versions_pending(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(sg_store_versions_pending(f->st, NULL, 0, refs, 8, &n), SG_E_OK);
   assert_int_equal(n, 3);
   assert_int_equal(refs[0].number, 1);
   assert_string_equal(refs[0].workspace_id, f->ws);
+  /* Narrowed to one list and to the versions older than v3. */
+  assert_int_equal(sg_store_versions_pending(f->st, f->list, v3, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(refs[1].number, 2);
+  assert_int_equal(sg_store_versions_pending(f->st, "lst_other", 0, refs, 8, &n), SG_E_OK);
+  assert_int_equal(n, 0);
 
   /* v3 activates first; v2 activating later must not move the pointer back. */
   const char *h = "sha256:0000000000000000000000000000000000000000000000000000000000000003";
@@ -167,7 +173,7 @@ static void test_transitions_and_monotonic_activation(void **state) {
   assert_true(activated);
   assert_string_equal(state_of(f, v3, buf), "superseded");
   assert_string_equal(state_of(f, v4, buf), "active");
-  assert_int_equal(sg_store_versions_pending(f->st, refs, 8, &n), SG_E_OK);
+  assert_int_equal(sg_store_versions_pending(f->st, NULL, 0, refs, 8, &n), SG_E_OK);
   assert_int_equal(n, 0);
 
   /* Unallocated numbers. */
