@@ -252,5 +252,9 @@ const char *const sg__sqlite_migrations[] = {
                                                                                                                                                "INSERT INTO edge_outbox(kind, id, want) SELECT 'subscriptions', id, 1 FROM subscriptions;"
                                                                                                                                                "INSERT INTO edge_outbox(kind, id, want) SELECT 'signing-keys', kid, 1 FROM signing_keys;",
 #undef SG__OUTBOX_MARK
+    /* 5: an in-flight Idempotency-Key record names the process running it ("host pid
+     * start-time"), so a retry after that process died (kill -9) runs again at once
+     * instead of answering idempotency_key_in_flight until the record goes stale. */
+    "ALTER TABLE idempotency ADD COLUMN owner TEXT;",
     NULL,
 };
