@@ -27,6 +27,7 @@ static const sg_flag_spec serve_flags[] = {
     {"sync-publish-limit", true, false},
     {"selection-rate", true, false},
     {"import-max-bytes", true, false},
+    {"artifact-grace", true, false},
     {NULL, false, false},
 };
 
@@ -105,6 +106,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
       u32_flag(&a, "selection-rate", "600", &selection_rate))
     return 1;
   cc.sync_publish_limit = sync_limit;
+  if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
   /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
    * value exists for tests of the 413. */
   const char *imb = sg_args_get(&a, "import-max-bytes");

@@ -18,6 +18,7 @@ typedef struct {
   uint32_t rate_per_ip;        /* requests per minute per client IP (0: off) */
   uint64_t sync_publish_limit; /* lists with more items publish asynchronously */
   uint64_t import_max_bytes;   /* cap of one import body (0: the 512 MiB default) */
+  uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

@@ -14,7 +14,8 @@ struct sg_control {
   sg_ratelimit *rl_key;
   sg_ratelimit *rl_ip;
   uint8_t cursor_secret[32];
-  struct sg__publisher *pub; /* publish.c: per-list locks and the async worker */
+  struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
+  struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
 };
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
@@ -93,6 +94,17 @@ void sg__publish_kick(sg_control *c);
  * timed out (the version stays queued for the worker), -1 on an internal error (the
  * version is marked failed when the store allows). */
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms);
+
+/* ---- artifact garbage collection (artifact_gc.c) ---- */
+int sg__artifact_gc_init(sg_control *c);
+void sg__artifact_gc_free(sg_control *c);
+/* One collection pass: deletes the artifacts the store has not named for
+ * --artifact-grace seconds (and not written within them). Runs on the publish worker. */
+void sg__artifact_gc_run(sg_control *c);
+/* Held (shared) by the pipeline from writing an artifact until the store names it, so a
+ * collection never deletes an artifact between the two. */
+void sg__artifact_gc_hold(sg_control *c);
+void sg__artifact_gc_release(sg_control *c);
 
 /* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
  * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */

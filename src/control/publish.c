@@ -329,14 +329,18 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
   loader_free(&l);
   char hash[72];
   sg_sha256_tagged(art.data, art.len, hash);
-  /* Durable before the store names it: temp file, fsync, rename, fsync dir. */
+  /* Durable before the store names it: temp file, fsync, rename, fsync dir. Artifact
+   * collection waits until the store names it. */
+  sg__artifact_gc_hold(c);
   if (sg_edge_put_artifact(c->cfg.edge, hash, art.data, art.len)) {
+    sg__artifact_gc_release(c);
     why = "artifact_write_failed";
     goto failed;
   }
   sg_buf_free(&art);
-  if (sg_store_version_set_staged(c->cfg.store, job->list_id, job->number, hash) != SG_E_OK)
-    return -1;
+  sg_err staged = sg_store_version_set_staged(c->cfg.store, job->list_id, job->number, hash);
+  sg__artifact_gc_release(c);
+  if (staged != SG_E_OK) return -1;
   snprintf(job->content_hash, sizeof job->content_hash, "%s", hash);
   snprintf(job->state, sizeof job->state, "%s", SG_VERSION_STAGED);
   return 0;
@@ -472,6 +476,7 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&p->mu);
     if (stop) break;
     reconcile_edge(c, &next_sync, &backoff);
+    sg__artifact_gc_run(c);
     sg_version_ref refs[16];
     size_t n = 0;
     if (sg_store_versions_pending(c->cfg.store, NULL, 0, refs, 16, &n) != SG_E_OK) continue;
@@ -489,6 +494,7 @@ int sg__publish_start(sg_control *c) {
   pthread_cond_init(&p->wake, NULL);
   p->kick = true; /* resume what a previous process left unresolved */
   c->pub = p;
+  if (sg__artifact_gc_init(c)) return -1;
   if (pthread_create(&p->thread, NULL, worker, c) != 0) return -1;
   p->started = true;
   return 0;
@@ -523,4 +529,5 @@ void sg__publish_stop(sg_control *c) {
   pthread_mutex_destroy(&p->mu);
   free(p);
   c->pub = NULL;
+  sg__artifact_gc_free(c);
 }

@@ -93,6 +93,17 @@ int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_
   return e->ops->artifact_path(e, hex, out, outsz);
 }
 
+int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
+  if (!e || !cb) return bad_arg();
+  return e->ops->artifacts(e, cb, ctx);
+}
+
+int sg_edge_delete_artifact(sg_edge *e, const char *content_hash) {
+  const char *hex;
+  if (!e || parse_hash(content_hash, &hex)) return bad_arg();
+  return e->ops->del_artifact(e, hex);
+}
+
 int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
                 uint64_t *revision_out) {
   if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || (!json && len)) return bad_arg();

@@ -48,13 +48,22 @@ int sg_edge_open_data_dir(const char *data_dir, sg_edge **out);
 void sg_edge_close(sg_edge *e);
 
 /* Stores artifact bytes under their content hash ("sha256:<64 hex>" or the bare hex),
- * durably (temp, fsync, rename, fsync dir). Idempotent: an existing artifact of the
- * same size is kept. Does not bump the revision: the list record that names the hash
- * does, so write the artifact first, then the list. */
+ * durably (temp, fsync, rename, fsync dir). Idempotent: an existing artifact whose bytes
+ * hash to its name is kept (and its write time refreshed, so garbage collection sees it
+ * as new); a damaged one is replaced. Does not bump the revision: the list record that names the
+ * hash does, so write the artifact first, then the list. */
 int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len);
 /* Writes the local path of the artifact into out (the runtime mmaps it with
  * sg_artifact_open_file). Does not check that the file exists. */
 int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz);
+
+/* Calls cb with the bare hex hash and the last write time (Unix seconds) of every stored
+ * artifact, in no particular order (artifact garbage collection). A non-zero return from
+ * cb stops the walk and is returned. */
+typedef int (*sg_edge_artifact_cb)(const char *hex, int64_t written_at, void *ctx);
+int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
+/* Deletes an artifact (ENOENT when absent). The caller makes sure nothing names it. */
+int sg_edge_delete_artifact(sg_edge *e, const char *content_hash);
 
 /* Creates or replaces record (k, id) with json[0..len) (not validated here beyond the
  * size cap) and bumps the revision; *revision_out (may be NULL) gets the new one. */

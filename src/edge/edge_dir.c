@@ -153,8 +153,36 @@ static int dir_put_artifact(sg_edge *e, const char *hex, const void *data, size_
   /* Content-addressed: an existing file of that name is kept only when its bytes still
    * hash to the name (a crash can leave it short, a disk can damage it); otherwise it is
    * replaced, which is what repairs a damaged artifact on the next publish. */
-  if (file_has_hash(p, len, hex)) return 0;
+  if (file_has_hash(p, len, hex)) return utimensat(AT_FDCWD, p, NULL, 0);
   return sg_write_file_atomic(p, data, len);
+}
+
+static int dir_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, "artifacts", NULL, NULL)) return -1;
+  DIR *dir = opendir(d);
+  if (!dir) return -1;
+  int dfd = dirfd(dir), rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(dir))) {
+    /* "<64 hex>.sga" exactly: temp files and anything foreign are left alone. */
+    if (strlen(de->d_name) != 68 || strcmp(de->d_name + 64, ".sga") != 0) continue;
+    char hex[65];
+    memcpy(hex, de->d_name, 64);
+    hex[64] = '\0';
+    if (strspn(hex, "0123456789abcdef") != 64) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    rc = cb(hex, (int64_t)st.st_mtime, ctx);
+  }
+  closedir(dir);
+  return rc;
+}
+
+static int dir_del_artifact(sg_edge *e, const char *hex) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
+  return unlink(p);
 }
 
 static int dir_artifact_path(sg_edge *e, const char *hex, char *out, size_t outsz) {
@@ -280,6 +308,8 @@ static void dir_close(sg_edge *e) {
 static const sg__edge_ops dir_ops = {
     .put_artifact = dir_put_artifact,
     .artifact_path = dir_artifact_path,
+    .artifacts = dir_artifacts,
+    .del_artifact = dir_del_artifact,
     .put = dir_put,
     .del = dir_del,
     .update = dir_update,

@@ -12,6 +12,8 @@
 typedef struct {
   int (*put_artifact)(sg_edge *e, const char *hex, const void *data, size_t len);
   int (*artifact_path)(sg_edge *e, const char *hex, char *out, size_t outsz);
+  int (*artifacts)(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
+  int (*del_artifact)(sg_edge *e, const char *hex);
   int (*put)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
              uint64_t *rev);
   int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);

@@ -299,6 +299,11 @@ typedef struct {
 sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
                                  sg_version_ref *out, size_t max, size_t *n);
 
+/* The content hashes ("sha256:<hex>") every artifact that must be kept is named by: the
+ * artifact of each unresolved or active version, and of each list's previous active
+ * version (for rollback). *out is a JSON array of strings (caller owns it). */
+sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out);
+
 /* ---- idempotency ----------------------------------------------------------------------- */
 typedef enum {
   SG_IDEM_PROCEED,   /* first use: the caller runs the request, then calls _finish */

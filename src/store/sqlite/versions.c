@@ -430,3 +430,34 @@ sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t befo
   sg__sq_reader_release(r);
   return rc;
 }
+
+sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
+  /* Unresolved and active versions, each list's previous active one (the newest
+   * superseded version that was ever activated: versions activate in number order), and
+   * whatever a list record points at. */
+  static const char q[] =
+      "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
+      " state IN ('queued', 'staged', 'active')"
+      " UNION SELECT v.content_hash FROM versions v WHERE v.content_hash IS NOT NULL AND"
+      " v.version_number=(SELECT MAX(p.version_number) FROM versions p WHERE"
+      " p.list_id=v.list_id AND p.state='superseded' AND p.activated_at IS NOT NULL)"
+      " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
+  sg_err rc = SG_E_INTERNAL;
+  if (s) {
+    json_t *arr = json_array();
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+      json_array_append_new(arr, json_string(sg__sq_col(s, 0)));
+    sqlite3_reset(s);
+    if (step == SQLITE_DONE) {
+      *out = arr;
+      rc = SG_E_OK;
+    } else {
+      json_decref(arr);
+    }
+  }
+  sg__sq_reader_release(r);
+  return rc;
+}

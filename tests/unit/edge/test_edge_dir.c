@@ -163,6 +163,15 @@ static void test_hostile_ids(void **state) {
   assert_int_equal(errno, ENOTSUP);
 }
 
+static int n_artifacts;
+
+static int count_artifact(const char *hex, int64_t written_at, void *ctx) {
+  assert_int_equal(strlen(hex), 64);
+  assert_true(written_at > 0);
+  (*(int *)ctx)++;
+  return 0;
+}
+
 static void test_artifacts(void **state) {
   sg_edge *e = *state;
   const char data[] = "artifact bytes";
@@ -185,6 +194,31 @@ static void test_artifacts(void **state) {
   assert_int_equal(sg_edge_revision(e, &rev), 0);
   assert_int_equal(rev, 0); /* artifacts do not bump */
   assert_int_equal(sg_edge_artifact_path(e, hash, p1, 10), -1);
+
+  /* Damaged in place at the same size: the next put repairs it. */
+  assert_int_equal(sg_edge_artifact_path(e, hash, p1, sizeof p1), 0);
+  FILE *f = fopen(p1, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fputc('X', f), 'X');
+  fclose(f);
+  assert_int_equal(sg_edge_put_artifact(e, hash, data, sizeof data), 0);
+  assert_int_equal(sg_read_file(p1, 1024, &got, &len), 0);
+  assert_memory_equal(got, data, sizeof data);
+  free(got);
+
+  /* Listing and deletion (garbage collection); temp files are not artifacts. */
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp-abc", p1);
+  assert_int_equal(sg_write_file_atomic(tmp, "t", 1), 0);
+  assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
+  assert_int_equal(n_artifacts, 1);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), 0);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), -1);
+  assert_int_equal(errno, ENOENT);
+  n_artifacts = 0;
+  assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
+  assert_int_equal(n_artifacts, 0);
+  assert_int_equal(sg_edge_delete_artifact(e, "sha256:../x"), -1);
 }
 
 static void test_key_digest(void **state) {
