@@ -47,6 +47,8 @@
  * (the edge outbox); while the edge keeps failing it retries less often, up to this. */
 #define WORKER_TICK_MS 1000
 #define SYNC_BACKOFF_MAX_MS 4000
+/* How often the worker truncates the store's WAL (when no reader is in the way). */
+#define CHECKPOINT_MS 5000
 
 /* ---- per-list locks -------------------------------------------------------------------- */
 
@@ -463,7 +465,7 @@ static void reconcile_edge(sg_control *c, int64_t *next_ms, int64_t *backoff_ms)
 static void *worker(void *arg) {
   sg_control *c = arg;
   struct sg__publisher *p = c->pub;
-  int64_t next_sync = 0, backoff = 0;
+  int64_t next_sync = 0, backoff = 0, next_checkpoint = 0;
   for (;;) {
     pthread_mutex_lock(&p->mu);
     if (!p->kick && !p->stop) {
@@ -477,6 +479,11 @@ static void *worker(void *arg) {
     if (stop) break;
     reconcile_edge(c, &next_sync, &backoff);
     sg__artifact_gc_run(c);
+    if (sg_mono_ms() >= next_checkpoint) {
+      /* Keeps the WAL small after bursts of writes (docs/IMPORT.md). */
+      sg_store_checkpoint(c->cfg.store);
+      next_checkpoint = sg_mono_ms() + CHECKPOINT_MS;
+    }
     sg_version_ref refs[16];
     size_t n = 0;
     if (sg_store_versions_pending(c->cfg.store, NULL, 0, refs, 16, &n) != SG_E_OK) continue;

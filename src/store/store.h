@@ -186,9 +186,10 @@ void sg_store_import_free(sg_store_import *imp);
 void sg_store_import_cleanup(sg_store *st);
 
 /* ---- export ------------------------------------------------------------------------------
- * A cursor over a list's current items ordered by displayOrder then id, read in ONE read
- * transaction of its own connection (WAL snapshot isolation), so a long export is exact
- * and never blocks writers or holds the store's lock. */
+ * A cursor over a list's current items ordered by displayOrder then id: an exact snapshot,
+ * copied at open in one short read into a scratch file of the export's own (in the import
+ * staging folder), so a slow reader never holds a read transaction on the store (which
+ * would keep the WAL from being checkpointed) and never blocks writers. */
 typedef struct sg_store_export sg_store_export;
 sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
                             sg_store_export **out);
@@ -351,6 +352,12 @@ sg_err sg_store_edge_mark(sg_store *st, const char *kind, const char *id);
 /* The record's generations and its last confirmed edge revision (all 0 when unknown). */
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision);
+
+/* ---- maintenance ------------------------------------------------------------------------ */
+/* Checkpoints the WAL into the database and truncates it, without waiting: when a reader
+ * or writer is busy it does nothing (SG_E_OK) and the next call tries again. Call it
+ * periodically; it keeps the WAL file small after bursts of writes. */
+sg_err sg_store_checkpoint(sg_store *st);
 
 /* ---- settings ---------------------------------------------------------------------------- */
 /* A 32-byte secret created on first use and kept in the store (cursor signing). */
