@@ -4,6 +4,7 @@
 #   make run        install what is missing, build, serve the embedded default
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API
 #   make bench      benchmarks (bench/run.sh)
+#   make crash-test 100 kill -9 trials during writes, imports and publishes
 #
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
 
@@ -32,7 +33,8 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets
+.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench clean format datasets \
+        crash-test crash-smoke
 
 all: $(B)/suggestd
 
@@ -114,7 +116,14 @@ fuzz-smoke: $(FUZZ_BINS)
 api: $(B)/suggestd
 	@scripts/run-api.sh
 
-test: all datasets unit fuzz-smoke api
+# --- kill -9 trials (tests/crash/crash_test.py): 100 for `make crash-test`, 5 in `make test` --
+crash-test: $(B)/suggestd
+	@python3 tests/crash/crash_test.py --trials $${CRASH_TRIALS:-100}
+
+crash-smoke: $(B)/suggestd
+	@python3 tests/crash/crash_test.py --trials 5
+
+test: all datasets unit fuzz-smoke api crash-smoke
 
 run: deps
 	@$(MAKE) --no-print-directory all
