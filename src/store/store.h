@@ -347,8 +347,6 @@ sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int6
  * revision. Never moves backwards. */
 sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
                           int64_t revision);
-/* Marks (kind, id) dirty in a transaction of its own (for changes no trigger sees). */
-sg_err sg_store_edge_mark(sg_store *st, const char *kind, const char *id);
 /* The record's generations and its last confirmed edge revision (all 0 when unknown). */
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision);

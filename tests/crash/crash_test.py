@@ -209,31 +209,24 @@ class Driver:
             time.sleep(self.rng.uniform(0, 0.2))
 
     # -- verification ---------------------------------------------------------------------
-    def all_items(self, list_id):
-        out, cursor = {}, None
+    def paged(self, path):
+        """Every element of a paginated collection, by its key member."""
+        out, cursor = [], None
         while True:
             q = "?limit=100" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
-            st, _, b = self.api("GET", f"/lists/{list_id}/items{q}")
-            check(st == 200, f"list items: {st}")
+            st, _, b = self.api("GET", path + q)
+            check(st == 200, f"GET {path}: {st}")
             page = json.loads(b)
-            for it in page["data"]:
-                out[it["id"]] = it
+            out += page["data"]
             cursor = page.get("nextCursor")
             if not cursor:
                 return out
 
+    def all_items(self, list_id):
+        return {it["id"]: it for it in self.paged(f"/lists/{list_id}/items")}
+
     def versions(self):
-        out, cursor = {}, None
-        while True:
-            q = "?limit=100" + (f"&cursor={urllib.parse.quote(cursor)}" if cursor else "")
-            st, _, b = self.api("GET", f"/lists/{self.list}/versions{q}")
-            check(st == 200, "versions")
-            page = json.loads(b)
-            for v in page["data"]:
-                out[v["versionNumber"]] = v
-            cursor = page.get("nextCursor")
-            if not cursor:
-                return out
+        return {v["versionNumber"]: v for v in self.paged(f"/lists/{self.list}/versions")}
 
     def verify(self, stats):
         dup = False

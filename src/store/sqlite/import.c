@@ -313,8 +313,7 @@ static int run_on(sqlite3 *db, const char *sql, const char *const *params) {
   if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) return SQLITE_ERROR;
   for (int i = 0; params && params[i]; i++) sg__sq_text(s, i + 1, params[i]);
   int step;
-  while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-  }
+  while ((step = sqlite3_step(s)) == SQLITE_ROW) {}
   sqlite3_finalize(s);
   return step;
 }

@@ -80,21 +80,6 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
   return rc;
 }
 
-sg_err sg_store_edge_mark(sg_store *st, const char *kind, const char *id) {
-  static const char q[] = "INSERT INTO edge_outbox(kind, id, want) VALUES(?1, ?2, 1)"
-                          " ON CONFLICT(kind, id) DO UPDATE SET want=want+1";
-  pthread_mutex_lock(&st->mu);
-  sqlite3_stmt *s = sg__sq_prep(st, q);
-  sg_err rc = SG_E_INTERNAL;
-  if (s) {
-    sg__sq_text(s, 1, kind);
-    sg__sq_text(s, 2, id);
-    if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
-  }
-  pthread_mutex_unlock(&st->mu);
-  return rc;
-}
-
 /* ---- what each record should say ---------------------------------------------------- */
 
 /* Runs q (one text parameter) on reader r and builds *out from its row with build.
