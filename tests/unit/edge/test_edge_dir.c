@@ -163,6 +163,41 @@ static void test_hostile_ids(void **state) {
   assert_int_equal(errno, ENOTSUP);
 }
 
+/* sg_edge_update's build callback: ctx says what to answer (0 write, 1 delete, -1 fail). */
+static int build_cb(void *ctx, char **json, size_t *len) {
+  int what = *(int *)ctx;
+  if (what == 0) {
+    *json = strdup("{\"v\":2}");
+    *len = strlen(*json);
+  }
+  return what;
+}
+
+static void test_update_under_lock(void **state) {
+  sg_edge *e = *state;
+  uint64_t r0, r1, r2;
+  int what = 0;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r0), 0);
+  char *json;
+  size_t len;
+  assert_int_equal(sg_edge_get(e, SG_EDGE_APP, "app_1", &json, &len), 0);
+  assert_string_equal(json, "{\"v\":2}");
+  free(json);
+  /* A failing build writes nothing and bumps nothing. */
+  what = -1;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r1), -1);
+  assert_int_equal(sg_edge_revision(e, &r1), 0);
+  assert_int_equal(r1, r0);
+  /* Delete, then delete again: an absent record is not an error and bumps nothing. */
+  what = 1;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r1), 0);
+  assert_true(r1 > r0);
+  assert_int_equal(sg_edge_get(e, SG_EDGE_APP, "app_1", &json, &len), -1);
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r2), 0);
+  assert_int_equal(r2, r1);
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "../x", build_cb, &what, &r2), -1);
+}
+
 static int n_artifacts;
 
 static int count_artifact(const char *hex, int64_t written_at, void *ctx) {
@@ -286,6 +321,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_foreach_skips_temp_and_stops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_update_under_lock, setup, teardown),
       cmocka_unit_test(test_key_digest),
       cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
   };
