@@ -438,9 +438,10 @@ sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
   static const char q[] =
       "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
       " state IN ('queued', 'staged', 'active')"
-      " UNION SELECT v.content_hash FROM versions v WHERE v.content_hash IS NOT NULL AND"
-      " v.version_number=(SELECT MAX(p.version_number) FROM versions p WHERE"
-      " p.list_id=v.list_id AND p.state='superseded' AND p.activated_at IS NOT NULL)"
+      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
+      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
+      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
+      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
       " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
   sg_store *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
