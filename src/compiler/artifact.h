@@ -2,10 +2,10 @@
  * Reader of the compiled artifact (format in docs/ARTIFACT.md).
  *
  * An artifact is position-independent bytes (offsets, no pointers), opened either from
- * memory, by mmap (tools), or read into private memory with its hash checked (the runtime).
- * sg_artifact_open checks every offset and length once, so lookups afterwards need no bounds checks
- * and a truncated or corrupted file is rejected, never crashes the reader. A lookup allocates
- * nothing.
+ * memory, by mmap (tools), or read into private memory with its hash checked (the
+ * runtime). Opening checks every offset and length once, so lookups afterwards need no
+ * bounds checks and a truncated or corrupted file is rejected, never crashes the reader.
+ * A lookup allocates nothing.
  */
 #ifndef SG_COMPILER_ARTIFACT_H
 #define SG_COMPILER_ARTIFACT_H
