@@ -26,6 +26,9 @@
 #include "control/internal.h"
 #include "edge/edge.h"
 
+/* Temporary files of unfinished artifact writes are removed after this long. */
+#define TEMP_MIN_AGE_S 3600
+
 typedef struct {
   char hex[65];
   int64_t since_ms; /* when this process first saw it unnamed */
@@ -125,6 +128,15 @@ void sg__artifact_gc_run(sg_control *c) {
     if (g->v[i].seen) g->v[k++] = g->v[i];
   g->n = k;
   free(ps.named);
+  /* Half-written artifacts of a process killed mid-publish. A live writer touches its
+   * temp file until the rename (only the final fsync may take long), so an hour is safe. */
+  size_t swept = 0;
+  int64_t temp_age = ps.grace_s > TEMP_MIN_AGE_S ? ps.grace_s : TEMP_MIN_AGE_S;
+  if (sg_edge_sweep_temp(c->cfg.edge, temp_age, &swept) == 0 && swept)
+    fprintf(stderr,
+            "{\"level\":\"info\",\"msg\":\"unfinished artifact writes removed\","
+            "\"files\":%zu}\n",
+            swept);
 out:
   pthread_rwlock_unlock(&g->lock);
   json_decref(in_use);

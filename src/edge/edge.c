@@ -104,6 +104,14 @@ int sg_edge_delete_artifact(sg_edge *e, const char *content_hash) {
   return e->ops->del_artifact(e, hex);
 }
 
+int sg_edge_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
+  size_t n = 0;
+  if (!e || older_than_s < 0) return bad_arg();
+  int rc = e->ops->sweep_temp(e, older_than_s, &n);
+  if (removed) *removed = n;
+  return rc;
+}
+
 int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
                 uint64_t *revision_out) {
   if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || (!json && len)) return bad_arg();

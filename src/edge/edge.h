@@ -65,6 +65,11 @@ int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
 /* Deletes an artifact (ENOENT when absent). The caller makes sure nothing names it. */
 int sg_edge_delete_artifact(sg_edge *e, const char *content_hash);
 
+/* Removes the temporary files of artifact writes that never finished (a process killed
+ * mid-write leaves one, as large as the artifact) last written longer than older_than_s
+ * seconds ago. *removed (may be NULL) gets how many went. */
+int sg_edge_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed);
+
 /* Creates or replaces record (k, id) with json[0..len) (not validated here beyond the
  * size cap) and bumps the revision; *revision_out (may be NULL) gets the new one. */
 int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,

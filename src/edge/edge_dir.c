@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -179,6 +180,27 @@ static int dir_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
   return rc;
 }
 
+static int dir_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, "artifacts", NULL, NULL)) return -1;
+  DIR *dir = opendir(d);
+  if (!dir) return -1;
+  int dfd = dirfd(dir);
+  time_t now = time(NULL);
+  struct dirent *de;
+  while ((de = readdir(dir))) {
+    /* "<64 hex>.sga.tmp-<random>", as sg_write_file_atomic names its temp files. */
+    if (strlen(de->d_name) <= 72 || strncmp(de->d_name + 64, ".sga.tmp-", 9) != 0) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (int64_t)(now - st.st_mtime) < older_than_s)
+      continue;
+    if (unlinkat(dfd, de->d_name, 0) == 0) (*removed)++;
+  }
+  closedir(dir);
+  return 0;
+}
+
 static int dir_del_artifact(sg_edge *e, const char *hex) {
   char p[PATH_MAX];
   if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
@@ -310,6 +332,7 @@ static const sg__edge_ops dir_ops = {
     .artifact_path = dir_artifact_path,
     .artifacts = dir_artifacts,
     .del_artifact = dir_del_artifact,
+    .sweep_temp = dir_sweep_temp,
     .put = dir_put,
     .del = dir_del,
     .update = dir_update,

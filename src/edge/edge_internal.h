@@ -14,6 +14,7 @@ typedef struct {
   int (*artifact_path)(sg_edge *e, const char *hex, char *out, size_t outsz);
   int (*artifacts)(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
   int (*del_artifact)(sg_edge *e, const char *hex);
+  int (*sweep_temp)(sg_edge *e, int64_t older_than_s, size_t *removed);
   int (*put)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
              uint64_t *rev);
   int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -254,6 +256,16 @@ static void test_artifacts(void **state) {
   assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
   assert_int_equal(n_artifacts, 0);
   assert_int_equal(sg_edge_delete_artifact(e, "sha256:../x"), -1);
+
+  /* The temp file of an unfinished write goes once it is old enough, not before. */
+  size_t swept = 9;
+  assert_int_equal(sg_edge_sweep_temp(e, 3600, &swept), 0);
+  assert_int_equal(swept, 0);
+  struct timespec old[2] = {{.tv_sec = time(NULL) - 7200}, {.tv_sec = time(NULL) - 7200}};
+  assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+  assert_int_equal(sg_edge_sweep_temp(e, 3600, &swept), 0);
+  assert_int_equal(swept, 1);
+  assert_int_equal(access(tmp, F_OK), -1);
 }
 
 static void test_key_digest(void **state) {
