@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """`make crash-test`: kill -9 trials during item writes, imports and publishes.
 
-One `suggestd serve` (random ports, a fresh temporary data directory) is driven by three
+One `suggestd serve` (random ports, a fresh temporary data directory) is driven by four
 concurrent writers while a killer sends SIGKILL at a random moment; then the server is
 restarted and everything acknowledged before the kill is checked:
 
@@ -13,9 +13,9 @@ restarted and everything acknowledged before the kill is checked:
   - every publish answered 200 is still there: its version is active or superseded, with
     the contentHash the answer gave;
   - no version stays queued or staged once recovery ran (within 30 s), and none failed;
-  - the runtime serves exactly the active version: bootstrap names the store's
-    activeContentHash and a query answers what `suggestd inspect` reads from that
-    artifact.
+  - the runtime serves exactly what the store says: bootstrap names the store's
+    activeContentHash and the queryPolicy of the last PATCH (a fourth writer keeps changing
+    it), and a query answers what `suggestd inspect` reads from the active artifact.
 
 The state accumulates across trials (one data directory), like a server that crashes again
 and again. Standard library only. Usage:
@@ -194,6 +194,16 @@ class Driver:
                     self.imports.append(values)
                 self.pending_import = None
 
+    def patcher(self, stop):
+        """Changes a served field (queryPolicy.debounceMs): the edge must follow the store."""
+        while not stop.is_set():
+            try:
+                self.api("PATCH", f"/lists/{self.list}",
+                         {"queryPolicy": {"debounceMs": self.rng.randint(0, 5000)}})
+            except OSError:
+                return
+            time.sleep(self.rng.uniform(0, 0.1))
+
     def publisher(self, stop):
         while not stop.is_set():
             try:
@@ -291,13 +301,20 @@ class Driver:
         if not active:
             return
 
+        debounce = lst["queryPolicy"]["debounceMs"]
+
         def boot():
+            # The runtime serves what the store says: the active version, and the policy
+            # of the last PATCH (rewritten at start when the kill cut its edge write off).
             st, _, b = call(self.s.rport, "GET", "/v1/bootstrap?key=" + self.pk)
-            return st == 200 and json.loads(b)["activeVersionHash"] == active
+            if st != 200:
+                return False
+            o = json.loads(b)
+            return o["activeVersionHash"] == active and o["queryPolicy"]["debounceMs"] == debounce
 
         deadline = time.time() + 10
         while not boot():
-            check(time.time() < deadline, "runtime does not serve the active version")
+            check(time.time() < deadline, "runtime does not serve the active version and policy")
             time.sleep(0.05)
         art = os.path.join(self.s.data_dir, "edge", "artifacts", active.split(":")[1] + ".sga")
         q = "city 00" + str(self.rng.randint(0, 9))
@@ -333,7 +350,7 @@ def main():
         for trial in range(1, args.trials + 1):
             stop = threading.Event()
             threads = [threading.Thread(target=f, args=(stop,))
-                       for f in (d.item_writer, d.importer, d.publisher)]
+                       for f in (d.item_writer, d.importer, d.publisher, d.patcher)]
             for t in threads:
                 t.start()
             time.sleep(rng.uniform(0.05, 1.5))
