@@ -1,8 +1,13 @@
 /*
  * What the runtime pays to load an artifact into private memory with its hash checked
  * (sg_artifact_load_file) against mapping the shared file (sg_artifact_open_file):
- * wall time and resident memory. Usage: artifact_load FILE [contentHash]. See
- * docs/RUNTIME.md ("Artifacts in memory").
+ * wall time and resident memory. See docs/RUNTIME.md ("Artifacts in memory").
+ *
+ *   make && cc -std=c17 -D_GNU_SOURCE -O2 -Isrc bench/artifact_load.c build/libsuggestd.a \
+ *     $(pkg-config --libs libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc \
+ *     libcurl) -lhttp_parser -lpthread -lm -o /tmp/artifact_load
+ *   build/suggestd compile --input .cache/datasets/packages.jsonl --output /tmp/pk.sga
+ *   /tmp/artifact_load /tmp/pk.sga sha256:<contentHash printed by compile>
  */
 #include <stdio.h>
 #include <stdlib.h>
