@@ -6,6 +6,7 @@
 #                   the JS client (node --test) and the browser tests (headless Chromium)
 #   make bench      benchmarks (bench/run.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
+#   make crash-test 100 kill -9 trials during writes, imports and publishes
 #
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
 
@@ -35,7 +36,7 @@ SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench soak clean format datasets \
-        js browser node-deps openapi
+        js browser node-deps openapi crash-test crash-smoke
 
 all: $(B)/suggestd
 
@@ -147,7 +148,15 @@ browser: $(B)/suggestd node-deps
 openapi: $(B)/suggestd node-deps
 	@cd tests/node && SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson node --test openapi.test.mjs
 
-test: all datasets unit fuzz-smoke api js browser openapi
+
+# --- kill -9 trials (tests/crash/crash_test.py): 100 for `make crash-test`, 5 in `make test` --
+crash-test: $(B)/suggestd
+	@python3 tests/crash/crash_test.py --trials $${CRASH_TRIALS:-100}
+
+crash-smoke: $(B)/suggestd
+	@python3 tests/crash/crash_test.py --trials 5
+
+test: all datasets unit fuzz-smoke api crash-smoke js browser openapi
 
 run: deps
 	@$(MAKE) --no-print-directory all

@@ -3,6 +3,12 @@
  * runtime sees them within a second. Each prints one JSON object on stdout and exits 0,
  * or prints {"error": …} on stderr and exits non-zero. Works while `serve` runs on the
  * same data dir (SQLite WAL + busy timeout; the edge store serialises writers).
+ *
+ * The store marks every edge record a change touches in the change's own transaction
+ * (the edge outbox); after the change each command writes every dirty record
+ * (edge_sync.h). When the edge write fails the change is still made and the command
+ * still succeeds, with "edgeSync": {"state": "pending"} in its output: the mark stays,
+ * and a running server's reconciler (or the next admin command) writes the record.
  */
 #include <sodium.h>
 #include <stdio.h>
@@ -12,6 +18,7 @@
 #include "cli/cli.h"
 #include "common/origin.h"
 #include "common/util.h"
+#include "control/edge_sync.h"
 
 static const sg_flag_spec admin_flags[] = {
     {"data-dir", true, false}, {"database", true, false},  {"edge", true, false},
@@ -26,7 +33,10 @@ typedef struct {
   sg_edge *edge;
 } ctx;
 
-static int print(json_t *o) {
+/* Writes the dirty edge records, then prints o (stolen) as the command's result. */
+static int print(ctx *c, json_t *o) {
+  if (c->edge && sg_edge_sync_pending(c->st, c->edge) != 0)
+    json_object_set_new(o, "edgeSync", json_pack("{s:s}", "state", "pending"));
   char *s = json_dumps(o, JSON_COMPACT);
   json_decref(o);
   if (!s) return sg__cli_fail("out of memory", NULL);
@@ -63,33 +73,6 @@ static int store_fail(sg_err e, const char *what) {
   return sg__cli_fail("store error (%s)", sg_err_name(e));
 }
 
-/* Writes rec (not stolen) as edge record (k, id). */
-static int mirror(ctx *c, sg_edge_kind k, const char *id, const json_t *rec) {
-  char *s = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
-  int rc = s ? sg_edge_put(c->edge, k, id, s, strlen(s), NULL) : -1;
-  free(s);
-  if (rc) return sg__cli_fail("cannot write the edge record for %s", id);
-  return 0;
-}
-
-static int mirror_app(ctx *c, const char *id) {
-  json_t *rec = NULL;
-  sg_err e = sg_store_application_get(c->st, id, &rec);
-  if (e != SG_E_OK) return store_fail(e, "application");
-  int rc = mirror(c, SG_EDGE_APP, id, rec);
-  json_decref(rec);
-  return rc;
-}
-
-static int mirror_workspace(ctx *c, const char *id) {
-  json_t *rec = NULL;
-  sg_err e = sg_store_workspace_get(c->st, id, &rec);
-  if (e != SG_E_OK) return store_fail(e, "workspace");
-  int rc = mirror(c, SG_EDGE_WORKSPACE, id, rec);
-  json_decref(rec);
-  return rc;
-}
-
 static int quota_flag(ctx *c, int64_t *q) {
   const char *s = sg_args_get(c->a, "monthly-quota");
   *q = -1;
@@ -104,11 +87,9 @@ static int workspace_create(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_workspace_create(c->st, name, &o);
   if (e != SG_E_OK) return store_fail(e, "workspace");
-  const char *id = json_string_value(json_object_get(o, "id"));
-  int rc = mirror_workspace(c, id);
-  if (!rc) rc = print(json_pack("{s:s}", "id", id));
+  json_t *out = json_pack("{s:O}", "id", json_object_get(o, "id"));
   json_decref(o);
-  return rc;
+  return print(c, out);
 }
 
 static int workspace_disable(ctx *c) {
@@ -117,11 +98,7 @@ static int workspace_disable(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_workspace_set_status(c->st, id, "disabled", &o);
   if (e != SG_E_OK) return store_fail(e, "workspace");
-  if (mirror_workspace(c, id)) {
-    json_decref(o);
-    return 1;
-  }
-  return print(o);
+  return print(c, o);
 }
 
 static int application_create(ctx *c) {
@@ -131,12 +108,7 @@ static int application_create(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_application_create(c->st, ws, name, q, &o);
   if (e != SG_E_OK) return store_fail(e, "workspace");
-  const char *id = json_string_value(json_object_get(o, "id"));
-  if (mirror_app(c, id)) {
-    json_decref(o);
-    return 1;
-  }
-  return print(o);
+  return print(c, o);
 }
 
 static int application_disable(ctx *c) {
@@ -145,11 +117,7 @@ static int application_disable(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_application_set_status(c->st, id, "disabled", &o);
   if (e != SG_E_OK) return store_fail(e, "application");
-  if (mirror_app(c, id)) {
-    json_decref(o);
-    return 1;
-  }
-  return print(o);
+  return print(c, o);
 }
 
 static int application_set_quota(ctx *c) {
@@ -159,11 +127,7 @@ static int application_set_quota(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_application_set_quota(c->st, id, q, &o);
   if (e != SG_E_OK) return store_fail(e, "application");
-  if (mirror_app(c, id)) {
-    json_decref(o);
-    return 1;
-  }
-  return print(o);
+  return print(c, o);
 }
 
 static int secret_key_create(ctx *c) {
@@ -182,7 +146,7 @@ static int secret_key_create(ctx *c) {
   sg_sha256(full_secret, strlen(full_secret), digest);
   sg_err e = sg_store_secret_key_create(c->st, app, id, digest);
   if (e != SG_E_OK) return store_fail(e, "application");
-  return print(json_pack("{s:s,s:s}", "id", id, "secretKey", key));
+  return print(c, json_pack("{s:s,s:s}", "id", id, "secretKey", key));
 }
 
 static int secret_key_revoke(ctx *c) {
@@ -191,7 +155,7 @@ static int secret_key_revoke(ctx *c) {
   json_t *o = NULL;
   sg_err e = sg_store_secret_key_revoke(c->st, id, &o);
   if (e != SG_E_OK) return store_fail(e, "secret key");
-  return print(o);
+  return print(c, o);
 }
 
 static int publishable_key_create(ctx *c) {
@@ -222,18 +186,9 @@ static int publishable_key_create(ctx *c) {
   json_t *rec = NULL;
   sg_err e = sg_store_publishable_key_create(c->st, id, app, list, digest, origins, &rec);
   json_decref(origins);
-  if (e != SG_E_OK) return store_fail(e, "application");
-  /* The runtime needs the application and workspace records to resolve the key. */
-  int rc = mirror_app(c, app);
-  json_t *appr = NULL;
-  if (!rc && sg_store_application_get(c->st, app, &appr) == SG_E_OK) {
-    rc = mirror_workspace(c, json_string_value(json_object_get(appr, "workspaceId")));
-    json_decref(appr);
-  }
-  if (!rc) rc = mirror(c, SG_EDGE_KEY, digest, rec);
   json_decref(rec);
-  if (rc) return rc;
-  return print(json_pack("{s:s,s:s}", "id", id, "publishableKey", key));
+  if (e != SG_E_OK) return store_fail(e, "application");
+  return print(c, json_pack("{s:s,s:s}", "id", id, "publishableKey", key));
 }
 
 static int publishable_key_revoke(ctx *c) {
@@ -242,35 +197,9 @@ static int publishable_key_revoke(ctx *c) {
   json_t *rec = NULL;
   char digest[65];
   sg_err e = sg_store_publishable_key_revoke(c->st, id, &rec, digest);
-  if (e != SG_E_OK) return store_fail(e, "publishable key");
-  int rc = mirror(c, SG_EDGE_KEY, digest, rec);
   json_decref(rec);
-  if (rc) return rc;
-  return print(json_pack("{s:s,s:s}", "id", id, "status", "revoked"));
-}
-
-/* Republishes every signing key's public half; keys retired longer ago than a token
- * lives (plus skew and a margin) are removed from the edge store. */
-static int mirror_signing_keys(ctx *c) {
-  json_t *keys = NULL;
-  sg_err e = sg_store_signing_keys_public(c->st, &keys);
-  if (e != SG_E_OK) return store_fail(e, "signing key");
-  int64_t now = sg_now_s();
-  size_t i;
-  json_t *k;
-  int rc = 0;
-  json_array_foreach(keys, i, k) {
-    const char *kid = json_string_value(json_object_get(k, "kid"));
-    int64_t retired = json_integer_value(json_object_get(k, "retiredAtUnix"));
-    json_object_del(k, "retiredAtUnix");
-    if (retired && retired + 2 * 3600 < now) {
-      sg_edge_delete(c->edge, SG_EDGE_SIGNING_KEY, kid, NULL);
-      continue;
-    }
-    if ((rc = mirror(c, SG_EDGE_SIGNING_KEY, kid, k))) break;
-  }
-  json_decref(keys);
-  return rc;
+  if (e != SG_E_OK) return store_fail(e, "publishable key");
+  return print(c, json_pack("{s:s,s:s}", "id", id, "status", "revoked"));
 }
 
 static int signing_key_rotate(ctx *c) {
@@ -281,8 +210,7 @@ static int signing_key_rotate(ctx *c) {
   sg_err e = sg_store_signing_key_add(c->st, kid, sk, pk, sg_now_s());
   sodium_memzero(sk, sizeof sk);
   if (e != SG_E_OK) return store_fail(e, "signing key");
-  if (mirror_signing_keys(c)) return 1;
-  return print(json_pack("{s:s,s:s}", "kid", kid, "alg", "EdDSA"));
+  return print(c, json_pack("{s:s,s:s}", "kid", kid, "alg", "EdDSA"));
 }
 
 static int subscription_create(ctx *c) {
@@ -293,11 +221,9 @@ static int subscription_create(ctx *c) {
   if (e == SG_E_INVALID_LIST)
     return sg__cli_fail("list not found, not shared, or owned by the workspace itself", NULL);
   if (e != SG_E_OK) return store_fail(e, "workspace");
-  const char *id = json_string_value(json_object_get(rec, "id"));
-  int rc = mirror(c, SG_EDGE_SUBSCRIPTION, id, rec);
-  if (!rc) rc = print(json_pack("{s:s}", "id", id));
+  json_t *out = json_pack("{s:O}", "id", json_object_get(rec, "id"));
   json_decref(rec);
-  return rc;
+  return print(c, out);
 }
 
 static int subscription_cancel(ctx *c) {
@@ -305,11 +231,9 @@ static int subscription_cancel(ctx *c) {
   if (!id) return 1;
   json_t *rec = NULL;
   sg_err e = sg_store_subscription_cancel(c->st, id, &rec);
-  if (e != SG_E_OK) return store_fail(e, "subscription");
-  int rc = mirror(c, SG_EDGE_SUBSCRIPTION, id, rec);
-  if (!rc) rc = print(json_pack("{s:s,s:s}", "id", id, "status", "cancelled"));
   json_decref(rec);
-  return rc;
+  if (e != SG_E_OK) return store_fail(e, "subscription");
+  return print(c, json_pack("{s:s,s:s}", "id", id, "status", "cancelled"));
 }
 
 /* `admin <noun> list`: {"data": [records]} with the filters the noun takes. The store

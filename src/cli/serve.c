@@ -32,6 +32,7 @@ static const sg_flag_spec serve_flags[] = {
     {"metrics-listen", true, false},
     {"control-per-ip-connections", true, false},
     {"control-head-timeout", true, false},
+    {"artifact-grace", true, false},
     {NULL, false, false},
 };
 
@@ -118,6 +119,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     return sg__cli_fail("--control-head-timeout must be an integer in 1..3600", NULL);
   cc.max_per_ip = per_ip;
   cc.head_timeout_s = head_timeout;
+  if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
   /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
    * value exists for tests of the 413. */
   const char *imb = sg_args_get(&a, "import-max-bytes");

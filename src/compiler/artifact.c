@@ -9,7 +9,9 @@
  */
 #include "compiler/artifact.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <sodium.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "compiler/format.h"
 
 typedef struct {
@@ -150,6 +153,55 @@ int sg_artifact_open_file(const char *path, sg_artifact **out) {
   if (m == MAP_FAILED) return -1;
   if (sg_artifact_open_mem(m, len, out) != 0) {
     munmap(m, len);
+    return -1;
+  }
+  (*out)->map = m;
+  return 0;
+}
+
+int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out) {
+  *out = NULL;
+  const char *want = content_hash;
+  if (strncmp(want, "sha256:", 7) == 0) want += 7;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SG__HDR_SIZE) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
+   * of a file that is truncated in place raises SIGBUS on the next access). */
+  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = read(fd, m + got, len - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break; /* an error, or the file shrank since fstat */
+    got += (size_t)n;
+  }
+  close(fd);
+  uint8_t d[32];
+  char hex[65] = "";
+  if (got == len) {
+    crypto_hash_sha256(d, m, len);
+    sg_hex(d, sizeof d, hex);
+  }
+  if (got != len || strcmp(hex, want) != 0) {
+    munmap(m, len);
+    errno = EBADMSG;
+    return -1;
+  }
+  mprotect(m, len, PROT_READ);
+  if (sg_artifact_open_mem(m, len, out) != 0) {
+    munmap(m, len);
+    errno = EINVAL;
     return -1;
   }
   (*out)->map = m;

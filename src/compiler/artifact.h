@@ -2,9 +2,10 @@
  * Reader of the compiled artifact (format in docs/ARTIFACT.md).
  *
  * An artifact is position-independent bytes (offsets, no pointers), opened either from
- * memory or by mmap. sg_artifact_open checks every offset and length once, so lookups
- * afterwards need no bounds checks and a truncated or corrupted file is rejected, never
- * crashes the reader. A lookup allocates nothing.
+ * memory, by mmap (tools), or read into private memory with its hash checked (the
+ * runtime). Opening checks every offset and length once, so lookups afterwards need no
+ * bounds checks and a truncated or corrupted file is rejected, never crashes the reader.
+ * A lookup allocates nothing.
  */
 #ifndef SG_COMPILER_ARTIFACT_H
 #define SG_COMPILER_ARTIFACT_H
@@ -21,6 +22,12 @@ typedef struct sg_artifact sg_artifact;
 int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out);
 /* mmaps path read-only and opens it. Returns 0 or -1. */
 int sg_artifact_open_file(const char *path, sg_artifact **out);
+/* Reads path into private anonymous memory, checks that its SHA-256 equals content_hash
+ * ("sha256:<hex>" or the bare hex) and opens it. What the runtime serves from: the copy
+ * cannot be changed or truncated by anyone else, and bytes that do not hash to the
+ * contentHash are never used. Returns 0, or -1 with errno EBADMSG (hash mismatch, or the
+ * file changed size while read), EINVAL (not a valid artifact) or an I/O error. */
+int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out);
 void sg_artifact_close(sg_artifact *a);
 
 size_t sg_artifact_item_count(const sg_artifact *a);

@@ -21,6 +21,7 @@ typedef struct {
   unsigned max_connections;    /* open at once (0: the HTTP glue's default) */
   unsigned max_per_ip;         /* open at once per client IP (0: no cap) */
   unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
+  uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

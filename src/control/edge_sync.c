@@ -1,46 +1,119 @@
 /*
- * Mirrors a list's served fields into the edge store, where the runtime reads them.
+ * The edge outbox's writer (edge_sync.h): rebuilds edge records from the store.
  */
-#include <pthread.h>
+#include "control/edge_sync.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "control/internal.h"
-#include "edge/edge.h"
 
-/* Serialises edge writes of list records in this process. Each writer re-reads the list
- * from the store inside it, so the last write always carries the latest committed state:
- * a PATCH and a publish racing on one list cannot leave the edge record with the older
- * activeContentHash (or the older visibility) of whichever read first. */
-static pthread_mutex_t sync_mu = PTHREAD_MUTEX_INITIALIZER;
+/* A signing key retired longer ago than a token lives (plus skew and a margin) has
+ * nothing left to verify: its record leaves the edge. */
+#define SIGNING_KEY_KEEP_S (2 * 3600)
+/* Dirty records handled per store read. */
+#define BATCH 64
 
-json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t *list) {
-  const char *id = json_string_value(json_object_get(list, "id")); /* the caller's */
-  pthread_mutex_lock(&sync_mu);
-  json_t *fresh = NULL;
-  if (sg_store_list_get(c->cfg.store, who->workspace_id, id, &fresh) == SG_E_OK) list = fresh;
-  json_t *rec = json_object();
-  json_object_set(rec, "id", json_object_get(list, "id"));
-  json_object_set_new(rec, "workspaceId", json_string(who->workspace_id));
+typedef struct {
+  sg_store *st;
+  const char *kind, *id;
+  int64_t gen; /* the generation the built record answers for */
+} build_ctx;
+
+/* The list members the runtime serves (the rest stays in the control plane). */
+static json_t *list_record(const json_t *list) {
   static const char *const copied[] = {
-      "visibility",        "status", "queryPolicy", "localePolicy", "activeVersionNumber",
-      "activeContentHash", NULL};
+      "id",           "workspaceId",         "visibility",        "status", "queryPolicy",
+      "localePolicy", "activeVersionNumber", "activeContentHash", NULL};
+  json_t *rec = json_object();
   for (const char *const *k = copied; *k; k++) {
     json_t *v = json_object_get(list, *k);
     json_object_set(rec, *k, v ? v : json_null());
   }
-  char *enc = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
-  json_decref(rec);
-  uint64_t rev = 0;
-  int rc = enc ? sg_edge_put(c->cfg.edge, SG_EDGE_LIST, id, enc, strlen(enc), &rev) : -1;
-  free(enc);
-  json_decref(fresh);
-  pthread_mutex_unlock(&sync_mu);
-  if (rc != 0) {
-    fprintf(stderr, "{\"level\":\"error\",\"msg\":\"edge sync failed\",\"list\":\"%s\"}\n", id);
-    sg_edge_revision(c->cfg.edge, &rev);
+  return rec;
+}
+
+/* sg_edge_build_cb: reads the record's source inside the edge writer lock. */
+static int build(void *arg, char **json, size_t *len) {
+  build_ctx *b = arg;
+  json_t *src = NULL;
+  sg_err e = sg_store_edge_source(b->st, b->kind, b->id, &b->gen, &src);
+  if (e == SG_E_NOT_FOUND) return 1;
+  if (e != SG_E_OK) return -1;
+  json_t *rec = src;
+  if (strcmp(b->kind, "lists") == 0) {
+    rec = list_record(src);
+    json_decref(src);
+  } else if (strcmp(b->kind, "signing-keys") == 0) {
+    int64_t retired = json_integer_value(json_object_get(src, "retiredAtUnix"));
+    json_object_del(src, "retiredAtUnix");
+    if (retired && retired + SIGNING_KEY_KEEP_S < sg_now_s()) {
+      json_decref(src);
+      return 1;
+    }
   }
+  *json = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
+  json_decref(rec);
+  if (!*json) return -1;
+  *len = strlen(*json);
+  return 0;
+}
+
+static int kind_of(const char *name, sg_edge_kind *k) {
+  for (int i = 0; i < SG_EDGE__KINDS; i++)
+    if (strcmp(sg_edge_kind_name((sg_edge_kind)i), name) == 0) {
+      *k = (sg_edge_kind)i;
+      return 0;
+    }
+  return -1;
+}
+
+int sg_edge_sync_record(sg_store *st, sg_edge *e, const char *kind, const char *id) {
+  sg_edge_kind k;
+  build_ctx b = {st, kind, id, 0};
+  uint64_t rev = 0;
+  if (kind_of(kind, &k) || sg_edge_update(e, k, id, build, &b, &rev) != 0) {
+    fprintf(stderr,
+            "{\"level\":\"error\",\"msg\":\"edge write failed; retried\",\"kind\":\"%s\","
+            "\"id\":\"%s\",\"detail\":\"%s\"}\n",
+            kind, id, strerror(errno));
+    return -1;
+  }
+  return sg_store_edge_done(st, kind, id, b.gen, (int64_t)rev) == SG_E_OK ? 0 : -1;
+}
+
+int sg_edge_sync_pending(sg_store *st, sg_edge *e) {
+  sg_edge_dirty d[BATCH];
+  size_t n = 0;
+  int failed = 0;
+  /* Batches until none is left; after a failure the same records would come back first,
+   * so the call ends there and the caller retries on its next tick. */
+  for (int round = 0; round < 1000 && failed == 0; round++) {
+    if (sg_store_edge_dirty(st, d, BATCH, &n) != SG_E_OK) return -1;
+    for (size_t i = 0; i < n; i++)
+      if (sg_edge_sync_record(st, e, d[i].kind, d[i].id)) failed++;
+    if (n < BATCH) break;
+  }
+  return failed;
+}
+
+json_t *sg_edge_sync_state(sg_store *st, const char *kind, const char *id) {
+  int64_t want = 0, done = 0, rev = 0;
+  bool ok = sg_store_edge_state(st, kind, id, &want, &done, &rev) == SG_E_OK;
   return json_pack("{s:I,s:s}", "revision", (json_int_t)rev, "state",
-                   rc == 0 ? "synced" : "pending");
+                   ok && want <= done ? "synced" : "pending");
+}
+
+/* ---- control-plane glue ---------------------------------------------------------------- */
+
+json_t *sg__edge_sync_list(sg_control *c, const char *list_id) {
+  int64_t want = 0, done = 0, rev = 0;
+  /* Only a dirty record is written: a PATCH of the name alone bumps no edge revision. */
+  if (sg_store_edge_state(c->cfg.store, "lists", list_id, &want, &done, &rev) != SG_E_OK ||
+      want > done)
+    sg_edge_sync_record(c->cfg.store, c->cfg.edge, "lists", list_id);
+  return sg_edge_sync_state(c->cfg.store, "lists", list_id);
 }

@@ -136,10 +136,13 @@ void sg__store_error(sg_req *req, sg_resp *resp, sg_err e) {
   sg_resp_error(resp, req, e, NULL, NULL);
 }
 
-void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list) {
+void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list, json_t *edge_sync) {
   char etag[48];
   sg_store_list_etag(list, etag);
   sg_resp_header(resp, "ETag", etag);
+  /* edgeSync is the state of the list's copy on the edge, not part of the list: it is
+   * added after the ETag is taken, so the ETag changes only when the list does. */
+  if (edge_sync) json_object_set_new(list, "edgeSync", edge_sync);
   sg_resp_json(resp, status, list);
 }
 

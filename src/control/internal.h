@@ -6,6 +6,7 @@
 
 #include "control/control.h"
 #include "common/ratelimit.h"
+#include "control/edge_sync.h"
 
 /* Largest request body of an ordinary (non-streamed) route: past it, 413. */
 #define SG__CONTROL_MAX_BODY ((size_t)1 << 20)
@@ -16,7 +17,8 @@ struct sg_control {
   sg_ratelimit *rl_key;
   sg_ratelimit *rl_ip;
   uint8_t cursor_secret[32];
-  struct sg__publisher *pub; /* publish.c: per-list locks and the async worker */
+  struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
+  struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
 };
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
@@ -44,8 +46,9 @@ void sg__page_respond(sg_control *c, sg_req *req, sg_resp *resp, const char *sco
                       json_t *next_key);
 /* Maps a store error to the response (invalid_list, internal_error, ...). */
 void sg__store_error(sg_req *req, sg_resp *resp, sg_err e);
-/* Sends a list with its ETag header. Steals list. */
-void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list);
+/* Sends a list with its ETag header and, when edge_sync is not NULL, its edgeSync member.
+ * Steals list and edge_sync. */
+void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list, json_t *edge_sync);
 /* Sends an item with its ETag header. Steals item. */
 void sg__send_item(sg_req *req, sg_resp *resp, int status, json_t *item);
 /* Length of a UTF-8 string in code points. */
@@ -95,10 +98,20 @@ void sg__publish_kick(sg_control *c);
  * version is marked failed when the store allows). */
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms);
 
-/* Writes the list's edge record (what the runtime serves from) and returns the edgeSync
- * member {revision, state}: "synced" when the edge store took the write, "pending" when it
- * failed (the next publish or PATCH retries it). */
-json_t *sg__edge_sync_list(sg_control *c, const sg_principal *who, const json_t *list);
+/* ---- artifact garbage collection (artifact_gc.c) ---- */
+int sg__artifact_gc_init(sg_control *c);
+void sg__artifact_gc_free(sg_control *c);
+/* One collection pass: deletes the artifacts the store has not named for
+ * --artifact-grace seconds (and not written within them). Runs on the publish worker. */
+void sg__artifact_gc_run(sg_control *c);
+/* Held (shared) by the pipeline from writing an artifact until the store names it, so a
+ * collection never deletes an artifact between the two. */
+void sg__artifact_gc_hold(sg_control *c);
+void sg__artifact_gc_release(sg_control *c);
+
+/* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
+ * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */
+json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
 
 /* GET /readyz (readyz.c): 200 when the store answers and the edge store is usable. */
 void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp);

@@ -1,4 +1,5 @@
-/* GET /api/v1/lists/{id} */
+/* GET /api/v1/lists/{id}: the list and its edgeSync state, so a client that changed a
+ * served field can wait until the runtime serves the change ("synced"). */
 #include "control/internal.h"
 
 void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp) {
@@ -8,5 +9,5 @@ void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp
     sg__store_error(req, resp, e);
     return;
   }
-  sg__send_list(req, resp, 200, list);
+  sg__send_list(req, resp, 200, list, sg_edge_sync_state(c->cfg.store, "lists", req->params[0]));
 }

@@ -134,14 +134,6 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
   return ch;
 }
 
-/* True when a field that the runtime serves (and so the edge store mirrors) changed. */
-static bool served_fields_changed(const json_t *before, const json_t *after) {
-  static const char *const keys[] = {"visibility", "status", "queryPolicy", "localePolicy", NULL};
-  for (const char *const *k = keys; *k; k++)
-    if (!json_equal(json_object_get(before, *k), json_object_get(after, *k))) return true;
-  return false;
-}
-
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp) {
   json_t *body = sg__body_object(req, resp);
   if (!body) return;
@@ -185,17 +177,8 @@ void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_re
     sg__store_error(req, resp, e);
     return;
   }
-  if (served_fields_changed(cur, list)) {
-    json_t *sync = sg__edge_sync_list(c, who, list);
-    json_t *out = json_deep_copy(list);
-    char etag[48];
-    sg_store_list_etag(list, etag);
-    json_object_set_new(out, "edgeSync", sync);
-    sg_resp_header(resp, "ETag", etag);
-    sg_resp_json(resp, 200, out);
-    json_decref(list);
-  } else {
-    sg__send_list(req, resp, 200, list);
-  }
+  /* The store marked the list's edge record dirty in the PATCH's transaction when a
+   * served field changed; write it now (a failure stays pending for the reconciler). */
+  sg__send_list(req, resp, 200, list, sg__edge_sync_list(c, req->params[0]));
   json_decref(cur);
 }

@@ -38,9 +38,9 @@ void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
   }
   /* The runtime learns about the list now, so a key made for it before the first publish
    * answers list_not_published rather than invalid_key. */
-  json_decref(sg__edge_sync_list(c, who, list));
+  json_t *sync = sg__edge_sync_list(c, json_string_value(json_object_get(list, "id")));
   char loc[128];
   snprintf(loc, sizeof loc, "/api/v1/lists/%s", json_string_value(json_object_get(list, "id")));
   sg_resp_header(resp, "Location", loc);
-  sg__send_list(req, resp, 201, list);
+  sg__send_list(req, resp, 201, list, sync);
 }

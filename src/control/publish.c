@@ -11,7 +11,8 @@
  * the work queue: a version that is queued or staged is unfinished business, whoever
  * created it. At start the worker resumes all of them (a crash mid-publish leaves the
  * previous version active and served; the interrupted one is finished on restart), and
- * re-writes the edge record of any active version whose record write was not confirmed.
+ * rewrites every edge record the store marks dirty (a change whose edge write failed or
+ * never happened: see edge_sync.h), then keeps doing so every second.
  *
  * Only one pipeline run per list at a time: an in-process per-list lock (a synchronous
  * publish waits for it; see versions_create.c). Across processes the store's conditional
@@ -43,8 +44,12 @@
 #define MAX_ATTEMPTS 5
 /* Items read per store call while loading a snapshot. */
 #define LOAD_CHUNK 10000
-/* The worker also wakes on its own this often (to retry an edge write that failed). */
-#define WORKER_TICK_MS 2000
+/* The worker also wakes on its own this often, to rewrite edge records whose write failed
+ * (the edge outbox); while the edge keeps failing it retries less often, up to this. */
+#define WORKER_TICK_MS 1000
+#define SYNC_BACKOFF_MAX_MS 4000
+/* How often the worker truncates the store's WAL (when no reader is in the way). */
+#define CHECKPOINT_MS 5000
 
 /* ---- per-list locks -------------------------------------------------------------------- */
 
@@ -327,14 +332,18 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
   loader_free(&l);
   char hash[72];
   sg_sha256_tagged(art.data, art.len, hash);
-  /* Durable before the store names it: temp file, fsync, rename, fsync dir. */
+  /* Durable before the store names it: temp file, fsync, rename, fsync dir. Artifact
+   * collection waits until the store names it. */
+  sg__artifact_gc_hold(c);
   if (sg_edge_put_artifact(c->cfg.edge, hash, art.data, art.len)) {
+    sg__artifact_gc_release(c);
     why = "artifact_write_failed";
     goto failed;
   }
   sg_buf_free(&art);
-  if (sg_store_version_set_staged(c->cfg.store, job->list_id, job->number, hash) != SG_E_OK)
-    return -1;
+  sg_err staged = sg_store_version_set_staged(c->cfg.store, job->list_id, job->number, hash);
+  sg__artifact_gc_release(c);
+  if (staged != SG_E_OK) return -1;
   snprintf(job->content_hash, sizeof job->content_hash, "%s", hash);
   snprintf(job->state, sizeof job->state, "%s", SG_VERSION_STAGED);
   return 0;
@@ -345,19 +354,6 @@ failed:
   sg_buf_free(&art);
   loader_free(&l);
   return -1;
-}
-
-/* Writes the list's edge record and records the success on the version. */
-static void sync_edge(sg_control *c, const char *workspace_id, const char *list_id, int64_t number,
-                      const json_t *list) {
-  sg_principal who;
-  memset(&who, 0, sizeof who);
-  snprintf(who.workspace_id, sizeof who.workspace_id, "%s", workspace_id);
-  json_t *sync = sg__edge_sync_list(c, &who, list);
-  const char *state = json_string_value(json_object_get(sync, "state"));
-  if (state && strcmp(state, "synced") == 0)
-    sg_store_version_mark_synced(c->cfg.store, list_id, number);
-  json_decref(sync);
 }
 
 /* True when the staged version's artifact is present in the edge store. */
@@ -423,8 +419,9 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
     if (!rc) result = "other";
     goto observe;
   }
-  /* The runtime switches when the list's edge record changes. */
-  if (activated) sync_edge(c, job.workspace_id, list_id, number, list);
+  /* The runtime switches when the list's edge record changes. The activation marked it
+   * dirty in its transaction, so a failed write here is retried by the reconciler. */
+  if (activated) json_decref(sg__edge_sync_list(c, list_id));
   json_decref(list);
   result = activated ? "active" : "other";
 observe:
@@ -438,27 +435,20 @@ done:
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms) {
   int l = lock_list(c->pub, list_id, wait_ms);
   if (l) return l > 0 ? 1 : -1;
+  /* Versions of one list resolve in number order: older unresolved ones first. Otherwise
+   * a newer version that took the lock first would become active, and the older one,
+   * whose synchronous publish is still waiting, could only go straight to superseded
+   * (a 200 may only answer active or draft). */
+  sg_version_ref older[16];
+  size_t n = 0;
+  if (sg_store_versions_pending(c->cfg.store, list_id, number, older, 16, &n) == SG_E_OK)
+    for (size_t i = 0; i < n; i++) run_locked(c, list_id, older[i].number);
   int rc = run_locked(c, list_id, number);
   unlock_list(c->pub, list_id);
   return rc;
 }
 
 /* ---- the worker ------------------------------------------------------------------------------ */
-
-/* Re-writes edge records whose write after an activation was not confirmed. */
-static void resync_unsynced(sg_control *c) {
-  sg_version_ref refs[16];
-  size_t n = 0;
-  if (sg_store_versions_unsynced(c->cfg.store, refs, 16, &n) != SG_E_OK) return;
-  for (size_t i = 0; i < n; i++) {
-    json_t *list = NULL;
-    if (lock_list(c->pub, refs[i].list_id, -1)) continue;
-    if (sg_store_list_get(c->cfg.store, refs[i].workspace_id, refs[i].list_id, &list) == SG_E_OK)
-      sync_edge(c, refs[i].workspace_id, refs[i].list_id, refs[i].number, list);
-    json_decref(list);
-    unlock_list(c->pub, refs[i].list_id);
-  }
-}
 
 static bool stopping(struct sg__publisher *p) {
   pthread_mutex_lock(&p->mu);
@@ -467,9 +457,26 @@ static bool stopping(struct sg__publisher *p) {
   return s;
 }
 
+/* Rewrites the edge records the store marks dirty (edge_sync.h): every tick while the
+ * edge takes the writes, backing off up to SYNC_BACKOFF_MAX_MS while it fails. */
+static void reconcile_edge(sg_control *c, int64_t *next_ms, int64_t *backoff_ms) {
+  int64_t now = sg_mono_ms();
+  if (now < *next_ms) return;
+  int failed = sg_edge_sync_pending(c->cfg.store, c->cfg.edge);
+  if (failed == 0) {
+    *backoff_ms = 0;
+    *next_ms = 0;
+    return;
+  }
+  *backoff_ms = *backoff_ms ? *backoff_ms * 2 : WORKER_TICK_MS;
+  if (*backoff_ms > SYNC_BACKOFF_MAX_MS) *backoff_ms = SYNC_BACKOFF_MAX_MS;
+  *next_ms = now + *backoff_ms;
+}
+
 static void *worker(void *arg) {
   sg_control *c = arg;
   struct sg__publisher *p = c->pub;
+  int64_t next_sync = 0, backoff = 0, next_checkpoint = 0;
   for (;;) {
     pthread_mutex_lock(&p->mu);
     if (!p->kick && !p->stop) {
@@ -481,10 +488,16 @@ static void *worker(void *arg) {
     bool stop = p->stop;
     pthread_mutex_unlock(&p->mu);
     if (stop) break;
-    resync_unsynced(c);
+    reconcile_edge(c, &next_sync, &backoff);
+    sg__artifact_gc_run(c);
+    if (sg_mono_ms() >= next_checkpoint) {
+      /* Keeps the WAL small after bursts of writes (docs/IMPORT.md). */
+      sg_store_checkpoint(c->cfg.store);
+      next_checkpoint = sg_mono_ms() + CHECKPOINT_MS;
+    }
     sg_version_ref refs[16];
     size_t n = 0;
-    if (sg_store_versions_pending(c->cfg.store, refs, 16, &n) != SG_E_OK) continue;
+    if (sg_store_versions_pending(c->cfg.store, NULL, 0, refs, 16, &n) != SG_E_OK) continue;
     for (size_t i = 0; i < n && !stopping(p); i++)
       sg__publish_run(c, refs[i].list_id, refs[i].number, -1);
   }
@@ -499,6 +512,7 @@ int sg__publish_start(sg_control *c) {
   pthread_cond_init(&p->wake, NULL);
   p->kick = true; /* resume what a previous process left unresolved */
   c->pub = p;
+  if (sg__artifact_gc_init(c)) return -1;
   if (pthread_create(&p->thread, NULL, worker, c) != 0) return -1;
   p->started = true;
   return 0;
@@ -533,4 +547,5 @@ void sg__publish_stop(sg_control *c) {
   pthread_mutex_destroy(&p->mu);
   free(p);
   c->pub = NULL;
+  sg__artifact_gc_free(c);
 }

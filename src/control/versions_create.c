@@ -3,7 +3,8 @@
  *
  * The version is allocated "queued" with its snapshot in one store transaction. A list
  * of at most --sync-publish-limit items is then published in this request: 200 with the
- * resolved version (active, or draft with validationErrors). A bigger list, or one whose
+ * resolved version (active, or draft with validationErrors; when a concurrent publish has
+ * already superseded it, the state this request reached: active). A bigger list, or one whose
  * publish lock stays busy for more than SYNC_WAIT_MS, answers 202 with the queued version
  * and the background worker resolves it; the client polls GET …/versions/{n}. A body is
  * optional; when sent it must be an empty JSON object.
@@ -64,6 +65,17 @@ void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, 
     json_decref(v);
     sg_resp_error(resp, req, SG_E_INTERNAL, details, "The publish failed; retry it.");
     return;
+  }
+  if (state && strcmp(state, SG_VERSION_SUPERSEDED) == 0) {
+    /* Another publish of the list activated a newer version between this run and the
+     * read above. This version was active (versions resolve in number order, see
+     * sg__publish_run): answer the state it reached, which is what this request did.
+     * Without activatedAt it was never served: the client polls like after a 202. */
+    if (json_is_null(json_object_get(v, "activatedAt"))) {
+      sg__send_version(req, resp, 202, v);
+      return;
+    }
+    json_object_set_new(v, "state", json_string(SG_VERSION_ACTIVE));
   }
   sg__send_version(req, resp, 200, v);
 }

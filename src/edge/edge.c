@@ -93,6 +93,25 @@ int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_
   return e->ops->artifact_path(e, hex, out, outsz);
 }
 
+int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
+  if (!e || !cb) return bad_arg();
+  return e->ops->artifacts(e, cb, ctx);
+}
+
+int sg_edge_delete_artifact(sg_edge *e, const char *content_hash) {
+  const char *hex;
+  if (!e || parse_hash(content_hash, &hex)) return bad_arg();
+  return e->ops->del_artifact(e, hex);
+}
+
+int sg_edge_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
+  size_t n = 0;
+  if (!e || older_than_s < 0) return bad_arg();
+  int rc = e->ops->sweep_temp(e, older_than_s, &n);
+  if (removed) *removed = n;
+  return rc;
+}
+
 int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
                 uint64_t *revision_out) {
   if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || (!json && len)) return bad_arg();
@@ -106,6 +125,15 @@ int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, si
 int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out) {
   if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
   return e->ops->del(e, k, id, revision_out);
+}
+
+int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                   uint64_t *revision_out) {
+  if (!e || !build || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
+  uint64_t rev = 0;
+  int rc = e->ops->update(e, k, id, build, ctx, &rev);
+  if (rc == 0 && revision_out) *revision_out = rev;
+  return rc;
 }
 
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len) {

@@ -48,13 +48,27 @@ int sg_edge_open_data_dir(const char *data_dir, sg_edge **out);
 void sg_edge_close(sg_edge *e);
 
 /* Stores artifact bytes under their content hash ("sha256:<64 hex>" or the bare hex),
- * durably (temp, fsync, rename, fsync dir). Idempotent: an existing artifact of the
- * same size is kept. Does not bump the revision: the list record that names the hash
- * does, so write the artifact first, then the list. */
+ * durably (temp, fsync, rename, fsync dir). Idempotent: an existing artifact whose bytes
+ * hash to its name is kept (and its write time refreshed, so garbage collection sees it
+ * as new); a damaged one is replaced. Does not bump the revision: the list record that names the
+ * hash does, so write the artifact first, then the list. */
 int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len);
 /* Writes the local path of the artifact into out (the runtime mmaps it with
  * sg_artifact_open_file). Does not check that the file exists. */
 int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz);
+
+/* Calls cb with the bare hex hash and the last write time (Unix seconds) of every stored
+ * artifact, in no particular order (artifact garbage collection). A non-zero return from
+ * cb stops the walk and is returned. */
+typedef int (*sg_edge_artifact_cb)(const char *hex, int64_t written_at, void *ctx);
+int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
+/* Deletes an artifact (ENOENT when absent). The caller makes sure nothing names it. */
+int sg_edge_delete_artifact(sg_edge *e, const char *content_hash);
+
+/* Removes the temporary files of artifact writes that never finished (a process killed
+ * mid-write leaves one, as large as the artifact) last written longer than older_than_s
+ * seconds ago. *removed (may be NULL) gets how many went. */
+int sg_edge_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed);
 
 /* Creates or replaces record (k, id) with json[0..len) (not validated here beyond the
  * size cap) and bumps the revision; *revision_out (may be NULL) gets the new one. */
@@ -62,6 +76,16 @@ int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, si
                 uint64_t *revision_out);
 /* Removes record (k, id) and bumps the revision. ENOENT (no bump) when absent. */
 int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out);
+/* Builds a record under the store's writer lock: returns 0 with *json (malloc'd, freed by
+ * the caller of the callback) and *len set to write it, 1 to delete the record, -1 on an
+ * error (nothing is written). */
+typedef int (*sg_edge_build_cb)(void *ctx, char **json, size_t *len);
+/* Writes or deletes record (k, id) with what build returns, calling build while holding
+ * the store-wide writer lock, so two writers (in any processes) that each read the
+ * record's source inside build can never store the older content last. Deleting an
+ * absent record succeeds without a bump. *revision_out (may be NULL) gets the revision. */
+int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                   uint64_t *revision_out);
 /* Reads record (k, id) into a malloc'd NUL-terminated buffer (caller frees *json). */
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
 /* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */

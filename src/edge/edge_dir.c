@@ -17,11 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -118,48 +121,156 @@ static int bump_revision(const sg_edge *e, uint64_t *out) {
 
 /* ---------------------------------------------------------------- operations ----- */
 
+/* True when the file at p holds exactly len bytes whose SHA-256 is hex. */
+static bool file_has_hash(const char *p, size_t len, const char *hex) {
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len;
+  crypto_hash_sha256_state h;
+  crypto_hash_sha256_init(&h);
+  static __thread unsigned char buf[1 << 16];
+  size_t total = 0;
+  while (ok) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) ok = false;
+    if (n <= 0) break;
+    crypto_hash_sha256_update(&h, buf, (unsigned long long)n);
+    total += (size_t)n;
+  }
+  close(fd);
+  if (!ok || total != len) return false;
+  uint8_t d[32];
+  char got[65];
+  crypto_hash_sha256_final(&h, d);
+  sg_hex(d, sizeof d, got);
+  return strcmp(got, hex) == 0;
+}
+
 static int dir_put_artifact(sg_edge *e, const char *hex, const void *data, size_t len) {
   char p[PATH_MAX];
   if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
-  struct stat st;
-  /* Content-addressed: same name means same bytes, unless a crash left it short. */
-  if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == len) return 0;
+  /* Content-addressed: an existing file of that name is kept only when its bytes still
+   * hash to the name (a crash can leave it short, a disk can damage it); otherwise it is
+   * replaced, which is what repairs a damaged artifact on the next publish. */
+  if (file_has_hash(p, len, hex)) return utimensat(AT_FDCWD, p, NULL, 0);
   return sg_write_file_atomic(p, data, len);
+}
+
+static int dir_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, "artifacts", NULL, NULL)) return -1;
+  DIR *dir = opendir(d);
+  if (!dir) return -1;
+  int dfd = dirfd(dir), rc = 0;
+  struct dirent *de;
+  while (rc == 0 && (de = readdir(dir))) {
+    /* "<64 hex>.sga" exactly: temp files and anything foreign are left alone. */
+    if (strlen(de->d_name) != 68 || strcmp(de->d_name + 64, ".sga") != 0) continue;
+    char hex[65];
+    memcpy(hex, de->d_name, 64);
+    hex[64] = '\0';
+    if (strspn(hex, "0123456789abcdef") != 64) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    rc = cb(hex, (int64_t)st.st_mtime, ctx);
+  }
+  closedir(dir);
+  return rc;
+}
+
+static int dir_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, "artifacts", NULL, NULL)) return -1;
+  DIR *dir = opendir(d);
+  if (!dir) return -1;
+  int dfd = dirfd(dir);
+  time_t now = time(NULL);
+  struct dirent *de;
+  while ((de = readdir(dir))) {
+    /* "<64 hex>.sga.tmp-<random>", as sg_write_file_atomic names its temp files. */
+    if (strlen(de->d_name) <= 72 || strncmp(de->d_name + 64, ".sga.tmp-", 9) != 0) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (int64_t)(now - st.st_mtime) < older_than_s)
+      continue;
+    if (unlinkat(dfd, de->d_name, 0) == 0) (*removed)++;
+  }
+  closedir(dir);
+  return 0;
+}
+
+static int dir_del_artifact(sg_edge *e, const char *hex) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
+  return unlink(p);
 }
 
 static int dir_artifact_path(sg_edge *e, const char *hex, char *out, size_t outsz) {
   return path_of(e, out, outsz, "artifacts/", hex, ".sga");
 }
 
-static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
-                   uint64_t *rev) {
+/* With the lock held: writes the record and bumps the revision. */
+static int put_locked(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                      uint64_t *rev) {
   char p[PATH_MAX];
   if (record_path(e, k, id, p, sizeof p)) return -1;
-  int fd = lock_store(e);
-  if (fd < 0) return -1;
   int rc = sg_write_file_atomic(p, json, len);
   if (rc == 0) rc = bump_revision(e, rev);
+  return rc;
+}
+
+/* With the lock held: removes the record and bumps the revision (ENOENT when absent). */
+static int del_locked(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev) {
+  char p[PATH_MAX];
+  if (record_path(e, k, id, p, sizeof p)) return -1;
+  if (unlink(p) != 0) return -1;
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL) == 0) {
+    int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+      fsync(dfd);
+      close(dfd);
+    }
+  }
+  return bump_revision(e, rev);
+}
+
+static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                   uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = put_locked(e, k, id, json, len, rev);
   unlock_store(fd);
   return rc;
 }
 
 static int dir_del(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev) {
-  char p[PATH_MAX];
-  if (record_path(e, k, id, p, sizeof p)) return -1;
   int fd = lock_store(e);
   if (fd < 0) return -1;
-  int rc = unlink(p);
-  if (rc == 0) {
-    char d[PATH_MAX];
-    if (path_of(e, d, sizeof d, sg_edge_kind_name(k), NULL, NULL) == 0) {
-      int dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-      if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-      }
-    }
-    rc = bump_revision(e, rev);
-  }
+  int rc = del_locked(e, k, id, rev);
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                      uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  char *json = NULL;
+  size_t len = 0;
+  int b = build(ctx, &json, &len);
+  int rc = -1;
+  if (b == 0 && len > SG_EDGE_MAX_RECORD)
+    errno = EFBIG;
+  else if (b == 0)
+    rc = put_locked(e, k, id, json, len, rev);
+  else if (b == 1 && (rc = del_locked(e, k, id, rev)) != 0 && errno == ENOENT)
+    rc = read_revision(e, rev); /* already absent: nothing to do */
+  else if (b < 0)
+    errno = EIO;
+  free(json);
   unlock_store(fd);
   return rc;
 }
@@ -219,8 +330,12 @@ static void dir_close(sg_edge *e) {
 static const sg__edge_ops dir_ops = {
     .put_artifact = dir_put_artifact,
     .artifact_path = dir_artifact_path,
+    .artifacts = dir_artifacts,
+    .del_artifact = dir_del_artifact,
+    .sweep_temp = dir_sweep_temp,
     .put = dir_put,
     .del = dir_del,
+    .update = dir_update,
     .get = dir_get,
     .revision = dir_revision,
     .foreach = dir_foreach,

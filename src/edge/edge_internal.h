@@ -12,9 +12,14 @@
 typedef struct {
   int (*put_artifact)(sg_edge *e, const char *hex, const void *data, size_t len);
   int (*artifact_path)(sg_edge *e, const char *hex, char *out, size_t outsz);
+  int (*artifacts)(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
+  int (*del_artifact)(sg_edge *e, const char *hex);
+  int (*sweep_temp)(sg_edge *e, int64_t older_than_s, size_t *removed);
   int (*put)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
              uint64_t *rev);
   int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);
+  int (*update)(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
+                uint64_t *rev);
   int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
   int (*revision)(sg_edge *e, uint64_t *rev);
   int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);

@@ -540,6 +540,10 @@ static void *loader_main(void *arg) {
   sg_runtime *rt = arg;
   int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms();
   bool failing = false;
+  /* A list whose artifact is missing or damaged is retried on its own, every second at
+   * first and less often while it stays bad (reading and hashing a large artifact is not
+   * free); a new edge revision reloads at once. */
+  int64_t retry_ms = 1000;
   pthread_mutex_lock(&rt->stop_mu);
   while (!atomic_load(&rt->stopping)) {
     struct timespec ts;
@@ -558,11 +562,15 @@ static void *loader_main(void *arg) {
     uint64_t rev;
     int64_t now = sg_mono_ms();
     /* A placeholder (the edge store was unreadable at start) is retried every period. */
-    bool retry = (cur->missing_artifact && now - last_retry >= 1000) || cur->unloaded;
+    bool retry = (cur->missing_artifact && now - last_retry >= retry_ms) || cur->unloaded;
     bool synced = sg_edge_revision(rt->edge, &rev) == 0;
     if (synced && (rev != cur->revision || retry)) {
       sg__rt_snapshot *next;
       if (retry) last_retry = now;
+      if (!retry)
+        retry_ms = 1000;
+      else if (!cur->unloaded && retry_ms < 30000)
+        retry_ms *= 2;
       if (sg__snapshot_load(rt->edge, rt->quota, cur, &next) == 0) {
         sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
       } else {

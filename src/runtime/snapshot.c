@@ -4,12 +4,15 @@
  * Built by the loader thread (never on a request thread), published through sg__rcu,
  * and freed once no reader can hold it. Everything a request needs is precomputed here:
  * a key's validity (key, application, workspace, list, cross-workspace subscription),
- * canonical origins, the bootstrap body and its ETag, the open artifact of each
- * published list. Artifacts are shared between consecutive snapshots by content hash
+ * canonical origins, the bootstrap body and its ETag, the artifact of each published list
+ * (read into the process's own memory and verified against its contentHash, never mapped
+ * from the shared file). Artifacts are shared between consecutive snapshots by content hash
  * (refcounted), so a reload that does not change a list does not reopen its artifact.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <sodium.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,8 +163,17 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
   if (!a) {
     char path[4096];
     sg_artifact *art;
-    if (sg_edge_artifact_path(e, hash, path, sizeof path) || sg_artifact_open_file(path, &art))
+    if (sg_edge_artifact_path(e, hash, path, sizeof path)) return NULL;
+    /* Read into private memory and checked against its contentHash: a damaged or
+     * truncated file answers artifact_unavailable and can never fault the process. */
+    if (sg_artifact_load_file(path, hash, &art)) {
+      if (errno != ENOENT)
+        fprintf(stderr,
+                "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
+                "\"detail\":\"%s\"}\n",
+                hash, errno == EBADMSG ? "content does not match its hash" : strerror(errno));
       return NULL;
+    }
     a = calloc(1, sizeof *a);
     if (!a) {
       sg_artifact_close(art);

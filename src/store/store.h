@@ -196,9 +196,10 @@ void sg_store_import_free(sg_store_import *imp);
 void sg_store_import_cleanup(sg_store *st);
 
 /* ---- export ------------------------------------------------------------------------------
- * A cursor over a list's current items ordered by displayOrder then id, read in ONE read
- * transaction of its own connection (WAL snapshot isolation), so a long export is exact
- * and never blocks writers or holds the store's lock. */
+ * A cursor over a list's current items ordered by displayOrder then id: an exact snapshot,
+ * copied at open in one short read into a scratch file of the export's own (in the import
+ * staging folder), so a slow reader never holds a read transaction on the store (which
+ * would keep the WAL from being checkpointed) and never blocks writers. */
 typedef struct sg_store_export sg_store_export;
 sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
                             sg_store_export **out);
@@ -295,10 +296,8 @@ sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t nu
  * pointers only move forward. *list_out (may be NULL) is the list after the change. */
 sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
                                  int64_t number, bool *activated, json_t **list_out);
-/* Records that the list's edge record now names this active version. */
-sg_err sg_store_version_mark_synced(sg_store *st, const char *list_id, int64_t number);
 
-/* A reference to a version that needs the pipeline or an edge re-sync. */
+/* A reference to a version that needs the pipeline. */
 typedef struct {
   char list_id[64];
   char workspace_id[64];
@@ -306,10 +305,15 @@ typedef struct {
 } sg_version_ref;
 
 /* Up to max unresolved (queued or staged) versions, oldest first, into out; *n is how
- * many. */
-sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n);
-/* Up to max active versions whose edge record write was never confirmed. */
-sg_err sg_store_versions_unsynced(sg_store *st, sg_version_ref *out, size_t max, size_t *n);
+ * many. list_id (may be NULL: every list) and before (> 0: only numbers below it) narrow
+ * the search. */
+sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
+                                 sg_version_ref *out, size_t max, size_t *n);
+
+/* The content hashes ("sha256:<hex>") every artifact that must be kept is named by: the
+ * artifact of each unresolved or active version, and of each list's previous active
+ * version (for rollback). *out is a JSON array of strings (caller owns it). */
+sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out);
 
 /* ---- idempotency ----------------------------------------------------------------------- */
 typedef enum {
@@ -326,6 +330,42 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
  * object of response headers to replay (may be NULL). */
 sg_err sg_store_idem_finish(sg_store *st, const char *workspace_id, const char *key, int status,
                             const char *body, const char *headers);
+
+/* ---- edge outbox ------------------------------------------------------------------------
+ * Every change to something the edge store mirrors (a list's served fields or active
+ * version, a workspace, application, publishable key, subscription or signing key) bumps
+ * that edge record's generation `want` in the same transaction as the change, so the
+ * store always knows which edge records may be stale. An edge writer reads the record
+ * with sg_store_edge_source, writes it, then confirms with sg_store_edge_done; a record
+ * is dirty ("pending") while want > done. kind is the edge folder name
+ * (sg_edge_kind_name: "lists", "keys", …) and id the edge record id. */
+typedef struct {
+  char kind[24];
+  char id[129];
+  int64_t gen;
+} sg_edge_dirty;
+
+/* Up to max dirty records into out; *n is how many. */
+sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t *n);
+/* What the edge record (kind, id) should say, and the generation it answers for (read
+ * first, in the same snapshot). SG_E_NOT_FOUND when the record should not exist. The
+ * shapes: lists: the API list plus "workspaceId"; apps, workspaces, keys, subscriptions:
+ * the edge record itself; signing-keys: the public record plus "retiredAtUnix". */
+sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int64_t *gen,
+                            json_t **out);
+/* Confirms that the edge holds generation gen of (kind, id), written at edge revision
+ * revision. Never moves backwards. */
+sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
+                          int64_t revision);
+/* The record's generations and its last confirmed edge revision (all 0 when unknown). */
+sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
+                           int64_t *done, int64_t *revision);
+
+/* ---- maintenance ------------------------------------------------------------------------ */
+/* Checkpoints the WAL into the database and truncates it, without waiting: when a reader
+ * or writer is busy it does nothing (SG_E_OK) and the next call tries again. Call it
+ * periodically; it keeps the WAL file small after bursts of writes. */
+sg_err sg_store_checkpoint(sg_store *st);
 
 /* ---- settings ---------------------------------------------------------------------------- */
 /* A 32-byte secret created on first use and kept in the store (cursor signing). */

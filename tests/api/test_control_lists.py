@@ -199,12 +199,12 @@ def test_patch_every_field(cp, t):
     g = t.api("GET", f"/lists/{lst['id']}")
     assert g.header("etag") == tag1
     got = g.json()
-    assert "edgeSync" not in got
+    assert got["edgeSync"] == {"revision": sync["revision"], "state": "synced"}
     for k, v in body.items():
         assert got[k] == v, k
 
 
-@pytest.mark.parametrize("body,synced", [
+@pytest.mark.parametrize("body,rewritten", [
     ({"name": "Renamed"}, False),
     ({"displayOrder": 4}, False),
     ({}, False),
@@ -215,11 +215,17 @@ def test_patch_every_field(cp, t):
     ({"visibility": "private"}, False),                       # same as before: no change
     ({"queryPolicy": {"minQueryChars": 1}}, False),           # same as before
 ])
-def test_edge_sync_only_when_served_fields_change(cp, t, body, synced):
+def test_edge_record_rewritten_only_when_served_fields_change(cp, t, body, rewritten):
+    """Every PATCH answers edgeSync; the edge record (and its revision) changes only when a
+    field the runtime serves changed."""
     lst = t.create_list()
+    before = t.api("GET", f"/lists/{lst['id']}").json()["edgeSync"]
+    assert before["state"] == "synced"
     r = patch(t, lst, body)
     assert r.status == 200, r
-    assert ("edgeSync" in r.json()) == synced, r
+    sync = r.json()["edgeSync"]
+    assert sync["state"] == "synced"
+    assert (sync["revision"] > before["revision"]) == rewritten, (before, sync)
     assert_etag(r)
 
 

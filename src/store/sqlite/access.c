@@ -165,18 +165,8 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
   json_t *arr = json_array();
   int step;
   while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    if (sqlite3_column_bytes(s, 1) != 32) continue;
-    char b64[64], created[32], retired[32];
-    sodium_bin2base64(b64, sizeof b64, sqlite3_column_blob(s, 1), 32,
-                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-    sg_rfc3339(sqlite3_column_int64(s, 2), created);
-    bool is_retired = sqlite3_column_type(s, 3) != SQLITE_NULL;
-    if (is_retired) sg_rfc3339(sqlite3_column_int64(s, 3), retired);
-    json_array_append_new(
-        arr, json_pack("{s:s,s:s,s:s,s:s,s:o,s:I}", "kid", sg__sq_col(s, 0), "alg", "EdDSA",
-                       "publicKey", b64, "createdAt", created, "retiredAt",
-                       is_retired ? json_string(retired) : json_null(), "retiredAtUnix",
-                       (json_int_t)(is_retired ? sqlite3_column_int64(s, 3) : 0)));
+    json_t *k = sg__sq_signing_key_row(s);
+    if (k) json_array_append_new(arr, k);
   }
   sqlite3_reset(s);
   if (step == SQLITE_DONE) {

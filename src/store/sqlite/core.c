@@ -237,7 +237,10 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
                    /* 64 MiB of page cache (a bound, not an allocation): a million-row
                     * import touches index pages all over the file. */
-                   "PRAGMA cache_size=-65536;",
+                   "PRAGMA cache_size=-65536;"
+                   /* After a checkpoint resets the WAL, the file is cut back to 64 MiB:
+                    * one large import must not leave a GB-sized WAL behind for ever. */
+                   "PRAGMA journal_size_limit=67108864;",
                    NULL, NULL, &msg) != SQLITE_OK ||
       migrate(st->db, err, errsz)) {
     if (msg) snprintf(err, errsz, "cannot configure database: %s", msg);
@@ -261,6 +264,17 @@ void sg_store_close(sg_store *st) {
   if (!st) return;
   for (size_t i = 0; i < SG__SQ_READERS; i++) handle_free(st->readers[i]);
   handle_free(st);
+}
+
+sg_err sg_store_checkpoint(sg_store *st) {
+  pthread_mutex_lock(&st->mu);
+  /* No busy wait: a TRUNCATE checkpoint waits for readers to leave, and the writer's
+   * mutex must not be held that long. */
+  sqlite3_busy_timeout(st->db, 0);
+  int rc = sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+  sqlite3_busy_timeout(st->db, 10000);
+  pthread_mutex_unlock(&st->mu);
+  return rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? SG_E_OK : SG_E_INTERNAL;
 }
 
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {

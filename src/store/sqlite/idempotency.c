@@ -1,26 +1,77 @@
 /*
  * SQLite backend: Idempotency-Key records (24 hours per workspace).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
 #define IDEM_TTL_S (24 * 3600)
 /* An in-flight record older than this belongs to a process that died mid-request; a
- * retry may take it over rather than wait for ever. */
+ * retry may take it over rather than wait for ever. Only needed when the owner cannot be
+ * checked (another host); on this host a dead owner is seen at once (owner_dead). */
 #define IDEM_STALE_S 300
+
+/* ---- owners ---------------------------------------------------------------------------- */
+
+/* The start time of process pid in clock ticks since boot (field 22 of /proc/PID/stat),
+ * which together with the pid names one process for ever (pids are reused, this pair is
+ * not). 0 when the process does not exist. */
+static unsigned long long proc_start(long pid) {
+  char p[64], buf[1024];
+  snprintf(p, sizeof p, "/proc/%ld/stat", pid);
+  FILE *f = fopen(p, "re");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  /* The command name (field 2) may hold spaces and parentheses: count from the last ')'. */
+  char *at = strrchr(buf, ')');
+  if (!at) return 0;
+  at++;
+  for (int field = 3; field < 22 && at; field++) at = strchr(at + 1, ' ');
+  return at ? strtoull(at + 1, NULL, 10) : 0;
+}
+
+/* This process as an owner: "<host> <pid> <start>". Recomputed after a fork. */
+static const char *self_owner(void) {
+  static __thread char owner[320];
+  static __thread long owner_pid;
+  long pid = (long)getpid();
+  if (owner_pid != pid) {
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    snprintf(owner, sizeof owner, "%s %ld %llu", host, pid, proc_start(pid));
+    owner_pid = pid;
+  }
+  return owner;
+}
+
+/* True when owner names a process of this host that is no longer running. */
+static bool owner_dead(const char *owner) {
+  if (!owner) return false;
+  const char *me = self_owner();
+  const char *sp = strchr(owner, ' '), *msp = strchr(me, ' ');
+  if (!sp || !msp || sp - owner != msp - me || memcmp(owner, me, (size_t)(sp - owner)) != 0)
+    return false; /* another host: only the age rule applies */
+  long pid = 0;
+  unsigned long long start = 0;
+  if (sscanf(sp + 1, "%ld %llu", &pid, &start) != 2 || pid <= 0) return false;
+  return proc_start(pid) != start;
+}
 
 sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *key,
                            const char *method, const char *path, const uint8_t body_hash[32],
                            sg_idem_state *state, int *status, char **body, char **headers) {
   static const char q_gc[] = "DELETE FROM idempotency WHERE workspace_id=? AND created_at<?";
   static const char q_get[] = "SELECT method, path, body_hash, state, status, body, headers,"
-                              " created_at FROM idempotency WHERE workspace_id=? AND key=?";
+                              " created_at, owner FROM idempotency WHERE workspace_id=? AND key=?";
   static const char q_put[] =
       "INSERT OR REPLACE INTO idempotency(workspace_id, key, method, path, body_hash, state,"
-      " created_at) VALUES(?, ?, ?, ?, ?, 'in_flight', ?)";
+      " created_at, owner) VALUES(?, ?, ?, ?, ?, 'in_flight', ?, ?)";
   sg_err rc = SG_E_INTERNAL;
   int64_t now = sg_now_s();
   *body = *headers = NULL;
@@ -45,7 +96,7 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
                 memcmp(sqlite3_column_blob(s, 2), body_hash, 32) == 0;
     bool in_flight = strcmp(sg__sq_col(s, 3), "in_flight") == 0;
     int64_t created = sqlite3_column_int64(s, 7);
-    if (in_flight && created < now - IDEM_STALE_S) {
+    if (in_flight && (created < now - IDEM_STALE_S || owner_dead(sg__sq_col(s, 8)))) {
       take = true;
     } else if (!same) {
       *state = SG_IDEM_REUSED;
@@ -72,6 +123,7 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
     sg__sq_text(s, 4, path);
     sqlite3_bind_blob(s, 5, body_hash, 32, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 6, now);
+    sg__sq_text(s, 7, self_owner());
     step = sqlite3_step(s);
     sqlite3_reset(s);
     if (step != SQLITE_DONE) goto end;

@@ -87,7 +87,8 @@ static void slugify(const char *name, char *out, size_t outsz) {
 }
 
 sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
-  static const char q[] = "SELECT " LIST_COLS " FROM lists WHERE id=? AND workspace_id=?";
+  static const char q[] =
+      "SELECT " LIST_COLS " FROM lists WHERE id=?1 AND (?2 IS NULL OR workspace_id=?2)";
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) return SG_E_INTERNAL;
   sg__sq_text(s, 1, id);
@@ -96,6 +97,7 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
   sg_err rc = SG_E_INVALID_LIST;
   if (step == SQLITE_ROW) {
     *out = row_to_list(s);
+    if (!workspace_id) json_object_set_new(*out, "workspaceId", json_string(sg__sq_col(s, 14)));
     rc = SG_E_OK;
   } else if (step != SQLITE_DONE) {
     rc = SG_E_INTERNAL;

@@ -98,5 +98,72 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE INDEX items_ended ON items(list_id, to_clock) WHERE to_clock IS NOT NULL;"
     "ALTER TABLE lists ADD COLUMN item_clock INTEGER NOT NULL DEFAULT 0;"
     "UPDATE lists SET item_clock=(SELECT COALESCE(MAX(seq), 0) FROM items);",
+    /* 4: the edge outbox. Every change to a row the edge store mirrors bumps that
+     * record's `want` generation IN THE SAME TRANSACTION (the triggers below), so a
+     * committed change can never be forgotten: whoever writes the edge record (the
+     * request, the admin command, or the reconciler of any control process, on a timer
+     * and at start) rebuilds it from the store and then raises `done` to the generation
+     * it read. want > done means the edge may be stale ("pending"); revision is the edge
+     * revision of the last confirmed write. kind is the edge folder name. Every record
+     * that exists is marked once here, so a data directory upgraded from a version that
+     * lost edge writes converges at the next start. */
+    "CREATE TABLE edge_outbox(kind TEXT NOT NULL, id TEXT NOT NULL, want INTEGER NOT NULL,"
+    "  done INTEGER NOT NULL DEFAULT 0, revision INTEGER NOT NULL DEFAULT 0,"
+    "  PRIMARY KEY(kind, id));"
+    "CREATE INDEX edge_outbox_dirty ON edge_outbox(kind, id) WHERE want > done;"
+    "CREATE TRIGGER edge_lists_ins AFTER INSERT ON lists BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('lists', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    /* Only the columns the runtime serves: item writes bump lists.item_clock, and a
+     * rename or a new displayOrder changes nothing on the edge. */
+    "CREATE TRIGGER edge_lists_upd AFTER UPDATE ON lists WHEN"
+    "  OLD.visibility IS NOT NEW.visibility OR OLD.status IS NOT NEW.status OR"
+    "  OLD.min_query_chars IS NOT NEW.min_query_chars OR"
+    "  OLD.debounce_ms IS NOT NEW.debounce_ms OR OLD.default_locale IS NOT NEW.default_locale"
+    "  OR OLD.supported_locales IS NOT NEW.supported_locales OR"
+    "  OLD.active_version_number IS NOT NEW.active_version_number OR"
+    "  OLD.active_content_hash IS NOT NEW.active_content_hash OR"
+    "  OLD.workspace_id IS NOT NEW.workspace_id BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('lists', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_ws_ins AFTER INSERT ON workspaces BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('workspaces', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_ws_upd AFTER UPDATE ON workspaces BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('workspaces', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_apps_ins AFTER INSERT ON applications BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('apps', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_apps_upd AFTER UPDATE ON applications BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('apps', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_keys_ins AFTER INSERT ON publishable_keys BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('keys', NEW.digest, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_keys_upd AFTER UPDATE ON publishable_keys BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('keys', NEW.digest, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_subs_ins AFTER INSERT ON subscriptions BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('subscriptions', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "CREATE TRIGGER edge_subs_upd AFTER UPDATE ON subscriptions BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('subscriptions', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    /* A new signing key retires the others, and long-retired ones leave the edge: every
+     * key's record is rewritten (or removed) after a rotation. */
+    "CREATE TRIGGER edge_sigkeys_ins AFTER INSERT ON signing_keys BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) SELECT 'signing-keys', kid, 1 FROM signing_keys"
+    "  WHERE true ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'lists', id, 1 FROM lists;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'workspaces', id, 1 FROM workspaces;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'apps', id, 1 FROM applications;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'keys', digest, 1 FROM publishable_keys;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'subscriptions', id, 1 FROM subscriptions;"
+    "INSERT INTO edge_outbox(kind, id, want) SELECT 'signing-keys', kid, 1 FROM signing_keys;",
+    /* 5: an in-flight Idempotency-Key record names the process running it ("host pid
+     * start-time"), so a retry after that process died (kill -9) runs again at once
+     * instead of answering idempotency_key_in_flight until the record goes stale. */
+    "ALTER TABLE idempotency ADD COLUMN owner TEXT;",
     NULL,
 };

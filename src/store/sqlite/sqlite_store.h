@@ -95,7 +95,9 @@ void sg__sq_text(sqlite3_stmt *s, int i, const char *v);
 const char *sg__sq_col(sqlite3_stmt *s, int i);
 
 /* Loads list id of workspace_id in the API's shape into *out (caller owns it).
- * SG_E_INVALID_LIST when absent or another workspace's. Call with st->mu held. */
+ * SG_E_INVALID_LIST when absent or another workspace's. With workspace_id NULL any
+ * workspace's list is found and *out also carries "workspaceId". Call with st->mu held
+ * (or on a reader). */
 sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out);
 /* SG_E_OK when list_id is a list of workspace_id (archived or not), else
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held (or on a reader). */
@@ -122,6 +124,9 @@ char *sg__sq_json_text(const json_t *v);
  * or, for import staging, its value. */
 void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *aliases,
                       const char *parent, const char *locales);
+/* The public record of the signing key under s (kid, public_key, created_at, retired_at):
+ * {kid, alg, publicKey, createdAt, retiredAt, retiredAtUnix}; NULL for a malformed row. */
+json_t *sg__sq_signing_key_row(sqlite3_stmt *s);
 /* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
 json_t *sg__sq_ts(sqlite3_stmt *s, int col);
 

@@ -322,13 +322,6 @@ sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t nu
   return transition(st, q, list_id, number, reason);
 }
 
-sg_err sg_store_version_mark_synced(sg_store *st, const char *list_id, int64_t number) {
-  static const char q[] = "UPDATE versions SET edge_synced=1"
-                          " WHERE list_id=?1 AND version_number=?2";
-  sg_err rc = transition(st, q, list_id, number, NULL);
-  return rc == SG_E_PRECONDITION_FAILED ? SG_E_NOT_FOUND : rc;
-}
-
 sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
                                  int64_t number, bool *activated, json_t **list_out) {
   static const char q_ver[] =
@@ -336,8 +329,8 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
   static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
   static const char q_retire[] = "UPDATE versions SET state='superseded'"
                                  " WHERE list_id=? AND state='active'";
-  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3,"
-                             " edge_synced=0 WHERE list_id=?1 AND version_number=?2";
+  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
+                             " WHERE list_id=?1 AND version_number=?2";
   static const char q_stale[] = "UPDATE versions SET state='superseded'"
                                 " WHERE list_id=?1 AND version_number=?2";
   static const char q_point[] =
@@ -410,13 +403,20 @@ out:
 }
 
 /* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
-static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t max, size_t *n) {
+sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
+                                 sg_version_ref *out, size_t max, size_t *n) {
+  static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+                          " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+                          " AND (?2 IS NULL OR v.list_id=?2) AND (?3=0 OR v.version_number<?3)"
+                          " ORDER BY v.rowid LIMIT ?1";
   *n = 0;
   sg_store *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(r, sql);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
   if (s) {
     sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+    sg__sq_text(s, 2, list_id);
+    sqlite3_bind_int64(s, 3, before);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
       snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", sg__sq_col(s, 0));
@@ -431,17 +431,34 @@ static sg_err refs(sg_store *st, const char *sql, sg_version_ref *out, size_t ma
   return rc;
 }
 
-sg_err sg_store_versions_pending(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
-  static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-                          " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
-                          " ORDER BY v.rowid LIMIT ?1";
-  return refs(st, q, out, max, n);
-}
-
-sg_err sg_store_versions_unsynced(sg_store *st, sg_version_ref *out, size_t max, size_t *n) {
+sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
+  /* Unresolved and active versions, each list's previous active one (the newest
+   * superseded version that was ever activated: versions activate in number order), and
+   * whatever a list record points at. */
   static const char q[] =
-      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-      " JOIN lists l ON l.id=v.list_id WHERE v.state='active' AND v.edge_synced=0"
-      " ORDER BY v.rowid LIMIT ?1";
-  return refs(st, q, out, max, n);
+      "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
+      " state IN ('queued', 'staged', 'active')"
+      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
+      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
+      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
+      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
+      " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
+  sg_store *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
+  sg_err rc = SG_E_INTERNAL;
+  if (s) {
+    json_t *arr = json_array();
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW)
+      json_array_append_new(arr, json_string(sg__sq_col(s, 0)));
+    sqlite3_reset(s);
+    if (step == SQLITE_DONE) {
+      *out = arr;
+      rc = SG_E_OK;
+    } else {
+      json_decref(arr);
+    }
+  }
+  sg__sq_reader_release(r);
+  return rc;
 }

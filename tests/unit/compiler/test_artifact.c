@@ -1,5 +1,6 @@
 /* The artifact: deterministic bytes, fragments, locale resolution, and a reader that
  * rejects or survives every truncation and random corruption. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -184,6 +185,49 @@ static void test_empty_list_and_file(void **s) {
   sg_buf_free(&out);
 }
 
+/* sg_artifact_load_file: the runtime's loader. The bytes must hash to the contentHash,
+ * and the loaded copy is private: truncating the file afterwards cannot fault a reader
+ * (a shared mapping would raise SIGBUS on the next lookup). */
+static void test_load_file_verifies_hash_and_owns_its_copy(void **s) {
+  (void)s;
+  sg_compile_item items[] = {mk("itm_1", "andorra", NULL, 1, NULL),
+                             mk("itm_2", "angola", NULL, 2, NULL)};
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(items, 2, &opts, &out), 0);
+  char hash[72];
+  sg_sha256_tagged(out.data, out.len, hash);
+  char path[] = "/tmp/sgart_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, out.data, out.len), (ssize_t)out.len);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_load_file(path, hash + 7, &a), 0); /* the bare hex too */
+  sg_artifact_close(a);
+  assert_int_equal(sg_artifact_load_file(path, hash, &a), 0);
+  assert_int_equal(ftruncate(fd, 16), 0);
+  sg_query_result r;
+  sg_artifact_query(a, 0, "an", 2, &r);
+  assert_int_equal(r.n, 2);
+  assert_memory_equal(r.items[0].json, "{\"itemId\":\"itm_2\"", 17);
+  sg_artifact_close(a);
+  /* Truncated now: refused. */
+  assert_int_equal(sg_artifact_load_file(path, hash, &a), -1);
+  /* Same size, one byte changed: refused as not matching its hash. */
+  out.data[out.len / 2] ^= 1;
+  assert_int_equal(pwrite(fd, out.data, out.len, 0), (ssize_t)out.len);
+  errno = 0;
+  assert_int_equal(sg_artifact_load_file(path, hash, &a), -1);
+  assert_int_equal(errno, EBADMSG);
+  assert_null(a);
+  close(fd);
+  unlink(path);
+  assert_int_equal(sg_artifact_load_file("/nonexistent/x", hash, &a), -1);
+  sg_buf_free(&out);
+}
+
 /* Runs a handful of queries, which must not crash or read out of bounds. */
 static void poke(const sg_artifact *a) {
   static const char *const qs[] = {"", "s", "sa", "san", "a", "abc", "東", "x y", "zzzz"};
@@ -270,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_appends_to_buffer),
       cmocka_unit_test(test_fragments_and_locales),
       cmocka_unit_test(test_empty_list_and_file),
+      cmocka_unit_test(test_load_file_verifies_hash_and_owns_its_copy),
       cmocka_unit_test(test_truncations_rejected),
       cmocka_unit_test(test_random_corruption),
       cmocka_unit_test(test_garbage),

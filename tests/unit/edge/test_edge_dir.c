@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +165,50 @@ static void test_hostile_ids(void **state) {
   assert_int_equal(errno, ENOTSUP);
 }
 
+/* sg_edge_update's build callback: ctx says what to answer (0 write, 1 delete, -1 fail). */
+static int build_cb(void *ctx, char **json, size_t *len) {
+  int what = *(int *)ctx;
+  if (what == 0) {
+    *json = strdup("{\"v\":2}");
+    *len = strlen(*json);
+  }
+  return what;
+}
+
+static void test_update_under_lock(void **state) {
+  sg_edge *e = *state;
+  uint64_t r0, r1, r2;
+  int what = 0;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r0), 0);
+  char *json;
+  size_t len;
+  assert_int_equal(sg_edge_get(e, SG_EDGE_APP, "app_1", &json, &len), 0);
+  assert_string_equal(json, "{\"v\":2}");
+  free(json);
+  /* A failing build writes nothing and bumps nothing. */
+  what = -1;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r1), -1);
+  assert_int_equal(sg_edge_revision(e, &r1), 0);
+  assert_int_equal(r1, r0);
+  /* Delete, then delete again: an absent record is not an error and bumps nothing. */
+  what = 1;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r1), 0);
+  assert_true(r1 > r0);
+  assert_int_equal(sg_edge_get(e, SG_EDGE_APP, "app_1", &json, &len), -1);
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "app_1", build_cb, &what, &r2), 0);
+  assert_int_equal(r2, r1);
+  assert_int_equal(sg_edge_update(e, SG_EDGE_APP, "../x", build_cb, &what, &r2), -1);
+}
+
+static int n_artifacts;
+
+static int count_artifact(const char *hex, int64_t written_at, void *ctx) {
+  assert_int_equal(strlen(hex), 64);
+  assert_true(written_at > 0);
+  (*(int *)ctx)++;
+  return 0;
+}
+
 static void test_artifacts(void **state) {
   sg_edge *e = *state;
   const char data[] = "artifact bytes";
@@ -185,6 +231,41 @@ static void test_artifacts(void **state) {
   assert_int_equal(sg_edge_revision(e, &rev), 0);
   assert_int_equal(rev, 0); /* artifacts do not bump */
   assert_int_equal(sg_edge_artifact_path(e, hash, p1, 10), -1);
+
+  /* Damaged in place at the same size: the next put repairs it. */
+  assert_int_equal(sg_edge_artifact_path(e, hash, p1, sizeof p1), 0);
+  FILE *f = fopen(p1, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fputc('X', f), 'X');
+  fclose(f);
+  assert_int_equal(sg_edge_put_artifact(e, hash, data, sizeof data), 0);
+  assert_int_equal(sg_read_file(p1, 1024, &got, &len), 0);
+  assert_memory_equal(got, data, sizeof data);
+  free(got);
+
+  /* Listing and deletion (garbage collection); temp files are not artifacts. */
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.tmp-abc", p1);
+  assert_int_equal(sg_write_file_atomic(tmp, "t", 1), 0);
+  assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
+  assert_int_equal(n_artifacts, 1);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), 0);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), -1);
+  assert_int_equal(errno, ENOENT);
+  n_artifacts = 0;
+  assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
+  assert_int_equal(n_artifacts, 0);
+  assert_int_equal(sg_edge_delete_artifact(e, "sha256:../x"), -1);
+
+  /* The temp file of an unfinished write goes once it is old enough, not before. */
+  size_t swept = 9;
+  assert_int_equal(sg_edge_sweep_temp(e, 3600, &swept), 0);
+  assert_int_equal(swept, 0);
+  struct timespec old[2] = {{.tv_sec = time(NULL) - 7200}, {.tv_sec = time(NULL) - 7200}};
+  assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+  assert_int_equal(sg_edge_sweep_temp(e, 3600, &swept), 0);
+  assert_int_equal(swept, 1);
+  assert_int_equal(access(tmp, F_OK), -1);
 }
 
 static void test_key_digest(void **state) {
@@ -286,6 +367,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_foreach_skips_temp_and_stops, setup, teardown),
       cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_update_under_lock, setup, teardown),
       cmocka_unit_test(test_key_digest),
       cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
   };

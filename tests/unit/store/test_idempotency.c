@@ -8,9 +8,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "store/store.h"
@@ -171,6 +174,49 @@ static void test_stale_in_flight_is_taken_over(void **state) {
   done(&o);
 }
 
+/* A record begun by another process that is still running is in flight; once that
+ * process is killed (-9, so it never finishes), a retry proceeds at once, without waiting
+ * for the record to go stale. The other process is real: a forked child with its own
+ * store connection. */
+static void test_in_flight_of_a_dead_process_is_taken_over(void **state) {
+  sg_store *st = *state;
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    sg_store *cst = NULL;
+    char err[256];
+    sg_idem_state cs;
+    int status;
+    char *body, *headers;
+    uint8_t h[32];
+    hash_of("x", h);
+    if (sg_store_open(root, &cst, err, sizeof err) ||
+        sg_store_idem_begin(cst, "wsp_a", "k6", "POST", "/p", h, &cs, &status, &body, &headers) ||
+        cs != SG_IDEM_PROCEED)
+      _exit(1);
+    if (write(ready[1], "r", 1) != 1) _exit(1);
+    for (;;) pause(); /* "running the request" until killed */
+  }
+  close(ready[1]);
+  char c;
+  assert_int_equal(read(ready[0], &c, 1), 1);
+  close(ready[0]);
+  outcome o = begin(st, "wsp_a", "k6", "POST", "/p", "x");
+  assert_int_equal(o.state, SG_IDEM_IN_FLIGHT);
+  done(&o);
+  kill(child, SIGKILL);
+  assert_int_equal(waitpid(child, NULL, 0), child);
+  o = begin(st, "wsp_a", "k6", "POST", "/p", "x");
+  assert_int_equal(o.state, SG_IDEM_PROCEED);
+  done(&o);
+  /* Now this live process owns it again. */
+  o = begin(st, "wsp_a", "k6", "POST", "/p", "x");
+  assert_int_equal(o.state, SG_IDEM_IN_FLIGHT);
+  done(&o);
+}
+
 static void forgotten_after(sg_store *st, const char *key, int status) {
   outcome o = begin(st, "wsp_a", key, "POST", "/p", "x");
   assert_int_equal(o.state, SG_IDEM_PROCEED);
@@ -237,6 +283,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_keys_are_per_workspace, setup, teardown),
       cmocka_unit_test_setup_teardown(test_in_flight, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_in_flight_of_a_dead_process_is_taken_over, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_stale_in_flight_is_taken_over, setup, teardown),
       cmocka_unit_test_setup_teardown(test_5xx_and_429_are_forgotten, setup, teardown),
       cmocka_unit_test_setup_teardown(test_expiry_after_24h, setup, teardown),
