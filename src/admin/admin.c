@@ -243,7 +243,7 @@ static int list_of(ctx *c, const char *what) {
   sg_err e = sg_store_admin_list(c->st, what, sg_args_get(c->a, "application"),
                                  sg_args_get(c->a, "list"), sg_args_get(c->a, "workspace"), &data);
   if (e != SG_E_OK) return store_fail(e, what);
-  return print(json_pack("{s:o}", "data", data));
+  return print(c, json_pack("{s:o}", "data", data));
 }
 
 static int workspace_list(ctx *c) { return list_of(c, "workspaces"); }
