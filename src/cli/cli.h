@@ -17,4 +17,8 @@ int sg__cli_fail(const char *fmt, const char *arg);
  * (pass NULL for what is not needed). Returns 0, or prints the error and returns 1. */
 int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge);
 
+/* True when o is an allowed-origin pattern of `publishable-key create --origin`
+ * (admin.c); the dashboard validates origins with the same rule. */
+bool sg__cli_origin_valid(const char *o);
+
 #endif

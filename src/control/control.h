@@ -5,6 +5,7 @@
 #define SG_CONTROL_CONTROL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "http/http.h"
@@ -18,6 +19,12 @@ typedef struct {
   uint32_t rate_per_ip;        /* requests per minute per client IP (0: off) */
   uint64_t sync_publish_limit; /* lists with more items publish asynchronously */
   uint64_t import_max_bytes;   /* cap of one import body (0: the 512 MiB default) */
+  /* The dashboard (DESIGN §7, docs/DASHBOARD.md). */
+  int64_t session_idle_s;        /* idle expiry of a dashboard session (0: 43200 = 12 h) */
+  bool secure_cookies;           /* always mark the session cookie Secure (served over TLS) */
+  uint32_t signin_rate_ip;       /* sign-in attempts per minute per client IP (0: off) */
+  uint32_t signin_rate_email;    /* sign-in attempts per minute per email (0: off) */
+  const char *runtime_state_dir; /* the runtime's state dir (usage, selections), or NULL */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

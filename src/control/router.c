@@ -13,6 +13,8 @@
 
 #include "common/util.h"
 #include "control/internal.h"
+#include "dashboard/dashboard.h"
+#include "store/members.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
                                         sg_resp *resp, sg_http_stream *stream);
@@ -48,8 +50,8 @@ static const route routes[] = {
 
 /* Matches path against pattern, capturing parameters into req->params (pointers into
  * scratch, a copy of the path whose parameter ends are cut with NULs after a match). */
-static bool match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
-                  sg_req *req) {
+bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
+                     sg_req *req) {
   size_t pl = strlen(path);
   if (pl >= scratchsz) return false;
   memcpy(scratch, path, pl + 1);
@@ -183,7 +185,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
   bool path_known = false;
   char allow[64] = "";
   for (const route *r = routes; r->method; r++) {
-    if (!match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
+    if (!sg__route_match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
     path_known = true;
     if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
       if (*allow) strcat(allow, ", ");
@@ -204,7 +206,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
     return NULL;
   }
   /* Re-run the match so params point into the scratch (the loop may have moved on). */
-  match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
+  sg__route_match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
   return found;
 }
 
@@ -232,18 +234,23 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
     sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
     return false;
   }
+  /* The dashboard lists each key's last use; recording it at most once a minute keeps it
+   * from costing a write per request. */
+  int64_t now_s = sg_now_s();
+  if (now_s - who->key_last_used_s >= 60) sg_store_secret_key_touch(c->cfg.store, who->key_id, now_s);
   return true;
 }
 
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream) {
   sg_control *c = req->app;
+  if (sg__dashboard_path(req->path)) return sg__dashboard_begin(c, req, resp, stream);
   /* Only streaming routes are decided here; everything else (404/405 included) is
    * answered by the dispatcher once the body is in, exactly as before. */
   const route *r = NULL;
   for (const route *x = routes; x->method; x++)
     if (x->stream && strcmp(x->method, req->method) == 0 &&
-        match(x->pattern, req->path, req->scratch, sizeof req->scratch, req)) {
+        sg__route_match(x->pattern, req->path, req->scratch, sizeof req->scratch, req)) {
       r = x;
       break;
     }
@@ -263,6 +270,10 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
   if (strcmp(req->path, "/docs/errors") == 0) {
     extern void sg__h_docs_errors(sg_req *, sg_resp *);
     sg__h_docs_errors(req, resp);
+    return;
+  }
+  if (sg__dashboard_path(req->path)) {
+    sg__dashboard_dispatch(c, req, resp);
     return;
   }
   const route *found = find_route(req, resp);

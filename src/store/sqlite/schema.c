@@ -98,5 +98,25 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE INDEX items_ended ON items(list_id, to_clock) WHERE to_clock IS NOT NULL;"
     "ALTER TABLE lists ADD COLUMN item_clock INTEGER NOT NULL DEFAULT 0;"
     "UPDATE lists SET item_clock=(SELECT COALESCE(MAX(seq), 0) FROM items);",
+    /* 4: the dashboard (DESIGN §7). A member's email is stored lower-cased and names one
+     * member across all workspaces, so sign-in needs no workspace. A session is kept only
+     * as the SHA-256 of its cookie; times in milliseconds for the idle window. The audit
+     * log is append-only. Secret keys learn their last use. */
+    "CREATE TABLE members(id TEXT PRIMARY KEY,"
+    "  workspace_id TEXT NOT NULL REFERENCES workspaces(id), email TEXT NOT NULL,"
+    "  role TEXT NOT NULL, password_hash TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'active', created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL);"
+    "CREATE UNIQUE INDEX members_email ON members(email) WHERE status='active';"
+    "CREATE INDEX members_workspace ON members(workspace_id, email);"
+    "CREATE TABLE sessions(digest BLOB PRIMARY KEY,"
+    "  member_id TEXT NOT NULL REFERENCES members(id), created_ms INTEGER NOT NULL,"
+    "  last_seen_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX sessions_member ON sessions(member_id);"
+    "CREATE TABLE audit(seq INTEGER PRIMARY KEY AUTOINCREMENT, workspace_id TEXT,"
+    "  actor TEXT NOT NULL, actor_email TEXT, action TEXT NOT NULL, target TEXT,"
+    "  request_id TEXT, status INTEGER NOT NULL, details TEXT, at_ms INTEGER NOT NULL);"
+    "CREATE INDEX audit_workspace ON audit(workspace_id, seq);"
+    "ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;",
     NULL,
 };
