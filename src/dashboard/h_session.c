@@ -53,6 +53,32 @@ static void set_cookie(sg_control *c, const sg_req *req, sg_resp *resp, const ch
   sg_resp_header(resp, "Set-Cookie", h);
 }
 
+/* The device cookie: HMAC(secret, member id and password hash), so it names a member
+ * and dies with a password change. Only a browser that signed in successfully has it. */
+#define DEVICE_COOKIE "sg_device"
+
+static void device_token(sg_control *c, const sg_member *m, const char *hash, char out[44]) {
+  uint8_t mac[crypto_auth_hmacsha256_BYTES];
+  crypto_auth_hmacsha256_state st;
+  crypto_auth_hmacsha256_init(&st, c->dash->csrf_secret, 32);
+  crypto_auth_hmacsha256_update(&st, (const unsigned char *)"device:", 7);
+  crypto_auth_hmacsha256_update(&st, (const unsigned char *)m->id, strlen(m->id) + 1);
+  crypto_auth_hmacsha256_update(&st, (const unsigned char *)hash, strlen(hash));
+  crypto_auth_hmacsha256_final(&st, mac);
+  sodium_bin2base64(out, 44, mac, sizeof mac, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+}
+
+static bool device_known(sg_control *c, const sg_req *req, const sg_member *m, const char *hash) {
+  const char *h = sg_req_header(req, "Cookie");
+  const char *p = h ? strstr(h, DEVICE_COOKIE "=") : NULL;
+  if (!p || (p != h && p[-1] != ' ' && p[-1] != ';')) return false;
+  p += sizeof DEVICE_COOKIE;
+  if (strcspn(p, "; ") != 43) return false;
+  char want[44];
+  device_token(c, m, hash, want);
+  return sg_ct_equal(want, p, 43);
+}
+
 static bool json_content_type(const sg_req *req) {
   const char *ct = sg_req_header(req, "Content-Type");
   return ct && strncasecmp(ct, "application/json", 16) == 0 &&
@@ -89,13 +115,6 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
     sg_resp_invalid_fields(resp, req, fields);
     return;
   }
-  char key[300];
-  snprintf(key, sizeof key, "email:%s", email);
-  if (!sg_ratelimit_take_retry(c->dash->rl_signin_email, key, sg_mono_ms(), &retry)) {
-    json_decref(b);
-    sg__dash_rate_limited(req, resp, retry);
-    return;
-  }
   sg_member m;
   memset(&m, 0, sizeof m);
   char hash[SG_PASSWORD_HASH_BYTES] = "";
@@ -105,8 +124,22 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return;
   }
+  /* A browser that signed in as this member before (with this password) carries its
+   * device cookie and draws from a bucket of its own, so guessing from elsewhere cannot
+   * lock the member out of the browsers it uses. */
+  char key[300];
+  bool known = e == SG_E_OK && device_known(c, req, &m, hash);
+  snprintf(key, sizeof key, "%s:%s", known ? "device" : "email", email);
+  if (!sg_ratelimit_take_retry(c->dash->rl_signin_email, key, sg_mono_ms(), &retry)) {
+    sodium_memzero(hash, sizeof hash);
+    json_decref(b);
+    sg__dash_rate_limited(req, resp, retry);
+    return;
+  }
   bool ok = sg_password_verify(e == SG_E_OK ? hash : NULL, json_string_value(jp),
                                json_string_length(jp));
+  char dev[44] = "";
+  if (ok) device_token(c, &m, hash, dev);
   sodium_memzero(hash, sizeof hash);
   json_decref(b);
   sg__dash_ctx d;
@@ -130,6 +163,10 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   }
   set_cookie(c, req, resp, cookie);
   sodium_memzero(cookie, sizeof cookie);
+  char h[200];
+  snprintf(h, sizeof h, "%s=%s; Path=/dashboard/api/session; HttpOnly; SameSite=Strict; "
+           "Max-Age=31536000%s", DEVICE_COOKIE, dev, secure(c, req) ? "; Secure" : "");
+  sg_resp_header(resp, "Set-Cookie", h);
   sg__dash_audit(c, &d, req, "session.sign_in", 200);
   sg_resp_json(resp, 200, session_body(c, &m, digest, req->request_id));
 }

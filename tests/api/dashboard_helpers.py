@@ -7,9 +7,30 @@ import os
 import re
 import tempfile
 
-from conftest import request
+import http.client
+import json
+
+from conftest import Response
+
 
 PASSWORD = "correct horse battery staple"
+
+
+def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
+    """Like conftest.request, plus resp.cookies: {name: whole Set-Cookie header} for every
+    Set-Cookie header (a sign-in sets two, which a plain header dict would fold)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    hdrs = dict(headers or {})
+    data = raw
+    if body is not None:
+        data = json.dumps(body).encode()
+        hdrs.setdefault("Content-Type", "application/json")
+    conn.request(method, path, body=data, headers=hdrs)
+    r = conn.getresponse()
+    out = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+    out.cookies = {c.split("=", 1)[0]: c for c in (r.msg.get_all("Set-Cookie") or [])}
+    conn.close()
+    return out
 
 
 def create_member(server, workspace_id, email, role, password=PASSWORD):
@@ -31,23 +52,24 @@ def sign_in(server, email, password=PASSWORD, headers=None):
 
 
 def session_cookie(resp):
-    """The sg_session value from a Set-Cookie header, or None."""
-    m = re.match(r"sg_session=([^;]*)", resp.header("set-cookie") or "")
+    """The sg_session value set by resp, or None."""
+    m = re.match(r"sg_session=([^;]*)", resp.cookies.get("sg_session", ""))
     return m.group(1) if m else None
 
 
 class Member:
     """A signed-in dashboard session."""
 
-    def __init__(self, server, email, password=PASSWORD):
+    def __init__(self, server, email, password=PASSWORD, headers=None):
         self.server = server
         self.email = email
-        r = sign_in(server, email, password)
+        r = sign_in(server, email, password, headers=headers)
         assert r.status == 200, r
         self.cookie = session_cookie(r)
         assert self.cookie
         self.csrf = r.json()["csrfToken"]
         self.me = r.json()["member"]
+        self.device = r.cookies["sg_device"].split(";")[0]
 
     def call(self, method, path, body=None, headers=None, raw=None, csrf=True):
         hdrs = {"Cookie": f"sg_session={self.cookie}"}

@@ -7,9 +7,9 @@ import os
 import sqlite3
 import time
 
-from conftest import request
 from control_helpers import assert_error
-from dashboard_helpers import PASSWORD, Member, create_member, session_cookie, sign_in
+from dashboard_helpers import (PASSWORD, Member, create_member, request, session_cookie,
+                               sign_in)
 
 
 def owner(server, email="owner@example.com"):
@@ -22,7 +22,7 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_returns_a_csrf_token(server):
     t = owner(server)
     r = sign_in(server, "Owner@Example.COM")  # emails compare case-insensitively
     assert r.status == 200, r
-    cookie = r.header("set-cookie")
+    cookie = r.cookies["sg_session"]
     parts = [p.strip() for p in cookie.split(";")]
     assert parts[0].startswith("sg_session=") and len(parts[0]) == len("sg_session=") + 43
     assert "HttpOnly" in parts and "SameSite=Strict" in parts and "Path=/dashboard" in parts
@@ -38,12 +38,13 @@ def test_sign_in_sets_a_strict_httponly_cookie_and_returns_a_csrf_token(server):
 def test_secure_cookie_behind_tls(make_server):
     s = make_server(["--dashboard-secure-cookies"])
     owner(s)
-    assert "Secure" in sign_in(s, "owner@example.com").header("set-cookie")
+    r = sign_in(s, "owner@example.com")
+    assert "; Secure" in r.cookies["sg_session"] and "; Secure" in r.cookies["sg_device"]
     # A TLS-terminating proxy says so with X-Forwarded-Proto.
     s2 = make_server()
     owner(s2)
     r = sign_in(s2, "owner@example.com", headers={"X-Forwarded-Proto": "https"})
-    assert "; Secure" in r.header("set-cookie")
+    assert "; Secure" in r.cookies["sg_session"]
 
 
 def test_wrong_password_and_unknown_email_answer_the_same(server):
@@ -52,7 +53,7 @@ def test_wrong_password_and_unknown_email_answer_the_same(server):
     b = sign_in(server, "nobody@example.com", PASSWORD)
     for r in (a, b):
         assert_error(r, 401, "invalid_credentials")
-        assert r.header("set-cookie") is None
+        assert r.cookies == {}
     assert a.json()["message"] == b.json()["message"]
 
 
@@ -166,7 +167,7 @@ def test_sign_out_ends_only_this_session(server):
     b = Member(server, "owner@example.com")
     r = a.call("POST", "/session/sign-out")
     assert r.status == 200, r
-    assert "Max-Age=0" in r.header("set-cookie") and session_cookie(r) == ""
+    assert "Max-Age=0" in r.cookies["sg_session"] and session_cookie(r) == ""
     assert_error(a.call("GET", "/me"), 401, "invalid_session")
     assert b.call("GET", "/me").status == 200
 
@@ -239,6 +240,29 @@ def test_sign_in_is_rate_limited_per_email_and_recovers(make_server):
     assert sign_in(s, "other@example.com").status == 401
     time.sleep(wait + 0.2)
     assert sign_in(s, "owner@example.com").status == 200
+
+
+def test_a_browser_that_signed_in_before_is_not_locked_out_by_guessing(make_server):
+    """The per-email limit must not let an attacker lock the real member out: a browser
+    that signed in successfully before carries a device cookie and draws from a bucket of
+    its own. The cookie dies with a password change."""
+    s = make_server(["--signin-rate-ip", "0", "--signin-rate-email", "3"])
+    owner(s)
+    real = Member(s, "owner@example.com")
+    # The real sign-in took one attempt of the email's three; the guesser takes the rest.
+    for _ in range(2):
+        assert sign_in(s, "owner@example.com", "a guess at the password").status == 401
+    assert_error(sign_in(s, "owner@example.com"), 429, "rate_limited")
+    # The real member's browser still signs in; its device cookie is not a password.
+    r = sign_in(s, "owner@example.com", headers={"Cookie": real.device})
+    assert r.status == 200, r
+    r = sign_in(s, "owner@example.com", "a guess at the password",
+                headers={"Cookie": real.device})
+    assert_error(r, 401, "invalid_credentials")
+    # A forged or another member's device cookie is an ordinary attempt.
+    r = sign_in(s, "owner@example.com", headers={"Cookie": "sg_device=" + "A" * 43})
+    assert_error(r, 429, "rate_limited")
+    assert "A" * 43 not in real.device
 
 
 def test_password_is_never_logged_or_stored(server):
