@@ -74,9 +74,53 @@ typedef struct {
   int64_t n;
 } item_count;
 
-/* Counts the events of list_id in one day's segment into *day and the items table. */
-static void count_segment(const char *path, const char *list_id, int64_t *day, item_count **items,
-                          size_t *nitems, size_t *cap) {
+/* Selection counts per item: an open-addressing table (linear probing, at most half
+ * full) so a day of a million events over many items stays linear. */
+typedef struct {
+  item_count *slots;
+  size_t cap, used;
+} counts;
+
+#define MAX_DISTINCT_ITEMS ((size_t)1 << 20)
+
+static uint64_t hash_item(const char *s) {
+  uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+static item_count *counts_slot(counts *t, const char *item) {
+  size_t i = (size_t)hash_item(item) & (t->cap - 1);
+  while (t->slots[i].item[0] && strcmp(t->slots[i].item, item) != 0) i = (i + 1) & (t->cap - 1);
+  return &t->slots[i];
+}
+
+/* Adds one selection of item; returns -1 when the table cannot grow (the event is then
+ * not counted per item, only per day). */
+static int counts_add(counts *t, const char *item) {
+  if ((t->used + 1) * 2 > t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 1024;
+    if (t->used >= MAX_DISTINCT_ITEMS) return -1;
+    item_count *ns = calloc(nc, sizeof *ns);
+    if (!ns) return -1;
+    counts old = *t;
+    t->slots = ns;
+    t->cap = nc;
+    for (size_t i = 0; i < old.cap; i++)
+      if (old.slots[i].item[0]) *counts_slot(t, old.slots[i].item) = old.slots[i];
+    free(old.slots);
+  }
+  item_count *c = counts_slot(t, item);
+  if (!c->item[0]) {
+    snprintf(c->item, sizeof c->item, "%s", item);
+    t->used++;
+  }
+  c->n++;
+  return 0;
+}
+
+/* Counts the events of list_id in one day's segment into *day and the item table. */
+static void count_segment(const char *path, const char *list_id, int64_t *day, counts *t) {
   FILE *f = fopen(path, "r");
   if (!f) return;
   char *line = NULL;
@@ -89,26 +133,9 @@ static void count_segment(const char *path, const char *list_id, int64_t *day, i
     json_t *o = json_loadb(line, (size_t)n, 0, NULL);
     const char *l = json_string_value(json_object_get(o, "listId"));
     const char *it = json_string_value(json_object_get(o, "itemId"));
-    if (l && it && strcmp(l, list_id) == 0 && strlen(it) < 64) {
+    if (l && it && *it && strcmp(l, list_id) == 0 && strlen(it) < 64) {
       (*day)++;
-      size_t k = 0;
-      while (k < *nitems && strcmp((*items)[k].item, it) != 0) k++;
-      if (k == *nitems && *nitems < 100000) {
-        if (*nitems == *cap) {
-          size_t nc = *cap ? *cap * 2 : 64;
-          item_count *ni = realloc(*items, nc * sizeof *ni);
-          if (!ni) {
-            json_decref(o);
-            break;
-          }
-          *items = ni;
-          *cap = nc;
-        }
-        snprintf((*items)[k].item, sizeof (*items)[k].item, "%s", it);
-        (*items)[k].n = 0;
-        (*nitems)++;
-      }
-      if (k < *nitems) (*items)[k].n++;
+      counts_add(t, it);
     }
     json_decref(o);
   }
@@ -139,8 +166,7 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     return;
   }
   json_t *per_day = json_array();
-  item_count *items = NULL;
-  size_t nitems = 0, cap = 0;
+  counts table = {0};
   int64_t total = 0, now = sg_now_s();
   for (int64_t k = days - 1; k >= 0; k--) {
     time_t t = (time_t)(now - k * 86400);
@@ -152,11 +178,16 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     if (c->cfg.runtime_state_dir) {
       char path[4200];
       snprintf(path, sizeof path, "%s/events/selections-%s.ndjson", c->cfg.runtime_state_dir, date);
-      count_segment(path, req->params[0], &n, &items, &nitems, &cap);
+      count_segment(path, req->params[0], &n, &table);
     }
     total += n;
     json_array_append_new(per_day, json_pack("{s:s,s:I}", "date", date, "selections", (json_int_t)n));
   }
+  /* The used slots, most selected first. */
+  item_count *items = table.slots;
+  size_t nitems = 0;
+  for (size_t k = 0; k < table.cap; k++)
+    if (items[k].item[0]) items[nitems++] = items[k];
   if (nitems) qsort(items, nitems, sizeof *items, by_count);
   json_t *top = json_array();
   for (size_t k = 0; k < nitems && k < TOP_ITEMS; k++) {
