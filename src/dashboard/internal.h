@@ -58,6 +58,9 @@ void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 
+/* The built-in pages (pages.c): true when req named one and resp holds it. */
+bool sg__dashboard_page(sg_req *req, sg_resp *resp);
+
 /* Shared helpers (router.c). */
 /* Sends a {data: [...], requestId} body (steals data). */
 void sg__dash_send_data(sg_req *req, sg_resp *resp, json_t *data);

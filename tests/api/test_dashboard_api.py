@@ -318,3 +318,23 @@ def test_dashboard_unknown_routes(server):
     big = b'{"name":"' + b"x" * (2 << 20) + b'"}'
     r = o.call("POST", "/lists", raw=big, headers={"Content-Type": "application/json"})
     assert_error(r, 413, "invalid_request", reason="payload_too_large")
+
+
+def test_sign_in_page_is_built_in(server):
+    r = request(server.control_port, "GET", "/dashboard")
+    assert r.status == 308 and r.header("location") == "/dashboard/", r
+    r = request(server.control_port, "GET", "/dashboard/")
+    assert r.status == 200 and r.header("content-type").startswith("text/html"), r
+    page = r.body.decode()
+    assert 'type="password"' in page and 'for="email"' in page and 'for="password"' in page
+    csp = r.header("content-security-policy")
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "<script>" not in page  # no inline script: the CSP forbids it
+    assert r.header("x-frame-options") == "DENY"
+    # Nothing from the internet.
+    assert "http://" not in page and "https://" not in page
+    js = request(server.control_port, "GET", "/dashboard/signin.js")
+    assert js.status == 200 and js.header("content-type").startswith("text/javascript")
+    assert b"X-CSRF-Token" in js.body and b"/dashboard/api" in js.body
+    assert request(server.control_port, "GET", "/dashboard/app.css").status == 200
+    assert_error(request(server.control_port, "GET", "/dashboard/nope"), 404, "not_found")
