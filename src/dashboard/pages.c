@@ -20,7 +20,7 @@ static const char signin_html[] =
     "<body>\n"
     "<main>\n"
     "<h1>suggestd</h1>\n"
-    "<section id=\"signin\" hidden>\n"
+    "<section id=\"signin\">\n"
     "<h2>Sign in</h2>\n"
     "<form id=\"signin-form\">\n"
     "<label for=\"email\">Email</label>\n"
