@@ -26,6 +26,11 @@ typedef void (*sg__handler)(sg_control *c, const sg_principal *who, sg_req *req,
 bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
                      sg_req *req);
 
+/* Finds req's route in a table whose rows begin with `const char *method, *pattern` and
+ * end with a NULL method; stride is the row size. Returns the row (params captured), or
+ * NULL with resp holding the 404, or the 405 with its Allow header. */
+const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride);
+
 /* Parses the request body as a JSON object. On failure fills resp with a 400 (or 413)
  * and returns NULL. */
 json_t *sg__body_object(sg_req *req, sg_resp *resp);

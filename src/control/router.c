@@ -178,21 +178,25 @@ static void run_route(void *arg, sg_resp *resp) {
   rc->r->fn(rc->c, rc->who, rc->req, resp);
 }
 
-/* Finds the route for req (params point into req->scratch). NULL when none: resp then
- * holds the 404 or 405. */
-static const route *find_route(sg_req *req, sg_resp *resp) {
-  const route *found = NULL;
+const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride) {
+  const void *found = NULL;
   bool path_known = false;
   char allow[64] = "";
-  for (const route *r = routes; r->method; r++) {
-    if (!sg__route_match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
+  for (const char *row = table;; row += stride) {
+    const char *method, *pattern;
+    memcpy(&method, row, sizeof method);
+    memcpy(&pattern, row + sizeof method, sizeof pattern);
+    if (!method) break;
+    if (!sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
     path_known = true;
-    if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
+    if (!strstr(allow, method) && strlen(allow) + strlen(method) + 3 < sizeof allow) {
       if (*allow) strcat(allow, ", ");
-      strcat(allow, r->method);
+      strcat(allow, method);
     }
-    if (strcmp(r->method, req->method) == 0) {
-      found = r;
+    if (strcmp(method, req->method) == 0) {
+      found = row;
+      /* Match again so params point into the scratch of this route. */
+      sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req);
       break;
     }
   }
@@ -203,10 +207,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
     } else {
       sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
     }
-    return NULL;
   }
-  /* Re-run the match so params point into the scratch (the loop may have moved on). */
-  sg__route_match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
   return found;
 }
 
@@ -276,7 +277,7 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
     sg__dashboard_dispatch(c, req, resp);
     return;
   }
-  const route *found = find_route(req, resp);
+  const route *found = sg__route_find(req, resp, routes, sizeof routes[0]);
   if (!found) return;
   if (!found->fn) {
     /* A streaming route is always decided by sg__control_begin. */

@@ -61,11 +61,7 @@ static void send_app(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp 
 void sg__dh_apps_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   json_t *arr = NULL;
   sg_err e = sg_store_application_list(c->cfg.store, d->m.workspace_id, &arr);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg__dash_send_data(req, resp, arr);
+  sg__dash_send_rows(req, resp, e, arr);
 }
 
 void sg__dh_apps_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
@@ -158,11 +154,7 @@ void sg__dh_secret_keys_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_re
   if (!own_app(c, d, req, resp)) return;
   json_t *arr = NULL;
   sg_err e = sg_store_secret_key_list(c->cfg.store, req->params[0], &arr);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg__dash_send_data(req, resp, arr);
+  sg__dash_send_rows(req, resp, e, arr);
 }
 
 void sg__dh_secret_keys_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
@@ -205,11 +197,7 @@ void sg__dh_pub_keys_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
   if (!own_app(c, d, req, resp)) return;
   json_t *arr = NULL;
   sg_err e = sg_store_publishable_key_list(c->cfg.store, req->params[0], &arr);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg__dash_send_data(req, resp, arr);
+  sg__dash_send_rows(req, resp, e, arr);
 }
 
 void sg__dh_pub_keys_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {

@@ -8,8 +8,15 @@
 #include "common/util.h"
 #include "dashboard/internal.h"
 
-static void member_not_found(sg_req *req, sg_resp *resp) {
-  sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, "No such member in this workspace.");
+/* Sends the store's answer about a member: the record (stolen), or the error. */
+static void send_member(sg_req *req, sg_resp *resp, sg_err e, json_t *rec) {
+  if (e == SG_E_OK) {
+    sg_resp_json(resp, 200, rec);
+    return;
+  }
+  json_decref(rec);
+  sg_resp_error(resp, req, e, NULL,
+                e == SG_E_NOT_FOUND ? "No such member in this workspace." : NULL);
 }
 
 /* 403 unless the acting member may touch a member with role r (owners only for owners). */
@@ -23,11 +30,7 @@ static bool may_touch(const sg__dash_ctx *d, sg_role r, sg_req *req, sg_resp *re
 void sg__dh_members_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   json_t *arr = NULL;
   sg_err e = sg_store_member_list(c->cfg.store, d->m.workspace_id, &arr);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg__dash_send_data(req, resp, arr);
+  sg__dash_send_rows(req, resp, e, arr);
 }
 
 void sg__dh_members_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
@@ -94,11 +97,7 @@ static json_t *target_member(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_res
   if (e == SG_E_OK && strcmp(json_string_value(json_object_get(cur, "status")), "active") != 0)
     e = SG_E_NOT_FOUND;
   if (e != SG_E_OK) {
-    json_decref(cur);
-    if (e == SG_E_NOT_FOUND)
-      member_not_found(req, resp);
-    else
-      sg_resp_error(resp, req, e, NULL, NULL);
+    send_member(req, resp, e, cur);
     return NULL;
   }
   if (!may_touch(d, sg_role_parse(json_string_value(json_object_get(cur, "role"))), req, resp)) {
@@ -130,15 +129,7 @@ void sg__dh_member_patch(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *r
   if (!may_touch(d, role, req, resp)) return;
   json_t *rec = NULL;
   sg_err e = sg_store_member_set_role(c->cfg.store, d->m.workspace_id, req->params[0], role, &rec);
-  if (e == SG_E_NOT_FOUND) {
-    member_not_found(req, resp);
-    return;
-  }
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg_resp_json(resp, 200, rec);
+  send_member(req, resp, e, rec);
 }
 
 void sg__dh_member_delete(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
@@ -148,13 +139,5 @@ void sg__dh_member_delete(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *
   json_decref(cur);
   json_t *rec = NULL;
   sg_err e = sg_store_member_disable(c->cfg.store, d->m.workspace_id, req->params[0], &rec);
-  if (e == SG_E_NOT_FOUND) {
-    member_not_found(req, resp);
-    return;
-  }
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  sg_resp_json(resp, 200, rec);
+  send_member(req, resp, e, rec);
 }

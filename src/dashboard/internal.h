@@ -62,8 +62,8 @@ void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 bool sg__dashboard_page(sg_req *req, sg_resp *resp);
 
 /* Shared helpers (router.c). */
-/* Sends a {data: [...], requestId} body (steals data). */
-void sg__dash_send_data(sg_req *req, sg_resp *resp, json_t *data);
+/* Sends a store read's rows as {data: [...], requestId} (steals data), or the error e. */
+void sg__dash_send_rows(sg_req *req, sg_resp *resp, sg_err e, json_t *data);
 /* 429 rate_limited with retry-after set to the given seconds. */
 void sg__dash_rate_limited(sg_req *req, sg_resp *resp, int retry_after);
 /* True unless the request comes from another site (Origin, Sec-Fetch-Site). */

@@ -133,7 +133,12 @@ bool sg__dashboard_path(const char *path) {
 
 /* ---- shared helpers --------------------------------------------------------------------- */
 
-void sg__dash_send_data(sg_req *req, sg_resp *resp, json_t *data) {
+void sg__dash_send_rows(sg_req *req, sg_resp *resp, sg_err e, json_t *data) {
+  if (e != SG_E_OK) {
+    json_decref(data);
+    sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
   sg_resp_json(resp, 200, json_pack("{s:o,s:s}", "data", data, "requestId", req->request_id));
 }
 
@@ -222,37 +227,6 @@ bool sg__dash_same_origin(const sg_req *req) {
 
 static bool is_write(const char *method) {
   return strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0;
-}
-
-/* Finds the route (params point into req->scratch); NULL with resp holding 404/405. */
-static const droute *find(sg_req *req, sg_resp *resp) {
-  const droute *found = NULL;
-  bool path_known = false;
-  char allow[64] = "";
-  for (const droute *r = routes; r->method; r++) {
-    if (!sg__route_match(r->pattern, req->path, req->scratch, sizeof req->scratch, req))
-      continue;
-    path_known = true;
-    if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
-      if (*allow) strcat(allow, ", ");
-      strcat(allow, r->method);
-    }
-    if (strcmp(r->method, req->method) == 0) {
-      found = r;
-      break;
-    }
-  }
-  if (!found) {
-    if (path_known) {
-      sg_resp_header(resp, "Allow", allow);
-      sg_resp_error(resp, req, SG_E_METHOD_NOT_ALLOWED, NULL, NULL);
-    } else {
-      sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
-    }
-    return NULL;
-  }
-  sg__route_match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
-  return found;
 }
 
 /* Origin, session, CSRF and role, in that order. True with *d filled, or false with resp
@@ -398,7 +372,7 @@ static void dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
     sg__dh_signin(c, req, resp);
     return;
   }
-  const droute *r = find(req, resp);
+  const droute *r = sg__route_find(req, resp, routes, sizeof routes[0]);
   if (!r) return;
   if (!r->control && !r->fn) {
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL); /* streams are decided at begin */

@@ -7,30 +7,10 @@ import os
 import re
 import tempfile
 
-import http.client
-import json
-
-from conftest import Response
+from conftest import request
 
 
 PASSWORD = "correct horse battery staple"
-
-
-def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
-    """Like conftest.request, plus resp.cookies: {name: whole Set-Cookie header} for every
-    Set-Cookie header (a sign-in sets two, which a plain header dict would fold)."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    hdrs = dict(headers or {})
-    data = raw
-    if body is not None:
-        data = json.dumps(body).encode()
-        hdrs.setdefault("Content-Type", "application/json")
-    conn.request(method, path, body=data, headers=hdrs)
-    r = conn.getresponse()
-    out = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
-    out.cookies = {c.split("=", 1)[0]: c for c in (r.msg.get_all("Set-Cookie") or [])}
-    conn.close()
-    return out
 
 
 def create_member(server, workspace_id, email, role, password=PASSWORD):

@@ -17,18 +17,22 @@ class Fake:
         self.control_port = port
 
 
+def wait_healthy(port, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if request(port, "GET", "/healthz", timeout=1).status == 200:
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
 def run_once(data, control, runtime):
     env = dict(os.environ, SUGGESTD_DATA_DIR=data, SUGGESTD_CONTROL_LISTEN=f"127.0.0.1:{control}",
                SUGGESTD_RUNTIME_LISTEN=f"127.0.0.1:{runtime}")
     p = subprocess.Popen([os.path.join(ROOT, "scripts", "run.sh")], stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, env=env, start_new_session=True)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        try:
-            if request(control, "GET", "/healthz", timeout=1).status == 200:
-                break
-        except OSError:
-            time.sleep(0.1)
+    wait_healthy(control)
     os.killpg(p.pid, signal.SIGTERM)
     out = p.communicate(timeout=10)[0].decode()
     return out
@@ -50,13 +54,7 @@ def test_first_run_creates_an_owner_and_prints_how_to_sign_in():
                               "--control-listen", f"127.0.0.1:{control2}", "--runtime-listen",
                               f"127.0.0.1:{free_port()}"], stderr=subprocess.DEVNULL, env=env)
         try:
-            deadline = time.time() + 10
-            while time.time() < deadline:
-                try:
-                    if request(control2, "GET", "/healthz", timeout=1).status == 200:
-                        break
-                except OSError:
-                    time.sleep(0.05)
+            wait_healthy(control2)
             r = sign_in(Fake(control2), "owner@localhost", password)
             assert r.status == 200 and r.json()["member"]["role"] == "owner", r
         finally:

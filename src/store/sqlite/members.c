@@ -118,21 +118,28 @@ out:
   return rc;
 }
 
-sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {
-  static const char q[] = "SELECT " MEMBER_COLS " FROM members WHERE workspace_id=?"
-                          " AND status='active' ORDER BY email, id LIMIT 1000";
+/* Runs a read of rows bound to one text parameter and builds each with row(); at most
+ * 1000 rows. */
+static sg_err read_rows(sg_store *st, const char *sql, const char *p1,
+                        json_t *(*row)(sqlite3_stmt *s), json_t **out) {
   sg_store *r = sg__sq_reader_acquire(st);
-  sqlite3_stmt *s = sg__sq_prep(r, q);
+  sqlite3_stmt *s = sg__sq_prep(r, sql);
   bool more;
   json_t *arr = NULL;
   if (s) {
-    sg__sq_text(s, 1, workspace_id);
-    arr = sg__sq_page_rows(s, 1000, member_row, &more);
+    sg__sq_text(s, 1, p1);
+    arr = sg__sq_page_rows(s, 1000, row, &more);
   }
   sg__sq_reader_release(r);
   if (!arr) return SG_E_INTERNAL;
   *out = arr;
   return SG_E_OK;
+}
+
+sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {
+  static const char q[] = "SELECT " MEMBER_COLS " FROM members WHERE workspace_id=?"
+                          " AND status='active' ORDER BY email, id LIMIT 1001";
+  return read_rows(st, q, workspace_id, member_row, out);
 }
 
 sg_err sg_store_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
@@ -168,10 +175,13 @@ static sg_err member_state(sg_store *st, const char *workspace_id, const char *i
   return rc;
 }
 
-sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const char *id,
-                                sg_role role, json_t **out) {
-  static const char q[] = "UPDATE members SET role=?2, updated_at=?3 WHERE id=?1";
-  if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
+/* Sets a member's role, or (role SG_ROLE_NONE) disables it and deletes its sessions, in
+ * one transaction that keeps the workspace's last active owner. */
+static sg_err member_change(sg_store *st, const char *workspace_id, const char *id, sg_role role,
+                            json_t **out) {
+  static const char q_role[] = "UPDATE members SET role=?2, updated_at=?3 WHERE id=?1";
+  static const char q_off[] = "UPDATE members SET status='disabled', updated_at=?3 WHERE id=?1";
+  static const char q_del[] = "DELETE FROM sessions WHERE member_id=?";
   sg_err rc = SG_E_INTERNAL;
   *out = NULL;
   pthread_mutex_lock(&st->mu);
@@ -187,12 +197,17 @@ sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const ch
       goto end;
     }
   }
-  sqlite3_stmt *s = sg__sq_prep(st, q);
+  sqlite3_stmt *s = sg__sq_prep(st, role != SG_ROLE_NONE ? q_role : q_off);
   if (!s) goto end;
   sg__sq_text(s, 1, id);
-  sg__sq_text(s, 2, sg_role_name(role));
+  if (role != SG_ROLE_NONE) sg__sq_text(s, 2, sg_role_name(role));
   sqlite3_bind_int64(s, 3, sg_now_s());
   if (sg__sq_run(st, s) != 1) goto end;
+  if (role == SG_ROLE_NONE) {
+    if (!(s = sg__sq_prep(st, q_del))) goto end;
+    sg__sq_text(s, 1, id);
+    if (sg__sq_run(st, s) < 0) goto end;
+  }
   rc = member_load(st, NULL, id, out);
 end:
   rc = sg__sq_end(st, rc);
@@ -205,43 +220,15 @@ out:
   return rc;
 }
 
+sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const char *id,
+                                sg_role role, json_t **out) {
+  if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
+  return member_change(st, workspace_id, id, role, out);
+}
+
 sg_err sg_store_member_disable(sg_store *st, const char *workspace_id, const char *id,
                                json_t **out) {
-  static const char q_up[] = "UPDATE members SET status='disabled', updated_at=?2 WHERE id=?1";
-  static const char q_del[] = "DELETE FROM sessions WHERE member_id=?";
-  sg_err rc = SG_E_INTERNAL;
-  *out = NULL;
-  pthread_mutex_lock(&st->mu);
-  if (sg__sq_begin(st)) goto out;
-  char ws[64];
-  bool is_owner = false;
-  if ((rc = member_state(st, workspace_id, id, ws, &is_owner)) != SG_E_OK) goto end;
-  rc = SG_E_INTERNAL;
-  if (is_owner) {
-    int others = other_owner(st, ws, id);
-    if (others <= 0) {
-      if (others == 0) rc = SG_E_LAST_OWNER;
-      goto end;
-    }
-  }
-  sqlite3_stmt *s = sg__sq_prep(st, q_up);
-  if (!s) goto end;
-  sg__sq_text(s, 1, id);
-  sqlite3_bind_int64(s, 2, sg_now_s());
-  if (sg__sq_run(st, s) != 1) goto end;
-  if (!(s = sg__sq_prep(st, q_del))) goto end;
-  sg__sq_text(s, 1, id);
-  if (sg__sq_run(st, s) < 0) goto end;
-  rc = member_load(st, NULL, id, out);
-end:
-  rc = sg__sq_end(st, rc);
-  if (rc != SG_E_OK && *out) {
-    json_decref(*out);
-    *out = NULL;
-  }
-out:
-  pthread_mutex_unlock(&st->mu);
-  return rc;
+  return member_change(st, workspace_id, id, SG_ROLE_NONE, out);
 }
 
 sg_err sg_store_member_set_password(sg_store *st, const char *id, const char *password_hash,
@@ -440,24 +427,6 @@ sg_err sg_store_audit_page(sg_store *st, const char *workspace_id, size_t limit,
 }
 
 /* ---- the applications area -------------------------------------------------------------- */
-
-/* Runs a read of rows bound to one text parameter and builds each with row(); at most
- * 1000 rows. */
-static sg_err read_rows(sg_store *st, const char *sql, const char *p1,
-                        json_t *(*row)(sqlite3_stmt *s), json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
-  sqlite3_stmt *s = sg__sq_prep(r, sql);
-  bool more;
-  json_t *arr = NULL;
-  if (s) {
-    sg__sq_text(s, 1, p1);
-    arr = sg__sq_page_rows(s, 1000, row, &more);
-  }
-  sg__sq_reader_release(r);
-  if (!arr) return SG_E_INTERNAL;
-  *out = arr;
-  return SG_E_OK;
-}
 
 static json_t *app_row(sqlite3_stmt *s) {
   return json_pack("{s:s,s:s,s:s,s:o,s:o}", "id", sg__sq_col(s, 0), "name", sg__sq_col(s, 1),
