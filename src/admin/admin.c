@@ -352,7 +352,8 @@ static int member_create(ctx *c) {
   const char *pwf = role_s ? need(c, "password-file") : NULL;
   if (!pwf) return 1;
   char email[256];
-  if (sg_email_normalize(em, email)) return sg__cli_fail("--email '%s' is not an email address", em);
+  if (sg_email_normalize(em, email))
+    return sg__cli_fail("--email '%s' is not an email address", em);
   sg_role role = sg_role_parse(role_s);
   if (role == SG_ROLE_NONE)
     return sg__cli_fail("--role must be one of viewer, data_steward, admin, owner", NULL);
@@ -366,7 +367,8 @@ static int member_create(ctx *c) {
   if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
   json_t *rec = NULL;
   sg_err e = sg_store_member_create(c->st, ws, email, role, hash, &rec);
-  if (e == SG_E_MEMBER_EXISTS) return sg__cli_fail("a member with email '%s' already exists", email);
+  if (e == SG_E_MEMBER_EXISTS)
+    return sg__cli_fail("a member with email '%s' already exists", email);
   if (e != SG_E_OK) return store_fail(e, "workspace");
   int rc = print(json_pack("{s:O}", "id", json_object_get(rec, "id")));
   json_decref(rec);
@@ -418,8 +420,8 @@ static void audit(ctx *c, const char *noun, const char *verb) {
   if (!ws && target && strncmp(target, "mbr_", 4) == 0 &&
       sg_store_member_get(c->st, NULL, target, &mrec) == SG_E_OK)
     ws = json_string_value(json_object_get(mrec, "workspaceId"));
-  sg_audit_entry e = {.workspace_id = ws, .actor = "cli", .action = action, .target = target,
-                      .status = 0};
+  sg_audit_entry e = {
+      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 0};
   sg_store_audit_add(c->st, &e);
   json_decref(rec);
   json_decref(mrec);

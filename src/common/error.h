@@ -53,7 +53,7 @@
     "Compiled data could not be served; retry shortly.")                                           \
   X(INVALID_SESSION, 401, "invalid_session", NULL,                                                 \
     "Sign in first: the dashboard session is missing, expired or revoked.")                        \
-  X(INVALID_CREDENTIALS, 401, "invalid_credentials", NULL, "The email or password is wrong.")     \
+  X(INVALID_CREDENTIALS, 401, "invalid_credentials", NULL, "The email or password is wrong.")      \
   X(INSUFFICIENT_ROLE, 403, "forbidden", "insufficient_role",                                      \
     "Your role in this workspace does not allow this action.")                                     \
   X(CSRF_TOKEN_INVALID, 403, "forbidden", "csrf_token_invalid",                                    \

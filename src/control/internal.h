@@ -13,7 +13,7 @@ struct sg_control {
   sg_ratelimit *rl_key;
   sg_ratelimit *rl_ip;
   uint8_t cursor_secret[32];
-  struct sg__publisher *pub; /* publish.c: per-list locks and the async worker */
+  struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
   struct sg__dashboard *dash; /* src/dashboard: sessions, sign-in limits */
 };
 

@@ -60,7 +60,8 @@ sg_err sg_publishable_key_issue(sg_store *st, sg_edge *edge, const char *applica
   snprintf(key, 96, "pk_%s%s", a1, a2);
   sg_edge_key_digest(key, strlen(key), digest);
   json_t *rec = NULL;
-  sg_err e = sg_store_publishable_key_create(st, id, application_id, list_id, digest, origins, &rec);
+  sg_err e =
+      sg_store_publishable_key_create(st, id, application_id, list_id, digest, origins, &rec);
   if (e != SG_E_OK) return e;
   /* The runtime needs the application and workspace records to resolve the key. */
   json_t *app = NULL;

@@ -238,7 +238,8 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
   /* The dashboard lists each key's last use; recording it at most once a minute keeps it
    * from costing a write per request. */
   int64_t now_s = sg_now_s();
-  if (now_s - who->key_last_used_s >= 60) sg_store_secret_key_touch(c->cfg.store, who->key_id, now_s);
+  if (now_s - who->key_last_used_s >= 60)
+    sg_store_secret_key_touch(c->cfg.store, who->key_id, now_s);
   return true;
 }
 

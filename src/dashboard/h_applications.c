@@ -48,7 +48,8 @@ static void send_app(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp 
   if (sg_store_application_list(c->cfg.store, d->m.workspace_id, &all) == SG_E_OK) {
     size_t i;
     json_t *a;
-    json_array_foreach(all, i, a) if (strcmp(json_string_value(json_object_get(a, "id")), id) == 0) {
+    json_array_foreach(all, i,
+                       a) if (strcmp(json_string_value(json_object_get(a, "id")), id) == 0) {
       sg_resp_json(resp, status, json_incref(a));
       json_decref(all);
       return;
@@ -247,8 +248,8 @@ void sg__dh_pub_keys_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp
     return;
   }
   snprintf(d->target, sizeof d->target, "%s", id);
-  d->details = json_pack("{s:s,s:O,s:O}", "applicationId", req->params[0], "listId", jl,
-                         "origins", origins);
+  d->details =
+      json_pack("{s:s,s:O,s:O}", "applicationId", req->params[0], "listId", jl, "origins", origins);
   char now[32];
   sg_rfc3339(sg_now_s(), now);
   sg_resp_json(resp, 201,

@@ -23,7 +23,8 @@ static void send_member(sg_req *req, sg_resp *resp, sg_err e, json_t *rec) {
 static bool may_touch(const sg__dash_ctx *d, sg_role r, sg_req *req, sg_resp *resp) {
   if (r < SG_ROLE_OWNER || d->m.role >= SG_ROLE_OWNER) return true;
   json_t *det = json_pack("{s:s,s:s}", "role", sg_role_name(d->m.role), "requiredRole", "owner");
-  sg_resp_error(resp, req, SG_E_INSUFFICIENT_ROLE, det, "Only owners can make, change or remove owners.");
+  sg_resp_error(resp, req, SG_E_INSUFFICIENT_ROLE, det,
+                "Only owners can make, change or remove owners.");
   return false;
 }
 
@@ -49,8 +50,9 @@ void sg__dh_members_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
     sg_field_error(&fields, "role", "must be one of viewer, data_steward, admin, owner");
   const char *problem = NULL;
   if (jp)
-    problem = json_is_string(jp) ? sg_password_problem(json_string_value(jp), json_string_length(jp))
-                                 : "must be a string";
+    problem = json_is_string(jp)
+                  ? sg_password_problem(json_string_value(jp), json_string_length(jp))
+                  : "must be a string";
   if (problem) sg_field_error(&fields, "password", problem);
   if (fields) {
     json_decref(b);

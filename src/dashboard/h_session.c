@@ -23,9 +23,9 @@ json_t *sg__dash_member_json(const sg_member *m) {
 /* What the member's role allows, so a page can hide what the server would refuse. */
 static json_t *capabilities(sg_role r) {
   return json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "readLists", r >= SG_ROLE_VIEWER, "writeLists",
-                   r >= SG_ROLE_DATA_STEWARD, "manageKeys", r >= SG_ROLE_ADMIN,
-                   "manageMembers", r >= SG_ROLE_ADMIN, "setQuotas", r >= SG_ROLE_OWNER,
-                   "manageOwners", r >= SG_ROLE_OWNER);
+                   r >= SG_ROLE_DATA_STEWARD, "manageKeys", r >= SG_ROLE_ADMIN, "manageMembers",
+                   r >= SG_ROLE_ADMIN, "setQuotas", r >= SG_ROLE_OWNER, "manageOwners",
+                   r >= SG_ROLE_OWNER);
 }
 
 static json_t *session_body(sg_control *c, const sg_member *m, const uint8_t digest[32],
@@ -136,8 +136,8 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
     sg__dash_rate_limited(req, resp, retry);
     return;
   }
-  bool ok = sg_password_verify(e == SG_E_OK ? hash : NULL, json_string_value(jp),
-                               json_string_length(jp));
+  bool ok =
+      sg_password_verify(e == SG_E_OK ? hash : NULL, json_string_value(jp), json_string_length(jp));
   char dev[44] = "";
   if (ok) device_token(c, &m, hash, dev);
   sodium_memzero(hash, sizeof hash);
@@ -164,8 +164,10 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   set_cookie(c, req, resp, cookie);
   sodium_memzero(cookie, sizeof cookie);
   char h[200];
-  snprintf(h, sizeof h, "%s=%s; Path=/dashboard/api/session; HttpOnly; SameSite=Strict; "
-           "Max-Age=31536000%s", DEVICE_COOKIE, dev, secure(c, req) ? "; Secure" : "");
+  snprintf(h, sizeof h,
+           "%s=%s; Path=/dashboard/api/session; HttpOnly; SameSite=Strict; "
+           "Max-Age=31536000%s",
+           DEVICE_COOKIE, dev, secure(c, req) ? "; Secure" : "");
   sg_resp_header(resp, "Set-Cookie", h);
   sg__dash_audit(c, &d, req, "session.sign_in", 200);
   sg_resp_json(resp, 200, session_body(c, &m, digest, req->request_id));
@@ -194,8 +196,9 @@ void sg__dh_revoke_all(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
   snprintf(d->target, sizeof d->target, "%s", d->m.id);
   d->details = json_pack("{s:I}", "sessionsRevoked", (json_int_t)n);
   set_cookie(c, req, resp, "");
-  sg_resp_json(resp, 200, json_pack("{s:I,s:s}", "sessionsRevoked", (json_int_t)n, "requestId",
-                                    req->request_id));
+  sg_resp_json(
+      resp, 200,
+      json_pack("{s:I,s:s}", "sessionsRevoked", (json_int_t)n, "requestId", req->request_id));
 }
 
 void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
@@ -204,7 +207,8 @@ void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp)
   static const char *const allowed[] = {"currentPassword", "newPassword", NULL};
   json_t *fields = NULL;
   sg__reject_unknown(b, allowed, "", &fields);
-  const json_t *cur = json_object_get(b, "currentPassword"), *nw = json_object_get(b, "newPassword");
+  const json_t *cur = json_object_get(b, "currentPassword"),
+               *nw = json_object_get(b, "newPassword");
   if (!json_is_string(cur) || json_string_length(cur) > SG_PASSWORD_MAX_BYTES)
     sg_field_error(&fields, "currentPassword", "must be a string of at most 1024 bytes");
   const char *problem = json_is_string(nw)
@@ -237,6 +241,6 @@ void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp)
     return;
   }
   snprintf(d->target, sizeof d->target, "%s", d->m.id);
-  sg_resp_json(resp, 200, json_pack("{s:b,s:s}", "passwordChanged", 1, "requestId",
-                                    req->request_id));
+  sg_resp_json(resp, 200,
+               json_pack("{s:b,s:s}", "passwordChanged", 1, "requestId", req->request_id));
 }

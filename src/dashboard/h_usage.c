@@ -45,7 +45,8 @@ void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
       free(text);
       const char *m = json_string_value(json_object_get(root, "month"));
       /* Counts of another month are last month's: nothing used yet this month. */
-      used = m && strcmp(m, month) == 0 ? json_incref(json_object_get(root, "used")) : json_object();
+      used =
+          m && strcmp(m, month) == 0 ? json_incref(json_object_get(root, "used")) : json_object();
       json_decref(root);
     } else {
       used = json_object(); /* the runtime has not counted a query yet */
@@ -181,7 +182,8 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
       count_segment(path, req->params[0], &n, &table);
     }
     total += n;
-    json_array_append_new(per_day, json_pack("{s:s,s:I}", "date", date, "selections", (json_int_t)n));
+    json_array_append_new(per_day,
+                          json_pack("{s:s,s:I}", "date", date, "selections", (json_int_t)n));
   }
   /* The used slots, most selected first. */
   item_count *items = table.slots;
@@ -192,7 +194,8 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
   json_t *top = json_array();
   for (size_t k = 0; k < nitems && k < TOP_ITEMS; k++) {
     json_t *item = NULL;
-    json_t *o = json_pack("{s:s,s:I}", "itemId", items[k].item, "selections", (json_int_t)items[k].n);
+    json_t *o =
+        json_pack("{s:s,s:I}", "itemId", items[k].item, "selections", (json_int_t)items[k].n);
     /* The item as it is now (it may have been deleted since). */
     if (sg_store_item_get(c->cfg.store, d->m.workspace_id, req->params[0], items[k].item, &item) ==
         SG_E_OK) {
@@ -213,7 +216,8 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
                          "requestId", req->request_id));
 }
 
-/* ---- the audit log ---------------------------------------------------------------------------- */
+/* ---- the audit log ----------------------------------------------------------------------------
+ */
 
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   char scope[96];

@@ -58,7 +58,8 @@ static const droute routes[] = {
     {"PATCH", API "/lists/{}", DS, sg__h_list_patch, NULL, NULL, "list.update", false},
     {"GET", API "/lists/{}/items", V, sg__h_items_index, NULL, NULL, NULL, false},
     {"POST", API "/lists/{}/items", DS, sg__h_items_create, NULL, NULL, "item.create", true},
-    {"POST", API "/lists/{}/items/import", DS, NULL, NULL, sg__h_items_import, "items.import", true},
+    {"POST", API "/lists/{}/items/import", DS, NULL, NULL, sg__h_items_import, "items.import",
+     true},
     {"GET", API "/lists/{}/items/export", V, sg__h_items_export, NULL, NULL, NULL, false},
     {"GET", API "/lists/{}/items/{}", V, sg__h_item_get, NULL, NULL, NULL, false},
     {"PATCH", API "/lists/{}/items/{}", DS, sg__h_item_patch, NULL, NULL, "item.update", false},
@@ -242,9 +243,9 @@ static bool admit(sg_control *c, const droute *r, sg_req *req, sg_resp *resp, sg
   if (sg_session_from_header(sg_req_header(req, "Cookie"), d->session) == 0)
     e = sg_store_session_lookup(c->cfg.store, d->session, now, c->dash->idle_ms, &d->m, &seen);
   if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e == SG_E_NOT_FOUND || e == SG_E_INVALID_SESSION
-                                 ? SG_E_INVALID_SESSION
-                                 : SG_E_INTERNAL,
+    sg_resp_error(resp, req,
+                  e == SG_E_NOT_FOUND || e == SG_E_INVALID_SESSION ? SG_E_INVALID_SESSION
+                                                                   : SG_E_INTERNAL,
                   NULL, NULL);
     return false;
   }

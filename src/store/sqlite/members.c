@@ -25,8 +25,8 @@ const char *sg_role_name(sg_role r) {
 
 static json_t *member_row(sqlite3_stmt *s) {
   return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId",
-                   sg__sq_col(s, 1), "email", sg__sq_col(s, 2), "role", sg__sq_col(s, 3),
-                   "status", sg__sq_col(s, 4), "createdAt", sg__sq_ts(s, 5));
+                   sg__sq_col(s, 1), "email", sg__sq_col(s, 2), "role", sg__sq_col(s, 3), "status",
+                   sg__sq_col(s, 4), "createdAt", sg__sq_ts(s, 5));
 }
 
 /* Loads one member record of the workspace (NULL: any) with st->mu held. */

@@ -20,9 +20,9 @@ static void test_email_normalize(void **state) {
   assert_int_equal(sg_email_normalize("owner@localhost", out), 0);
   assert_int_equal(sg_email_normalize("first.last+tag@sub.example.org", out), 0);
   static const char *const bad[] = {
-      "", "a", "@example.com", "owner@", "owner", "a@b", "a@@b.co", "a@b@c.co", "a b@c.co",
-      "a@b..co", "a@.b.co", "a@b.co.", "a@b_c.co", "\"a\"@b.co", "a@b.c\xc3\xa9", "é@b.co",
-      "a\n@b.co", NULL};
+      "",         "a",          "@example.com",  "owner@",  "owner",    "a@b",
+      "a@@b.co",  "a@b@c.co",   "a b@c.co",      "a@b..co", "a@.b.co",  "a@b.co.",
+      "a@b_c.co", "\"a\"@b.co", "a@b.c\xc3\xa9", "é@b.co",  "a\n@b.co", NULL};
   for (const char *const *b = bad; *b; b++) {
     if (sg_email_normalize(*b, out) == 0) fail_msg("accepted '%s'", *b);
   }
@@ -89,10 +89,16 @@ static void test_session_cookie(void **state) {
   char c2[SG_SESSION_COOKIE_LEN + 1];
   sg_session_new(c2, d2);
   assert_string_not_equal(c, c2);
-  static const char *const bad[] = {
-      NULL, "", "sg_session=", "sg_session=abc", "xsg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-      "sg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA!",
-      "sg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "other=1", ";;;", NULL};
+  static const char *const bad[] = {NULL,
+                                    "",
+                                    "sg_session=",
+                                    "sg_session=abc",
+                                    "xsg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                    "sg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA!",
+                                    "sg_session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                                    "other=1",
+                                    ";;;",
+                                    NULL};
   assert_int_equal(sg_session_from_header(NULL, d2), -1);
   for (size_t i = 1; bad[i]; i++)
     if (sg_session_from_header(bad[i], d2) == 0) fail_msg("accepted '%s'", bad[i]);
@@ -110,9 +116,9 @@ static void test_csrf_token(void **state) {
   assert_int_equal(strlen(tok), 43);
   assert_true(sg_csrf_valid(secret, d, tok));
   sg_csrf_token(secret, d, tok2);
-  assert_string_equal(tok, tok2); /* derived: the same session gives the same token */
-  assert_false(sg_csrf_valid(secret, d2, tok));    /* another session */
-  assert_false(sg_csrf_valid(other, d, tok));      /* another server secret */
+  assert_string_equal(tok, tok2);               /* derived: the same session gives the same token */
+  assert_false(sg_csrf_valid(secret, d2, tok)); /* another session */
+  assert_false(sg_csrf_valid(other, d, tok));   /* another server secret */
   assert_false(sg_csrf_valid(secret, d, NULL));
   assert_false(sg_csrf_valid(secret, d, ""));
   tok2[42] = tok2[42] == 'A' ? 'B' : 'A';

@@ -13,7 +13,8 @@
 #include "store/members.h"
 #include "store_fixture.h"
 
-static char *member(store_fixture *f, const char *ws, const char *email, sg_role role, char out[64]) {
+static char *member(store_fixture *f, const char *ws, const char *email, sg_role role,
+                    char out[64]) {
   json_t *rec = NULL;
   assert_int_equal(sg_store_member_create(f->st, ws, email, role, "$argon2id$fake", &rec), SG_E_OK);
   snprintf(out, 64, "%s", json_string_value(json_object_get(rec, "id")));
@@ -44,12 +45,13 @@ static void test_member_create_and_signin_lookup(void **state) {
   assert_int_equal(sg_store_member_create(f->st, f->ws, "a@example.com", SG_ROLE_VIEWER, "h", &rec),
                    SG_E_MEMBER_EXISTS);
   assert_null(rec);
-  assert_int_equal(sg_store_member_create(f->st, "wsp_nope", "b@example.com", SG_ROLE_VIEWER, "h",
-                                          &rec),
-                   SG_E_NOT_FOUND);
+  assert_int_equal(
+      sg_store_member_create(f->st, "wsp_nope", "b@example.com", SG_ROLE_VIEWER, "h", &rec),
+      SG_E_NOT_FOUND);
   sg_member m;
   char hash[128];
-  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", &m, hash, sizeof hash), SG_E_OK);
+  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", &m, hash, sizeof hash),
+                   SG_E_OK);
   assert_string_equal(m.id, id);
   assert_string_equal(m.workspace_id, f->ws);
   assert_int_equal(m.role, SG_ROLE_ADMIN);
@@ -70,7 +72,8 @@ static void test_last_owner_stays(void **state) {
   member(f, f->ws, "o1@example.com", SG_ROLE_OWNER, o1);
   member(f, f->ws, "v@example.com", SG_ROLE_VIEWER, v);
   json_t *rec = NULL;
-  assert_int_equal(sg_store_member_set_role(f->st, f->ws, o1, SG_ROLE_ADMIN, &rec), SG_E_LAST_OWNER);
+  assert_int_equal(sg_store_member_set_role(f->st, f->ws, o1, SG_ROLE_ADMIN, &rec),
+                   SG_E_LAST_OWNER);
   assert_int_equal(sg_store_member_disable(f->st, f->ws, o1, &rec), SG_E_LAST_OWNER);
   assert_int_equal(sg_store_member_disable(f->st, NULL, o1, &rec), SG_E_LAST_OWNER);
   member(f, f->ws, "o2@example.com", SG_ROLE_OWNER, o2);
@@ -159,9 +162,14 @@ static void test_audit_pages(void **state) {
     char target[16];
     snprintf(target, sizeof target, "t%d", i);
     json_t *det = json_pack("{s:i}", "i", i);
-    sg_audit_entry e = {.workspace_id = f->ws, .actor = "mbr_x", .actor_email = "x@example.com",
-                        .action = "list.create", .target = target, .request_id = "req_1",
-                        .status = 201, .details = det};
+    sg_audit_entry e = {.workspace_id = f->ws,
+                        .actor = "mbr_x",
+                        .actor_email = "x@example.com",
+                        .action = "list.create",
+                        .target = target,
+                        .request_id = "req_1",
+                        .status = 201,
+                        .details = det};
     assert_int_equal(sg_store_audit_add(f->st, &e), SG_E_OK);
     json_decref(det);
   }
@@ -223,7 +231,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_last_owner_stays, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_sessions, store_fixture_setup, store_fixture_teardown),
-      cmocka_unit_test_setup_teardown(test_audit_pages, store_fixture_setup, store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_audit_pages, store_fixture_setup,
+                                      store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_keys_listing_has_no_secrets, store_fixture_setup,
                                       store_fixture_teardown),
   };
