@@ -61,6 +61,8 @@ static const droute routes[] = {
     {"POST", API "/lists/{}/items/import", DS, NULL, NULL, sg__h_items_import, "items.import",
      true},
     {"GET", API "/lists/{}/items/export", V, sg__h_items_export, NULL, NULL, NULL, false},
+    /* Before the {itemId} routes, which would otherwise take the word. */
+    {"GET", API "/lists/{}/items/search", V, NULL, sg__dh_items_search, NULL, NULL, false},
     {"GET", API "/lists/{}/items/{}", V, sg__h_item_get, NULL, NULL, NULL, false},
     {"PATCH", API "/lists/{}/items/{}", DS, sg__h_item_patch, NULL, NULL, "item.update", false},
     {"DELETE", API "/lists/{}/items/{}", DS, sg__h_item_delete, NULL, NULL, "item.delete", false},

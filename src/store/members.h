@@ -120,4 +120,13 @@ sg_err sg_store_secret_key_touch(sg_store *st, const char *key_id, int64_t now_s
  * first; never the key or its digest. */
 sg_err sg_store_publishable_key_list(sg_store *st, const char *application_id, json_t **out);
 
+/* ---- item search ------------------------------------------------------------------------ */
+/* A page of the list's current items whose value starts with prefix (ASCII letters in
+ * either case), ordered by value (ASCII case ignored) then id, strictly after `after`
+ * (NULL: the first page; else a [value, id] array). SG_E_INVALID_LIST as
+ * sg_store_item_page. Uses an index, so it is fast on a list of millions of items. */
+sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *list_id,
+                            const char *prefix, size_t limit, const json_t *after, json_t **data,
+                            bool *more);
+
 #endif

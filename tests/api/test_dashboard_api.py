@@ -1,8 +1,8 @@
 """The dashboard's JSON API (DESIGN §7): lists, items and versions through the control
 plane's own handlers; the applications area (applications, secret keys shown once,
 publishable keys with origins); members; usage; selections; the audit log."""
-import json
-import time
+import sqlite3
+import urllib.parse
 import uuid
 
 from conftest import request, wait_until
@@ -338,3 +338,41 @@ def test_sign_in_page_is_built_in(server):
     assert b"X-CSRF-Token" in js.body and b"/dashboard/api" in js.body
     assert request(server.control_port, "GET", "/dashboard/app.css").status == 200
     assert_error(request(server.control_port, "GET", "/dashboard/nope"), 404, "not_found")
+
+
+def test_item_search_by_value_prefix(server):
+    t, ms = workspace_with_members(server, roles=("viewer",))
+    v = ms["viewer"]
+    lst = t.create_list("Cities")
+    values = ["Paris", "parma", "Lyon", "100%", "100 ans", "a_b", "axb", "Pärnu", "PARIS 2"]
+    t.add_items(lst["id"], [{"value": x} for x in values])
+    path = f"/lists/{lst['id']}/items/search"
+
+    def found(q, **extra):
+        params = "&".join(f"{k}={vv}" for k, vv in extra.items())
+        r = v.call("GET", f"{path}?q={urllib.parse.quote(q)}" + (f"&{params}" if params else ""))
+        assert r.status == 200, r
+        return r.json()
+
+    assert [i["value"] for i in found("par")["data"]] == ["Paris", "PARIS 2", "parma"]
+    assert [i["value"] for i in found("100%")["data"]] == ["100%"]  # % is not a wildcard
+    assert [i["value"] for i in found("a_")["data"]] == ["a_b"]  # nor is _
+    assert [i["value"] for i in found("Pä")["data"]] == ["Pärnu"]
+    assert found("zz")["data"] == []
+    # Paged by value then id, with the item list's cursor rules.
+    p1 = found("par", limit=2)
+    assert [i["value"] for i in p1["data"]] == ["Paris", "PARIS 2"] and p1["nextCursor"]
+    p2 = found("par", limit=2, cursor=p1["nextCursor"])
+    assert [i["value"] for i in p2["data"]] == ["parma"] and p2["nextCursor"] is None
+    r = v.call("GET", f"{path}?q=ly&cursor={p1['nextCursor']}")  # another search's cursor
+    assert_error(r, 400, "invalid_request", field="cursor")
+    assert_error(v.call("GET", path), 400, "invalid_request", field="q")
+    assert_error(v.call("GET", f"/lists/lst_nope/items/search?q=a"), 404, "invalid_list")
+    # Served from the index, so it stays fast on a list of millions of items.
+    db = sqlite3.connect(f"file:{server.data_dir}/suggestd.db?mode=ro", uri=True)
+    plan = " ".join(str(row) for row in db.execute(
+        "EXPLAIN QUERY PLAN SELECT id FROM items WHERE list_id='x' AND to_clock IS NULL"
+        " AND value >= 'a' COLLATE NOCASE AND value < 'b' COLLATE NOCASE"
+        " ORDER BY value COLLATE NOCASE, id"))
+    db.close()
+    assert "items_value_nocase" in plan and "TEMP B-TREE" not in plan, plan

@@ -117,6 +117,9 @@ const char *const sg__sqlite_migrations[] = {
     "  actor TEXT NOT NULL, actor_email TEXT, action TEXT NOT NULL, target TEXT,"
     "  request_id TEXT, status INTEGER NOT NULL, details TEXT, at_ms INTEGER NOT NULL);"
     "CREATE INDEX audit_workspace ON audit(workspace_id, seq);"
-    "ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;",
+    "ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;"
+    /* The dashboard's item search: a value prefix, ASCII case ignored, paged by value. */
+    "CREATE INDEX items_value_nocase ON items(list_id, value COLLATE NOCASE, id)"
+    "  WHERE to_clock IS NULL;",
     NULL,
 };
