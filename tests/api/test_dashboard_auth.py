@@ -95,6 +95,10 @@ def test_sign_in_validates_its_body(server):
     b = assert_error(r, 400, "invalid_request")
     paths = {f["path"] for f in b["details"]["fields"]}
     assert paths == {"email", "remember"}
+    # An email with a NUL inside is never read as the email before the NUL.
+    r = request(server.control_port, "POST", "/dashboard/api/session",
+                body={"email": "owner@example.com\u0000junk", "password": PASSWORD})
+    assert_error(r, 400, "invalid_request", field="body")
     r = request(server.control_port, "POST", "/dashboard/api/session",
                 body={"email": "owner@example.com", "password": "x" * 1025})
     assert_error(r, 400, "invalid_request", field="password")
