@@ -156,7 +156,8 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   char cookie[SG_SESSION_COOKIE_LEN + 1];
   uint8_t digest[32];
   sg_session_new(cookie, digest);
-  if (sg_store_session_create(c->cfg.store, digest, m.id, sg_now_ms()) != SG_E_OK) {
+  int64_t now = sg_now_ms();
+  if (sg_store_session_create(c->cfg.store, digest, m.id, now, now - c->dash->idle_ms) != SG_E_OK) {
     sodium_memzero(cookie, sizeof cookie);
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return;

@@ -189,6 +189,22 @@ static void default_target(sg__dash_ctx *d, const sg_req *req, const sg_resp *re
   }
 }
 
+/* The member names of a PATCH body, for the audit entry: which settings changed, never
+ * their values. NULL when the body is not an object. */
+static json_t *changed_fields(const sg_req *req) {
+  json_t *b = json_loadb(req->body, req->body_len, 0, NULL);
+  if (!json_is_object(b)) {
+    json_decref(b);
+    return NULL;
+  }
+  json_t *names = json_array();
+  const char *k;
+  json_t *v;
+  json_object_foreach(b, k, v) json_array_append_new(names, json_string(k));
+  json_decref(b);
+  return json_pack("{s:o}", "fields", names);
+}
+
 static void set_retry_after(sg_resp *resp, int seconds) {
   char v[16];
   snprintf(v, sizeof v, "%d", seconds);
@@ -397,6 +413,7 @@ static void dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
   }
   if (r->action && resp->status >= 200 && resp->status < 300) {
     default_target(&d, req, resp);
+    if (!d.details && strcmp(req->method, "PATCH") == 0) d.details = changed_fields(req);
     sg__dash_audit(c, &d, req, r->action, resp->status);
   }
   json_decref(d.details);

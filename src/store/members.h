@@ -64,9 +64,11 @@ sg_err sg_store_member_set_password(sg_store *st, const char *id, const char *pa
                                     const uint8_t *keep_digest);
 
 /* ---- sessions ------------------------------------------------------------------------------ */
-/* Records a session under the SHA-256 of its cookie value. Times are Unix milliseconds. */
+/* Records a session under the SHA-256 of its cookie value, and deletes every session
+ * last seen before stale_ms (idle-expired sessions nobody presents again). Times are Unix
+ * milliseconds. */
 sg_err sg_store_session_create(sg_store *st, const uint8_t digest[32], const char *member_id,
-                               int64_t now_ms);
+                               int64_t now_ms, int64_t stale_ms);
 /* Resolves a session digest: SG_E_OK with *member filled and *last_seen_ms when the
  * session exists, its member is active and its workspace active, and it was seen within
  * idle_ms of now_ms; SG_E_NOT_FOUND otherwise (an idle-expired session is deleted). */

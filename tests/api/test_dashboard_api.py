@@ -232,6 +232,7 @@ def test_audit_log_records_every_write_without_secrets(server):
     assert actions.index("member.create") < actions.index("list.create")  # newest first
     by = {e["action"]: e for e in entries}
     assert by["list.update"]["target"] == lst["id"]
+    assert by["list.update"]["details"] == {"fields": ["name"]}
     assert by["secret_key.create"]["target"] == sk["id"]
     assert by["list.create"]["actor"] == a.me["id"]
     assert by["list.create"]["actorEmail"] == "admin@example.com"

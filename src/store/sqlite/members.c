@@ -261,18 +261,25 @@ out:
 /* ---- sessions --------------------------------------------------------------------------- */
 
 sg_err sg_store_session_create(sg_store *st, const uint8_t digest[32], const char *member_id,
-                               int64_t now_ms) {
+                               int64_t now_ms, int64_t stale_ms) {
+  static const char q_gc[] = "DELETE FROM sessions WHERE last_seen_ms<?";
   static const char q[] = "INSERT INTO sessions(digest, member_id, created_ms, last_seen_ms)"
                           " VALUES(?1, ?2, ?3, ?3)";
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, q);
-  if (s) {
-    sqlite3_bind_blob(s, 1, digest, 32, SQLITE_TRANSIENT);
-    sg__sq_text(s, 2, member_id);
-    sqlite3_bind_int64(s, 3, now_ms);
-    if (sg__sq_run(st, s) == 1) rc = SG_E_OK;
-  }
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_gc);
+  if (!s) goto end;
+  sqlite3_bind_int64(s, 1, stale_ms);
+  if (sg__sq_run(st, s) < 0) goto end;
+  if (!(s = sg__sq_prep(st, q))) goto end;
+  sqlite3_bind_blob(s, 1, digest, 32, SQLITE_TRANSIENT);
+  sg__sq_text(s, 2, member_id);
+  sqlite3_bind_int64(s, 3, now_ms);
+  if (sg__sq_run(st, s) == 1) rc = SG_E_OK;
+end:
+  rc = sg__sq_end(st, rc);
+out:
   pthread_mutex_unlock(&st->mu);
   return rc;
 }

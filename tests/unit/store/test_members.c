@@ -110,8 +110,8 @@ static void test_sessions(void **state) {
   sg_random_bytes(d2, 32);
   sg_random_bytes(d3, 32);
   int64_t t0 = 1000000;
-  assert_int_equal(sg_store_session_create(f->st, d1, id, t0), SG_E_OK);
-  assert_int_equal(sg_store_session_create(f->st, d2, id, t0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d1, id, t0, 0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d2, id, t0, 0), SG_E_OK);
   sg_member m;
   int64_t seen = 0;
   assert_int_equal(sg_store_session_lookup(f->st, d1, t0 + 500, 1000, &m, &seen), SG_E_OK);
@@ -136,8 +136,8 @@ static void test_sessions(void **state) {
   assert_int_equal(sg_store_session_lookup(f->st, d1, t0 + 1000, 1000, &m, &seen), SG_E_OK);
   assert_int_equal(m.role, SG_ROLE_VIEWER);
   /* Sign out one, then all. */
-  assert_int_equal(sg_store_session_create(f->st, d2, id, t0), SG_E_OK);
-  assert_int_equal(sg_store_session_create(f->st, d3, id, t0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d2, id, t0, 0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d3, id, t0, 0), SG_E_OK);
   assert_int_equal(sg_store_session_delete(f->st, d2), SG_E_OK);
   assert_int_equal(sg_store_session_lookup(f->st, d2, t0, 1000, &m, &seen), SG_E_NOT_FOUND);
   int64_t n = 0;
@@ -145,11 +145,18 @@ static void test_sessions(void **state) {
   assert_int_equal(n, 2);
   assert_int_equal(sg_store_session_lookup(f->st, d1, t0 + 1000, 1000, &m, &seen), SG_E_NOT_FOUND);
   /* Password change keeps only the session that made it. */
-  assert_int_equal(sg_store_session_create(f->st, d1, id, t0), SG_E_OK);
-  assert_int_equal(sg_store_session_create(f->st, d2, id, t0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d1, id, t0, 0), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d2, id, t0, 0), SG_E_OK);
   assert_int_equal(sg_store_member_set_password(f->st, id, "$argon2id$new", d1), SG_E_OK);
   assert_int_equal(sg_store_session_lookup(f->st, d1, t0, 1000, &m, &seen), SG_E_OK);
   assert_int_equal(sg_store_session_lookup(f->st, d2, t0, 1000, &m, &seen), SG_E_NOT_FOUND);
+  /* A new session sweeps away the sessions idle since before its stale time. */
+  uint8_t d4[32];
+  sg_random_bytes(d4, 32);
+  assert_int_equal(sg_store_session_create(f->st, d4, id, t0 + 5000, t0 + 1), SG_E_OK);
+  assert_int_equal(sg_store_session_lookup(f->st, d1, t0, 1000000, &m, &seen), SG_E_NOT_FOUND);
+  assert_int_equal(sg_store_session_lookup(f->st, d4, t0 + 5000, 1000, &m, &seen), SG_E_OK);
+  assert_int_equal(sg_store_session_create(f->st, d1, id, t0, 0), SG_E_OK);
   /* Disabling a member ends its sessions. */
   assert_int_equal(sg_store_member_disable(f->st, NULL, id, &rec), SG_E_OK);
   json_decref(rec);
