@@ -375,6 +375,25 @@ static int member_create(ctx *c) {
   return rc;
 }
 
+/* An operator's way back in when a member (even the last owner) forgot the password: a
+ * new password from a file; every session of the member ends. */
+static int member_set_password(ctx *c) {
+  const char *id = need_pos(c, "member id");
+  const char *pwf = id ? need(c, "password-file") : NULL;
+  if (!pwf) return 1;
+  char *pw = NULL;
+  size_t n = 0;
+  if (read_password(pwf, &pw, &n)) return 1;
+  char hash[SG_PASSWORD_HASH_BYTES];
+  int hrc = sg_password_hash(pw, n, hash);
+  sodium_memzero(pw, n);
+  free(pw);
+  if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
+  sg_err e = sg_store_member_set_password(c->st, id, hash, NULL);
+  if (e != SG_E_OK) return store_fail(e, "active member");
+  return print(json_pack("{s:s,s:b}", "id", id, "passwordChanged", 1));
+}
+
 static int member_list(ctx *c) {
   const char *ws = need(c, "workspace");
   if (!ws) return 1;
@@ -454,6 +473,7 @@ static const admin_cmd cmds[] = {
      "--password-file F"},
     {"member", "list", member_list, "member list --workspace W"},
     {"member", "disable", member_disable, "member disable ID"},
+    {"member", "set-password", member_set_password, "member set-password ID --password-file F"},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -324,3 +324,22 @@ def test_admin_member_create_validates(server):
     assert [m["email"] for m in listed] == ["dup@example.com"]
     assert all("password" not in k.lower() and "hash" not in k.lower() for m in listed for k in m)
     assert "$argon2" not in str(listed)
+
+
+def test_operator_resets_a_forgotten_password(server):
+    t = server.tenant()
+    mid = create_member(server, t.workspace_id, "owner@example.com", "owner")
+    m = Member(server, "owner@example.com")
+    path = os.path.join(server.data_dir, "new-password")
+    with open(path, "w") as f:
+        f.write("the operator's new one\r\n")
+    out = server.admin("member", "set-password", mid, "--password-file", path)
+    assert out == {"id": mid, "passwordChanged": True}
+    assert_error(m.call("GET", "/me"), 401, "invalid_session")
+    assert sign_in(server, "owner@example.com").status == 401
+    assert sign_in(server, "owner@example.com", "the operator's new one").status == 200
+    r = server.admin("member", "set-password", "mbr_nope", "--password-file", path, check=False)
+    assert r.returncode != 0 and "not found" in r.stderr
+    entries = [e for e in Member(server, "owner@example.com", "the operator's new one")
+               .call("GET", "/audit").json()["data"] if e["action"] == "member.set-password"]
+    assert len(entries) == 1 and entries[0]["actor"] == "cli" and entries[0]["target"] == mid
