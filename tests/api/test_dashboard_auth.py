@@ -343,3 +343,22 @@ def test_operator_resets_a_forgotten_password(server):
     entries = [e for e in Member(server, "owner@example.com", "the operator's new one")
                .call("GET", "/audit").json()["data"] if e["action"] == "member.set-password"]
     assert len(entries) == 1 and entries[0]["actor"] == "cli" and entries[0]["target"] == mid
+
+
+def test_default_idle_expiry_is_twelve_hours(server):
+    """Sessions live in the store, so a restart with the clock moved forward shows the
+    default window without waiting: 11 h 59 min idle is fine, 12 h is not."""
+    owner(server)
+    m = Member(server, "owner@example.com")
+    server.stop()
+    server.env["SUGGESTD_CLOCK_OFFSET"] = str(12 * 3600 - 60)
+    server.start()
+    assert m.call("GET", "/me").status == 200  # and this use slides the window
+    server.stop()
+    server.env["SUGGESTD_CLOCK_OFFSET"] = str(2 * 12 * 3600 - 90)
+    server.start()
+    assert m.call("GET", "/me").status == 200
+    server.stop()
+    server.env["SUGGESTD_CLOCK_OFFSET"] = str(3 * 12 * 3600)
+    server.start()
+    assert_error(m.call("GET", "/me"), 401, "invalid_session")
