@@ -325,9 +325,10 @@ static int subscription_cancel(ctx *c) {
 
 /* ---- members (DESIGN §7) -------------------------------------------------------------- */
 
-/* Reads the password from the first line of a file (its line end stripped): a file, not
- * a flag, so it never shows in the process list or the shell history. */
-static int read_password(const char *path, char **out, size_t *n) {
+/* Reads the password from the first line of a file (its line end stripped) and hashes it
+ * into hash: a file, not a flag, so the password never shows in the process list or the
+ * shell history. Returns 0, or prints the error and returns 1. */
+static int password_file_hash(const char *path, char hash[SG_PASSWORD_HASH_BYTES]) {
   char *text = NULL;
   size_t len = 0;
   if (sg_read_file(path, 64 * 1024, &text, &len))
@@ -336,13 +337,11 @@ static int read_password(const char *path, char **out, size_t *n) {
   if (line && text[line - 1] == '\r') line--;
   text[line] = '\0';
   const char *problem = sg_password_problem(text, line);
-  if (problem) {
-    sodium_memzero(text, len);
-    free(text);
-    return sg__cli_fail("the password %s", problem);
-  }
-  *out = text;
-  *n = line;
+  int hrc = problem ? 0 : sg_password_hash(text, line, hash);
+  sodium_memzero(text, len);
+  free(text);
+  if (problem) return sg__cli_fail("the password %s", problem);
+  if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
   return 0;
 }
 
@@ -357,14 +356,8 @@ static int member_create(ctx *c) {
   sg_role role = sg_role_parse(role_s);
   if (role == SG_ROLE_NONE)
     return sg__cli_fail("--role must be one of viewer, data_steward, admin, owner", NULL);
-  char *pw = NULL;
-  size_t n = 0;
-  if (read_password(pwf, &pw, &n)) return 1;
   char hash[SG_PASSWORD_HASH_BYTES];
-  int hrc = sg_password_hash(pw, n, hash);
-  sodium_memzero(pw, n);
-  free(pw);
-  if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
+  if (password_file_hash(pwf, hash)) return 1;
   json_t *rec = NULL;
   sg_err e = sg_store_member_create(c->st, ws, email, role, hash, &rec);
   if (e == SG_E_MEMBER_EXISTS)
@@ -381,14 +374,8 @@ static int member_set_password(ctx *c) {
   const char *id = need_pos(c, "member id");
   const char *pwf = id ? need(c, "password-file") : NULL;
   if (!pwf) return 1;
-  char *pw = NULL;
-  size_t n = 0;
-  if (read_password(pwf, &pw, &n)) return 1;
   char hash[SG_PASSWORD_HASH_BYTES];
-  int hrc = sg_password_hash(pw, n, hash);
-  sodium_memzero(pw, n);
-  free(pw);
-  if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
+  if (password_file_hash(pwf, hash)) return 1;
   sg_err e = sg_store_member_set_password(c->st, id, hash, NULL);
   if (e != SG_E_OK) return store_fail(e, "active member");
   return print(json_pack("{s:s,s:b}", "id", id, "passwordChanged", 1));
