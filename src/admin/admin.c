@@ -19,11 +19,15 @@
 #include "common/origin.h"
 #include "common/util.h"
 #include "control/edge_sync.h"
+#include "control/keys.h"
+#include "dashboard/auth.h"
+#include "store/members.h"
 
 static const sg_flag_spec admin_flags[] = {
     {"data-dir", true, false}, {"database", true, false},  {"edge", true, false},
     {"name", true, false},     {"workspace", true, false}, {"application", true, false},
     {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
+    {"email", true, false},    {"role", true, false},      {"password-file", true, false},
     {NULL, false, false},
 };
 
@@ -33,10 +37,15 @@ typedef struct {
   sg_edge *edge;
 } ctx;
 
+/* The id the command printed, for its audit entry. */
+static char printed_id[64];
+
 /* Writes the dirty edge records, then prints o (stolen) as the command's result. */
 static int print(ctx *c, json_t *o) {
   if (c->edge && sg_edge_sync_pending(c->st, c->edge) != 0)
     json_object_set_new(o, "edgeSync", json_pack("{s:s}", "state", "pending"));
+  const char *id = json_string_value(json_object_get(o, "id"));
+  snprintf(printed_id, sizeof printed_id, "%s", id ? id : "");
   char *s = json_dumps(o, JSON_COMPACT);
   json_decref(o);
   if (!s) return sg__cli_fail("out of memory", NULL);
@@ -133,18 +142,8 @@ static int application_set_quota(ctx *c) {
 static int secret_key_create(ctx *c) {
   const char *app = need(c, "application");
   if (!app) return 1;
-  /* The key is "sk_<id>_<secret>": the id finds the record, the secret's SHA-256 is the
-   * only thing stored, and it is compared in constant time. */
-  char id[32], secret[32], secret2[32], key[96];
-  sg_random_id("sk_", id, sizeof id);
-  sg_random_id("", secret, sizeof secret);
-  sg_random_id("", secret2, sizeof secret2);
-  char full_secret[64];
-  snprintf(full_secret, sizeof full_secret, "%s%s", secret, secret2);
-  snprintf(key, sizeof key, "%s_%s", id, full_secret);
-  uint8_t digest[32];
-  sg_sha256(full_secret, strlen(full_secret), digest);
-  sg_err e = sg_store_secret_key_create(c->st, app, id, digest);
+  char id[32], key[96];
+  sg_err e = sg_secret_key_issue(c->st, app, id, key);
   if (e != SG_E_OK) return store_fail(e, "application");
   return print(c, json_pack("{s:s,s:s}", "id", id, "secretKey", key));
 }
@@ -177,16 +176,9 @@ static int publishable_key_create(ctx *c) {
     }
     json_array_append_new(origins, json_string(canon));
   }
-  char id[32], a1[32], a2[32], key[96], digest[65];
-  sg_random_id("pub_", id, sizeof id);
-  sg_random_id("", a1, sizeof a1);
-  sg_random_id("", a2, sizeof a2);
-  snprintf(key, sizeof key, "pk_%s%s", a1, a2);
-  sg_edge_key_digest(key, strlen(key), digest);
-  json_t *rec = NULL;
-  sg_err e = sg_store_publishable_key_create(c->st, id, app, list, digest, origins, &rec);
+  char id[32], key[96];
+  sg_err e = sg_publishable_key_issue(c->st, NULL, app, list, origins, id, key, NULL);
   json_decref(origins);
-  json_decref(rec);
   if (e != SG_E_OK) return store_fail(e, "application");
   return print(c, json_pack("{s:s,s:s}", "id", id, "publishableKey", key));
 }
@@ -194,10 +186,7 @@ static int publishable_key_create(ctx *c) {
 static int publishable_key_revoke(ctx *c) {
   const char *id = need_pos(c, "publishable key id");
   if (!id) return 1;
-  json_t *rec = NULL;
-  char digest[65];
-  sg_err e = sg_store_publishable_key_revoke(c->st, id, &rec, digest);
-  json_decref(rec);
+  sg_err e = sg_publishable_key_retire(c->st, NULL, id, NULL);
   if (e != SG_E_OK) return store_fail(e, "publishable key");
   return print(c, json_pack("{s:s,s:s}", "id", id, "status", "revoked"));
 }
@@ -251,6 +240,115 @@ static int application_list(ctx *c) { return list_of(c, "applications"); }
 static int secret_key_list(ctx *c) { return list_of(c, "secret-keys"); }
 static int publishable_key_list(ctx *c) { return list_of(c, "publishable-keys"); }
 static int subscription_list(ctx *c) { return list_of(c, "subscriptions"); }
+/* ---- members (DESIGN §7) -------------------------------------------------------------- */
+
+/* Reads the password from the first line of a file (its line end stripped) and hashes it
+ * into hash: a file, not a flag, so the password never shows in the process list or the
+ * shell history. Returns 0, or prints the error and returns 1. */
+static int password_file_hash(const char *path, char hash[SG_PASSWORD_HASH_BYTES]) {
+  char *text = NULL;
+  size_t len = 0;
+  if (sg_read_file(path, 64 * 1024, &text, &len))
+    return sg__cli_fail("cannot read --password-file '%s'", path);
+  size_t line = strcspn(text, "\n");
+  if (line && text[line - 1] == '\r') line--;
+  text[line] = '\0';
+  const char *problem = sg_password_problem(text, line);
+  int hrc = problem ? 0 : sg_password_hash(text, line, hash);
+  sodium_memzero(text, len);
+  free(text);
+  if (problem) return sg__cli_fail("the password %s", problem);
+  if (hrc) return sg__cli_fail("out of memory hashing the password", NULL);
+  return 0;
+}
+
+static int member_create(ctx *c) {
+  const char *ws = need(c, "workspace"), *em = ws ? need(c, "email") : NULL;
+  const char *role_s = em ? need(c, "role") : NULL;
+  const char *pwf = role_s ? need(c, "password-file") : NULL;
+  if (!pwf) return 1;
+  char email[256];
+  if (sg_email_normalize(em, email))
+    return sg__cli_fail("--email '%s' is not an email address", em);
+  sg_role role = sg_role_parse(role_s);
+  if (role == SG_ROLE_NONE)
+    return sg__cli_fail("--role must be one of viewer, data_steward, admin, owner", NULL);
+  char hash[SG_PASSWORD_HASH_BYTES];
+  if (password_file_hash(pwf, hash)) return 1;
+  json_t *rec = NULL;
+  sg_err e = sg_store_member_create(c->st, ws, email, role, hash, &rec);
+  if (e == SG_E_MEMBER_EXISTS)
+    return sg__cli_fail("a member with email '%s' already exists", email);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  int rc = print(c, json_pack("{s:O}", "id", json_object_get(rec, "id")));
+  json_decref(rec);
+  return rc;
+}
+
+/* An operator's way back in when a member (even the last owner) forgot the password: a
+ * new password from a file; every session of the member ends. */
+static int member_set_password(ctx *c) {
+  const char *id = need_pos(c, "member id");
+  const char *pwf = id ? need(c, "password-file") : NULL;
+  if (!pwf) return 1;
+  char hash[SG_PASSWORD_HASH_BYTES];
+  if (password_file_hash(pwf, hash)) return 1;
+  sg_err e = sg_store_member_set_password(c->st, id, hash, NULL);
+  if (e != SG_E_OK) return store_fail(e, "active member");
+  return print(c, json_pack("{s:s,s:b}", "id", id, "passwordChanged", 1));
+}
+
+static int member_list(ctx *c) {
+  const char *ws = need(c, "workspace");
+  if (!ws) return 1;
+  json_t *arr = NULL;
+  sg_err e = sg_store_member_list(c->st, ws, &arr);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  return print(c, json_pack("{s:o}", "data", arr));
+}
+
+static int member_disable(ctx *c) {
+  const char *id = need_pos(c, "member id");
+  if (!id) return 1;
+  json_t *rec = NULL;
+  sg_err e = sg_store_member_disable(c->st, NULL, id, &rec);
+  if (e == SG_E_LAST_OWNER)
+    return sg__cli_fail("%s is the workspace's last owner; make another member an owner first", id);
+  if (e != SG_E_OK) return store_fail(e, "member");
+  return print(c, rec);
+}
+
+/* Records a successful command in the audit log: actor "cli", the command as the action,
+ * the id it printed (or was given) as the target, and the workspace it acted in when the
+ * command names one. Never a secret: the arguments are not copied. */
+static void audit(ctx *c, const char *noun, const char *verb) {
+  char action[64];
+  snprintf(action, sizeof action, "%s.%s", noun, verb);
+  const char *target = printed_id[0] ? printed_id : c->a->npos >= 3 ? c->a->pos[2] : NULL;
+  const char *ws = sg_args_get(c->a, "workspace");
+  const char *app = sg_args_get(c->a, "application");
+  json_t *rec = NULL;
+  if (!ws && target && strncmp(target, "wsp_", 4) == 0) ws = target;
+  if (!ws && !app && target && strncmp(target, "app_", 4) == 0) app = target;
+  if (!ws && app && sg_store_application_get(c->st, app, &rec) == SG_E_OK)
+    ws = json_string_value(json_object_get(rec, "workspaceId"));
+  char key_ws[64];
+  if (!ws && target && strncmp(target, "sk_", 3) == 0 &&
+      sg_store_secret_key_workspace(c->st, target, key_ws) == SG_E_OK)
+    ws = key_ws;
+  if (!ws && target && strncmp(target, "pub_", 4) == 0 &&
+      sg_store_publishable_key_workspace(c->st, target, key_ws) == SG_E_OK)
+    ws = key_ws;
+  json_t *mrec = NULL;
+  if (!ws && target && strncmp(target, "mbr_", 4) == 0 &&
+      sg_store_member_get(c->st, NULL, target, &mrec) == SG_E_OK)
+    ws = json_string_value(json_object_get(mrec, "workspaceId"));
+  sg_audit_entry e = {
+      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 0};
+  sg_store_audit_add(c->st, &e);
+  json_decref(rec);
+  json_decref(mrec);
+}
 
 typedef struct {
   const char *noun, *verb;
@@ -280,6 +378,12 @@ static const admin_cmd cmds[] = {
     {"publishable-key", "list", publishable_key_list,
      "publishable-key list [--application A] [--list L] [--workspace W]"},
     {"subscription", "list", subscription_list, "subscription list [--workspace W] [--list L]"},
+    {"member", "create", member_create,
+     "member create --workspace W --email E --role viewer|data_steward|admin|owner "
+     "--password-file F"},
+    {"member", "list", member_list, "member list --workspace W"},
+    {"member", "disable", member_disable, "member disable ID"},
+    {"member", "set-password", member_set_password, "member set-password ID --password-file F"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -304,6 +408,7 @@ int sg_cmd_admin(int argc, char **argv) {
   ctx c = {.a = &a};
   if (sg__cli_open(&a, &c.st, &c.edge)) return 1;
   int rc = cmd->fn(&c);
+  if (rc == 0 && strcmp(cmd->verb, "list") != 0) audit(&c, cmd->noun, cmd->verb);
   sg_store_close(c.st);
   sg_edge_close(c.edge);
   return rc;

@@ -33,6 +33,10 @@ static const sg_flag_spec serve_flags[] = {
     {"control-per-ip-connections", true, false},
     {"control-head-timeout", true, false},
     {"artifact-grace", true, false},
+    {"session-idle-seconds", true, false},
+    {"dashboard-secure-cookies", false, false},
+    {"signin-rate-ip", true, false},
+    {"signin-rate-email", true, false},
     {NULL, false, false},
 };
 
@@ -86,6 +90,27 @@ static int u32_flag(sg_args *a, const char *name, const char *dflt, uint32_t *ou
   return 0;
 }
 
+/* The dashboard's flags (docs/DASHBOARD.md). The runtime's state directory, where usage
+ * and selection events are read from, is <data-dir>/runtime as `serve` lays it out. */
+static int dashboard_flags(sg_args *a, sg_control_config *cc) {
+  int64_t idle;
+  if (sg_parse_i64(sg_args_get_or(a, "session-idle-seconds", "43200"), 1, 365LL * 86400, &idle))
+    return sg__cli_fail("--session-idle-seconds must be an integer from 1 to 31536000", NULL);
+  cc->session_idle_s = idle;
+  const char *sc = sg_args_get(a, "dashboard-secure-cookies");
+  cc->secure_cookies = sc && strcmp(sc, "0") != 0 && strcmp(sc, "false") != 0;
+  if (u32_flag(a, "signin-rate-ip", "20", &cc->signin_rate_ip) ||
+      u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email))
+    return 1;
+  static char state[4096];
+  const char *dir = sg_args_get(a, "data-dir");
+  if (dir) {
+    snprintf(state, sizeof state, "%s/runtime", dir);
+    cc->runtime_state_dir = state;
+  }
+  return 0;
+}
+
 /* Blocks SIGINT/SIGTERM in every thread (the listeners inherit the mask) and returns the
  * set for sigwait in the main thread. */
 static void block_signals(sigset_t *set) {
@@ -133,6 +158,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   sg_fd_budget fds;
   sg_fd_budget_for(sg_fd_raise_limit(), with_control, with_runtime, &fds);
   cc.max_connections = fds.control_conns;
+  if (dashboard_flags(&a, &cc)) return 1;
   if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
   sigset_t set;
   block_signals(&set);

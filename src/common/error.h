@@ -50,7 +50,20 @@
   X(QUOTA_EXCEEDED, 200, "quota_exceeded", NULL, "The query quota is exhausted.")                  \
   X(LIST_NOT_PUBLISHED, 404, "list_not_published", NULL, "The list is not published.")             \
   X(ARTIFACT_UNAVAILABLE, 503, "artifact_unavailable", NULL,                                       \
-    "Compiled data could not be served; retry shortly.")
+    "Compiled data could not be served; retry shortly.")                                           \
+  X(INVALID_SESSION, 401, "invalid_session", NULL,                                                 \
+    "Sign in first: the dashboard session is missing, expired or revoked.")                        \
+  X(INVALID_CREDENTIALS, 401, "invalid_credentials", NULL, "The email or password is wrong.")      \
+  X(INSUFFICIENT_ROLE, 403, "forbidden", "insufficient_role",                                      \
+    "Your role in this workspace does not allow this action.")                                     \
+  X(CSRF_TOKEN_INVALID, 403, "forbidden", "csrf_token_invalid",                                    \
+    "The X-CSRF-Token header is missing or does not belong to this session.")                      \
+  X(CROSS_ORIGIN, 403, "forbidden", "cross_origin",                                                \
+    "The dashboard API refuses requests from another site.")                                       \
+  X(LAST_OWNER, 409, "invalid_request", "last_owner",                                              \
+    "The workspace must keep at least one active owner.")                                          \
+  X(MEMBER_EXISTS, 409, "invalid_request", "member_exists",                                        \
+    "A member with this email already exists.")
 
 typedef enum {
 #define SG__ERR_ENUM(name, status, code, reason, msg) SG_E_##name,

@@ -7,6 +7,7 @@
 
 #include "common/metrics.h"
 #include "control/internal.h"
+#include "dashboard/dashboard.h"
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
@@ -19,7 +20,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
-      sg__publish_start(c)) {
+      sg__dashboard_start(c) || sg__publish_start(c)) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
     return -1;
@@ -56,5 +57,6 @@ void sg_control_stop(sg_control *c) {
   sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
+  sg__dashboard_stop(c);
   free(c);
 }

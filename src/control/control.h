@@ -5,6 +5,7 @@
 #define SG_CONTROL_CONTROL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "http/http.h"
@@ -22,6 +23,12 @@ typedef struct {
   unsigned max_per_ip;         /* open at once per client IP (0: no cap) */
   unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
   uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
+  /* The dashboard (DESIGN §7, docs/DASHBOARD.md). */
+  int64_t session_idle_s;        /* idle expiry of a dashboard session (0: 43200 = 12 h) */
+  bool secure_cookies;           /* always mark the session cookie Secure (served over TLS) */
+  uint32_t signin_rate_ip;       /* sign-in attempts per minute per client IP (0: off) */
+  uint32_t signin_rate_email;    /* sign-in attempts per minute per email (0: off) */
+  const char *runtime_state_dir; /* the runtime's state dir (usage, selections), or NULL */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

@@ -19,11 +19,22 @@ struct sg_control {
   uint8_t cursor_secret[32];
   struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
+  struct sg__dashboard *dash; /* src/dashboard: sessions, sign-in limits */
 };
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */
 typedef void (*sg__handler)(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+
+/* Matches path against a route pattern ("{}" captures one segment), capturing
+ * parameters into req->params (pointers into scratch, a copy of the path). */
+bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
+                     sg_req *req);
+
+/* Finds req's route in a table whose rows begin with `const char *method, *pattern` and
+ * end with a NULL method; stride is the row size. Returns the row (params captured), or
+ * NULL with resp holding the 404, or the 405 with its Allow header. */
+const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride);
 
 /* Parses the request body as a JSON object. On failure fills resp with a 400 (or 413)
  * and returns NULL. */

@@ -14,6 +14,8 @@
 #include "common/bearer.h"
 #include "common/util.h"
 #include "control/internal.h"
+#include "dashboard/dashboard.h"
+#include "store/members.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
                                         sg_resp *resp, sg_http_stream *stream);
@@ -49,8 +51,8 @@ static const route routes[] = {
 
 /* Matches path against pattern, capturing parameters into req->params (pointers into
  * scratch, a copy of the path whose parameter ends are cut with NULs after a match). */
-static bool match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
-                  sg_req *req) {
+bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
+                     sg_req *req) {
   size_t pl = strlen(path);
   if (pl >= scratchsz) return false;
   memcpy(scratch, path, pl + 1);
@@ -192,22 +194,27 @@ static void run_route(void *arg, sg_resp *resp) {
   rc->r->fn(rc->c, rc->who, rc->req, resp);
 }
 
-/* Finds the route for req (params point into req->scratch). NULL when none: resp then
- * holds the 404 or 405. */
-static const route *find_route(sg_req *req, sg_resp *resp) {
-  const route *found = NULL;
+const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride) {
+  const void *found = NULL;
   bool path_known = false;
   char allow[64] = "";
-  for (const route *r = routes; r->method; r++) {
-    if (!match(r->pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
-    if (!path_known) req->route = r->pattern; /* a 405 is counted on the path's route */
+  for (const char *row = table;; row += stride) {
+    const char *method, *pattern;
+    memcpy(&method, row, sizeof method);
+    memcpy(&pattern, row + sizeof method, sizeof pattern);
+    if (!method) break;
+    if (!sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
+    if (!path_known) req->route = pattern; /* a 405 is counted on the path's route */
     path_known = true;
-    if (!strstr(allow, r->method) && strlen(allow) + strlen(r->method) + 3 < sizeof allow) {
+    if (!strstr(allow, method) && strlen(allow) + strlen(method) + 3 < sizeof allow) {
       if (*allow) strcat(allow, ", ");
-      strcat(allow, r->method);
+      strcat(allow, method);
     }
-    if (strcmp(r->method, req->method) == 0) {
-      found = r;
+    if (strcmp(method, req->method) == 0) {
+      found = row;
+      /* Match again so params point into the scratch of this route. */
+      sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req);
+      req->route = pattern;
       break;
     }
   }
@@ -218,11 +225,7 @@ static const route *find_route(sg_req *req, sg_resp *resp) {
     } else {
       sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
     }
-    return NULL;
   }
-  /* Re-run the match so params point into the scratch (the loop may have moved on). */
-  match(found->pattern, req->path, req->scratch, sizeof req->scratch, req);
-  req->route = found->pattern;
   return found;
 }
 
@@ -251,18 +254,24 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
     sg_resp_error(resp, req, SG_E_RATE_LIMITED, NULL, NULL);
     return false;
   }
+  /* The dashboard lists each key's last use; recording it at most once a minute keeps it
+   * from costing a write per request. */
+  int64_t now_s = sg_now_s();
+  if (now_s - who->key_last_used_s >= 60)
+    sg_store_secret_key_touch(c->cfg.store, who->key_id, now_s);
   return true;
 }
 
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream) {
   sg_control *c = req->app;
+  if (sg__dashboard_path(req->path)) return sg__dashboard_begin(c, req, resp, stream);
   /* Only streaming routes are decided here; everything else (404/405 included) is
    * answered by the dispatcher once the body is in, exactly as before. */
   const route *r = NULL;
   for (const route *x = routes; x->method; x++)
     if (x->stream && strcmp(x->method, req->method) == 0 &&
-        match(x->pattern, req->path, req->scratch, sizeof req->scratch, req)) {
+        sg__route_match(x->pattern, req->path, req->scratch, sizeof req->scratch, req)) {
       r = x;
       break;
     }
@@ -292,7 +301,11 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
     sg__h_docs_errors(req, resp);
     return;
   }
-  const route *found = find_route(req, resp);
+  if (sg__dashboard_path(req->path)) {
+    sg__dashboard_dispatch(c, req, resp);
+    return;
+  }
+  const route *found = sg__route_find(req, resp, routes, sizeof routes[0]);
   if (!found) return;
   if (!found->fn) {
     /* A streaming route is always decided by sg__control_begin. */

@@ -50,6 +50,14 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_LIST_ARCHIVED: return "Set the list's status to active first.";
   case SG_E_METHOD_NOT_ALLOWED: return "See the Allow header for the methods this route takes.";
   case SG_E_NOT_FOUND: return "Check the path; control-plane routes live under /api/v1.";
+  case SG_E_INVALID_SESSION: return "Sign in again at /dashboard/.";
+  case SG_E_INVALID_CREDENTIALS: return "Check the email and password; ask an admin to reset it.";
+  case SG_E_INSUFFICIENT_ROLE: return "Ask an admin or owner of the workspace to do it.";
+  case SG_E_CSRF_TOKEN_INVALID:
+    return "Send X-CSRF-Token with the csrfToken of GET /dashboard/api/me.";
+  case SG_E_CROSS_ORIGIN: return "Call the dashboard API from the dashboard's own origin.";
+  case SG_E_LAST_OWNER: return "Make another member an owner first.";
+  case SG_E_MEMBER_EXISTS: return "Use another email, or change the existing member's role.";
   default: return "Retry later; if it persists, report the requestId.";
   }
 }

@@ -45,6 +45,7 @@ typedef struct {
   char key_id[64];
   char application_id[64];
   char workspace_id[64];
+  int64_t key_last_used_s; /* when the key was last recorded as used (0: never) */
 } sg_principal;
 
 /* Looks the key up by id and compares digests in constant time. SG_E_INVALID_KEY when

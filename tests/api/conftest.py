@@ -72,6 +72,8 @@ def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
     conn.request(method, path, body=data, headers=hdrs)
     r = conn.getresponse()
     out = Response(r.status, {k.lower(): v for k, v in r.getheaders()}, r.read())
+    # Every Set-Cookie by cookie name (the header dict above keeps only the last one).
+    out.cookies = {c.split("=", 1)[0]: c for c in (r.msg.get_all("Set-Cookie") or [])}
     conn.close()
     record(method, path, out)
     return out

@@ -165,5 +165,28 @@ const char *const sg__sqlite_migrations[] = {
      * start-time"), so a retry after that process died (kill -9) runs again at once
      * instead of answering idempotency_key_in_flight until the record goes stale. */
     "ALTER TABLE idempotency ADD COLUMN owner TEXT;",
+    /* 6: the dashboard (DESIGN §7). A member's email is stored lower-cased and names one
+     * member across all workspaces, so sign-in needs no workspace. A session is kept only
+     * as the SHA-256 of its cookie; times in milliseconds for the idle window. The audit
+     * log is append-only. Secret keys learn their last use. */
+    "CREATE TABLE members(id TEXT PRIMARY KEY,"
+    "  workspace_id TEXT NOT NULL REFERENCES workspaces(id), email TEXT NOT NULL,"
+    "  role TEXT NOT NULL, password_hash TEXT NOT NULL,"
+    "  status TEXT NOT NULL DEFAULT 'active', created_at INTEGER NOT NULL,"
+    "  updated_at INTEGER NOT NULL);"
+    "CREATE UNIQUE INDEX members_email ON members(email) WHERE status='active';"
+    "CREATE INDEX members_workspace ON members(workspace_id, email);"
+    "CREATE TABLE sessions(digest BLOB PRIMARY KEY,"
+    "  member_id TEXT NOT NULL REFERENCES members(id), created_ms INTEGER NOT NULL,"
+    "  last_seen_ms INTEGER NOT NULL) WITHOUT ROWID;"
+    "CREATE INDEX sessions_member ON sessions(member_id);"
+    "CREATE TABLE audit(seq INTEGER PRIMARY KEY AUTOINCREMENT, workspace_id TEXT,"
+    "  actor TEXT NOT NULL, actor_email TEXT, action TEXT NOT NULL, target TEXT,"
+    "  request_id TEXT, status INTEGER NOT NULL, details TEXT, at_ms INTEGER NOT NULL);"
+    "CREATE INDEX audit_workspace ON audit(workspace_id, seq);"
+    "ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;"
+    /* The dashboard's item search: a value prefix, ASCII case ignored, paged by value. */
+    "CREATE INDEX items_value_nocase ON items(list_id, value COLLATE NOCASE, id)"
+    "  WHERE to_clock IS NULL;",
     NULL,
 };

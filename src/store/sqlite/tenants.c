@@ -140,7 +140,7 @@ sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
 sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
                              sg_principal *out) {
   static const char q[] =
-      "SELECT k.digest, k.status, a.id, a.status, w.id, w.status FROM secret_keys k"
+      "SELECT k.digest, k.status, a.id, a.status, w.id, w.status, k.last_used_at FROM secret_keys k"
       " JOIN applications a ON a.id = k.application_id"
       " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
   sg_err rc = SG_E_INVALID_KEY;
@@ -162,6 +162,7 @@ sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t dig
       snprintf(out->key_id, sizeof out->key_id, "%s", key_id);
       snprintf(out->application_id, sizeof out->application_id, "%s", sg__sq_col(s, 2));
       snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 4));
+      out->key_last_used_s = sqlite3_column_int64(s, 6);
       rc = SG_E_OK;
     }
   } else if (step != SQLITE_DONE) {
