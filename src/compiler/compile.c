@@ -439,7 +439,10 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     const bucket_rec *b = &buckets.v[j];
     if (put32(out, b->lo) || put32(out, b->hi) || put32(out, b->top.n)) goto done;
     for (uint32_t t = 0; t < 10; t++)
-      if (put32(out, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+      if (put32(out, t < b->top.n ? (uint32_t)(b->top.v[t] >> 32) << SG__KEY_TIER_SHIFT |
+                                        (uint32_t)b->top.v[t]
+                                  : 0))
+        goto done;
   }
   if (pad8(out, base)) goto done;
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 2u
+#define SG__ART_VERSION 3u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0       /* 8 bytes */
@@ -52,7 +52,8 @@
 #define SG__KEY_ORD_MASK ((1u << SG__KEY_TIER_SHIFT) - 1)
 /* Items are numbered by 30-bit ordinals. */
 #define SG__MAX_ITEMS SG__KEY_ORD_MASK
-/* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 ordinals[10]. */
+/* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 entries[10], each
+ * (tier << 30 | ordinal) like a key: the typo search ranks by tier across buckets. */
 #define SG__BUCKET_SIZE (4 * 13)
 /* Fragment index record: u32 offset into the fragment pool, u32 length. */
 #define SG__FRAGIDX_SIZE 8
