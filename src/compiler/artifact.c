@@ -375,10 +375,10 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     for (;;) {
       uint32_t cp;
       size_t cl = sg__utf8_next(s + tl.bo[c], &cp);
-      if (cl == 0) { /* the key ends without a match */
+      if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
         prev = s;
         top_row = c;
-        i++;
+        i = run_end(v, i, r, s, tl.bo[c] + 1u);
         break;
       }
       size_t d = c + 1;
