@@ -96,8 +96,8 @@ static void edit_once(char *s, size_t *len, uint64_t *st) {
 
 static void report(const char *name, long long *t, size_t n, size_t items, int last) {
   qsort(t, n, sizeof *t, cmp_ll);
-  printf("\"%s\":{\"queries\":%zu,\"median\":%lld,\"p99\":%lld,\"max\":%lld,\"items\":%zu}%s",
-         name, n, t[n / 2], t[n * 99 / 100], t[n - 1], items, last ? "" : ",");
+  printf("\"%s\":{\"queries\":%zu,\"median\":%lld,\"p99\":%lld,\"max\":%lld,\"items\":%zu}%s", name,
+         n, t[n / 2], t[n * 99 / 100], t[n - 1], items, last ? "" : ",");
 }
 
 /* The typo mix next to the exact mix: M random items; for each a random prefix of at

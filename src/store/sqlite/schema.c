@@ -98,5 +98,10 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE INDEX items_ended ON items(list_id, to_clock) WHERE to_clock IS NOT NULL;"
     "ALTER TABLE lists ADD COLUMN item_clock INTEGER NOT NULL DEFAULT 0;"
     "UPDATE lists SET item_clock=(SELECT COALESCE(MAX(seq), 0) FROM items);",
+    /* 4: queryPolicy.typoTolerance (DESIGN.md section 3.1), on by default for every list,
+     * existing ones included. */
+    "ALTER TABLE lists ADD COLUMN typo_enabled INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE lists ADD COLUMN typo_min_one INTEGER NOT NULL DEFAULT 4;"
+    "ALTER TABLE lists ADD COLUMN typo_min_two INTEGER NOT NULL DEFAULT 8;",
     NULL,
 };
