@@ -188,6 +188,16 @@ unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
  * over every prefix of t; *plen the shortest such prefix (code points). One full table
  * D[i][j] = OSA(t[0..i), q[0..j)) gives every prefix's distance in its last column. */
 static unsigned edits_of(const unsigned *q, size_t n, const char *t, size_t tl, size_t *plen) {
+  if (n == 0 || tl == 0) return INF;
+  size_t first_len = (unsigned char)t[0] < 0x80   ? 1
+                     : (unsigned char)t[0] < 0xE0 ? 2
+                     : (unsigned char)t[0] < 0xF0 ? 3
+                                                  : 4;
+  size_t one;
+  unsigned *c0 = cps(t, first_len <= tl ? first_len : tl, &one);
+  unsigned first = c0[0];
+  free(c0);
+  if (first != q[0]) return INF; /* most candidates: decided without the table */
   size_t m;
   unsigned *tc = cps(t, tl, &m);
   unsigned best = INF;
