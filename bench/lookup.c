@@ -152,6 +152,11 @@ static void typo_mix(const sg_artifact *a, const entry *e, size_t n, size_t m) {
       t_typo[got] = t1 - t0;
       if (round) itemst += r.n;
     }
+    if (getenv("SLOW_NS") && t_typo[got] > atoll(getenv("SLOW_NS")))
+      fprintf(stderr, "slow %lld ns: [%s] k=%u from [%s]\n", t_typo[got], nt,
+              sg_typo_budget(&pol, cp_starts(nt, (size_t)ntl, starts, 600)), nb);
+    if (getenv("SLOW_NS") && t_exact[got] > atoll(getenv("SLOW_NS")))
+      fprintf(stderr, "slow exact %lld ns: [%s]\n", t_exact[got], nb);
     if (edits == 1)
       t_t1[n1++] = t_typo[got];
     else

@@ -31,6 +31,8 @@ typedef struct {
   const unsigned char *buckets;
   uint64_t n_buckets;
   const unsigned char *fragidx;
+  const unsigned char *trie;
+  uint64_t n_trie;
 } locale_view;
 
 struct sg_artifact {
@@ -73,7 +75,11 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
       !in_file(b_off, v->n_buckets, SG__BUCKET_SIZE, len) ||
       !in_file(f_off, n_frag, SG__FRAGIDX_SIZE, len) || n_frag != n_items)
     return -1;
-  if ((keys_off | b_off | f_off | text_off) % 8) return -1;
+  uint64_t t_off = sg__rd64(rec + SG__LOC_TRIE_OFF);
+  v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
+  if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
+  if ((keys_off | b_off | f_off | text_off | t_off) % 8) return -1;
+  v->trie = d + t_off;
   if (v->n_keys >= UINT32_MAX) return -1;
   v->text = (const char *)d + text_off;
   v->keys = d + keys_off;
@@ -96,6 +102,14 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
       uint32_t w = sg__rd32(b + 12 + 4 * j);
       if ((w & SG__KEY_ORD_MASK) >= n_items || (w >> SG__KEY_TIER_SHIFT) > 2) return -1;
     }
+  }
+  /* Trie nodes: key ranges inside the keys, children after their parent (so a walk
+   * always ends) and inside the node array. */
+  for (uint64_t i = 0; i < v->n_trie; i++) {
+    const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
+    uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
+    if (lo > hi || hi > v->n_keys) return -1;
+    if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }
   for (uint64_t i = 0; i < n_frag; i++) {
     const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
@@ -315,6 +329,9 @@ static _Thread_local struct {
   sg__osa_row row[MAX_DEPTH];
   uint32_t cp[MAX_DEPTH];
   uint32_t bo[MAX_DEPTH];
+  /* The trie walk's stack: per depth, the node, its next child, and the first key not
+   * yet walked. */
+  uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
 } tl;
 
 static inline const char *key_text(const locale_view *v, uint64_t i) {
@@ -343,34 +360,27 @@ static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char
   return lo;
 }
 
-/* One pass over the keys [l, r) (those beginning with q's first code point), walking the
- * implicit trie of the sorted keys: consecutive keys share the DP rows of their common
+/* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
+ * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
  * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
  * most thr (every key below that node, the run of keys sharing its prefix, is within
  * D[i][n]) or whose row exceeds thr everywhere (no key below can match), and skips the
  * run. Runs reached with distance exactly thr are merged into top; smaller distances
  * were found by the passes before (exact, then thr = 1), and keys below them at a
  * smaller distance still by those passes, so each key ends up at its least distance. */
-static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
-                      unsigned thr, sg__top10 *top) {
+static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
+                      size_t c0, unsigned thr, sg__top10 *top) {
   const uint32_t *q = tl.q;
-  sg__osa_row0(&tl.row[0], n);
-  tl.bo[0] = 0;
-  unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
-  if (last0 <= thr) { /* a query of at most thr code points: every key is in */
-    if (last0 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
-    return;
-  }
   const char *prev = NULL;
-  size_t top_row = 0;
+  size_t top_row = c0;
   for (uint64_t i = l; i < r;) {
     const char *s = key_text(v, i);
-    size_t c = 0;
+    size_t c = c0;
     if (prev) {
-      size_t lcp = 0;
+      size_t lcp = tl.bo[c0];
       while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
       c = top_row;
-      while (c > 0 && tl.bo[c] > lcp) c--;
+      while (c > c0 && tl.bo[c] > lcp) c--;
     }
     for (;;) {
       uint32_t cp;
@@ -398,6 +408,142 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
       }
     }
   }
+}
+
+static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
+  return sg__rd32(v->trie + (uint64_t)node * SG__TRIE_SIZE + 4 * (unsigned)field);
+}
+enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI };
+
+/* Bytes of the UTF-8 encoding of cp (a decoded malformed byte counts one, as decoded). */
+static inline uint32_t cp_bytes(uint32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : cp < 0x110000 ? 4 : 1;
+}
+
+/* Can a key below a node, whose row at depth i is r and whose continuations use only
+ * code points with bits in sig, still come within thr of q? From cell (i, j) the rest of
+ * q, q[j..n), must be matched by the continuation: each of its code points that never
+ * occurs there costs an edit. So some cell needs D[i][j] + (those code points) <= thr.
+ * This implies the row's least cell is at most thr, and prunes far more near the root,
+ * where every short prefix is within two edits of something. */
+static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, unsigned thr) {
+  size_t jlo = i > SG_TYPO_MAX_K ? i - SG_TYPO_MAX_K : 0;
+  if (jlo > n) return false;
+  unsigned missing = 0;
+  /* missing counts the absent code points of q[j..n) as j goes down to jlo; once it
+   * passes thr, no cell further left can be within thr. */
+  for (size_t j = n;; j--) {
+    if (j <= i + SG_TYPO_MAX_K) {
+      unsigned cell = r->c[j + SG_TYPO_MAX_K - i];
+      if (cell + missing <= thr) return true;
+    }
+    if (j == jlo) return false;
+    if (!(sig & sg__cp_bit(tl.q[j - 1]))) {
+      if (++missing > thr) return false;
+    }
+  }
+}
+
+/* One pass with distance thr over the subtree of trie node root at depth c0 (rows
+ * 0..c0 set), depth first over the materialised trie nodes (the runs of more than
+ * SG__TRIE_MIN keys, whose code points are in the node records: no key text is read),
+ * and over the keys between them with scan_keys. Same stopping rules as scan_keys. */
+static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  size_t sp = 0;
+  tl.st_node[0] = root;
+  tl.st_next[0] = 0;
+  tl.st_pos[0] = trie_rd(v, root, T_LO);
+  while (true) {
+    uint32_t x = tl.st_node[sp];
+    size_t c = c0 + sp; /* the rows of x's prefix end at depth c */
+    uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+    uint32_t hi = trie_rd(v, x, T_HI);
+    if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
+      if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
+      if (sp == 0) return;
+      sp--;
+      continue;
+    }
+    uint32_t ch = first + tl.st_next[sp]++;
+    uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
+    if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
+    if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
+    /* Branch and bound: with 10 items found, a subtree whose best key could not enter
+     * the list at this distance holds nothing for it. */
+    if (top->n == SG_BUCKET_ITEMS) {
+      uint32_t w = trie_rd(v, ch, T_BEST);
+      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                       (w & SG__KEY_ORD_MASK);
+      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
+    }
+    uint32_t cp = trie_rd(v, ch, T_CP);
+    size_t d = c + 1;
+    if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
+    tl.cp[d] = cp;
+    tl.bo[d] = tl.bo[c] + cp_bytes(cp);
+    sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                 d >= 2 ? tl.cp[d - 1] : 0, q, n);
+    unsigned last = sg__osa_last(&tl.row[d], d, n);
+    if (last <= thr) {
+      if (last == thr) range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
+      continue;
+    }
+    uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+    if (!reachable(&tl.row[d], d, n, sig, thr)) continue;
+    sp++;
+    tl.st_node[sp] = ch;
+    tl.st_next[sp] = 0;
+    tl.st_pos[sp] = lo;
+  }
+}
+
+/* One pass with distance thr over the keys that begin with q's first code point, whose
+ * UTF-8 is nq[0..first). */
+static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
+                      size_t first, unsigned thr, sg__top10 *top) {
+  sg__osa_row0(&tl.row[0], n);
+  tl.bo[0] = 0;
+  unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
+  if (v->n_trie == 0) return; /* no keys */
+  /* The root's child for q's first code point, when materialised. */
+  uint32_t nch = trie_rd(v, 0, T_N), first_child = trie_rd(v, 0, T_FIRST);
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (trie_rd(v, first_child + m, T_CP) < tl.q[0])
+      b = m + 1;
+    else
+      e = m;
+  }
+  bool node = b < nch && trie_rd(v, first_child + b, T_CP) == tl.q[0];
+  uint64_t l, r;
+  if (node) {
+    l = trie_rd(v, first_child + b, T_LO);
+    r = trie_rd(v, first_child + b, T_HI);
+  } else {
+    prefix_range(v, nq, first, &l, &r);
+  }
+  if (l >= r) return;
+  if (last0 <= thr) { /* a query of at most thr code points: every key is in */
+    if (last0 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  if (!node) {
+    scan_keys(a, v, n, l, r, 0, thr, top);
+    return;
+  }
+  /* Row 1 for the first code point, then the node's subtree. */
+  tl.cp[1] = tl.q[0];
+  tl.bo[1] = (uint32_t)first;
+  sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
+  unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
+  if (last1 <= thr) {
+    if (last1 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  trie_pass(a, v, n, first_child + b, 1, thr, top);
 }
 
 /* Decodes nq[0..len) into tl.q; returns the code point count and the first one's byte
@@ -432,10 +578,8 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
   if (k > 0 && top.n < SG_BUCKET_ITEMS && len > 0) {
     if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
     size_t first = 0, n = decode_query(nq, len, &first);
-    uint64_t l, r;
-    if (n > 0) prefix_range(v, nq, first, &l, &r);
-    for (unsigned thr = 1; n > 0 && l < r && thr <= k && top.n < SG_BUCKET_ITEMS; thr++)
-      typo_pass(a, v, n, l, r, thr, &top);
+    for (unsigned thr = 1; n > 0 && thr <= k && top.n < SG_BUCKET_ITEMS; thr++)
+      typo_pass(a, v, n, nq, first, thr, &top);
   }
   for (uint32_t j = 0; j < top.n; j++) {
     const unsigned char *f = v->fragidx + (uint64_t)(uint32_t)top.v[j] * SG__FRAGIDX_SIZE;

@@ -22,6 +22,7 @@
 #include "compiler/compiler.h"
 #include "compiler/format.h"
 #include "compiler/normalize.h"
+#include "compiler/typo.h"
 
 /* Ranges of more keys than this get a precomputed bucket; smaller ones are scanned. */
 #define BUCKET_THRESHOLD 32u
@@ -295,6 +296,95 @@ static int cmp_bucket(const void *pa, const void *pb) {
   return 0;
 }
 
+/* ---- the code-point trie (the typo search's index, docs/ARTIFACT.md) ----------------- */
+
+typedef struct {
+  uint32_t lo, hi, cp, first, n, best;
+  uint64_t sig;
+  uint32_t depth; /* bytes of the node's prefix (build time only) */
+} trie_node;
+
+typedef struct {
+  trie_node *v;
+  size_t n, cap;
+} trie_vec;
+
+static int trie_push(trie_vec *t, trie_node x) {
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 1024;
+    trie_node *p = realloc(t->v, nc * sizeof *p);
+    if (!p) return -1;
+    t->v = p;
+    t->cap = nc;
+  }
+  t->v[t->n++] = x;
+  return 0;
+}
+
+/* Breadth-first: each node's children (the runs of its keys that share the next code
+ * point, when a run has more than SG__TRIE_MIN keys) are appended together, so they are
+ * contiguous and come after their parent. Keys in a node's range share its prefix bytes,
+ * and sorted UTF-8 keeps each run contiguous. */
+static int build_trie(const key_rec *k, size_t m, const char *pool, trie_vec *t) {
+  if (trie_push(t, (trie_node){0, (uint32_t)m, 0, 0, 0, 0, 0, 0})) return -1;
+  for (size_t x = 0; x < t->n; x++) {
+    trie_node node = t->v[x];
+    uint32_t first = (uint32_t)t->n, count = 0, best = UINT32_MAX;
+    for (uint32_t i = node.lo; i < node.hi; i++) {
+      uint32_t w = (k[i].lt & 3) << SG__KEY_TIER_SHIFT | k[i].ord;
+      if (w < best) best = w;
+    }
+    t->v[x].best = best;
+    for (uint32_t i = node.lo; i < node.hi;) {
+      const char *s = pool + k[i].off;
+      if ((k[i].lt >> 2) <= node.depth) { /* the key ends here */
+        i++;
+        continue;
+      }
+      uint32_t cp;
+      size_t cl = sg__utf8_next(s + node.depth, &cp);
+      uint32_t j = i + 1;
+      while (j < node.hi && (k[j].lt >> 2) >= node.depth + cl &&
+             memcmp(pool + k[j].off + node.depth, s + node.depth, cl) == 0)
+        j++;
+      if (j - i > SG__TRIE_MIN) {
+        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, node.depth + (uint32_t)cl})) return -1;
+        count++;
+      }
+      i = j;
+    }
+    t->v[x].first = count ? first : 0;
+    t->v[x].n = count;
+    if (t->n > UINT32_MAX / 2) return -1;
+  }
+  /* Signatures bottom up (children come after their parents): the children's, their own
+   * code points, and every code point of the keys between them past the prefix. */
+  for (size_t x = t->n; x-- > 0;) {
+    trie_node *node = &t->v[x];
+    uint64_t sig = 0;
+    uint32_t pos = node->lo;
+    for (uint32_t c = 0; c <= node->n; c++) {
+      uint32_t end = c < node->n ? t->v[node->first + c].lo : node->hi;
+      for (; pos < end; pos++) {
+        uint32_t len = k[pos].lt >> 2;
+        const char *s = pool + k[pos].off;
+        for (uint32_t b = node->depth; b < len;) {
+          uint32_t cp;
+          b += (uint32_t)sg__utf8_next(s + b, &cp);
+          sig |= sg__cp_bit(cp);
+        }
+      }
+      if (c < node->n) {
+        const trie_node *ch = &t->v[node->first + c];
+        sig |= ch->sig | sg__cp_bit(ch->cp);
+        pos = ch->hi;
+      }
+    }
+    node->sig = sig;
+  }
+  return 0;
+}
+
 /* ---- fragments --------------------------------------------------------------------- */
 
 static int json_field(sg_buf *b, const char *name, const char *val) {
@@ -371,6 +461,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   sg_buf_init(&pool, 0);
   key_vec keys = {0}, scratch = {0};
   bucket_vec buckets = {0};
+  trie_vec trie = {0};
   uint32_t *dv_off = malloc((n ? n : 1) * sizeof *dv_off);
   uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -415,6 +506,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   if (keys.n > 1) qsort_r(keys.v, keys.n, sizeof *keys.v, cmp_key_full, pool.data);
 
   if (build_buckets(keys.v, keys.n, pool.data, &buckets)) goto done;
+  if (build_trie(keys.v, keys.n, pool.data, &trie)) goto done;
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
   /* Sections, each 8-byte aligned. */
@@ -443,6 +535,18 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
                                         (uint32_t)b->top.v[t]
                                   : 0))
         goto done;
+  }
+  if (pad8(out, base)) goto done;
+
+  sg__wr64(rec + SG__LOC_TRIE_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_TRIE_N, trie.n);
+  if (sg_buf_reserve(out, trie.n * SG__TRIE_SIZE)) goto done;
+  for (size_t j = 0; j < trie.n; j++) {
+    const trie_node *x = &trie.v[j];
+    if (put32(out, x->lo) || put32(out, x->hi) || put32(out, x->cp) || put32(out, x->first) ||
+        put32(out, x->n) || put32(out, x->best) || put32(out, (uint32_t)x->sig) ||
+        put32(out, (uint32_t)(x->sig >> 32)))
+      goto done;
   }
   if (pad8(out, base)) goto done;
 
@@ -475,6 +579,7 @@ done:
   free(keys.v);
   free(scratch.v);
   free(buckets.v);
+  free(trie.v);
   free(dv_off);
   free(dv_len);
   free(order);
