@@ -33,6 +33,7 @@ typedef struct {
   const unsigned char *fragidx;
   const unsigned char *trie;
   uint64_t n_trie;
+  const unsigned char *lcp; /* n_keys bytes */
 } locale_view;
 
 struct sg_artifact {
@@ -78,8 +79,11 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   uint64_t t_off = sg__rd64(rec + SG__LOC_TRIE_OFF);
   v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
   if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
-  if ((keys_off | b_off | f_off | text_off | t_off) % 8) return -1;
+  uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
+  if (!in_file(lcp_off, v->n_keys, 1, len)) return -1;
+  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off) % 8) return -1;
   v->trie = d + t_off;
+  v->lcp = d + lcp_off;
   if (v->n_keys >= UINT32_MAX) return -1;
   v->text = (const char *)d + text_off;
   v->keys = d + keys_off;
@@ -360,6 +364,17 @@ static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char
   return lo;
 }
 
+/* run_end from the stored LCP bytes: the run is usually a few keys (longer runs are
+ * trie nodes), so a short linear look, then the galloping search past 16 keys or when
+ * b is beyond what the bytes can tell. */
+static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
+  if (b >= SG__LCP_CAP) return run_end(v, i, r, s, b);
+  uint64_t e = i + 1;
+  for (unsigned step = 0; e < r && v->lcp[e] >= b; e++)
+    if (++step == 16) return run_end(v, e, r, s, b);
+  return e;
+}
+
 /* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
  * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
  * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
@@ -377,8 +392,13 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
     const char *s = key_text(v, i);
     size_t c = c0;
     if (prev) {
-      size_t lcp = tl.bo[c0];
-      while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
+      /* The keys skipped since prev all share more with it than key i does, so the
+       * stored LCP of key i is its LCP with prev (read from the text past the cap). */
+      size_t lcp = v->lcp[i];
+      if (lcp >= SG__LCP_CAP) {
+        lcp = tl.bo[c0];
+        while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
+      }
       c = top_row;
       while (c > c0 && tl.bo[c] > lcp) c--;
     }
@@ -399,7 +419,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
       c = d;
       unsigned last = sg__osa_last(&tl.row[c], c, n);
       if (last <= thr || sg__osa_min(&tl.row[c], c, n) > thr) {
-        uint64_t e = run_end(v, i, r, s, tl.bo[c]);
+        uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
         if (last == thr) range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
         prev = s;
         top_row = c;

@@ -550,6 +550,17 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   }
   if (pad8(out, base)) goto done;
 
+  /* Per key, the bytes it shares with the key before it (capped): the typo search skips
+   * runs of keys and reuses DP rows from these without reading key text. */
+  sg__wr64(rec + SG__LOC_LCP_OFF, out->len - base);
+  if (sg_buf_reserve(out, keys.n)) goto done;
+  for (size_t j = 0; j < keys.n; j++) {
+    uint32_t l = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
+    out->data[out->len++] = (char)(l < SG__LCP_CAP ? l : SG__LCP_CAP);
+  }
+  out->data[out->len] = '\0';
+  if (pad8(out, base)) goto done;
+
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
    * reuses it, so a locale that only translates a few items costs only those. */
   sg__wr64(rec + SG__LOC_FRAGIDX_OFF, out->len - base);

@@ -44,7 +44,8 @@
 #define SG__LOC_FRAGIDX_N 64   /* u64, always item_count */
 #define SG__LOC_TRIE_OFF 72    /* u64 section: code-point trie of the sorted keys */
 #define SG__LOC_TRIE_N 80      /* u64 nodes */
-#define SG__LOC_SIZE 88
+#define SG__LOC_LCP_OFF 88     /* u64 section: per key, u8 bytes shared with the key before */
+#define SG__LOC_SIZE 96
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from
  * its offset to the next NUL: the text pool stores every normalised text followed by a
@@ -67,6 +68,9 @@
  * smaller subtrees are walked over the keys themselves. */
 #define SG__TRIE_SIZE 32
 #define SG__TRIE_MIN 8u
+/* LCP bytes stored per key are capped here: 255 means "255 or more". */
+#define SG__LCP_CAP 255u
+
 static inline uint64_t sg__cp_bit(uint32_t cp) { return 1ull << ((cp * 0x9E3779B1u) >> 26); }
 /* Fragment index record: u32 offset into the fragment pool, u32 length. */
 #define SG__FRAGIDX_SIZE 8

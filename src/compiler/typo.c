@@ -18,57 +18,7 @@
 
 #include "compiler/normalize.h"
 
-#define CAP (SG_TYPO_MAX_K + 1)
-
-static inline uint8_t min3(unsigned a, unsigned b, unsigned c) {
-  unsigned m = a < b ? a : b;
-  m = m < c ? m : c;
-  return (uint8_t)(m < CAP ? m : CAP);
-}
-
-void sg__osa_row0(sg__osa_row *r, size_t n) {
-  /* D[0][j] = j for j = b - K. */
-  for (size_t b = 0; b < SG__BAND; b++) {
-    long j = (long)b - SG_TYPO_MAX_K;
-    r->c[b] = (uint8_t)(j < 0 || (size_t)j > n ? CAP : (j < CAP ? j : CAP));
-  }
-}
-
-void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2, size_t i,
-                  uint32_t t_i, uint32_t t_im1, const uint32_t *q, size_t n) {
-  for (size_t b = 0; b < SG__BAND; b++) {
-    /* Cell b of row i is column j = i - K + b; the same column is cell b + 1 of row i-1,
-     * column j - 1 is cell b of row i-1 and cell b - 1 of row i, column j - 2 is cell b
-     * of row i-2. */
-    long j = (long)i - SG_TYPO_MAX_K + (long)b;
-    if (j < 0 || (size_t)j > n) {
-      out->c[b] = CAP;
-      continue;
-    }
-    if (j == 0) {
-      out->c[b] = (uint8_t)(i < CAP ? i : CAP);
-      continue;
-    }
-    unsigned up = b + 1 < SG__BAND ? prev->c[b + 1] + 1u : CAP;
-    unsigned left = b > 0 ? out->c[b - 1] + 1u : CAP;
-    unsigned diag = prev->c[b] + (t_i != q[j - 1]);
-    uint8_t v = min3(up, left, diag);
-    if (prev2 && j >= 2 && t_i == q[j - 2] && t_im1 == q[j - 1]) {
-      unsigned sw = prev2->c[b] + 1u;
-      if (sw < v) v = (uint8_t)sw;
-    }
-    out->c[b] = v;
-  }
-}
-
-unsigned sg__osa_min(const sg__osa_row *r, size_t i, size_t n) {
-  unsigned m = CAP;
-  for (size_t b = 0; b < SG__BAND; b++) {
-    long j = (long)i - SG_TYPO_MAX_K + (long)b;
-    if (j >= 0 && (size_t)j <= n && r->c[b] < m) m = r->c[b];
-  }
-  return m;
-}
+#define CAP SG__CAP
 
 unsigned sg_typo_edits(const uint32_t *q, size_t n, const char *t, size_t *plen) {
   uint32_t c0;

@@ -62,19 +62,60 @@ typedef struct {
   uint8_t c[SG__BAND];
 } sg__osa_row;
 
-/* Row 0 (the empty prefix of t) for a query of n code points. */
-void sg__osa_row0(sg__osa_row *r, size_t n);
+#define SG__CAP (SG_TYPO_MAX_K + 1)
+
+/* Row 0 (the empty prefix of t) for a query of n code points: D[0][j] = j. */
+static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)b - SG_TYPO_MAX_K;
+    r->c[b] = (uint8_t)(j < 0 || (size_t)j > n ? SG__CAP : (j < SG__CAP ? j : SG__CAP));
+  }
+}
+
 /* Row i >= 1 from rows i-1 (prev) and i-2 (prev2, NULL when i == 1), t's code points
- * t_i = t[i-1] and t_im1 = t[i-2]. q holds the n query code points. */
-void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2, size_t i,
-                  uint32_t t_i, uint32_t t_im1, const uint32_t *q, size_t n);
+ * t_i = t[i-1] and t_im1 = t[i-2]. q holds the n query code points. Cell b of row i is
+ * column j = i - K + b; the same column is cell b + 1 of row i-1, column j - 1 is cell b
+ * of row i-1 and cell b - 1 of row i, column j - 2 is cell b of row i-2. Inline: the
+ * search computes one row per trie node it visits. */
+static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2,
+                                size_t i, uint32_t t_i, uint32_t t_im1, const uint32_t *q,
+                                size_t n) {
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)i - SG_TYPO_MAX_K + (long)b;
+    if (j < 0 || (size_t)j > n) {
+      out->c[b] = SG__CAP;
+      continue;
+    }
+    if (j == 0) {
+      out->c[b] = (uint8_t)(i < SG__CAP ? i : SG__CAP);
+      continue;
+    }
+    unsigned v = prev->c[b] + (t_i != q[j - 1]);
+    unsigned up = b + 1 < SG__BAND ? prev->c[b + 1] + 1u : SG__CAP;
+    unsigned left = b > 0 ? out->c[b - 1] + 1u : SG__CAP;
+    if (up < v) v = up;
+    if (left < v) v = left;
+    if (prev2 && j >= 2 && t_i == q[j - 2] && t_im1 == q[j - 1] && prev2->c[b] + 1u < v)
+      v = prev2->c[b] + 1u;
+    out->c[b] = (uint8_t)(v < SG__CAP ? v : SG__CAP);
+  }
+}
+
 /* D[i][n] (the distance of q to the prefix of i code points), saturated. */
 static inline unsigned sg__osa_last(const sg__osa_row *r, size_t i, size_t n) {
-  if (n + SG_TYPO_MAX_K < i || i + SG_TYPO_MAX_K < n) return SG_TYPO_MAX_K + 1;
+  if (n + SG_TYPO_MAX_K < i || i + SG_TYPO_MAX_K < n) return SG__CAP;
   return r->c[n + SG_TYPO_MAX_K - i];
 }
+
 /* The least cell of row i over j in [0, n]: no deeper row has a smaller cell. */
-unsigned sg__osa_min(const sg__osa_row *r, size_t i, size_t n);
+static inline unsigned sg__osa_min(const sg__osa_row *r, size_t i, size_t n) {
+  unsigned m = SG__CAP;
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)i - SG_TYPO_MAX_K + (long)b;
+    if (j >= 0 && (size_t)j <= n && r->c[b] < m) m = r->c[b];
+  }
+  return m;
+}
 
 /* edits(q, t) of section 3.1 for q[0..n) code points and NUL-terminated normalised t:
  * the least OSA distance of q to a prefix of t, capped at SG_TYPO_MAX_K + 1 (infinite

@@ -68,7 +68,8 @@ static void body_etag(const uint8_t tag[16], sg_err code, unsigned k, char out[E
  * fragment's closing brace moves after it). At most HL_PAIRS pairs: normalisation maps
  * a prefix to one contiguous run of characters in practice. */
 #define HL_PAIRS 16
-#define HL_TEXT (16 + HL_PAIRS * 24)
+#define HL_PAIR_TEXT 24 /* ",[4294967295,4294967295]" is 24 bytes */
+#define HL_TEXT (16 + HL_PAIRS * HL_PAIR_TEXT)
 static _Thread_local char tl_hl[SG_BUCKET_ITEMS][HL_TEXT];
 static _Thread_local size_t tl_hl_len[SG_BUCKET_ITEMS];
 static _Thread_local char tl_dv[8192];
@@ -84,8 +85,11 @@ static void highlights(const sg_query_result *res, const char *nq, size_t nlen) 
     char *p = tl_hl[i];
     memcpy(p, ",\"highlight\":[", 14);
     p += 14;
-    for (long j = 0; j < np; j++)
-      p += snprintf(p, 24, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
+    for (long j = 0; j < np; j++) {
+      int w =
+          snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
+      p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
+    }
     memcpy(p, "]}", 2);
     p += 2;
     tl_hl_len[i] = (size_t)(p - tl_hl[i]);
