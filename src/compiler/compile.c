@@ -324,31 +324,25 @@ static int trie_push(trie_vec *t, trie_node x) {
 /* Breadth-first: each node's children (the runs of its keys that share the next code
  * point, when a run has more than SG__TRIE_MIN keys) are appended together, so they are
  * contiguous and come after their parent. Keys in a node's range share its prefix bytes,
- * and sorted UTF-8 keeps each run contiguous. */
-static int build_trie(const key_rec *k, size_t m, const char *pool, trie_vec *t) {
+ * sorted UTF-8 keeps each run contiguous, and lcp[j] (the bytes key j shares with key
+ * j - 1) finds a run's end without reading text. */
+static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
+                      trie_vec *t) {
   if (trie_push(t, (trie_node){0, (uint32_t)m, 0, 0, 0, 0, 0, 0})) return -1;
   for (size_t x = 0; x < t->n; x++) {
     trie_node node = t->v[x];
-    uint32_t first = (uint32_t)t->n, count = 0, best = UINT32_MAX;
-    for (uint32_t i = node.lo; i < node.hi; i++) {
-      uint32_t w = (k[i].lt & 3) << SG__KEY_TIER_SHIFT | k[i].ord;
-      if (w < best) best = w;
-    }
-    t->v[x].best = best;
+    uint32_t first = (uint32_t)t->n, count = 0;
     for (uint32_t i = node.lo; i < node.hi;) {
-      const char *s = pool + k[i].off;
       if ((k[i].lt >> 2) <= node.depth) { /* the key ends here */
         i++;
         continue;
       }
       uint32_t cp;
-      size_t cl = sg__utf8_next(s + node.depth, &cp);
+      uint32_t end = node.depth + (uint32_t)sg__utf8_next(pool + k[i].off + node.depth, &cp);
       uint32_t j = i + 1;
-      while (j < node.hi && (k[j].lt >> 2) >= node.depth + cl &&
-             memcmp(pool + k[j].off + node.depth, s + node.depth, cl) == 0)
-        j++;
+      while (j < node.hi && lcp[j] >= end) j++;
       if (j - i > SG__TRIE_MIN) {
-        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, node.depth + (uint32_t)cl})) return -1;
+        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, end})) return -1;
         count++;
       }
       i = j;
@@ -357,15 +351,17 @@ static int build_trie(const key_rec *k, size_t m, const char *pool, trie_vec *t)
     t->v[x].n = count;
     if (t->n > UINT32_MAX / 2) return -1;
   }
-  /* Signatures bottom up (children come after their parents): the children's, their own
-   * code points, and every code point of the keys between them past the prefix. */
+  /* Best entries and signatures bottom up (children come after their parents): the
+   * children's, their own code points, and those of the keys between them. */
   for (size_t x = t->n; x-- > 0;) {
     trie_node *node = &t->v[x];
     uint64_t sig = 0;
-    uint32_t pos = node->lo;
+    uint32_t best = UINT32_MAX, pos = node->lo;
     for (uint32_t c = 0; c <= node->n; c++) {
       uint32_t end = c < node->n ? t->v[node->first + c].lo : node->hi;
       for (; pos < end; pos++) {
+        uint32_t w = (k[pos].lt & 3) << SG__KEY_TIER_SHIFT | k[pos].ord;
+        if (w < best) best = w;
         uint32_t len = k[pos].lt >> 2;
         const char *s = pool + k[pos].off;
         for (uint32_t b = node->depth; b < len;) {
@@ -377,10 +373,12 @@ static int build_trie(const key_rec *k, size_t m, const char *pool, trie_vec *t)
       if (c < node->n) {
         const trie_node *ch = &t->v[node->first + c];
         sig |= ch->sig | sg__cp_bit(ch->cp);
+        if (ch->best < best) best = ch->best;
         pos = ch->hi;
       }
     }
     node->sig = sig;
+    node->best = best;
   }
   return 0;
 }
@@ -462,6 +460,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   key_vec keys = {0}, scratch = {0};
   bucket_vec buckets = {0};
   trie_vec trie = {0};
+  uint32_t *lcp = NULL;
   uint32_t *dv_off = malloc((n ? n : 1) * sizeof *dv_off);
   uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -506,7 +505,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   if (keys.n > 1) qsort_r(keys.v, keys.n, sizeof *keys.v, cmp_key_full, pool.data);
 
   if (build_buckets(keys.v, keys.n, pool.data, &buckets)) goto done;
-  if (build_trie(keys.v, keys.n, pool.data, &trie)) goto done;
+  lcp = malloc((keys.n ? keys.n : 1) * sizeof *lcp);
+  if (!lcp) goto done;
+  for (size_t j = 0; j < keys.n; j++)
+    lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
+  if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
   /* Sections, each 8-byte aligned. */
@@ -554,10 +557,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
    * runs of keys and reuses DP rows from these without reading key text. */
   sg__wr64(rec + SG__LOC_LCP_OFF, out->len - base);
   if (sg_buf_reserve(out, keys.n)) goto done;
-  for (size_t j = 0; j < keys.n; j++) {
-    uint32_t l = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
-    out->data[out->len++] = (char)(l < SG__LCP_CAP ? l : SG__LCP_CAP);
-  }
+  for (size_t j = 0; j < keys.n; j++)
+    out->data[out->len++] = (char)(lcp[j] < SG__LCP_CAP ? lcp[j] : SG__LCP_CAP);
   out->data[out->len] = '\0';
   if (pad8(out, base)) goto done;
 
@@ -591,6 +592,7 @@ done:
   free(scratch.v);
   free(buckets.v);
   free(trie.v);
+  free(lcp);
   free(dv_off);
   free(dv_len);
   free(order);

@@ -188,7 +188,11 @@ unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
  * over every prefix of t; *plen the shortest such prefix (code points). One full table
  * D[i][j] = OSA(t[0..i), q[0..j)) gives every prefix's distance in its last column. */
 static unsigned edits_of(const unsigned *q, size_t n, const char *t, size_t tl, size_t *plen) {
-  if (n == 0 || tl == 0) return INF;
+  if (n == 0) { /* with zero edits section 3.1 is section 3: "" is a prefix of every text */
+    if (plen) *plen = 0;
+    return 0;
+  }
+  if (tl == 0) return INF;
   size_t first_len = (unsigned char)t[0] < 0x80   ? 1
                      : (unsigned char)t[0] < 0xE0 ? 2
                      : (unsigned char)t[0] < 0xF0 ? 3
