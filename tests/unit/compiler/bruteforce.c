@@ -158,7 +158,8 @@ static unsigned *cps(const char *s, size_t len, size_t *n) {
   return v;
 }
 
-unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
+/* The full OSA table D[i][j] = OSA(a[0..i), b[0..j)), (na + 1) x (nb + 1), malloc'd. */
+static unsigned *osa_table(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
   unsigned *d = malloc((na + 1) * (nb + 1) * sizeof *d);
   if (!d) abort();
 #define D(i, j) d[(i) * (nb + 1) + (j)]
@@ -176,8 +177,13 @@ unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
         v = D(i - 2, j - 2) + 1;
       D(i, j) = v;
     }
-  unsigned r = D(na, nb);
 #undef D
+  return d;
+}
+
+unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
+  unsigned *d = osa_table(a, na, b, nb);
+  unsigned r = d[na * (nb + 1) + nb];
   free(d);
   return r;
 }
@@ -206,30 +212,13 @@ static unsigned edits_of(const unsigned *q, size_t n, const char *t, size_t tl, 
   unsigned *tc = cps(t, tl, &m);
   unsigned best = INF;
   if (n > 0 && m > 0 && tc[0] == q[0]) {
-    unsigned *d = malloc((m + 1) * (n + 1) * sizeof *d);
-    if (!d) abort();
-#define D(i, j) d[(i) * (n + 1) + (j)]
-    for (size_t i = 0; i <= m; i++) {
-      for (size_t j = 0; j <= n; j++) {
-        if (i == 0 || j == 0) {
-          D(i, j) = (unsigned)(i + j);
-          continue;
-        }
-        unsigned v = D(i - 1, j) + 1;
-        if (D(i, j - 1) + 1 < v) v = D(i, j - 1) + 1;
-        unsigned sub = D(i - 1, j - 1) + (tc[i - 1] != q[j - 1]);
-        if (sub < v) v = sub;
-        if (i > 1 && j > 1 && tc[i - 1] == q[j - 2] && tc[i - 2] == q[j - 1] &&
-            D(i - 2, j - 2) + 1 < v)
-          v = D(i - 2, j - 2) + 1;
-        D(i, j) = v;
-      }
-      if (D(i, n) < best) {
-        best = D(i, n);
+    /* Row i's last cell is the distance of q to the prefix of i code points. */
+    unsigned *d = osa_table(tc, m, q, n);
+    for (size_t i = 0; i <= m; i++)
+      if (d[i * (n + 1) + n] < best) {
+        best = d[i * (n + 1) + n];
         if (plen) *plen = i;
       }
-    }
-#undef D
     free(d);
   }
   free(tc);
