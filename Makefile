@@ -122,6 +122,9 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
 	$(Q)clang $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
 	  $< $(FUZZ_LIB_SRC) $(LIBS) -o $@
 
+# fuzz_typo includes the unit tests' brute force (tests/unit/compiler) as source.
+$(B)/fuzz/fuzz_typo: $(UNIT_HELPERS)
+
 fuzz: $(FUZZ_BINS)
 
 FUZZ_SECONDS ?= 20

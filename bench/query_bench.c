@@ -4,16 +4,24 @@
  *
  *   query_bench --artifact A.art --items ITEMS.jsonl --fts-db DB
  *               [--mix top|spread] [--names 2000] [--rounds 3] [--fts-max 4000]
- *               [--fts-seconds 60] [--queries-out FILE]
+ *               [--fts-seconds 60] [--queries-out FILE] [--typo-queries-out FILE]
  *
  * Query mix: every character-boundary prefix of N display values (what a user types):
  * "top" takes the N highest-ranked items (cities: the most populous), "spread" takes N
  * items evenly spaced through the file (package names have no rank).
  *
- * suggestd side, per query: sg_normalize_into + sg_artifact_query + assembly of the
- * fragments into a response body with memcpy (the runtime's build_body shape:
+ * suggestd side, per query: sg_normalize_into + sg_artifact_query_k with the default
+ * typo policy's budget (DESIGN.md section 3.1) + the highlight of each item + assembly
+ * of the fragments into a response body with memcpy (the runtime's build_body shape:
  * {"items":[…],"list":{"id":…},"requestId":"…"}). Timed per query with
  * CLOCK_MONOTONIC; the first round warms caches and is not counted.
+ *
+ * Typo mix, next to the exact mix in the same rounds: every query of the mix of at least
+ * 4 code points (the default policy's first budget) with one edit (insert, delete,
+ * substitute or swap of neighbours, never of the first code point), or two edits for
+ * the queries of 8 code points or more. Reported as "typoNs" beside "exactNs" (the same
+ * unedited queries) and "exactNoTypoNs" (the same with typo tolerance off, the lookup as
+ * it was before typo tolerance).
  *
  * SQLite side: an FTS5 table (unicode61, remove_diacritics 2) over displayValue with
  * the item id and value UNINDEXED, built from the same JSONL in one transaction
@@ -37,6 +45,7 @@
 
 #include "compiler/artifact.h"
 #include "compiler/normalize.h"
+#include "compiler/typo.h"
 
 typedef struct {
   long long rank;
@@ -80,11 +89,24 @@ static void print_dist(const char *name, long long *t, size_t n) {
 #define BODY_CAP (64 * 1024)
 static char body[BODY_CAP];
 
-static size_t sg_answer(const sg_artifact *a, const char *q, size_t qlen) {
+static size_t sg_answer_k(const sg_artifact *a, const char *q, size_t qlen, int typo) {
   char nb[1024];
   long nl = sg_normalize_into(q, qlen, nb, sizeof nb);
+  size_t len = nl > 0 ? (size_t)nl : 0, ncp = 0;
+  for (size_t i = 0; i < len; i++) ncp += ((unsigned char)nb[i] & 0xC0) != 0x80;
+  sg_typo_policy pol = SG_TYPO_POLICY_DEFAULT;
+  pol.enabled = typo;
   sg_query_result r;
-  sg_artifact_query(a, 0, nb, nl > 0 ? (size_t)nl : 0, &r);
+  sg_artifact_query_k(a, 0, nb, len, sg_typo_budget(&pol, ncp), &r);
+  size_t hl = 0;
+  for (size_t i = 0; i < r.n; i++) {
+    char dv[2048];
+    uint32_t h[16];
+    long dl = sg_fragment_display_value(&r.items[i], dv, sizeof dv);
+    if (dl >= 0)
+      hl += (size_t)sg_typo_highlight(dv, (size_t)dl, nb, len, r.items[i].edits, r.items[i].tier, h,
+                                      8);
+  }
   static const char rid[] = "0123456789abcdef0123456789abcdef";
   char *p = body;
   memcpy(p, "{\"items\":[", 10);
@@ -101,7 +123,70 @@ static size_t sg_answer(const sg_artifact *a, const char *q, size_t qlen) {
   p += 32;
   *p++ = '"';
   *p++ = '}';
-  return (size_t)(p - body);
+  return (size_t)(p - body) + hl;
+}
+
+static size_t sg_answer(const sg_artifact *a, const char *q, size_t qlen) {
+  return sg_answer_k(a, q, qlen, 1);
+}
+
+/* ---- the typo mix ------------------------------------------------------------------- */
+
+static uint64_t rng(uint64_t *st) {
+  uint64_t z = (*st += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+/* Byte offsets of the code points of s[0..len) into starts (at most max), and len last. */
+static size_t cp_starts(const char *s, size_t len, size_t *starts, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < len && n + 1 < max; i++)
+    if (((unsigned char)s[i] & 0xC0) != 0x80) starts[n++] = i;
+  starts[n] = len;
+  return n;
+}
+
+/* One edit (insert, delete, substitute, swap of neighbours) of s[0..*len) in place, at a
+ * code point other than the first (an edit of the first one matches nothing by
+ * definition, so it measures nothing). */
+static void edit_once(char *s, size_t *len, uint64_t *st) {
+  size_t starts[600];
+  size_t n = cp_starts(s, *len, starts, 600);
+  if (n < 2) return;
+  size_t at = 1 + rng(st) % (n - 1);
+  char c = (char)('a' + rng(st) % 26);
+  char tmp[2400];
+  size_t b = starts[at], e = starts[at + 1];
+  switch (rng(st) % 4) {
+  case 0: /* insert */
+    memcpy(tmp, s, b);
+    tmp[b] = c;
+    memcpy(tmp + b + 1, s + b, *len - b);
+    *len += 1;
+    break;
+  case 1: /* delete */
+    memcpy(tmp, s, b);
+    memcpy(tmp + b, s + e, *len - e);
+    *len -= e - b;
+    break;
+  case 2: /* substitute */
+    memcpy(tmp, s, b);
+    tmp[b] = c;
+    memcpy(tmp + b + 1, s + e, *len - e);
+    *len = *len - (e - b) + 1;
+    break;
+  default: /* swap with the previous code point */
+    memcpy(tmp, s, *len);
+    {
+      size_t pb = starts[at - 1];
+      memcpy(tmp + pb, s + b, e - b);
+      memcpy(tmp + pb + (e - b), s + pb, b - pb);
+    }
+  }
+  memcpy(s, tmp, *len);
+  s[*len] = '\0';
 }
 
 /* ---- SQLite FTS5 --------------------------------------------------------------------- */
@@ -173,7 +258,8 @@ static size_t fts_answer(sqlite3_stmt *st, const char *match) {
 /* ---- main ----------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  const char *art_path = NULL, *items_path = NULL, *db_path = NULL, *mix = "top", *qout = NULL;
+  const char *art_path = NULL, *items_path = NULL, *db_path = NULL, *mix = "top", *qout = NULL,
+             *tqout = NULL;
   size_t names = 2000, fts_max = 4000;
   double fts_seconds = 60;
   int rounds = 3;
@@ -194,6 +280,8 @@ int main(int argc, char **argv) {
       fts_max = (size_t)atol(argv[i + 1]);
     else if (!strcmp(argv[i], "--queries-out"))
       qout = argv[i + 1];
+    else if (!strcmp(argv[i], "--typo-queries-out"))
+      tqout = argv[i + 1];
     else if (!strcmp(argv[i], "--fts-seconds"))
       fts_seconds = atof(argv[i + 1]);
     else
@@ -274,6 +362,64 @@ int main(int argc, char **argv) {
       if (r > 0) t_sg[(size_t)(r - 1) * nq + i] = t1 - t0;
     }
 
+  /* The typo mix: at most 3000 of the queries of 4 or more code points, evenly spaced,
+   * each edited; timed in the same rounds as the same queries unedited. */
+  size_t nt = 0, n1 = 0, n2 = 0;
+  char **tq = malloc((nq ? nq : 1) * sizeof *tq);
+  size_t *tsrc = malloc((nq ? nq : 1) * sizeof *tsrc);
+  int *tedits = malloc((nq ? nq : 1) * sizeof *tedits);
+  uint64_t tst = 42;
+  for (size_t i = 0; i < nq; i++) {
+    char nb[2400];
+    long nl = sg_normalize_into(qs[i], strlen(qs[i]), nb, 1024);
+    if (nl <= 0) continue;
+    size_t starts[600];
+    if (cp_starts(nb, (size_t)nl, starts, 600) < 4) continue;
+    tsrc[nt++] = i;
+  }
+  size_t tstep = nt > 3000 ? (nt + 2999) / 3000 : 1, kept = 0;
+  for (size_t j = 0; j < nt; j += tstep) {
+    size_t i = tsrc[j];
+    char nb[2400];
+    long nl = sg_normalize_into(qs[i], strlen(qs[i]), nb, 1024);
+    size_t starts[600], len = (size_t)nl;
+    int edits = cp_starts(nb, len, starts, 600) >= 8 ? 1 + (int)(rng(&tst) % 2) : 1;
+    for (int e = 0; e < edits; e++) edit_once(nb, &len, &tst);
+    tq[kept] = strndup(nb, len);
+    tedits[kept] = edits;
+    tsrc[kept++] = i;
+  }
+  nt = kept;
+  size_t tn = nt ? nt : 1;
+  long long *t_e0 = calloc(tn, sizeof *t_e0), *t_e = calloc(tn, sizeof *t_e),
+            *t_t = calloc(tn, sizeof *t_t), *t_t1 = calloc(tn, sizeof *t_t1),
+            *t_t2 = calloc(tn, sizeof *t_t2);
+  for (int r = 0; r < 2; r++) /* a warm-up round, then the counted one */
+    for (size_t j = 0; j < nt; j++) {
+      const char *q = qs[tsrc[j]];
+      long long t0 = now_ns();
+      sink += sg_answer_k(a, q, strlen(q), 0);
+      long long t1 = now_ns();
+      sink += sg_answer_k(a, q, strlen(q), 1);
+      long long t2 = now_ns();
+      sink += sg_answer_k(a, tq[j], strlen(tq[j]), 1);
+      long long t3 = now_ns();
+      if (r == 0) continue;
+      t_e0[j] = t1 - t0;
+      t_e[j] = t2 - t1;
+      t_t[j] = t3 - t2;
+      if (tedits[j] == 1)
+        t_t1[n1++] = t3 - t2;
+      else
+        t_t2[n2++] = t3 - t2;
+    }
+  if (tqout) {
+    FILE *o = fopen(tqout, "w");
+    if (!o) die("cannot write typo queries");
+    for (size_t j = 0; j < nt; j++) fprintf(o, "%s\n", tq[j]);
+    fclose(o);
+  }
+
   /* FTS5 and suggestd on the same sample: evenly spaced queries in a fixed shuffled
    * order, so stopping FTS5 at its time budget still leaves an unbiased sample. Each
    * engine runs its own loop (warm-up, then timed) so neither evicts the other's cache. */
@@ -325,6 +471,17 @@ int main(int argc, char **argv) {
   print_dist("suggestdSampleNs", t_sgs, ns);
   printf(",");
   print_dist("fts5Ns", t_fts, ns);
+  printf(",\"typoMix\":{\"queries\":%zu,\"oneEdit\":%zu,\"twoEdits\":%zu,", nt, n1, n2);
+  print_dist("exactNoTypoNs", t_e0, nt ? nt : 1);
+  printf(",");
+  print_dist("exactNs", t_e, nt ? nt : 1);
+  printf(",");
+  print_dist("typoNs", t_t, nt ? nt : 1);
+  printf(",");
+  print_dist("typo1Ns", t_t1, n1 ? n1 : 1);
+  printf(",");
+  print_dist("typo2Ns", t_t2, n2 ? n2 : 1);
+  printf("}");
   double ratio_med = t_sgs[ns / 2] ? (double)t_fts[ns / 2] / (double)t_sgs[ns / 2] : 0;
   double ratio_p99 =
       t_sgs[ns * 99 / 100] ? (double)t_fts[ns * 99 / 100] / (double)t_sgs[ns * 99 / 100] : 0;

@@ -6,10 +6,11 @@
 #      ratio to the items' JSONL bytes, runtime activation time; SQLite FTS5 index build
 #      time on the same items (bench/query_bench.c).
 #   2. Lookup: in-process normalise + lookup + response assembly per query (median,
-#      p99), against SQLite FTS5 on the same query mix (bench/query_bench.c).
+#      p99), against SQLite FTS5 on the same query mix (bench/query_bench.c); the typo
+#      mix (the same queries with 1 or 2 edits) next to the exact mix.
 #   3. HTTP: wrk (1 thread, 32 keep-alive connections, 10 s, 3 alternating rounds)
 #      against the runtime listener of `suggestd serve` (access log on, as by default)
-#      /v1/query on the 135k-city list, created and published through the control plane
+#      /v1/query on the 135k-city list (exact mix, and the typo mix as suggestd-typo), created and published through the control plane
 #      (admin CLI, POST/PATCH /lists, `suggestd import --replace --publish`), next to
 #      nginx answering the same byte size with `return 200` and with a static file.
 #
@@ -81,7 +82,7 @@ for set in $SETS; do
   log "lookup + FTS5 $set"
   "$QB" --artifact "$art" --items "$items" --fts-db "$W/$set.fts.db" --mix "$mix" \
     --names 2000 --rounds 3 --fts-max 3000 --fts-seconds 45 \
-    --queries-out "$W/$set.queries" >"$W/$set.lookup.json"
+    --queries-out "$W/$set.queries" --typo-queries-out "$W/$set.typo" >"$W/$set.lookup.json"
   rm -f "$W/$set.fts.db"
 done
 
@@ -218,6 +219,15 @@ for q in open(sys.argv[1], encoding="utf-8").read().split("\n"):
     if q:
         print(f"/v1/query?key={key}&q={urllib.parse.quote(q, safe='')}")
 PY
+  # The typo mix over HTTP: the same prefixes with 1 or 2 edits (bench/query_bench.c),
+  # run next to the exact mix in every round.
+  python3 - "$W/cities.typo" "$PK" >"$D/paths-typo" <<'PY'
+import sys, urllib.parse
+key = sys.argv[2]
+for q in open(sys.argv[1], encoding="utf-8").read().split("\n"):
+    if q:
+        print(f"/v1/query?key={key}&q={urllib.parse.quote(q, safe='')}")
+PY
   # Mean body size over the first 2,000 paths (one keep-alive connection; bounded).
   BODY=$(python3 - "$D/paths" "$RPORT" <<'PY'
 import http.client, json, sys
@@ -307,8 +317,8 @@ EOF
 
   rss() { awk '/^VmRSS/ {print $2}' "/proc/$RPID/status"; }
   hwm() { awk '/^VmHWM/ {print $2}' "/proc/$RPID/status"; }
-  run_wrk() { # run_wrk NAME PORT SECONDS -> appends one JSON line to $D/wrk.jsonl
-    BENCH_PATHS=$D/paths timeout $(($3 + 30)) wrk -t1 -c$CONNS -d"$3s" --latency \
+  run_wrk() { # run_wrk NAME PORT SECONDS [PATHS] -> appends one JSON line to $D/wrk.jsonl
+    BENCH_PATHS=${4:-$D/paths} timeout $(($3 + 30)) wrk -t1 -c$CONNS -d"$3s" --latency \
       -s "$ROOT/bench/paths.lua" "http://127.0.0.1:$2" >"$D/wrk.out" 2>&1
     grep '^JSON ' "$D/wrk.out" | sed 's/^JSON //' |
       jq -c --arg n "$1" --argjson r "${ROUND:-0}" '. + {target: $n, round: $r}' >>"$D/wrk.jsonl"
@@ -325,6 +335,7 @@ EOF
   for r in $(seq "$HTTP_ROUNDS"); do
     log "HTTP round $r/$HTTP_ROUNDS"
     ROUND=$r run_wrk suggestd "$RPORT" "$HTTP_SECONDS"
+    ROUND=$r run_wrk suggestd-typo "$RPORT" "$HTTP_SECONDS" "$D/paths-typo"
     ROUND=$r run_wrk nginx-return "$NPORT_R" "$HTTP_SECONDS"
     ROUND=$r run_wrk nginx-static "$NPORT_F" "$HTTP_SECONDS"
     ROUND=$r run_wrk suggestd-1w "$RPORT1" "$HTTP_SECONDS"

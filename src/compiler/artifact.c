@@ -22,6 +22,7 @@
 
 #include "common/util.h"
 #include "compiler/format.h"
+#include "compiler/typo.h"
 
 typedef struct {
   const char *tag;
@@ -33,6 +34,9 @@ typedef struct {
   const unsigned char *buckets;
   uint64_t n_buckets;
   const unsigned char *fragidx;
+  const unsigned char *trie;
+  uint64_t n_trie;
+  const unsigned char *lcp; /* n_keys bytes */
 } locale_view;
 
 struct sg_artifact {
@@ -75,7 +79,14 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
       !in_file(b_off, v->n_buckets, SG__BUCKET_SIZE, len) ||
       !in_file(f_off, n_frag, SG__FRAGIDX_SIZE, len) || n_frag != n_items)
     return -1;
-  if ((keys_off | b_off | f_off | text_off) % 8) return -1;
+  uint64_t t_off = sg__rd64(rec + SG__LOC_TRIE_OFF);
+  v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
+  if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
+  uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
+  if (!in_file(lcp_off, v->n_keys, 1, len)) return -1;
+  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off) % 8) return -1;
+  v->trie = d + t_off;
+  v->lcp = d + lcp_off;
   if (v->n_keys >= UINT32_MAX) return -1;
   v->text = (const char *)d + text_off;
   v->keys = d + keys_off;
@@ -94,8 +105,18 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
     const unsigned char *b = v->buckets + i * SG__BUCKET_SIZE;
     uint32_t lo = sg__rd32(b), hi = sg__rd32(b + 4), n = sg__rd32(b + 8);
     if (lo >= hi || hi > v->n_keys || n > SG_BUCKET_ITEMS) return -1;
-    for (uint32_t j = 0; j < n; j++)
-      if (sg__rd32(b + 12 + 4 * j) >= n_items) return -1;
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t w = sg__rd32(b + 12 + 4 * j);
+      if ((w & SG__KEY_ORD_MASK) >= n_items || (w >> SG__KEY_TIER_SHIFT) > 2) return -1;
+    }
+  }
+  /* Trie nodes: key ranges inside the keys, children after their parent (so a walk
+   * always ends) and inside the node array. */
+  for (uint64_t i = 0; i < v->n_trie; i++) {
+    const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
+    uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
+    if (lo > hi || hi > v->n_keys) return -1;
+    if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }
   for (uint64_t i = 0; i < n_frag; i++) {
     const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
@@ -266,21 +287,15 @@ static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q
   return strncmp(k, q, qlen);
 }
 
-void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
-                       sg_query_result *res) {
-  res->n = 0;
-  if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
-  const locale_view *v = &a->loc[loc];
-  /* No key contains a NUL, so a query with one matches nothing. */
-  if (memchr(nq, '\0', len)) return;
-
-  /* The keys having nq as a prefix, [lo, hi): one search narrows [lo, hi) until a key
-   * that starts with nq is met (none: no match); then lo is the first such key at or
-   * before it, and hi the first key after it that does not start with nq. Probes that
-   * land outside the range on either side shrink both searches. */
+/* The keys having nq[0..len) as a prefix, [*plo, *phi) (empty when none): one search
+ * narrows [lo, hi) until a key that starts with nq is met; then lo is the first such key
+ * at or before it, and hi the first key after it that does not start with nq. Probes that
+ * land outside the range on either side shrink both searches. */
+static void prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
+                         uint64_t *phi) {
   uint64_t lo = 0, hi = v->n_keys;
   for (; len;) { /* an empty nq is a prefix of every key: the whole range */
-    if (lo >= hi) return;
+    if (lo >= hi) break;
     uint64_t mid = lo + (hi - lo) / 2;
     int c = cmp_key_prefix(v, mid, nq, len);
     if (c < 0) {
@@ -307,9 +322,14 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
       break;
     }
   }
-  if (lo >= hi) return;
+  *plo = lo;
+  *phi = lo < hi ? hi : lo;
+}
 
-  sg__top10 top = {{0}, 0};
+/* Adds the best 10 distinct items of the key range [lo, hi) (a range some prefix selects)
+ * to top, each valued base | tier << 32 | ordinal. */
+static void range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
+                      uint64_t base, sg__top10 *top) {
   const unsigned char *bucket = NULL;
   if (hi - lo > a->threshold) {
     /* Buckets are sorted by (lo asc, hi desc); find exactly [lo, hi). */
@@ -330,21 +350,372 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
   }
   if (bucket) {
     uint32_t n = sg__rd32(bucket + 8);
-    for (uint32_t j = 0; j < n; j++) top.v[j] = sg__rd32(bucket + 12 + 4 * j);
-    top.n = n;
-  } else {
-    /* At most T keys by construction (a larger range always has a bucket); on a
-     * corrupted file this is still correct, just slower. */
-    for (uint64_t i = lo; i < hi; i++) {
-      const unsigned char *k = v->keys + i * SG__KEY_SIZE;
-      uint32_t w = sg__rd32(k + 4);
-      sg__top10_add(&top, (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
+    if (top->n == 0) { /* the common case: already the answer, in order */
+      for (uint32_t j = 0; j < n; j++) {
+        uint32_t w = sg__rd32(bucket + 12 + 4 * j);
+        top->v[j] = base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK);
+      }
+      top->n = n;
+      return;
     }
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t w = sg__rd32(bucket + 12 + 4 * j);
+      sg__top10_add(top, base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
+    }
+    return;
+  }
+  /* At most T keys by construction (a larger range always has a bucket); on a corrupted
+   * file this is still correct, just slower. */
+  for (uint64_t i = lo; i < hi; i++) {
+    uint32_t w = sg__rd32(v->keys + i * SG__KEY_SIZE + 4);
+    sg__top10_add(top, base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
+  }
+}
+
+/* ---- typo search (DESIGN.md section 3.1, docs/ARTIFACT.md) ---------------------------- */
+
+/* Values in a top list: edits << EDITS_SHIFT | tier << 32 | ordinal. */
+#define EDITS_SHIFT 40
+
+/* Per-thread scratch of the search: the query's code points and, per depth of the
+ * current key, its DP row, its code point and the byte offset where the next one starts. */
+#define MAX_DEPTH (SG_TYPO_MAX_Q + SG_TYPO_MAX_K + 2)
+static _Thread_local struct {
+  uint32_t q[SG_TYPO_MAX_Q];
+  sg__osa_row row[MAX_DEPTH];
+  uint32_t cp[MAX_DEPTH];
+  uint32_t bo[MAX_DEPTH];
+  /* The trie walk's stack: per depth, the node, its next child, and the first key not
+   * yet walked. */
+  uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
+} tl;
+
+static inline const char *key_text(const locale_view *v, uint64_t i) {
+  return v->text + sg__rd32(v->keys + i * SG__KEY_SIZE);
+}
+
+/* The first key after i (i < r) in [i, r) that does not start with s[0..b): a galloping
+ * search, since most runs are short. */
+static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
+  uint64_t lo = i + 1, hi = r, step = 1;
+  while (i + step < r) {
+    if (strncmp(key_text(v, i + step), s, b) != 0) {
+      hi = i + step;
+      break;
+    }
+    lo = i + step + 1;
+    step *= 2;
+  }
+  while (lo < hi) {
+    uint64_t m = lo + (hi - lo) / 2;
+    if (strncmp(key_text(v, m), s, b) == 0)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+/* run_end from the stored LCP bytes: the run is usually a few keys (longer runs are
+ * trie nodes), so a short linear look, then the galloping search past 16 keys or when
+ * b is beyond what the bytes can tell. */
+static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
+  if (b >= SG__LCP_CAP) return run_end(v, i, r, s, b);
+  uint64_t e = i + 1;
+  for (unsigned step = 0; e < r && v->lcp[e] >= b; e++)
+    if (++step == 16) return run_end(v, e, r, s, b);
+  return e;
+}
+
+/* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
+ * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
+ * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
+ * most thr (every key below that node, the run of keys sharing its prefix, is within
+ * D[i][n]) or whose row exceeds thr everywhere (no key below can match), and skips the
+ * run. Runs reached with distance exactly thr are merged into top; smaller distances
+ * were found by the passes before (exact, then thr = 1), and keys below them at a
+ * smaller distance still by those passes, so each key ends up at its least distance. */
+static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  const char *prev = NULL;
+  size_t top_row = c0;
+  for (uint64_t i = l; i < r;) {
+    const char *s = key_text(v, i);
+    size_t c = c0;
+    if (prev) {
+      /* The keys skipped since prev all share more with it than key i does, so the
+       * stored LCP of key i is its LCP with prev (read from the text past the cap). */
+      size_t lcp = v->lcp[i];
+      if (lcp >= SG__LCP_CAP) {
+        lcp = tl.bo[c0];
+        while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
+      }
+      c = top_row;
+      while (c > c0 && tl.bo[c] > lcp) c--;
+    }
+    for (;;) {
+      uint32_t cp;
+      size_t cl = sg__utf8_next(s + tl.bo[c], &cp);
+      if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
+        prev = s;
+        top_row = c;
+        i = run_end(v, i, r, s, tl.bo[c] + 1u);
+        break;
+      }
+      size_t d = c + 1;
+      tl.cp[d] = cp;
+      tl.bo[d] = tl.bo[c] + (uint32_t)cl;
+      sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                   d >= 2 ? tl.cp[d - 1] : 0, q, n);
+      c = d;
+      unsigned last = sg__osa_last(&tl.row[c], c, n);
+      if (last <= thr || sg__osa_min(&tl.row[c], c, n) > thr) {
+        uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
+        if (last == thr) range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
+        prev = s;
+        top_row = c;
+        i = e;
+        break;
+      }
+    }
+  }
+}
+
+static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
+  return sg__rd32(v->trie + (uint64_t)node * SG__TRIE_SIZE + 4 * (unsigned)field);
+}
+enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI };
+
+/* Bytes of the UTF-8 encoding of cp (a decoded malformed byte counts one, as decoded). */
+static inline uint32_t cp_bytes(uint32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : cp < 0x110000 ? 4 : 1;
+}
+
+/* Can a key below a node, whose row at depth i is r and whose continuations use only
+ * code points with bits in sig, still come within thr of q? From cell (i, j) the rest of
+ * q, q[j..n), must be matched by the continuation: each of its code points that never
+ * occurs there costs an edit. So some cell needs D[i][j] + (those code points) <= thr.
+ * This implies the row's least cell is at most thr, and prunes far more near the root,
+ * where every short prefix is within two edits of something. */
+static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, unsigned thr) {
+  size_t jlo = i > SG_TYPO_MAX_K ? i - SG_TYPO_MAX_K : 0;
+  if (jlo > n) return false;
+  unsigned missing = 0;
+  /* missing counts the absent code points of q[j..n) as j goes down to jlo; once it
+   * passes thr, no cell further left can be within thr. */
+  for (size_t j = n;; j--) {
+    if (j <= i + SG_TYPO_MAX_K) {
+      unsigned cell = r->c[j + SG_TYPO_MAX_K - i];
+      if (cell + missing <= thr) return true;
+    }
+    if (j == jlo) return false;
+    if (!(sig & sg__cp_bit(tl.q[j - 1]))) {
+      if (++missing > thr) return false;
+    }
+  }
+}
+
+/* One pass with distance thr over the subtree of trie node root at depth c0 (rows
+ * 0..c0 set), depth first over the materialised trie nodes (the runs of more than
+ * SG__TRIE_MIN keys, whose code points are in the node records: no key text is read),
+ * and over the keys between them with scan_keys. Same stopping rules as scan_keys. */
+static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  size_t sp = 0;
+  tl.st_node[0] = root;
+  tl.st_next[0] = 0;
+  tl.st_pos[0] = trie_rd(v, root, T_LO);
+  while (true) {
+    uint32_t x = tl.st_node[sp];
+    size_t c = c0 + sp; /* the rows of x's prefix end at depth c */
+    uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+    uint32_t hi = trie_rd(v, x, T_HI);
+    if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
+      if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
+      if (sp == 0) return;
+      sp--;
+      continue;
+    }
+    uint32_t ch = first + tl.st_next[sp]++;
+    uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
+    if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
+    if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
+    /* Branch and bound: with 10 items found, a subtree whose best key could not enter
+     * the list at this distance holds nothing for it. */
+    if (top->n == SG_BUCKET_ITEMS) {
+      uint32_t w = trie_rd(v, ch, T_BEST);
+      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                       (w & SG__KEY_ORD_MASK);
+      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
+    }
+    uint32_t cp = trie_rd(v, ch, T_CP);
+    size_t d = c + 1;
+    if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
+    tl.cp[d] = cp;
+    tl.bo[d] = tl.bo[c] + cp_bytes(cp);
+    sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                 d >= 2 ? tl.cp[d - 1] : 0, q, n);
+    unsigned last = sg__osa_last(&tl.row[d], d, n);
+    if (last <= thr) {
+      if (last == thr) range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
+      continue;
+    }
+    uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+    if (!reachable(&tl.row[d], d, n, sig, thr)) continue;
+    sp++;
+    tl.st_node[sp] = ch;
+    tl.st_next[sp] = 0;
+    tl.st_pos[sp] = lo;
+  }
+}
+
+/* One pass with distance thr over the keys that begin with q's first code point, whose
+ * UTF-8 is nq[0..first). */
+static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
+                      size_t first, unsigned thr, sg__top10 *top) {
+  sg__osa_row0(&tl.row[0], n);
+  tl.bo[0] = 0;
+  unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
+  if (v->n_trie == 0) return; /* no keys */
+  /* The root's child for q's first code point, when materialised. */
+  uint32_t nch = trie_rd(v, 0, T_N), first_child = trie_rd(v, 0, T_FIRST);
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (trie_rd(v, first_child + m, T_CP) < tl.q[0])
+      b = m + 1;
+    else
+      e = m;
+  }
+  bool node = b < nch && trie_rd(v, first_child + b, T_CP) == tl.q[0];
+  uint64_t l, r;
+  if (node) {
+    l = trie_rd(v, first_child + b, T_LO);
+    r = trie_rd(v, first_child + b, T_HI);
+  } else {
+    prefix_range(v, nq, first, &l, &r);
+  }
+  if (l >= r) return;
+  if (last0 <= thr) { /* a query of at most thr code points: every key is in */
+    if (last0 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  if (!node) {
+    scan_keys(a, v, n, l, r, 0, thr, top);
+    return;
+  }
+  /* Row 1 for the first code point, then the node's subtree. */
+  tl.cp[1] = tl.q[0];
+  tl.bo[1] = (uint32_t)first;
+  sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
+  unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
+  if (last1 <= thr) {
+    if (last1 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  trie_pass(a, v, n, first_child + b, 1, thr, top);
+}
+
+/* Decodes nq[0..len) into tl.q; returns the code point count and the first one's byte
+ * length in *first, or 0 when it does not fit. */
+static size_t decode_query(const char *nq, size_t len, size_t *first) {
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    char tmp[5] = {0};
+    memcpy(tmp, nq + i, len - i < 4 ? len - i : 4);
+    uint32_t cp;
+    size_t l = sg__utf8_next(tmp, &cp);
+    if (n == SG_TYPO_MAX_Q) return 0;
+    if (n == 0) *first = l;
+    tl.q[n++] = cp;
+    i += l;
+  }
+  return n;
+}
+
+void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
+                         sg_query_result *res) {
+  res->n = 0;
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
+  const locale_view *v = &a->loc[loc];
+  /* No key contains a NUL, so a query with one matches nothing. */
+  if (memchr(nq, '\0', len)) return;
+  sg__top10 top = {{0}, 0};
+  uint64_t lo, hi;
+  prefix_range(v, nq, len, &lo, &hi);
+  if (lo < hi) range_top(a, v, lo, hi, 0, &top);
+  /* Zero edits beat any typo: ten exact matches are the answer. */
+  if (k > 0 && top.n < SG_BUCKET_ITEMS && len > 0) {
+    if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
+    size_t first = 0, n = decode_query(nq, len, &first);
+    for (unsigned thr = 1; n > 0 && thr <= k && top.n < SG_BUCKET_ITEMS; thr++)
+      typo_pass(a, v, n, nq, first, thr, &top);
   }
   for (uint32_t j = 0; j < top.n; j++) {
     const unsigned char *f = v->fragidx + (uint64_t)(uint32_t)top.v[j] * SG__FRAGIDX_SIZE;
     res->items[j].json = a->frags + sg__rd32(f);
     res->items[j].len = sg__rd32(f + 4);
+    res->items[j].edits = (uint8_t)(top.v[j] >> EDITS_SHIFT);
+    res->items[j].tier = (uint8_t)(top.v[j] >> 32 & 0xff);
   }
   res->n = top.n;
+}
+
+void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
+                       sg_query_result *res) {
+  sg_artifact_query_k(a, loc, nq, len, 0, res);
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+long sg_fragment_display_value(const sg_fragment *f, char *out, size_t cap) {
+  /* In the fragment every quote inside a string is escaped, so this pattern only occurs
+   * as the field itself. */
+  static const char pat[] = ",\"displayValue\":\"";
+  const char *p = memmem(f->json, f->len, pat, sizeof pat - 1);
+  if (!p) return -1;
+  p += sizeof pat - 1;
+  const char *end = f->json + f->len;
+  size_t o = 0;
+  while (p < end && *p != '"') {
+    char c = *p++;
+    if (c == '\\') {
+      if (p >= end) return -1;
+      char e = *p++;
+      switch (e) {
+      case 'n': c = '\n'; break;
+      case 'r': c = '\r'; break;
+      case 't': c = '\t'; break;
+      case 'b': c = '\b'; break;
+      case 'f': c = '\f'; break;
+      case 'u': {
+        /* The compiler escapes only control characters this way (\u00XX). */
+        if (end - p < 4) return -1;
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+          int h = hexval(p[i]);
+          if (h < 0) return -1;
+          v = v << 4 | h;
+        }
+        p += 4;
+        if (v >= 0x80) return -1;
+        c = (char)v;
+        break;
+      }
+      default: c = e;
+      }
+    }
+    if (o + 1 >= cap) return -1;
+    out[o++] = c;
+  }
+  if (p >= end) return -1;
+  out[o] = '\0';
+  return (long)o;
 }

@@ -51,6 +51,8 @@ int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, cons
 typedef struct {
   const char *json;
   uint32_t len;
+  uint8_t edits; /* the item's key (DESIGN.md section 3.1): edits and tier of its best */
+  uint8_t tier;  /* candidate, which the highlight is computed from */
 } sg_fragment;
 
 typedef struct {
@@ -62,5 +64,15 @@ typedef struct {
  * 10 items of the relevance contract (DESIGN.md section 3). Allocates nothing. */
 void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
                        sg_query_result *res);
+
+/* The same with a typo budget k (0..2, from sg_typo_budget): the first 10 items of
+ * DESIGN.md section 3.1. k = 0 is sg_artifact_query. When the exact matches alone fill
+ * 10 items nothing more is searched. Allocates nothing (per-thread scratch). */
+void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
+                         sg_query_result *res);
+
+/* Copies the raw (unescaped) displayValue of a fragment into out[0..cap) with a NUL.
+ * Returns its length, or -1 when the fragment holds none or it does not fit. */
+long sg_fragment_display_value(const sg_fragment *f, char *out, size_t cap);
 
 #endif

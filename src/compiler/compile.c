@@ -22,6 +22,7 @@
 #include "compiler/compiler.h"
 #include "compiler/format.h"
 #include "compiler/normalize.h"
+#include "compiler/typo.h"
 
 /* Ranges of more keys than this get a precomputed bucket; smaller ones are scanned. */
 #define BUCKET_THRESHOLD 32u
@@ -295,6 +296,93 @@ static int cmp_bucket(const void *pa, const void *pb) {
   return 0;
 }
 
+/* ---- the code-point trie (the typo search's index, docs/ARTIFACT.md) ----------------- */
+
+typedef struct {
+  uint32_t lo, hi, cp, first, n, best;
+  uint64_t sig;
+  uint32_t depth; /* bytes of the node's prefix (build time only) */
+} trie_node;
+
+typedef struct {
+  trie_node *v;
+  size_t n, cap;
+} trie_vec;
+
+static int trie_push(trie_vec *t, trie_node x) {
+  if (t->n == t->cap) {
+    size_t nc = t->cap ? t->cap * 2 : 1024;
+    trie_node *p = realloc(t->v, nc * sizeof *p);
+    if (!p) return -1;
+    t->v = p;
+    t->cap = nc;
+  }
+  t->v[t->n++] = x;
+  return 0;
+}
+
+/* Breadth-first: each node's children (the runs of its keys that share the next code
+ * point, when a run has more than SG__TRIE_MIN keys) are appended together, so they are
+ * contiguous and come after their parent. Keys in a node's range share its prefix bytes,
+ * sorted UTF-8 keeps each run contiguous, and lcp[j] (the bytes key j shares with key
+ * j - 1) finds a run's end without reading text. */
+static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
+                      trie_vec *t) {
+  if (trie_push(t, (trie_node){0, (uint32_t)m, 0, 0, 0, 0, 0, 0})) return -1;
+  for (size_t x = 0; x < t->n; x++) {
+    trie_node node = t->v[x];
+    uint32_t first = (uint32_t)t->n, count = 0;
+    for (uint32_t i = node.lo; i < node.hi;) {
+      if ((k[i].lt >> 2) <= node.depth) { /* the key ends here */
+        i++;
+        continue;
+      }
+      uint32_t cp;
+      uint32_t end = node.depth + (uint32_t)sg__utf8_next(pool + k[i].off + node.depth, &cp);
+      uint32_t j = i + 1;
+      while (j < node.hi && lcp[j] >= end) j++;
+      if (j - i > SG__TRIE_MIN) {
+        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, end})) return -1;
+        count++;
+      }
+      i = j;
+    }
+    t->v[x].first = count ? first : 0;
+    t->v[x].n = count;
+    if (t->n > UINT32_MAX / 2) return -1;
+  }
+  /* Best entries and signatures bottom up (children come after their parents): the
+   * children's, their own code points, and those of the keys between them. */
+  for (size_t x = t->n; x-- > 0;) {
+    trie_node *node = &t->v[x];
+    uint64_t sig = 0;
+    uint32_t best = UINT32_MAX, pos = node->lo;
+    for (uint32_t c = 0; c <= node->n; c++) {
+      uint32_t end = c < node->n ? t->v[node->first + c].lo : node->hi;
+      for (; pos < end; pos++) {
+        uint32_t w = (k[pos].lt & 3) << SG__KEY_TIER_SHIFT | k[pos].ord;
+        if (w < best) best = w;
+        uint32_t len = k[pos].lt >> 2;
+        const char *s = pool + k[pos].off;
+        for (uint32_t b = node->depth; b < len;) {
+          uint32_t cp;
+          b += (uint32_t)sg__utf8_next(s + b, &cp);
+          sig |= sg__cp_bit(cp);
+        }
+      }
+      if (c < node->n) {
+        const trie_node *ch = &t->v[node->first + c];
+        sig |= ch->sig | sg__cp_bit(ch->cp);
+        if (ch->best < best) best = ch->best;
+        pos = ch->hi;
+      }
+    }
+    node->sig = sig;
+    node->best = best;
+  }
+  return 0;
+}
+
 /* ---- fragments --------------------------------------------------------------------- */
 
 static int json_field(sg_buf *b, const char *name, const char *val) {
@@ -371,6 +459,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   sg_buf_init(&pool, 0);
   key_vec keys = {0}, scratch = {0};
   bucket_vec buckets = {0};
+  trie_vec trie = {0};
+  uint32_t *lcp = NULL;
   uint32_t *dv_off = malloc((n ? n : 1) * sizeof *dv_off);
   uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
@@ -415,6 +505,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   if (keys.n > 1) qsort_r(keys.v, keys.n, sizeof *keys.v, cmp_key_full, pool.data);
 
   if (build_buckets(keys.v, keys.n, pool.data, &buckets)) goto done;
+  lcp = malloc((keys.n ? keys.n : 1) * sizeof *lcp);
+  if (!lcp) goto done;
+  for (size_t j = 0; j < keys.n; j++)
+    lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
+  if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
   /* Sections, each 8-byte aligned. */
@@ -439,8 +534,32 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     const bucket_rec *b = &buckets.v[j];
     if (put32(out, b->lo) || put32(out, b->hi) || put32(out, b->top.n)) goto done;
     for (uint32_t t = 0; t < 10; t++)
-      if (put32(out, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+      if (put32(out, t < b->top.n ? (uint32_t)(b->top.v[t] >> 32) << SG__KEY_TIER_SHIFT |
+                                        (uint32_t)b->top.v[t]
+                                  : 0))
+        goto done;
   }
+  if (pad8(out, base)) goto done;
+
+  sg__wr64(rec + SG__LOC_TRIE_OFF, out->len - base);
+  sg__wr64(rec + SG__LOC_TRIE_N, trie.n);
+  if (sg_buf_reserve(out, trie.n * SG__TRIE_SIZE)) goto done;
+  for (size_t j = 0; j < trie.n; j++) {
+    const trie_node *x = &trie.v[j];
+    if (put32(out, x->lo) || put32(out, x->hi) || put32(out, x->cp) || put32(out, x->first) ||
+        put32(out, x->n) || put32(out, x->best) || put32(out, (uint32_t)x->sig) ||
+        put32(out, (uint32_t)(x->sig >> 32)))
+      goto done;
+  }
+  if (pad8(out, base)) goto done;
+
+  /* Per key, the bytes it shares with the key before it (capped): the typo search skips
+   * runs of keys and reuses DP rows from these without reading key text. */
+  sg__wr64(rec + SG__LOC_LCP_OFF, out->len - base);
+  if (sg_buf_reserve(out, keys.n)) goto done;
+  for (size_t j = 0; j < keys.n; j++)
+    out->data[out->len++] = (char)(lcp[j] < SG__LCP_CAP ? lcp[j] : SG__LCP_CAP);
+  out->data[out->len] = '\0';
   if (pad8(out, base)) goto done;
 
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
@@ -472,6 +591,8 @@ done:
   free(keys.v);
   free(scratch.v);
   free(buckets.v);
+  free(trie.v);
+  free(lcp);
   free(dv_off);
   free(dv_len);
   free(order);

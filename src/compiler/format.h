@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 2u
+#define SG__ART_VERSION 3u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0       /* 8 bytes */
@@ -42,7 +42,10 @@
 #define SG__LOC_BUCKETS_N 48   /* u64 */
 #define SG__LOC_FRAGIDX_OFF 56 /* u64 section: per item ordinal, its fragment */
 #define SG__LOC_FRAGIDX_N 64   /* u64, always item_count */
-#define SG__LOC_SIZE 72
+#define SG__LOC_TRIE_OFF 72    /* u64 section: code-point trie of the sorted keys */
+#define SG__LOC_TRIE_N 80      /* u64 nodes */
+#define SG__LOC_LCP_OFF 88     /* u64 section: per key, u8 bytes shared with the key before */
+#define SG__LOC_SIZE 96
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from
  * its offset to the next NUL: the text pool stores every normalised text followed by a
@@ -52,8 +55,23 @@
 #define SG__KEY_ORD_MASK ((1u << SG__KEY_TIER_SHIFT) - 1)
 /* Items are numbered by 30-bit ordinals. */
 #define SG__MAX_ITEMS SG__KEY_ORD_MASK
-/* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 ordinals[10]. */
+/* Bucket record: u32 lo, u32 hi (key range [lo, hi)), u32 n, u32 entries[10], each
+ * (tier << 30 | ordinal) like a key: the typo search ranks by tier across buckets. */
 #define SG__BUCKET_SIZE (4 * 13)
+/* Trie node record: u32 lo, u32 hi (the keys starting with the node's code points),
+ * u32 code point (the last of them), u32 first child, u32 child count, u32 best (the
+ * least tier << 30 | ordinal of its keys: a bound for the search), u64 signature (bit
+ * sg__cp_bit(c) set for every code point c that follows the node's prefix in its keys:
+ * a query code point whose bit is clear cannot be matched below it). Nodes are in
+ * breadth-first order from the root (node 0, the whole key array), so a child's index is
+ * always greater than its parent's; only nodes of more than SG__TRIE_MIN keys exist, the
+ * smaller subtrees are walked over the keys themselves. */
+#define SG__TRIE_SIZE 32
+#define SG__TRIE_MIN 8u
+/* LCP bytes stored per key are capped here: 255 means "255 or more". */
+#define SG__LCP_CAP 255u
+
+static inline uint64_t sg__cp_bit(uint32_t cp) { return 1ull << ((cp * 0x9E3779B1u) >> 26); }
 /* Fragment index record: u32 offset into the fragment pool, u32 length. */
 #define SG__FRAGIDX_SIZE 8
 

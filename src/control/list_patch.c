@@ -33,6 +33,34 @@ static void check_enum(json_t **fields, const json_t *v, const char *path,
   sg_field_error(fields, path, reason);
 }
 
+/* queryPolicy.typoTolerance: enabled (boolean), minCharsOneTypo and minCharsTwoTypos
+ * (1..255, one <= two once merged with the current values; the error names the member
+ * that was sent, the first one when both were). */
+static void check_typo(json_t **fields, const json_t *tt, const json_t *cur) {
+  static const char *const allowed[] = {"enabled", "minCharsOneTypo", "minCharsTwoTypos", NULL};
+  if (!json_is_object(tt)) {
+    sg_field_error(fields, "queryPolicy.typoTolerance", "must be an object");
+    return;
+  }
+  sg__reject_unknown(tt, allowed, "queryPolicy.typoTolerance.", fields);
+  const json_t *en = json_object_get(tt, "enabled"), *one = json_object_get(tt, "minCharsOneTypo"),
+               *two = json_object_get(tt, "minCharsTwoTypos");
+  if (en && !json_is_boolean(en))
+    sg_field_error(fields, "queryPolicy.typoTolerance.enabled", "must be a boolean");
+  size_t before = json_array_size(*fields);
+  if (one) check_int(fields, one, "queryPolicy.typoTolerance.minCharsOneTypo", 1, 255);
+  if (two) check_int(fields, two, "queryPolicy.typoTolerance.minCharsTwoTypos", 1, 255);
+  if (json_array_size(*fields) != before) return;
+  json_int_t a = json_integer_value(one ? one : json_object_get(cur, "minCharsOneTypo"));
+  json_int_t b = json_integer_value(two ? two : json_object_get(cur, "minCharsTwoTypos"));
+  if (a > b)
+    sg_field_error(fields,
+                   one ? "queryPolicy.typoTolerance.minCharsOneTypo"
+                       : "queryPolicy.typoTolerance.minCharsTwoTypos",
+                   one ? "must not be greater than minCharsTwoTypos"
+                       : "must not be less than minCharsOneTypo");
+}
+
 /* Validates body and builds the store's change set (policies merged with cur). */
 static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) {
   static const char *const allowed[] = {"name",         "visibility",   "status", "queryPolicy",
@@ -64,7 +92,8 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
     if (!json_is_object(v)) {
       sg_field_error(fields, "queryPolicy", "must be an object");
     } else {
-      static const char *const qp_allowed[] = {"minQueryChars", "debounceMs", NULL};
+      static const char *const qp_allowed[] = {"minQueryChars", "debounceMs", "typoTolerance",
+                                               NULL};
       sg__reject_unknown(v, qp_allowed, "queryPolicy.", fields);
       json_t *qp = json_deep_copy(json_object_get(cur, "queryPolicy"));
       const json_t *m = json_object_get(v, "minQueryChars"), *d = json_object_get(v, "debounceMs");
@@ -74,6 +103,10 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
       if (d)
         check_int(fields, d, "queryPolicy.debounceMs", 0, 5000),
             json_object_set(qp, "debounceMs", (json_t *)d);
+      const json_t *tt = json_object_get(v, "typoTolerance");
+      if (tt)
+        check_typo(fields, tt,
+                   json_object_get(json_object_get(cur, "queryPolicy"), "typoTolerance"));
       /* qp (merged with the current list) is for validation only; the store gets just
        * the members sent and merges them inside its transaction, so a concurrent PATCH
        * of the other member is not reverted by this one. */

@@ -1,13 +1,14 @@
 /*
- * GET /v1/query?key=…&q=…[&locale=…]
+ * GET /v1/query?key=…&q=…[&locale=…][&limit=1..10]
  *
  * Checks, in order: key (401 invalid_key), Origin (403 origin_not_allowed), access token
- * of a private list (401 invalid_token), q present and valid UTF-8 (400
- * invalid_request), q at most 255 code points as sent (400 query_too_long), list
- * published (404 list_not_published), artifact open (503 artifact_unavailable), the
- * normalised q at least minQueryChars (200 query_too_short, not billed), the monthly
- * quota (200 quota_exceeded). Then the artifact lookup, whose prebuilt JSON fragments
- * are copied into a per-thread buffer: nothing is allocated here.
+ * of a private list (401 invalid_token), q present and valid UTF-8 and limit absent or
+ * an integer 1..10 (400 invalid_request), q at most 255 code points as sent (400 query_too_long),
+ * list published (404 list_not_published), artifact open (503 artifact_unavailable), the normalised
+ * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
+ * quota_exceeded). Then the artifact lookup with the list's typo budget (DESIGN.md section 3.1),
+ * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
+ * (section 3.2): nothing is allocated here.
  */
 #include <pthread.h>
 #include <sodium.h>
@@ -28,7 +29,7 @@ static _Thread_local char tl_norm[SG__RT_SCRATCH];
  * when build_body's JSON framing changes; the typed codes and messages are hashed in. So
  * two builds that would answer differently never share an ETag (a rolling deploy behind
  * one cache). */
-#define BODY_FORMAT "query-body/1"
+#define BODY_FORMAT "query-body/2"
 static char salt[9];
 static pthread_once_t salt_once = PTHREAD_ONCE_INIT;
 
@@ -47,18 +48,65 @@ static void make_salt(void) {
   sg_hex(d, sizeof d, salt);
 }
 
-/* "\"" + 32 hex of the body tag + a letter for the answer's code + 8 hex of the body
- * format + "\"". The tag comes from the requestId's digest (reqid.c), which covers
- * everything else the body is made of; the code (query_too_short, quota_exceeded)
- * depends on list policy and quota. */
-static void body_etag(const uint8_t tag[16], sg_err code, char out[44]) {
+/* "\"" + 32 hex of the body tag + a letter for the answer's code + the typo budget + 8
+ * hex of the body format + "\"". The tag comes from the requestId's digest (reqid.c),
+ * which covers everything else the body is made of; the code (query_too_short,
+ * quota_exceeded) and the budget depend on list policy (changed without a republish) and
+ * quota. */
+#define ETAG_SIZE 45
+static void body_etag(const uint8_t tag[16], sg_err code, unsigned k, char out[ETAG_SIZE]) {
   pthread_once(&salt_once, make_salt);
   out[0] = '"';
   sg_hex(tag, 16, out + 1);
   out[33] = code == SG_E_OK ? 'o' : code == SG_E_QUERY_TOO_SHORT ? 's' : 'q';
-  memcpy(out + 34, salt, 8);
-  out[42] = '"';
-  out[43] = '\0';
+  out[34] = (char)('0' + k);
+  memcpy(out + 35, salt, 8);
+  out[43] = '"';
+  out[44] = '\0';
+}
+
+/* The highlight of each returned item as JSON text ",\"highlight\":[[s,e],…]}" (the
+ * fragment's closing brace moves after it). At most HL_PAIRS pairs: normalisation maps
+ * a prefix to one contiguous run of characters in practice. */
+#define HL_PAIRS 16
+#define HL_PAIR_TEXT 24 /* ",[4294967295,4294967295]" is 24 bytes */
+#define HL_TEXT (16 + HL_PAIRS * HL_PAIR_TEXT)
+static _Thread_local char tl_hl[SG_BUCKET_ITEMS][HL_TEXT];
+static _Thread_local size_t tl_hl_len[SG_BUCKET_ITEMS];
+static _Thread_local char tl_dv[8192];
+
+static void highlights(const sg_query_result *res, const char *nq, size_t nlen) {
+  for (size_t i = 0; i < res->n; i++) {
+    uint32_t pairs[2 * HL_PAIRS];
+    long np = 0;
+    long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
+    if (dl >= 0)
+      np = sg_typo_highlight(tl_dv, (size_t)dl, nq, nlen, res->items[i].edits, res->items[i].tier,
+                             pairs, HL_PAIRS);
+    char *p = tl_hl[i];
+    memcpy(p, ",\"highlight\":[", 14);
+    p += 14;
+    for (long j = 0; j < np; j++) {
+      int w =
+          snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
+      p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
+    }
+    memcpy(p, "]}", 2);
+    p += 2;
+    tl_hl_len[i] = (size_t)(p - tl_hl[i]);
+  }
+}
+
+/* limit: absent (10) or the decimal digits of 1..10. Returns 0 when invalid. */
+static unsigned parse_limit(const char *s, size_t n) {
+  if (!s) return SG_BUCKET_ITEMS;
+  if (n == 0 || n > 6) return 0;
+  unsigned v = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return 0;
+    v = v * 10 + (unsigned)(s[i] - '0');
+  }
+  return v >= 1 && v <= SG_BUCKET_ITEMS ? v : 0;
 }
 
 /* Writes {"items":[…],"list":{"id":…},"requestId":"…"[,"code":…,"message":…]} into
@@ -72,7 +120,7 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
              sg_err_message(code));
   size_t tl = strlen(tail);
   need += tl;
-  for (size_t i = 0; res && i < res->n; i++) need += res->items[i].len + 1;
+  for (size_t i = 0; res && i < res->n; i++) need += res->items[i].len + tl_hl_len[i];
   if (need > cap) return need;
   char *p = out;
 #define PUT(s, n)                                                                                  \
@@ -83,7 +131,8 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
   PUT("{\"items\":[", 10);
   for (size_t i = 0; res && i < res->n; i++) {
     if (i) *p++ = ',';
-    PUT(res->items[i].json, res->items[i].len);
+    PUT(res->items[i].json, res->items[i].len - 1); /* without its closing brace */
+    PUT(tl_hl[i], tl_hl_len[i]);
   }
   PUT("],\"list\":{\"id\":", 15);
   PUT(id_json, strlen(id_json));
@@ -101,6 +150,9 @@ void sg__h_query(sg__rt_req *r) {
   const char *key = sg__h1_arg_get(r->req, "key", &klen);
   const char *q = sg__h1_arg_get(r->req, "q", &qlen);
   const char *locale = sg__h1_arg_get(r->req, "locale", &llen);
+  size_t limlen = 0;
+  const char *lim = sg__h1_arg_get(r->req, "limit", &limlen);
+  unsigned limit = parse_limit(lim, limlen);
   if (locale && (llen == 0 || llen > 35 || memchr(locale, '\0', llen))) locale = NULL;
 
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
@@ -113,6 +165,10 @@ void sg__h_query(sg__rt_req *r) {
     e = SG_E_INVALID_REQUEST;
     r->message = q ? "The query parameter q must be valid UTF-8."
                    : "The query parameter q is required: the user's input, e.g. ?q=par.";
+  }
+  if (e == SG_E_OK && limit == 0) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = "The query parameter limit must be an integer from 1 to 10.";
   }
   if (e == SG_E_OK && sg_utf8_count(q, qlen) > Q_MAX_CP) e = SG_E_QUERY_TOO_LONG;
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
@@ -137,19 +193,23 @@ void sg__h_query(sg__rt_req *r) {
   int loc = sg_artifact_resolve_locale(a, locale, &tag);
   char rid[SG__REQID_LEN + 1];
   uint8_t body_tag[16];
-  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, rid, body_tag);
+  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, rid, body_tag);
   const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
 
   sg_query_result res;
   res.n = 0;
   sg_err code = SG_E_OK;
-  if ((long)sg_utf8_count(tl_norm, (size_t)nlen) < l->min_query_chars) {
+  size_t ncp = sg_utf8_count(tl_norm, (size_t)nlen);
+  unsigned budget = sg_typo_budget(&l->typo, ncp);
+  if ((long)ncp < l->min_query_chars) {
     code = SG_E_QUERY_TOO_SHORT; /* not billed */
   } else if (!sg__quota_take(k->app->slot, k->app->limited ? k->app->monthly_quota : UINT64_MAX)) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    sg_artifact_query(a, loc, tl_norm, (size_t)nlen, &res);
+    sg_artifact_query_k(a, loc, tl_norm, (size_t)nlen, budget, &res);
+    if (res.n > limit) res.n = limit;
+    highlights(&res, tl_norm, (size_t)nlen);
     sg_metrics_query_served();
   }
 
@@ -167,8 +227,8 @@ void sg__h_query(sg__rt_req *r) {
     return;
   }
 
-  char etag[44];
-  body_etag(body_tag, code, etag);
+  char etag[ETAG_SIZE];
+  body_etag(body_tag, code, code == SG_E_OK ? budget : 0, etag);
   sg__rt_hdrs h = {.etag = etag, .cache_control = cache};
   if (sg__rt_inm_matches(r, etag))
     sg__rt_respond(r, 304, "", 0, &h);

@@ -1,6 +1,6 @@
 /*
  * Request ids. The requestId of a query response is derived from what determines the
- * body (key, normalised q, served locale, artifact hash), so identical calls give
+ * body (key, normalised q, served locale, artifact hash, limit), so identical calls give
  * byte-identical bodies and caches can share them; it never depends on x-request-id.
  * The second half of the same digest tags the body for its ETag (h_query.c), so a query
  * hashes ~150 bytes once instead of also hashing its ~1 KB body.
@@ -12,8 +12,8 @@
 #include "runtime/rt.h"
 
 void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
-                      const char *locale, const char *content_hash, char out[SG__REQID_LEN + 1],
-                      uint8_t tag[16]) {
+                      const char *locale, const char *content_hash, unsigned limit,
+                      char out[SG__REQID_LEN + 1], uint8_t tag[16]) {
   static const unsigned char zero = 0;
   crypto_generichash_state st;
   unsigned char d[32];
@@ -26,6 +26,12 @@ void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen
   crypto_generichash_update(&st, &zero, 1);
   if (content_hash)
     crypto_generichash_update(&st, (const unsigned char *)content_hash, strlen(content_hash));
+  /* The default limit (10) hashes as nothing, so a call without limit keeps the id it had
+   * before the parameter existed. */
+  if (limit != SG_BUCKET_ITEMS) {
+    unsigned char lb[2] = {0, (unsigned char)limit};
+    crypto_generichash_update(&st, lb, sizeof lb);
+  }
   crypto_generichash_final(&st, d, sizeof d);
   memcpy(out, "req_", 4);
   sg_hex(d, 16, out + 4);

@@ -18,6 +18,7 @@
 #include "common/ratelimit.h"
 #include "common/error.h"
 #include "compiler/artifact.h"
+#include "compiler/typo.h"
 #include "edge/edge.h"
 #include "runtime/http1.h"
 #include "runtime/runtime.h"
@@ -39,13 +40,14 @@ bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size
 #define SG__REQID_LEN 36 /* "req_" + 32 hex */
 
 /* Deterministic requestId of a query response: "req_" + hex of the first 16 bytes of
- * BLAKE2b-256(key 0x00 nq 0x00 locale 0x00 content_hash). Inputs are length-delimited
- * by the NUL separators (none of them contains NUL). tag (may be NULL) receives the
- * other 16 bytes: with the answer's code they determine the whole body (the key fixes
- * the list, the content hash the items), so they make its ETag without hashing it. */
+ * BLAKE2b-256(key 0x00 nq 0x00 locale 0x00 content_hash [0x00 limit, when not 10]).
+ * Inputs are length-delimited by the NUL separators (none of them contains NUL). tag (may
+ * be NULL) receives the other 16 bytes: with the answer's code and the query's typo budget
+ * they determine the whole body (the key fixes the list, the content hash the items), so
+ * they make its ETag without hashing it. */
 void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
-                      const char *locale, const char *content_hash, char out[SG__REQID_LEN + 1],
-                      uint8_t tag[16]);
+                      const char *locale, const char *content_hash, unsigned limit,
+                      char out[SG__REQID_LEN + 1], uint8_t tag[16]);
 /* A unique id of the same shape for x-request-id and error bodies (not derived). */
 void sg__reqid_random(char out[SG__REQID_LEN + 1]);
 
@@ -145,10 +147,11 @@ typedef struct {
   bool archived;
   bool published; /* has an active content hash and is not archived */
   int min_query_chars;
-  char *content_hash; /* "sha256:<hex>" or NULL */
-  sg__rt_art *art;    /* NULL when published but the artifact could not be opened */
-  char *id_json;      /* the id as a JSON string literal, quotes included */
-  char *bootstrap;    /* prebuilt bootstrap body */
+  sg_typo_policy typo; /* queryPolicy.typoTolerance, read with the list record */
+  char *content_hash;  /* "sha256:<hex>" or NULL */
+  sg__rt_art *art;     /* NULL when published but the artifact could not be opened */
+  char *id_json;       /* the id as a JSON string literal, quotes included */
+  char *bootstrap;     /* prebuilt bootstrap body */
   size_t bootstrap_len;
   char bootstrap_etag[40];
 } sg__rt_list;

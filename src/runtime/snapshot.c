@@ -187,6 +187,22 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
   return a;
 }
 
+/* queryPolicy.typoTolerance of a list record; absent or invalid fields take the defaults
+ * (the control plane validates them, so this only guards a hand-edited edge store). */
+static sg_typo_policy typo_policy(const json_t *tt) {
+  sg_typo_policy p = SG_TYPO_POLICY_DEFAULT;
+  const json_t *en = json_object_get(tt, "enabled"), *one = json_object_get(tt, "minCharsOneTypo"),
+               *two = json_object_get(tt, "minCharsTwoTypos");
+  if (json_is_boolean(en)) p.enabled = json_is_true(en);
+  json_int_t a = json_is_integer(one) ? json_integer_value(one) : p.min_one;
+  json_int_t b = json_is_integer(two) ? json_integer_value(two) : p.min_two;
+  if (a >= 1 && a <= 255 && b >= a && b <= 255) {
+    p.min_one = (int)a;
+    p.min_two = (int)b;
+  }
+  return p;
+}
+
 static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev, json_t *o,
                       const char *file_id, sg__rt_list *l) {
   const char *id = jstr(o, "id");
@@ -211,6 +227,7 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   if (debounce < 0) debounce = 0;
   if (debounce > 5000) debounce = 5000;
   l->min_query_chars = (int)min_chars;
+  l->typo = typo_policy(json_object_get(qp, "typoTolerance"));
   const char *hash = jstr(o, "activeContentHash");
   if (hash) l->content_hash = arena_strdup(&s->arena, hash);
   l->published = hash && !l->archived;
@@ -230,8 +247,12 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   rc = rc || sg_buf_json_str(&b, l->id, strlen(l->id));
   rc = rc || sg_buf_puts(&b, "},\"activeVersionHash\":");
   rc = rc || (l->published ? sg_buf_json_str(&b, hash, strlen(hash)) : sg_buf_puts(&b, "null"));
-  rc = rc || sg_buf_printf(&b, ",\"queryPolicy\":{\"minQueryChars\":%d,\"debounceMs\":%d}",
-                           (int)min_chars, (int)debounce);
+  rc = rc || sg_buf_printf(&b,
+                           ",\"queryPolicy\":{\"minQueryChars\":%d,\"debounceMs\":%d,"
+                           "\"typoTolerance\":{\"enabled\":%s,\"minCharsOneTypo\":%d,"
+                           "\"minCharsTwoTypos\":%d}}",
+                           (int)min_chars, (int)debounce, l->typo.enabled ? "true" : "false",
+                           l->typo.min_one, l->typo.min_two);
   rc = rc || sg_buf_puts(&b, ",\"localePolicy\":{\"defaultLocale\":");
   rc = rc || sg_buf_json_str(&b, dflt, strlen(dflt));
   rc = rc || sg_buf_puts(&b, ",\"supportedLocales\":[");

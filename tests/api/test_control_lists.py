@@ -13,6 +13,8 @@ import pytest
 
 from control_helpers import assert_error, assert_etag, fields_of
 
+TYPO_DEFAULT = {"enabled": True, "minCharsOneTypo": 4, "minCharsTwoTypos": 8}
+
 
 RFC3339 = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
@@ -28,7 +30,8 @@ def test_create_defaults_etag_location(cp, t):
     assert lst["slug"] == "world-cities"
     assert lst["visibility"] == "private"
     assert lst["status"] == "active"
-    assert lst["queryPolicy"] == {"minQueryChars": 1, "debounceMs": 150}
+    assert lst["queryPolicy"] == {"minQueryChars": 1, "debounceMs": 150,
+                                  "typoTolerance": TYPO_DEFAULT}
     assert lst["localePolicy"] == {"defaultLocale": "en", "supportedLocales": ["en"]}
     assert lst["displayOrder"] == 0
     assert lst["activeVersionNumber"] is None
@@ -179,7 +182,9 @@ def test_patch_every_field(cp, t):
         "name": "After",
         "visibility": "public",
         "status": "archived",
-        "queryPolicy": {"minQueryChars": 3, "debounceMs": 0},
+        "queryPolicy": {"minQueryChars": 3, "debounceMs": 0,
+                        "typoTolerance": {"enabled": False, "minCharsOneTypo": 5,
+                                          "minCharsTwoTypos": 9}},
         "localePolicy": {"defaultLocale": "fr", "supportedLocales": ["en", "fr"]},
         "displayOrder": -7,
     }
@@ -240,13 +245,13 @@ def test_edge_sync_revision_increases(cp, t):
 def test_patch_query_policy_partial_merge(cp, t):
     lst = t.create_list()
     r = patch(t, lst, {"queryPolicy": {"minQueryChars": 4}})
-    assert r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 150}
+    assert r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 150, "typoTolerance": TYPO_DEFAULT}
     r = patch(t, lst, {"queryPolicy": {"debounceMs": 900}})
-    assert r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 900}
+    assert r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 900, "typoTolerance": TYPO_DEFAULT}
     r = patch(t, lst, {"queryPolicy": {}})
-    assert r.status == 200 and r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 900}
+    assert r.status == 200 and r.json()["queryPolicy"] == {"minQueryChars": 4, "debounceMs": 900, "typoTolerance": TYPO_DEFAULT}
     assert t.api("GET", f"/lists/{lst['id']}").json()["queryPolicy"] == {
-        "minQueryChars": 4, "debounceMs": 900}
+        "minQueryChars": 4, "debounceMs": 900, "typoTolerance": TYPO_DEFAULT}
 
 
 @pytest.mark.parametrize("qp,ok", [
@@ -429,7 +434,7 @@ def test_patch_mirrors_served_fields_to_edge_store(cp, t):
     rec = edge_record(cp, lst["id"])
     assert rec["id"] == lst["id"] and rec["workspaceId"] == t.workspace_id
     assert rec["visibility"] == "public" and rec["status"] == "active"
-    assert rec["queryPolicy"] == {"minQueryChars": 2, "debounceMs": 150}
+    assert rec["queryPolicy"] == {"minQueryChars": 2, "debounceMs": 150, "typoTolerance": TYPO_DEFAULT}
     assert rec["localePolicy"] == {"defaultLocale": "en", "supportedLocales": ["en"]}
 
 
@@ -463,7 +468,7 @@ def test_concurrent_partial_policy_patches_do_not_undo_each_other(cp, t):
         [th.start() for th in ths]
         [th.join() for th in ths]
         got = t.api("GET", f"/lists/{lst['id']}").json()["queryPolicy"]
-        assert got == {"minQueryChars": m, "debounceMs": d}, (i, got)
+        assert got == {"minQueryChars": m, "debounceMs": d, "typoTolerance": TYPO_DEFAULT}, (i, got)
 
 
 def test_a_thousand_lists_with_the_same_name(cp, t):

@@ -141,7 +141,7 @@ def test_query_body_shape_and_determinism(env):
     assert list(body) == ["items", "list", "requestId"]
     assert body["list"] == {"id": "lst_1"}
     assert body["items"][0] == {"itemId": "itm_1", "value": "andorra la vella",
-                                "displayValue": "Andorra la Vella"}
+                                "displayValue": "Andorra la Vella", "highlight": [[0, 2]]}
     assert body["requestId"].startswith("req_") and len(body["requestId"]) == 36
     assert r1.header("x-request-id") == "abc-1"
     assert r2.header("x-request-id") == "other-2"
@@ -155,7 +155,8 @@ def test_query_normalises_and_ancestors(env):
     assert r.status == 200
     assert r.json()["items"] == [{"itemId": "itm_3", "value": "escaldes", "displayValue": "Escaldes",
                                   "ancestors": [{"itemId": "itm_1", "value": "andorra la vella",
-                                                 "displayValue": "Andorra la Vella"}]}]
+                                                 "displayValue": "Andorra la Vella"}],
+                                  "highlight": [[0, 3]]}]
     # The same normalised query gives the same requestId.
     assert q(env, "esc").json()["requestId"] == r.json()["requestId"]
 
@@ -252,7 +253,9 @@ def test_bootstrap(env):
     r = env.runtime("GET", "/v1/bootstrap", params={"key": PK})
     assert r.status == 200
     assert r.json() == {"list": {"id": "lst_1"}, "activeVersionHash": env.hash,
-                        "queryPolicy": {"minQueryChars": 2, "debounceMs": 120},
+                        "queryPolicy": {"minQueryChars": 2, "debounceMs": 120,
+                                         "typoTolerance": {"enabled": True, "minCharsOneTypo": 4,
+                                                           "minCharsTwoTypos": 8}},
                         "localePolicy": {"defaultLocale": "en", "supportedLocales": ["en", "fr"]}}
     assert r.header("etag")
     assert env.runtime("GET", "/v1/bootstrap", params={"key": PK},

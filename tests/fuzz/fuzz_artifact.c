@@ -1,11 +1,13 @@
 /* libFuzzer target: arbitrary bytes opened as an artifact must be rejected, or answer
- * queries without reading out of bounds. */
+ * queries, typo-tolerant ones (the trie walk) and their highlights included, without
+ * reading out of bounds. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler/artifact.h"
+#include "compiler/typo.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +34,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t k = 0; k < r.n; k++)
           for (uint32_t b = 0; b < r.items[k].len; b++) sum += (unsigned char)r.items[k].json[b];
       }
+      static const char *const typos[] = {"sna", "andora", "nwe yrok", "escladesx", "東亰", "sa"};
+      for (size_t i = 0; i < sizeof typos / sizeof *typos; i++)
+        for (unsigned k = 1; k <= 2; k++) {
+          sg_query_result r;
+          sg_artifact_query_k(a, loc, typos[i], strlen(typos[i]), k, &r);
+          for (size_t j = 0; j < r.n; j++) {
+            char dv[1024];
+            uint32_t h[16];
+            long dl = sg_fragment_display_value(&r.items[j], dv, sizeof dv);
+            long nh = dl < 0 ? 0
+                             : sg_typo_highlight(dv, (size_t)dl, typos[i], strlen(typos[i]),
+                                                 r.items[j].edits, r.items[j].tier, h, 8);
+            sum += r.items[j].edits + (unsigned)nh;
+            for (long p = 0; p < 2 * nh; p++) sum += h[p];
+          }
+        }
     }
     sum += (unsigned)sg_artifact_item_count(a);
     g_sink = sum;

@@ -1,5 +1,7 @@
-/* libFuzzer target: normalisation never crashes, both entry points agree, and the
- * output has the documented shape (valid UTF-8, single inner spaces, trimmed). */
+/* libFuzzer target: normalisation never crashes, all entry points agree, and the
+ * output has the documented shape (valid UTF-8, single inner spaces, trimmed). The offset
+ * map (sg_normalize_map) gives the same text, one pair per code point, each a non-empty
+ * range inside the input's UTF-16 length. */
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -29,6 +31,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (memmem(out, (size_t)n, "  ", 2)) abort();
   } else if (s != -1) {
     abort();
+  }
+  static uint32_t map[2 * (4096 * 18 + 1)];
+  size_t ncp = 0;
+  static char mout[4096 * 18 * 4 + 1];
+  long m = sg_normalize_map(in, size, mout, sizeof mout, map, 4096 * 18 + 1, &ncp);
+  if ((m == -1) != (n == -1)) abort();
+  if (m >= 0) {
+    if (m != n || memcmp(mout, out, (size_t)n) != 0) abort();
+    size_t cps = 0, units = 0;
+    for (long i = 0; i < n; i++) cps += ((unsigned char)out[i] & 0xC0) != 0x80;
+    for (size_t i = 0; i < size; i++) {
+      unsigned char c = data[i];
+      if ((c & 0xC0) != 0x80) units += c >= 0xF0 ? 2 : 1;
+    }
+    if (cps != ncp) abort();
+    for (size_t k = 0; k < ncp; k++)
+      if (map[2 * k] >= map[2 * k + 1] || map[2 * k + 1] > units) abort();
   }
   free(h);
   return 0;

@@ -13,7 +13,7 @@
 #define LIST_COLS                                                                                  \
   "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"                 \
   " default_locale, supported_locales, display_order, active_version_number, created_at,"          \
-  " updated_at, workspace_id, active_content_hash"
+  " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
 
 static json_t *ts_json(sqlite3_stmt *s, int col) {
   char buf[32];
@@ -32,9 +32,12 @@ static json_t *row_to_list(sqlite3_stmt *s) {
   json_object_set_new(o, "visibility", json_string(sg__sq_col(s, 4)));
   json_object_set_new(o, "status", json_string(sg__sq_col(s, 5)));
   json_object_set_new(o, "queryPolicy",
-                      json_pack("{s:I,s:I}", "minQueryChars",
+                      json_pack("{s:I,s:I,s:{s:b,s:I,s:I}}", "minQueryChars",
                                 (json_int_t)sqlite3_column_int64(s, 6), "debounceMs",
-                                (json_int_t)sqlite3_column_int64(s, 7)));
+                                (json_int_t)sqlite3_column_int64(s, 7), "typoTolerance", "enabled",
+                                sqlite3_column_int64(s, 16) != 0, "minCharsOneTypo",
+                                (json_int_t)sqlite3_column_int64(s, 17), "minCharsTwoTypos",
+                                (json_int_t)sqlite3_column_int64(s, 18)));
   json_t *locales = json_loads(sg__sq_col(s, 9), 0, NULL);
   json_object_set_new(o, "localePolicy",
                       json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8), "supportedLocales",
@@ -211,6 +214,14 @@ static bool default_locale_supported(const json_t *lp) {
   return false;
 }
 
+/* The invariant of a typo policy: minCharsOneTypo <= minCharsTwoTypos (re-checked here
+ * because two PATCHes may each move one of them). */
+static bool typo_order_valid(const json_t *qp) {
+  const json_t *tt = json_object_get(qp, "typoTolerance");
+  return json_integer_value(json_object_get(tt, "minCharsOneTypo")) <=
+         json_integer_value(json_object_get(tt, "minCharsTwoTypos"));
+}
+
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
@@ -219,6 +230,9 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   static const char q_order[] = "UPDATE lists SET display_order=?2 WHERE id=?1";
   static const char q_minq[] = "UPDATE lists SET min_query_chars=?2 WHERE id=?1";
   static const char q_deb[] = "UPDATE lists SET debounce_ms=?2 WHERE id=?1";
+  static const char q_typo_en[] = "UPDATE lists SET typo_enabled=?2 WHERE id=?1";
+  static const char q_typo_one[] = "UPDATE lists SET typo_min_one=?2 WHERE id=?1";
+  static const char q_typo_two[] = "UPDATE lists SET typo_min_two=?2 WHERE id=?1";
   static const char q_defl[] = "UPDATE lists SET default_locale=?2 WHERE id=?1";
   static const char q_supl[] = "UPDATE lists SET supported_locales=?2 WHERE id=?1";
   static const char q_touch[] = "UPDATE lists SET updated_at=?2 WHERE id=?1";
@@ -242,7 +256,7 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
     const char *sql;
     const json_t *v;
   } update;
-  update ups[9];
+  update ups[12];
   size_t nup = 0;
   const json_t *qp = json_object_get(changes, "queryPolicy");
   const json_t *lp = json_object_get(changes, "localePolicy");
@@ -252,6 +266,10 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   ups[nup++] = (update){q_order, json_object_get(changes, "displayOrder")};
   ups[nup++] = (update){q_minq, json_object_get(qp, "minQueryChars")};
   ups[nup++] = (update){q_deb, json_object_get(qp, "debounceMs")};
+  const json_t *tt = json_object_get(qp, "typoTolerance");
+  ups[nup++] = (update){q_typo_en, json_object_get(tt, "enabled")};
+  ups[nup++] = (update){q_typo_one, json_object_get(tt, "minCharsOneTypo")};
+  ups[nup++] = (update){q_typo_two, json_object_get(tt, "minCharsTwoTypos")};
   ups[nup++] = (update){q_defl, json_object_get(lp, "defaultLocale")};
   ups[nup++] = (update){q_supl, json_object_get(lp, "supportedLocales")};
   ups[nup++] = (update){q_touch, NULL};
@@ -264,6 +282,8 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
       sqlite3_bind_int64(s, 2, sg_now_s());
     } else if (json_is_integer(ups[i].v)) {
       sqlite3_bind_int64(s, 2, json_integer_value(ups[i].v));
+    } else if (json_is_boolean(ups[i].v)) {
+      sqlite3_bind_int64(s, 2, json_is_true(ups[i].v));
     } else if (json_is_string(ups[i].v)) {
       sg__sq_text(s, 2, json_string_value(ups[i].v));
     } else {
@@ -276,7 +296,8 @@ sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *i
   json_decref(cur);
   cur = NULL;
   rc = sg__sq_list_load(st, workspace_id, id, &patched);
-  if (rc == SG_E_OK && !default_locale_supported(json_object_get(patched, "localePolicy")))
+  if (rc == SG_E_OK && (!default_locale_supported(json_object_get(patched, "localePolicy")) ||
+                        !typo_order_valid(json_object_get(patched, "queryPolicy"))))
     rc = SG_E_INVALID_REQUEST;
   goto end;
 fail:

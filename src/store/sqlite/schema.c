@@ -188,5 +188,25 @@ const char *const sg__sqlite_migrations[] = {
     /* The dashboard's item search: a value prefix, ASCII case ignored, paged by value. */
     "CREATE INDEX items_value_nocase ON items(list_id, value COLLATE NOCASE, id)"
     "  WHERE to_clock IS NULL;",
+    /* 7: queryPolicy.typoTolerance (DESIGN.md section 3.1), on by default for every list,
+     * existing ones included. The policy is served, so the edge outbox's list trigger
+     * (migration 4) now also watches its columns: a typoTolerance change whose edge write
+     * failed is retried like any other. */
+    "ALTER TABLE lists ADD COLUMN typo_enabled INTEGER NOT NULL DEFAULT 1;"
+    "ALTER TABLE lists ADD COLUMN typo_min_one INTEGER NOT NULL DEFAULT 4;"
+    "ALTER TABLE lists ADD COLUMN typo_min_two INTEGER NOT NULL DEFAULT 8;"
+    "DROP TRIGGER edge_lists_upd;"
+    "CREATE TRIGGER edge_lists_upd AFTER UPDATE ON lists WHEN"
+    "  OLD.visibility IS NOT NEW.visibility OR OLD.status IS NOT NEW.status OR"
+    "  OLD.min_query_chars IS NOT NEW.min_query_chars OR"
+    "  OLD.debounce_ms IS NOT NEW.debounce_ms OR OLD.default_locale IS NOT NEW.default_locale"
+    "  OR OLD.supported_locales IS NOT NEW.supported_locales OR"
+    "  OLD.typo_enabled IS NOT NEW.typo_enabled OR OLD.typo_min_one IS NOT NEW.typo_min_one OR"
+    "  OLD.typo_min_two IS NOT NEW.typo_min_two OR"
+    "  OLD.active_version_number IS NOT NEW.active_version_number OR"
+    "  OLD.active_content_hash IS NOT NEW.active_content_hash OR"
+    "  OLD.workspace_id IS NOT NEW.workspace_id BEGIN"
+    "  INSERT INTO edge_outbox(kind, id, want) VALUES('lists', NEW.id, 1)"
+    "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;",
     NULL,
 };

@@ -136,3 +136,189 @@ size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]
   free(m);
   return k;
 }
+
+/* ---- sections 3.1 and 3.2 -------------------------------------------------------------- */
+
+/* Code points of UTF-8 s[0..len) (valid: it is normalised text) into a malloc'd array. */
+static unsigned *cps(const char *s, size_t len, size_t *n) {
+  unsigned *v = malloc((len + 1) * sizeof *v);
+  if (!v) abort();
+  size_t k = 0;
+  for (size_t i = 0; i < len;) {
+    const unsigned char *u = (const unsigned char *)s + i;
+    unsigned c = u[0], l = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4, cp = c;
+    if (l == 2) cp = c & 0x1F;
+    if (l == 3) cp = c & 0x0F;
+    if (l == 4) cp = c & 0x07;
+    for (unsigned j = 1; j < l; j++) cp = cp << 6 | (u[j] & 0x3F);
+    v[k++] = cp;
+    i += l;
+  }
+  *n = k;
+  return v;
+}
+
+/* The full OSA table D[i][j] = OSA(a[0..i), b[0..j)), (na + 1) x (nb + 1), malloc'd. */
+static unsigned *osa_table(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
+  unsigned *d = malloc((na + 1) * (nb + 1) * sizeof *d);
+  if (!d) abort();
+#define D(i, j) d[(i) * (nb + 1) + (j)]
+  for (size_t i = 0; i <= na; i++)
+    for (size_t j = 0; j <= nb; j++) {
+      if (i == 0 || j == 0) {
+        D(i, j) = (unsigned)(i + j);
+        continue;
+      }
+      unsigned v = D(i - 1, j) + 1;
+      if (D(i, j - 1) + 1 < v) v = D(i, j - 1) + 1;
+      unsigned sub = D(i - 1, j - 1) + (a[i - 1] != b[j - 1]);
+      if (sub < v) v = sub;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && D(i - 2, j - 2) + 1 < v)
+        v = D(i - 2, j - 2) + 1;
+      D(i, j) = v;
+    }
+#undef D
+  return d;
+}
+
+unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb) {
+  unsigned *d = osa_table(a, na, b, nb);
+  unsigned r = d[na * (nb + 1) + nb];
+  free(d);
+  return r;
+}
+
+#define INF 1000u
+
+/* edits(q, t): infinite unless the first code points agree, else the least OSA distance
+ * over every prefix of t; *plen the shortest such prefix (code points). One full table
+ * D[i][j] = OSA(t[0..i), q[0..j)) gives every prefix's distance in its last column. */
+static unsigned edits_of(const unsigned *q, size_t n, const char *t, size_t tl, size_t *plen) {
+  if (n == 0) { /* with zero edits section 3.1 is section 3: "" is a prefix of every text */
+    if (plen) *plen = 0;
+    return 0;
+  }
+  if (tl == 0) return INF;
+  size_t first_len = (unsigned char)t[0] < 0x80   ? 1
+                     : (unsigned char)t[0] < 0xE0 ? 2
+                     : (unsigned char)t[0] < 0xF0 ? 3
+                                                  : 4;
+  size_t one;
+  unsigned *c0 = cps(t, first_len <= tl ? first_len : tl, &one);
+  unsigned first = c0[0];
+  free(c0);
+  if (first != q[0]) return INF; /* most candidates: decided without the table */
+  size_t m;
+  unsigned *tc = cps(t, tl, &m);
+  unsigned best = INF;
+  if (n > 0 && m > 0 && tc[0] == q[0]) {
+    /* Row i's last cell is the distance of q to the prefix of i code points. */
+    unsigned *d = osa_table(tc, m, q, n);
+    for (size_t i = 0; i <= m; i++)
+      if (d[i * (n + 1) + n] < best) {
+        best = d[i * (n + 1) + n];
+        if (plen) *plen = i;
+      }
+    free(d);
+  }
+  free(tc);
+  return best;
+}
+
+typedef struct {
+  unsigned edits, tier;
+  const bf_item *it;
+  size_t idx;
+} kmatch;
+
+static int cmp_kmatch(const void *pa, const void *pb) {
+  const kmatch *a = pa, *b = pb;
+  if (a->edits != b->edits) return a->edits < b->edits ? -1 : 1;
+  match x = {(int)a->tier, a->it, a->idx}, y = {(int)b->tier, b->it, b->idx};
+  return cmp_match(&x, &y);
+}
+
+static void consider(unsigned *be, unsigned *bt, unsigned e, unsigned t) {
+  if (e < *be || (e == *be && t < *bt)) {
+    *be = e;
+    *bt = t;
+  }
+}
+
+size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, size_t out[10],
+                      unsigned edits[10], unsigned tier[10]) {
+  size_t n;
+  unsigned *q = cps(nq, len, &n);
+  kmatch *m = malloc((bf->n ? bf->n : 1) * sizeof *m);
+  if (!m) abort();
+  size_t nm = 0;
+  for (size_t i = 0; i < bf->n; i++) {
+    const bf_item *b = &bf->items[i];
+    unsigned be = INF, bt = 3;
+    /* Candidates: the displayValue (tier 0), each alias (1), each later word of either (2). */
+    consider(&be, &bt, edits_of(q, n, b->dv.text, b->dv.len, NULL), 0);
+    for (size_t a = 0; a < b->n_aliases; a++)
+      consider(&be, &bt, edits_of(q, n, b->aliases[a].text, b->aliases[a].len, NULL), 1);
+    for (size_t a = 0; a <= b->n_aliases; a++) {
+      const ntext *t = a == 0 ? &b->dv : &b->aliases[a - 1];
+      for (size_t p = 1; p < t->len; p++)
+        if (t->text[p - 1] == ' ')
+          consider(&be, &bt, edits_of(q, n, t->text + p, t->len - p, NULL), 2);
+    }
+    if (be <= k) m[nm++] = (kmatch){be, bt, b, i};
+  }
+  qsort(m, nm, sizeof *m, cmp_kmatch);
+  size_t r = nm < 10 ? nm : 10;
+  for (size_t i = 0; i < r; i++) {
+    out[i] = m[i].idx;
+    edits[i] = m[i].edits;
+    tier[i] = m[i].tier;
+  }
+  free(m);
+  free(q);
+  return r;
+}
+
+size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t len, unsigned edits,
+                        unsigned tier, unsigned *out, size_t max) {
+  if (tier == 1) return 0;
+  const char *dv = bf->items[item].display;
+  size_t dl = strlen(dv);
+  char *norm = malloc(dl * 18 + 8);
+  uint32_t *map = malloc((dl * 18 + 8) * 2 * sizeof *map);
+  size_t ncp = 0;
+  if (!norm || !map) abort();
+  long nl = sg_normalize_map(dv, dl, norm, dl * 18 + 8, map, dl * 18 + 8, &ncp);
+  if (nl < 0) abort();
+  size_t n;
+  unsigned *q = cps(nq, len, &n);
+  /* The matched candidate of the displayValue: the whole text at tier 0; the first later
+   * word at the item's distance at tier 2 (none: it matched through an alias). */
+  size_t cp_at = 0, start = 0, plen = 0;
+  int found = 0;
+  for (size_t p = 0; p < (size_t)nl && !found; p++) {
+    if ((unsigned char)norm[p] >> 6 == 2) continue; /* inside a code point */
+    int cand = tier == 0 ? p == 0 : p > 0 && norm[p - 1] == ' ';
+    if (cand && edits_of(q, n, norm + p, (size_t)nl - p, &plen) == edits) {
+      start = cp_at;
+      found = 1;
+    }
+    cp_at++;
+  }
+  size_t np = 0;
+  if (found)
+    for (size_t c = start; c < start + plen; c++) {
+      unsigned a = map[2 * c], b = map[2 * c + 1];
+      if (np && a <= out[2 * np - 1]) {
+        if (b > out[2 * np - 1]) out[2 * np - 1] = b;
+      } else if (np < max) {
+        out[2 * np] = a;
+        out[2 * np + 1] = b;
+        np++;
+      }
+    }
+  free(q);
+  free(norm);
+  free(map);
+  return np;
+}

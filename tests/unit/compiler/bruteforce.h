@@ -21,6 +21,19 @@ void sgt_bf_free(sgt_bf *bf);
  * in out[], and their count as the result. */
 size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]);
 
+/* DESIGN.md sections 3.1 and 3.2 straight from the text: with typo budget k, the first
+ * 10 items (indexes in out[]), each with its key (edits, tier), and count. */
+size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, size_t out[10],
+                      unsigned edits[10], unsigned tier[10]);
+
+/* The highlight pairs of item (returned with edits and tier) for nq: up to max pairs of
+ * UTF-16 [start, end) into out, their count as the result. */
+size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t len, unsigned edits,
+                        unsigned tier, unsigned *out, size_t max);
+
+/* The full (unbanded) OSA distance between code point arrays, for the edge tests. */
+unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb);
+
 /* The display value the item shows in the prepared locale (not normalised). */
 const char *sgt_bf_display(const sgt_bf *bf, size_t item);
 

@@ -19,7 +19,9 @@
 #include "bruteforce.h"
 #include "compiler/artifact.h"
 #include "compiler/normalize.h"
+#include "compiler/typo.h"
 #include "randlist.h"
+#include "typocheck.h"
 
 static const char *dataset_path(void) {
   const char *d = getenv("SUGGESTD_DATASETS");
@@ -101,6 +103,39 @@ static void test_cities(void **state) {
     free(nt);
   }
   fprintf(stderr, "cities: %zu items, %zu queries compared, 0 differences\n", n, queries);
+
+  /* Typos (DESIGN.md sections 3.1 and 3.2) with the default policy: 1 or 2 random edits
+   * (insert, delete, substitute, swap) of prefixes of real names, the most populous
+   * first, and the same prefixes unedited. */
+  sg_typo_policy pol = SG_TYPO_POLICY_DEFAULT;
+  sgt_typo_stats ts = {0};
+  for (size_t k = 0; k < 160; k++) {
+    const sg_compile_item *it = k < 80 ? by_rank[k] : &items[sgt_rand_below(&st, n)];
+    char *nt;
+    size_t nl;
+    assert_int_equal(sg_normalize(it->display_value, strlen(it->display_value), &nt, &nl), 0);
+    if (nl == 0) {
+      free(nt);
+      continue;
+    }
+    size_t len = 1 + sgt_rand_below(&st, nl);
+    while (len < nl && ((unsigned char)nt[len] >> 6) == 2) len++;
+    char tq[2400];
+    size_t tl = sgt_random_edits(nt, len, &st, tq, sizeof tq);
+    size_t ncp = 0;
+    for (size_t i = 0; i < tl; i++) ncp += ((unsigned char)tq[i] >> 6) != 2;
+    if (tl && sgt_check_typo(a, 0, bf, items, tq, tl, sg_typo_budget(&pol, ncp), &ts))
+      fail_msg("typo query [%.*s] differs from the brute force", (int)tl, tq);
+    ncp = 0;
+    for (size_t i = 0; i < len; i++) ncp += ((unsigned char)nt[i] >> 6) != 2;
+    if (sgt_check_typo(a, 0, bf, items, nt, len, sg_typo_budget(&pol, ncp), &ts))
+      fail_msg("query [%.*s] differs from the brute force", (int)len, nt);
+    free(nt);
+  }
+  fprintf(stderr,
+          "cities typos: %zu queries compared (%zu with matches, %zu items with edits), 0 "
+          "differences in items, order, keys and highlights\n",
+          ts.queries, ts.nonempty, ts.fuzzy_items);
   free(by_rank);
   sgt_bf_free(bf);
   sg_artifact_close(a);

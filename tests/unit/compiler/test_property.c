@@ -17,9 +17,61 @@
 #include "bruteforce.h"
 #include "compiler/artifact.h"
 #include "compiler/normalize.h"
+#include "compiler/typo.h"
 #include "randlist.h"
+#include "typocheck.h"
 
 static size_t g_queries, g_nonempty;
+
+static sgt_typo_stats g_typo;
+
+static void check_query_k(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
+                          const char *nq, size_t len, unsigned k, uint64_t seed) {
+  if (sgt_check_typo(art, loc, bf, l->items, nq, len, k, &g_typo)) {
+    fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
+    fail();
+  }
+}
+
+/* A random policy's budget for a query of n code points (section 3.1). */
+static unsigned random_budget(uint64_t *st, size_t n) {
+  static const sg_typo_policy pols[] = {{1, 4, 8}, {1, 4, 8}, {1, 1, 1},  {1, 2, 5},
+                                        {1, 3, 3}, {0, 4, 8}, {1, 6, 255}};
+  sg_typo_policy p = pols[sgt_rand_below(st, sizeof pols / sizeof *pols)];
+  return sg_typo_budget(&p, n);
+}
+
+static size_t cp_len(const char *s, size_t len) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++) n += ((unsigned char)s[i] >> 6) != 2;
+  return n;
+}
+
+/* Typo queries from text: random edits of random prefixes of it and of its word
+ * suffixes, with random policies, and the unedited prefix under a budget too. */
+static void typo_queries(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
+                         const char *text, uint64_t *st, uint64_t seed, size_t count) {
+  char *nt;
+  size_t nl;
+  assert_int_equal(sg_normalize(text, strlen(text), &nt, &nl), 0);
+  for (size_t c = 0; c < count && nl > 0; c++) {
+    size_t start = 0;
+    if (sgt_rand_below(st, 3) == 0) { /* a later word */
+      size_t pick = sgt_rand_below(st, nl);
+      while (pick > 0 && nt[pick - 1] != ' ') pick--;
+      start = pick;
+    }
+    size_t plen = 1 + sgt_rand_below(st, nl - start);
+    while (start + plen < nl && ((unsigned char)nt[start + plen] >> 6) == 2) plen++;
+    char q[2400];
+    size_t ql = sgt_random_edits(nt + start, plen, st, q, sizeof q);
+    if (ql == 0) continue;
+    check_query_k(art, loc, bf, l, q, ql, random_budget(st, cp_len(q, ql)), seed);
+    check_query_k(art, loc, bf, l, nt + start, plen, random_budget(st, cp_len(nt + start, plen)),
+                  seed);
+  }
+  free(nt);
+}
 
 /* Compares one query; on a difference prints both answers and fails. */
 static void check_query(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
@@ -63,7 +115,7 @@ static void all_prefixes(const sg_artifact *art, int loc, const sgt_bf *bf, cons
   free(nt);
 }
 
-static void run_one(size_t n, uint64_t seed, size_t n_texts) {
+static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_text) {
   sgt_list l;
   sgt_list_gen(&l, n, seed);
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};
@@ -92,6 +144,7 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts) {
         if (strcmp(it->locales[k].locale, sgt_locales[loc]) == 0 && it->locales[k].display_value)
           text = it->locales[k].display_value;
       all_prefixes(art, loc, bf, &l, text, seed);
+      typo_queries(art, loc, bf, &l, text, &st, seed, typo_per_text);
       /* A random text, most of which match nothing or only partially. */
       const char *r = sgt_list_text(&l, &st, 3);
       char nq[1024];
@@ -109,20 +162,24 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts) {
 
 static void test_small_lists(void **state) {
   (void)state;
-  for (uint64_t seed = 1; seed <= 60; seed++) run_one(seed % 7, seed, 10);
+  for (uint64_t seed = 1; seed <= 60; seed++) run_one(seed % 7, seed, 10, 6);
 }
 
 static void test_medium_lists(void **state) {
   (void)state;
-  for (uint64_t seed = 100; seed < 112; seed++) run_one(40 + seed * 7 % 200, seed, 60);
+  for (uint64_t seed = 100; seed < 112; seed++) run_one(40 + seed * 7 % 200, seed, 60, 4);
 }
 
 static void test_large_lists(void **state) {
   (void)state;
-  run_one(1500, 4242, 120);
-  run_one(3000, 777, 80);
+  run_one(1500, 4242, 120, 2);
+  run_one(3000, 777, 80, 1);
   fprintf(stderr, "property: %zu queries compared (%zu with matches), 0 differences\n", g_queries,
           g_nonempty);
+  fprintf(stderr,
+          "typo property: %zu queries compared (%zu with matches, %zu items with edits), 0 "
+          "differences in items, order, keys and highlights\n",
+          g_typo.queries, g_typo.nonempty, g_typo.fuzzy_items);
 }
 
 int main(void) {

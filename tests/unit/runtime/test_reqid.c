@@ -11,7 +11,7 @@
 #include "runtime/rt.h"
 
 static void rid(const char *k, const char *q, const char *loc, const char *h, char out[37]) {
-  sg__reqid_derive(k, strlen(k), q, strlen(q), loc, h, out, NULL);
+  sg__reqid_derive(k, strlen(k), q, strlen(q), loc, h, 10, out, NULL);
 }
 
 static void test_deterministic(void **state) {
@@ -35,6 +35,12 @@ static void test_each_input_counts(void **state) {
   assert_string_not_equal(base, o);
   rid("pk_1", "an", "en", "sha256:01", o);
   assert_string_not_equal(base, o);
+  /* The limit counts (DESIGN.md section 3.2); each value gives its own id. */
+  char l1[37], l2[37];
+  sg__reqid_derive("pk_1", 4, "an", 2, "en", "sha256:00", 1, l1, NULL);
+  sg__reqid_derive("pk_1", 4, "an", 2, "en", "sha256:00", 2, l2, NULL);
+  assert_string_not_equal(base, l1);
+  assert_string_not_equal(l1, l2);
   /* The separators keep the fields apart. */
   char x[37], y[37];
   rid("pk_1a", "n", "en", "h", x);

@@ -1,0 +1,135 @@
+/*
+ * Typo tolerance of DESIGN.md section 3.1: the budget, the optimal-string-alignment (OSA)
+ * distance of a query against the prefixes of a text, and the highlight of section 3.2.
+ * Shared by the artifact's search (artifact.c) and the runtime; docs/ARTIFACT.md explains
+ * the readings of the definition.
+ */
+#ifndef SG_COMPILER_TYPO_H
+#define SG_COMPILER_TYPO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Budgets above 2 do not exist (DESIGN.md section 3.1). */
+#define SG_TYPO_MAX_K 2
+/* The DP keeps the cells |i - j| <= SG_TYPO_MAX_K of each row: outside that band a cell
+ * is at least |i - j| and so over any budget. */
+#define SG__BAND (2 * SG_TYPO_MAX_K + 1)
+/* Longest normalised query, in code points, the search handles (a 255-code-point query
+ * expands at most 18 times under NFKC). */
+#define SG_TYPO_MAX_Q 4608
+
+typedef struct {
+  int enabled;          /* 0 or 1 */
+  int min_one, min_two; /* 1 <= min_one <= min_two <= 255 */
+} sg_typo_policy;
+
+#define SG_TYPO_POLICY_DEFAULT ((sg_typo_policy){1, 4, 8})
+
+/* The budget k for a normalised query of n code points. */
+static inline unsigned sg_typo_budget(const sg_typo_policy *p, size_t n) {
+  if (!p->enabled || n < (size_t)p->min_one) return 0;
+  return n < (size_t)p->min_two ? 1 : 2;
+}
+
+/* Decodes one code point of NUL-terminated UTF-8 at s into *cp and returns its byte
+ * length (0 at the NUL). A malformed sequence is one byte, decoded as 0x110000 + byte,
+ * so the decoder never reads past a NUL and never fails. */
+static inline size_t sg__utf8_next(const char *s, uint32_t *cp) {
+  const unsigned char *u = (const unsigned char *)s;
+  unsigned c = u[0];
+  if (c < 0x80) {
+    *cp = c;
+    return c ? 1 : 0;
+  }
+  size_t n = c >= 0xF0 && c < 0xF5 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 1;
+  if (n > 1) {
+    uint32_t v = n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+    size_t i = 1;
+    for (; i < n && (u[i] & 0xC0) == 0x80; i++) v = v << 6 | (u[i] & 0x3F);
+    if (i == n) {
+      *cp = v;
+      return n;
+    }
+  }
+  *cp = 0x110000u + c;
+  return 1;
+}
+
+/* One row of the banded OSA DP: cell b holds D[i][i - SG_TYPO_MAX_K + b], saturated at
+ * SG_TYPO_MAX_K + 1. */
+typedef struct {
+  uint8_t c[SG__BAND];
+} sg__osa_row;
+
+#define SG__CAP (SG_TYPO_MAX_K + 1)
+
+/* Row 0 (the empty prefix of t) for a query of n code points: D[0][j] = j. */
+static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)b - SG_TYPO_MAX_K;
+    r->c[b] = (uint8_t)(j < 0 || (size_t)j > n ? SG__CAP : (j < SG__CAP ? j : SG__CAP));
+  }
+}
+
+/* Row i >= 1 from rows i-1 (prev) and i-2 (prev2, NULL when i == 1), t's code points
+ * t_i = t[i-1] and t_im1 = t[i-2]. q holds the n query code points. Cell b of row i is
+ * column j = i - K + b; the same column is cell b + 1 of row i-1, column j - 1 is cell b
+ * of row i-1 and cell b - 1 of row i, column j - 2 is cell b of row i-2. Inline: the
+ * search computes one row per trie node it visits. */
+static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2,
+                                size_t i, uint32_t t_i, uint32_t t_im1, const uint32_t *q,
+                                size_t n) {
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)i - SG_TYPO_MAX_K + (long)b;
+    if (j < 0 || (size_t)j > n) {
+      out->c[b] = SG__CAP;
+      continue;
+    }
+    if (j == 0) {
+      out->c[b] = (uint8_t)(i < SG__CAP ? i : SG__CAP);
+      continue;
+    }
+    unsigned v = prev->c[b] + (t_i != q[j - 1]);
+    unsigned up = b + 1 < SG__BAND ? prev->c[b + 1] + 1u : SG__CAP;
+    unsigned left = b > 0 ? out->c[b - 1] + 1u : SG__CAP;
+    if (up < v) v = up;
+    if (left < v) v = left;
+    if (prev2 && j >= 2 && t_i == q[j - 2] && t_im1 == q[j - 1] && prev2->c[b] + 1u < v)
+      v = prev2->c[b] + 1u;
+    out->c[b] = (uint8_t)(v < SG__CAP ? v : SG__CAP);
+  }
+}
+
+/* D[i][n] (the distance of q to the prefix of i code points), saturated. */
+static inline unsigned sg__osa_last(const sg__osa_row *r, size_t i, size_t n) {
+  if (n + SG_TYPO_MAX_K < i || i + SG_TYPO_MAX_K < n) return SG__CAP;
+  return r->c[n + SG_TYPO_MAX_K - i];
+}
+
+/* The least cell of row i over j in [0, n]: no deeper row has a smaller cell. */
+static inline unsigned sg__osa_min(const sg__osa_row *r, size_t i, size_t n) {
+  unsigned m = SG__CAP;
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)i - SG_TYPO_MAX_K + (long)b;
+    if (j >= 0 && (size_t)j <= n && r->c[b] < m) m = r->c[b];
+  }
+  return m;
+}
+
+/* edits(q, t) of section 3.1 for q[0..n) code points and NUL-terminated normalised t:
+ * the least OSA distance of q to a prefix of t, capped at SG_TYPO_MAX_K + 1 (infinite
+ * when the first code points differ or n == 0). *plen gets the code-point length of the
+ * shortest prefix reaching it (when it is within the cap). */
+unsigned sg_typo_edits(const uint32_t *q, size_t n, const char *t, size_t *plen);
+
+/* The highlight of section 3.2 for an item returned with (edits, tier): pairs [start, end)
+ * of UTF-16 offsets into its displayValue dv[0..dvlen) (raw UTF-8) covering the characters
+ * whose normalisation forms the matched prefix. nq[0..qlen) is the normalised query. At
+ * most max pairs are written to out (2 values each); returns their count, 0 for tier 1
+ * or a tier-2 match through an alias, -1 when dv does not normalise. Allocates only for
+ * a displayValue whose decomposition passes SG_NORMALIZE_STACK_CP code points. */
+long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen, unsigned edits,
+                       unsigned tier, uint32_t *out, size_t max);
+
+#endif

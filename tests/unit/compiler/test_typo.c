@@ -1,0 +1,227 @@
+/*
+ * Typo tolerance at its edges (src/compiler/typo.c, DESIGN.md sections 3.1 and 3.2): the
+ * budget at exactly 4 and 8 code points, transpositions, the first code point, spaces,
+ * code points rather than bytes, the shortest prefix, and the normaliser's offset map.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bruteforce.h"
+#include "compiler/normalize.h"
+#include "compiler/typo.h"
+
+#define INF (SG_TYPO_MAX_K + 1)
+
+static size_t to_cps(const char *s, uint32_t *out) {
+  size_t n = 0;
+  for (const char *p = s; *p;) {
+    uint32_t cp;
+    p += sg__utf8_next(p, &cp);
+    out[n++] = cp;
+  }
+  return n;
+}
+
+/* edits(q, t) and the shortest prefix length (code points). */
+static unsigned ed(const char *q, const char *t, size_t *plen) {
+  uint32_t qc[256];
+  size_t n = to_cps(q, qc);
+  size_t pl = 999;
+  unsigned e = sg_typo_edits(qc, n, t, &pl);
+  if (plen) *plen = pl;
+  return e;
+}
+
+static void test_budget_at_exactly_4_and_8(void **state) {
+  (void)state;
+  sg_typo_policy p = SG_TYPO_POLICY_DEFAULT;
+  assert_int_equal(sg_typo_budget(&p, 3), 0);
+  assert_int_equal(sg_typo_budget(&p, 4), 1);
+  assert_int_equal(sg_typo_budget(&p, 7), 1);
+  assert_int_equal(sg_typo_budget(&p, 8), 2);
+  assert_int_equal(sg_typo_budget(&p, 255), 2);
+  sg_typo_policy off = {0, 4, 8};
+  assert_int_equal(sg_typo_budget(&off, 100), 0);
+  sg_typo_policy one = {1, 1, 1};
+  assert_int_equal(sg_typo_budget(&one, 1), 2);
+  sg_typo_policy never_two = {1, 2, 255};
+  assert_int_equal(sg_typo_budget(&never_two, 1), 0);
+  assert_int_equal(sg_typo_budget(&never_two, 2), 1);
+  assert_int_equal(sg_typo_budget(&never_two, 254), 1);
+  assert_int_equal(sg_typo_budget(&never_two, 255), 2);
+}
+
+static void test_transpositions(void **state) {
+  (void)state;
+  size_t pl;
+  assert_int_equal(ed("acbd", "abcd", &pl), 1); /* one swap, not two substitutions */
+  assert_int_equal(pl, 4);
+  assert_int_equal(ed("parsi", "paris", &pl), 1);
+  assert_int_equal(pl, 4); /* "pari": the shortest prefix at distance 1 */
+  assert_int_equal(ed("new yrok", "new york", &pl), 1);
+  assert_int_equal(pl, 8);
+  /* Two swaps. */
+  assert_int_equal(ed("bcaedf", "bacdef", NULL), 2);
+  /* OSA, not Damerau: a swapped pair is not edited again ("ca" -> "abc" is 3 in OSA,
+   * 2 in Damerau-Levenshtein); sgt_osa is the brute force's full table. */
+  const unsigned ca[] = {'c', 'a'}, abc[] = {'a', 'b', 'c'};
+  assert_int_equal(sgt_osa(ca, 2, abc, 3), 3);
+}
+
+static void test_first_code_point_must_match(void **state) {
+  (void)state;
+  assert_int_equal(ed("bacd", "abcd", NULL), INF); /* a swap at the start is not allowed */
+  assert_int_equal(ed("oaris", "paris", NULL), INF);
+  assert_int_equal(ed("aris", "paris", NULL), INF);    /* nor a deletion of the first */
+  assert_int_equal(ed("éclair", "eclair", NULL), INF); /* code points, after normalising */
+  assert_int_equal(ed("p", "", NULL), INF);
+  assert_int_equal(ed("", "paris", NULL), INF);
+  assert_int_equal(ed("p", "paris", NULL), 0);
+}
+
+static void test_spaces_count_as_code_points(void **state) {
+  (void)state;
+  size_t pl;
+  assert_int_equal(ed("newyork", "new york", &pl), 1);
+  assert_int_equal(pl, 8);
+  assert_int_equal(ed("new york", "newyork", &pl), 1);
+  assert_int_equal(ed("new  york", "new york", NULL), 1);
+  assert_int_equal(ed("san jose", "sanjose", NULL), 1);
+}
+
+static void test_code_points_not_bytes(void **state) {
+  (void)state;
+  size_t pl;
+  assert_int_equal(ed("cafe", "café", &pl), 1); /* é is 2 bytes, 1 substitution */
+  assert_int_equal(ed("東京都x", "東京", &pl), 2);
+  assert_int_equal(ed("東京都", "東京", &pl), 1);
+  assert_int_equal(pl, 2);
+  assert_int_equal(ed("😀ab", "😀ba", &pl), 1); /* a swap next to a non-BMP code point */
+}
+
+static void test_prefixes_and_saturation(void **state) {
+  (void)state;
+  size_t pl;
+  assert_int_equal(ed("pari", "paris", &pl), 0);
+  assert_int_equal(pl, 4);
+  assert_int_equal(ed("parisx", "paris", &pl), 1); /* a prefix longer than t: one extra */
+  assert_int_equal(ed("parisxyz", "paris", NULL), INF);
+  assert_int_equal(ed("abcdefgh", "abxdexgh", NULL), 2);
+  assert_int_equal(ed("abcdefgh", "axcxexgh", NULL), INF);
+}
+
+/* The banded DP equals the full OSA table on every prefix, over random strings. */
+static void test_band_matches_full_table(void **state) {
+  (void)state;
+  uint64_t st = 7;
+  static const char *const alpha[] = {"a", "b", "c", " ", "é"};
+  for (int round = 0; round < 20000; round++) {
+    char q[64] = "", t[64] = "";
+    st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+    size_t nq = 1 + (st >> 33) % 7, nt = (st >> 40) % 9;
+    for (size_t i = 0; i < nq; i++) {
+      st = st * 6364136223846793005ULL + 1;
+      strcat(q, alpha[(st >> 33) % 5]);
+    }
+    for (size_t i = 0; i < nt; i++) {
+      st = st * 6364136223846793005ULL + 1;
+      strcat(t, alpha[(st >> 33) % 5]);
+    }
+    uint32_t qc[64], tc[64];
+    size_t n = to_cps(q, qc), m = to_cps(t, tc);
+    unsigned want = INF;
+    size_t want_pl = 0;
+    if (m > 0 && tc[0] == qc[0])
+      for (size_t p = 0; p <= m; p++) {
+        unsigned d = sgt_osa((const unsigned *)tc, p, (const unsigned *)qc, n);
+        if (d < want) {
+          want = d;
+          want_pl = p;
+        }
+      }
+    if (want > INF) want = INF;
+    size_t pl = 0;
+    unsigned got = sg_typo_edits(qc, n, t, &pl);
+    if (got != want || (want < INF && pl != want_pl))
+      fail_msg("q [%s] t [%s]: got %u (prefix %zu), want %u (prefix %zu)", q, t, got, pl, want,
+               want_pl);
+  }
+}
+
+/* The offset map: each normalised code point -> the UTF-16 range of its characters. */
+static void check_map(const char *in, const char *want_norm, const uint32_t *want, size_t n) {
+  char out[256];
+  uint32_t map[512];
+  size_t ncp = 0;
+  long r = sg_normalize_map(in, strlen(in), out, sizeof out, map, 256, &ncp);
+  assert_true(r >= 0);
+  assert_string_equal(out, want_norm);
+  char plain[256];
+  assert_int_equal(sg_normalize_into(in, strlen(in), plain, sizeof plain), r);
+  assert_string_equal(out, plain);
+  assert_int_equal(ncp, n);
+  for (size_t k = 0; k < n; k++) {
+    if (map[2 * k] != want[2 * k] || map[2 * k + 1] != want[2 * k + 1])
+      fail_msg("[%s] code point %zu: got [%u,%u) want [%u,%u)", in, k, map[2 * k], map[2 * k + 1],
+               want[2 * k], want[2 * k + 1]);
+  }
+}
+
+static void test_offset_map(void **state) {
+  (void)state;
+  check_map("  Ab--c!", "ab c", (const uint32_t[]){2, 3, 3, 4, 4, 6, 6, 7}, 4);
+  /* A decomposed accent joins its letter; a precomposed one is one character. */
+  check_map("Cafe\xcc\x81 x", "cafe x", (const uint32_t[]){0, 1, 1, 2, 2, 3, 3, 5, 5, 6, 6, 7}, 6);
+  check_map("Jùa", "jua", (const uint32_t[]){0, 1, 1, 2, 2, 3}, 3);
+  /* Non-BMP: two UTF-16 code units. */
+  check_map("\xf0\x9d\x90\x80lp", "alp", (const uint32_t[]){0, 2, 2, 3, 3, 4}, 3);
+  check_map("\xf0\x9f\x98\x80 Smile", "smile", (const uint32_t[]){3, 4, 4, 5, 5, 6, 6, 7, 7, 8}, 5);
+  /* One character to several code points: both come from it. */
+  check_map("Stra\xc3\x9f"
+            "e",
+            "strasse", (const uint32_t[]){0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 4, 5, 5, 6}, 7);
+  check_map("\xef\xac\x81re", "fire", (const uint32_t[]){0, 1, 0, 1, 1, 2, 2, 3}, 4);
+  /* Hangul jamo compose into one syllable covering both. */
+  check_map("\xe1\x84\x80\xe1\x85\xa1", "\xea\xb0\x80", (const uint32_t[]){0, 2}, 1);
+}
+
+static void test_highlight(void **state) {
+  (void)state;
+  uint32_t h[16];
+  /* Tier 0 "pari" for "parsi" on "Paris". */
+  assert_int_equal(sg_typo_highlight("Paris", 5, "parsi", 5, 1, 0, h, 8), 1);
+  assert_int_equal(h[0], 0);
+  assert_int_equal(h[1], 4);
+  /* Tier 2 at the first later word at the item's distance. */
+  assert_int_equal(sg_typo_highlight("Le Pari Fou", 11, "pari", 4, 0, 2, h, 8), 1);
+  assert_int_equal(h[0], 3);
+  assert_int_equal(h[1], 7);
+  /* Tier 1, and tier 2 reached only through an alias: nothing. */
+  assert_int_equal(sg_typo_highlight("Paris", 5, "lut", 3, 0, 1, h, 8), 0);
+  assert_int_equal(sg_typo_highlight("Paris Nord", 10, "lut", 3, 0, 2, h, 8), 0);
+  /* A prefix ending on a space covers the run of non-letters it stands for. */
+  assert_int_equal(sg_typo_highlight("abc -- yz", 9, "abc x", 5, 1, 0, h, 8), 1);
+  assert_int_equal(h[0], 0);
+  assert_int_equal(h[1], 7);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_budget_at_exactly_4_and_8),
+      cmocka_unit_test(test_transpositions),
+      cmocka_unit_test(test_first_code_point_must_match),
+      cmocka_unit_test(test_spaces_count_as_code_points),
+      cmocka_unit_test(test_code_points_not_bytes),
+      cmocka_unit_test(test_prefixes_and_saturation),
+      cmocka_unit_test(test_band_matches_full_table),
+      cmocka_unit_test(test_offset_map),
+      cmocka_unit_test(test_highlight),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,24 @@
+/* Helpers of the typo property tests (typocheck.c). */
+#ifndef SGT_TYPOCHECK_H
+#define SGT_TYPOCHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bruteforce.h"
+#include "compiler/artifact.h"
+
+typedef struct {
+  size_t queries, nonempty, fuzzy_items;
+} sgt_typo_stats;
+
+/* Compares sg_artifact_query_k (and sg_typo_highlight on its items) with the brute force
+ * for one normalised query; prints both answers and returns -1 on a difference. */
+int sgt_check_typo(const sg_artifact *art, int loc, const sgt_bf *bf, const sg_compile_item *items,
+                   const char *nq, size_t len, unsigned k, sgt_typo_stats *stats);
+
+/* Applies 1 or 2 random edits (insert, delete, substitute, swap of code points) to
+ * nt[0..len) and normalises the result into out; returns its length (0: nothing left). */
+size_t sgt_random_edits(const char *nt, size_t len, uint64_t *st, char *out, size_t cap);
+
+#endif
