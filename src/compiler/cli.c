@@ -2,6 +2,7 @@
  * `suggestd compile` and `suggestd inspect` (usage in cli.h).
  */
 #include "compiler/cli.h"
+#include "compiler/typo.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -327,14 +328,38 @@ done:
 static const sg_flag_spec inspect_flags[] = {
     {"query", true, false},
     {"locale", true, false},
+    {"typo-tolerance", true, false},
     {NULL, false, false},
 };
+
+/* --typo-tolerance: "default" (DESIGN.md section 3.1: 4 and 8), "off", or "MIN1,MIN2" with
+ * 1 <= MIN1 <= MIN2 <= 255, as a list's queryPolicy.typoTolerance would say. The policy is
+ * the list's, not the artifact's, so inspect has to be told it to answer as the runtime. */
+static int typo_flag(const char *v, sg_typo_policy *p) {
+  *p = SG_TYPO_POLICY_DEFAULT;
+  if (!v || strcmp(v, "default") == 0) return 0;
+  if (strcmp(v, "off") == 0) {
+    p->enabled = 0;
+    return 0;
+  }
+  unsigned a, b;
+  char tail;
+  if (sscanf(v, "%3u,%3u%c", &a, &b, &tail) != 2 || a < 1 || a > b || b > 255) return -1;
+  p->min_one = (int)a;
+  p->min_two = (int)b;
+  return 0;
+}
 
 int sg_cmd_inspect(int argc, char **argv) {
   sg_args a;
   char err[512];
   if (sg_args_parse(&a, argc, argv, inspect_flags, err, sizeof err)) return fail("%s", err);
-  if (a.npos != 1) return fail("usage: suggestd inspect FILE [--query Q] [--locale L]");
+  if (a.npos != 1)
+    return fail("usage: suggestd inspect FILE [--query Q] [--locale L] "
+                "[--typo-tolerance default|off|MIN1,MIN2]");
+  sg_typo_policy typo;
+  if (typo_flag(sg_args_get(&a, "typo-tolerance"), &typo))
+    return fail("--typo-tolerance must be default, off, or MIN1,MIN2 with 1 <= MIN1 <= MIN2 <= 255");
   const char *path = a.pos[0];
   char *data;
   size_t len;
@@ -356,7 +381,8 @@ int sg_cmd_inspect(int argc, char **argv) {
       rc = fail("the query is not valid UTF-8 or is too long");
     } else {
       sg_query_result res;
-      sg_artifact_query(art, loc, nq, (size_t)nl, &res);
+      unsigned k = sg_typo_budget(&typo, sg_utf8_count(nq, (size_t)nl));
+      sg_artifact_query_k(art, loc, nq, (size_t)nl, k, &res);
       sg_buf b;
       sg_buf_init(&b, 0);
       sg_buf_putc(&b, '[');

@@ -318,7 +318,12 @@ class Driver:
             time.sleep(0.05)
         art = os.path.join(self.s.data_dir, "edge", "artifacts", active.split(":")[1] + ".sga")
         q = "city 00" + str(self.rng.randint(0, 9))
-        r = subprocess.run([self.s.binary, "inspect", art, "--query", q],
+        # inspect answers as the runtime under the list's typo policy (DESIGN 3.1).
+        tt = lst["queryPolicy"]["typoTolerance"]
+        policy = (f"{tt['minCharsOneTypo']},{tt['minCharsTwoTypos']}" if tt["enabled"]
+                  else "off")
+        r = subprocess.run([self.s.binary, "inspect", art, "--query", q,
+                            "--typo-tolerance", policy],
                            capture_output=True, text=True, timeout=60)
         check(r.returncode == 0, f"inspect: {r.stderr}")
         want = [it["itemId"] for it in json.loads(r.stdout)]
