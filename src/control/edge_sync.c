@@ -37,10 +37,12 @@ static json_t *list_record(const json_t *list) {
 }
 
 /* sg_edge_build_cb: reads the record's source inside the edge writer lock. */
-static int build(void *arg, char **json, size_t *len) {
+static int build(void *arg, char **json, size_t *len, uint64_t *seq) {
   build_ctx *b = arg;
   json_t *src = NULL;
   sg_err e = sg_store_edge_source(b->st, b->kind, b->id, &b->gen, &src);
+  /* The outbox generation orders the writes: the edge never takes an older one. */
+  if (e == SG_E_OK || e == SG_E_NOT_FOUND) *seq = b->gen > 0 ? (uint64_t)b->gen : 0;
   if (e == SG_E_NOT_FOUND) return 1;
   if (e != SG_E_OK) return -1;
   json_t *rec = src;
@@ -75,7 +77,9 @@ int sg_edge_sync_record(sg_store *st, sg_edge *e, const char *kind, const char *
   sg_edge_kind k;
   build_ctx b = {st, kind, id, 0};
   uint64_t rev = 0;
-  if (kind_of(kind, &k) || sg_edge_update(e, k, id, build, &b, &rev) != 0) {
+  /* SG_EDGE_STALE: a writer that read a newer generation got there first; confirming the
+   * generation read here is still right (done never goes down). */
+  if (kind_of(kind, &k) || sg_edge_update(e, k, id, build, &b, &rev) < 0) {
     fprintf(stderr,
             "{\"level\":\"error\",\"msg\":\"edge write failed; retried\",\"kind\":\"%s\","
             "\"id\":\"%s\",\"detail\":\"%s\"}\n",

@@ -571,7 +571,7 @@ static void *loader_main(void *arg) {
         retry_ms = 1000;
       else if (!cur->unloaded && retry_ms < 30000)
         retry_ms *= 2;
-      if (sg__snapshot_load(rt->edge, rt->quota, cur, &next) == 0) {
+      if (sg__snapshot_load(rt->edge, rt->quota, cur, &rt->records, &next) == 0) {
         sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
       } else {
         synced = false;
@@ -648,6 +648,7 @@ static void runtime_free(sg_runtime *rt) {
   if (rt->wake_fd >= 0) close(rt->wake_fd);
   free(rt->workers);
   sg__snapshot_free(atomic_load(&rt->rcu.cur));
+  sg__records_free(rt->records);
   if (rt->quota) sg__quota_flush(rt->quota, sg__utc_month(sg_now_s()));
   sg__quota_close(rt->quota);
   sg__events_close(rt->events);
@@ -711,7 +712,7 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     goto err;
   }
   rt->started_ms = sg_mono_ms();
-  if (sg__snapshot_load(rt->edge, rt->quota, NULL, &first) == 0) {
+  if (sg__snapshot_load(rt->edge, rt->quota, NULL, &rt->records, &first) == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
   } else {
     /* Serve anyway: /readyz answers 503 and /v1 calls artifact_unavailable until the

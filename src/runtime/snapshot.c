@@ -2,12 +2,13 @@
  * Snapshots: the whole edge store decoded into read-only tables.
  *
  * Built by the loader thread (never on a request thread), published through sg__rcu,
- * and freed once no reader can hold it. Everything a request needs is precomputed here:
- * a key's validity (key, application, workspace, list, cross-workspace subscription),
- * canonical origins, the bootstrap body and its ETag, the artifact of each published list
- * (read into the process's own memory and verified against its contentHash, never mapped
- * from the shared file). Artifacts are shared between consecutive snapshots by content hash
- * (refcounted), so a reload that does not change a list does not reopen its artifact.
+ * and freed once no reader can hold it. The loader keeps the decoded records between
+ * builds (sg__rt_records) and re-reads only those changed since the last revision. Everything a
+ * request needs is precomputed here: a key's validity (key, application, workspace, list,
+ * cross-workspace subscription), canonical origins, the bootstrap body and its ETag, the artifact
+ * of each published list (read into the process's own memory and verified against its contentHash,
+ * never mapped from the shared file). Artifacts are shared between consecutive snapshots by content
+ * hash (refcounted), so a reload that does not change a list does not reopen its artifact.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -74,13 +75,8 @@ typedef struct {
   size_t n, cap;
 } recs;
 
-static int collect(const char *id, const char *json, size_t len, void *ctx) {
-  recs *r = ctx;
-  json_t *o = json_loadb(json, len, 0, NULL);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return 0; /* an unreadable record is as good as absent */
-  }
+/* Appends (id, o) to r, taking o. */
+static int recs_push(recs *r, const char *id, json_t *o) {
   if (r->n == r->cap) {
     size_t nc = r->cap ? r->cap * 2 : 64;
     json_t **nv = realloc(r->v, nc * sizeof *nv);
@@ -100,6 +96,21 @@ oom:
   return -1;
 }
 
+/* A record's JSON object, or NULL: an unreadable record is as good as absent. */
+static json_t *decode(const char *json, size_t len) {
+  json_t *o = json_loadb(json, len, 0, NULL);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+static int collect(const char *id, const char *json, size_t len, void *ctx) {
+  json_t *o = decode(json, len);
+  return o ? recs_push(ctx, id, o) : 0;
+}
+
 static void recs_free(recs *r) {
   for (size_t i = 0; i < r->n; i++) {
     json_decref(r->v[i]);
@@ -107,6 +118,103 @@ static void recs_free(recs *r) {
   }
   free(r->v);
   free(r->ids);
+  memset(r, 0, sizeof *r);
+}
+
+/* The index of id in r (sorted by id, as sg_edge_foreach delivers them), or where it
+ * would go. */
+static size_t recs_find(const recs *r, const char *id, bool *found) {
+  size_t lo = 0, hi = r->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(r->ids[mid], id);
+    if (c == 0) {
+      *found = true;
+      return mid;
+    }
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *found = false;
+  return lo;
+}
+
+/* The decoded records the last snapshot was built from, kept by the loader so that a new
+ * revision re-reads only the records that changed (sg_edge_changes_since). */
+struct sg__rt_records {
+  recs r[SG_EDGE__KINDS];
+  uint64_t revision;
+  bool valid;
+  sg_edge *edge; /* during an update */
+};
+
+void sg__records_free(sg__rt_records *c) {
+  if (!c) return;
+  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&c->r[k]);
+  free(c);
+}
+
+/* sg_edge_change_cb: replaces, adds or drops one record of the cache. */
+static int apply_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
+  (void)rev;
+  sg__rt_records *c = ctx;
+  recs *r = &c->r[k];
+  char *json = NULL;
+  size_t len = 0;
+  json_t *o = NULL;
+  if (sg_edge_get(c->edge, k, id, &json, &len) == 0)
+    o = decode(json, len);
+  else if (errno != ENOENT)
+    return -1;
+  free(json);
+  bool found;
+  size_t at = recs_find(r, id, &found);
+  if (found && o) {
+    json_decref(r->v[at]);
+    r->v[at] = o;
+  } else if (found) {
+    json_decref(r->v[at]);
+    free(r->ids[at]);
+    memmove(&r->v[at], &r->v[at + 1], (r->n - at - 1) * sizeof *r->v);
+    memmove(&r->ids[at], &r->ids[at + 1], (r->n - at - 1) * sizeof *r->ids);
+    r->n--;
+  } else if (o) {
+    /* Appended, then moved into its sorted place. */
+    size_t n = r->n;
+    if (recs_push(r, id, o)) return -1;
+    json_t *v = r->v[n];
+    char *nid = r->ids[n];
+    memmove(&r->v[at + 1], &r->v[at], (n - at) * sizeof *r->v);
+    memmove(&r->ids[at + 1], &r->ids[at], (n - at) * sizeof *r->ids);
+    r->v[at] = v;
+    r->ids[at] = nid;
+  }
+  return 0;
+}
+
+/* Brings the cache to the edge store's current revision: only the records changed since
+ * the cache's revision when the change log reaches back that far, else all of them. */
+static int records_update(sg_edge *e, sg__rt_records *c) {
+  c->edge = e;
+  uint64_t upto;
+  int rc = c->valid ? sg_edge_changes_since(e, c->revision, apply_change, c, &upto) : -1;
+  c->edge = NULL;
+  if (rc == 0) {
+    c->revision = upto;
+    return 0;
+  }
+  /* A full read. The revision first: records read after it are at least that new, and
+   * the next update re-reads whatever changed after it (reading a record twice is
+   * harmless). */
+  c->valid = false;
+  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&c->r[k]);
+  if (sg_edge_revision(e, &c->revision)) return -1;
+  for (int k = 0; k < SG_EDGE__KINDS; k++)
+    if (sg_edge_foreach(e, (sg_edge_kind)k, collect, &c->r[k])) return -1;
+  c->valid = true;
+  return 0;
 }
 
 static const char *jstr(json_t *o, const char *k) {
@@ -161,12 +269,10 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
       break;
     }
   if (!a) {
-    char path[4096];
     sg_artifact *art;
-    if (sg_edge_artifact_path(e, hash, path, sizeof path)) return NULL;
     /* Read into private memory and checked against its contentHash: a damaged or
      * truncated file answers artifact_unavailable and can never fault the process. */
-    if (sg_artifact_load_file(path, hash, &art)) {
+    if (sg_edge_artifact_load(e, hash, &art)) {
       if (errno != ENOENT)
         fprintf(stderr,
                 "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
@@ -293,19 +399,18 @@ static bool hex_digest(const char *hex, uint8_t out[32]) {
   return sodium_hex2bin(out, 32, hex, 64, NULL, &bl, NULL) == 0 && bl == 32;
 }
 
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
+int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg__rt_records **cache,
                       sg__rt_snapshot **out) {
+  if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
   sg__rt_snapshot *s = calloc(1, sizeof *s);
   if (!s) return -1;
-  recs r[SG_EDGE__KINDS];
-  memset(r, 0, sizeof r);
+  recs *r = (*cache)->r;
   ws_rec *ws = NULL;
   char **subs = NULL;
   size_t n_subs = 0;
   int rc = -1;
-  if (sg_edge_revision(e, &s->revision)) goto done;
-  for (int k = 0; k < SG_EDGE__KINDS; k++)
-    if (sg_edge_foreach(e, (sg_edge_kind)k, collect, &r[k])) goto done;
+  if (records_update(e, *cache)) goto done;
+  s->revision = (*cache)->revision;
 
   /* Workspaces. */
   recs *rw = &r[SG_EDGE_WORKSPACE];
@@ -446,7 +551,6 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   }
   rc = 0;
 done:
-  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&r[k]);
   free(ws);
   free(subs);
   if (rc) {
