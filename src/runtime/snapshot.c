@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+#include "edge/records.h"
 #include "runtime/rt.h"
 
 /* ---------------------------------------------------------------- arena ---------- */
@@ -217,16 +218,6 @@ static int records_update(sg_edge *e, sg__rt_records *c) {
   return 0;
 }
 
-static const char *jstr(json_t *o, const char *k) {
-  json_t *v = json_object_get(o, k);
-  return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-static bool jstatus_is(json_t *o, const char *want) {
-  const char *s = jstr(o, "status");
-  return s && strcmp(s, want) == 0;
-}
-
 static int cmp_list(const void *a, const void *b) {
   return strcmp(((const sg__rt_list *)a)->id, ((const sg__rt_list *)b)->id);
 }
@@ -293,48 +284,19 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
   return a;
 }
 
-/* queryPolicy.typoTolerance of a list record; absent or invalid fields take the defaults
- * (the control plane validates them, so this only guards a hand-edited edge store). */
-static sg_typo_policy typo_policy(const json_t *tt) {
-  sg_typo_policy p = SG_TYPO_POLICY_DEFAULT;
-  const json_t *en = json_object_get(tt, "enabled"), *one = json_object_get(tt, "minCharsOneTypo"),
-               *two = json_object_get(tt, "minCharsTwoTypos");
-  if (json_is_boolean(en)) p.enabled = json_is_true(en);
-  json_int_t a = json_is_integer(one) ? json_integer_value(one) : p.min_one;
-  json_int_t b = json_is_integer(two) ? json_integer_value(two) : p.min_two;
-  if (a >= 1 && a <= 255 && b >= a && b <= 255) {
-    p.min_one = (int)a;
-    p.min_two = (int)b;
-  }
-  return p;
-}
-
 static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev, json_t *o,
                       const char *file_id, sg__rt_list *l) {
-  const char *id = jstr(o, "id");
-  if (!id) id = file_id;
-  const char *status = jstr(o, "status");
-  if (status && strcmp(status, "active") != 0 && strcmp(status, "archived") != 0)
-    return 1; /* deleted or unknown: as if absent */
-  l->archived = status && strcmp(status, "archived") == 0;
-  l->id = arena_strdup(&s->arena, id);
-  l->workspace_id = arena_strdup(&s->arena, jstr(o, "workspaceId"));
-  const char *vis = jstr(o, "visibility");
-  l->visibility = !vis                         ? SG__VIS_PRIVATE
-                  : strcmp(vis, "public") == 0 ? SG__VIS_PUBLIC
-                  : strcmp(vis, "shared") == 0 ? SG__VIS_SHARED
-                                               : SG__VIS_PRIVATE;
-  json_t *qp = json_object_get(o, "queryPolicy");
-  json_t *mqc = json_object_get(qp, "minQueryChars"), *deb = json_object_get(qp, "debounceMs");
-  int64_t min_chars = json_is_integer(mqc) ? json_integer_value(mqc) : 1;
-  int64_t debounce = json_is_integer(deb) ? json_integer_value(deb) : 150;
-  if (min_chars < 1) min_chars = 1;
-  if (min_chars > 32) min_chars = 32;
-  if (debounce < 0) debounce = 0;
-  if (debounce > 5000) debounce = 5000;
-  l->min_query_chars = (int)min_chars;
-  l->typo = typo_policy(json_object_get(qp, "typoTolerance"));
-  const char *hash = jstr(o, "activeContentHash");
+  sg_edge_list_rec rec;
+  if (sg_edge_list_decode(o, file_id, &rec)) return 1;
+  l->archived = rec.archived;
+  l->id = arena_strdup(&s->arena, rec.id);
+  l->workspace_id = arena_strdup(&s->arena, rec.workspace_id);
+  l->visibility = rec.visibility == SG_EDGE_VIS_PUBLIC   ? SG__VIS_PUBLIC
+                  : rec.visibility == SG_EDGE_VIS_SHARED ? SG__VIS_SHARED
+                                                         : SG__VIS_PRIVATE;
+  l->min_query_chars = rec.min_query_chars;
+  l->typo = rec.typo;
+  const char *hash = rec.content_hash;
   if (hash) l->content_hash = arena_strdup(&s->arena, hash);
   l->published = hash && !l->archived;
   if (l->published) {
@@ -343,10 +305,8 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   }
 
   /* Prebuilt bootstrap body and its ETag. */
-  json_t *lp = json_object_get(o, "localePolicy");
-  const char *dflt = jstr(lp, "defaultLocale");
-  if (!dflt) dflt = "en";
-  json_t *sup = json_object_get(lp, "supportedLocales");
+  const char *dflt = rec.default_locale;
+  const json_t *sup = rec.supported_locales;
   sg_buf b;
   sg_buf_init(&b, 0);
   int rc = sg_buf_puts(&b, "{\"list\":{\"id\":");
@@ -357,15 +317,15 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
                            ",\"queryPolicy\":{\"minQueryChars\":%d,\"debounceMs\":%d,"
                            "\"typoTolerance\":{\"enabled\":%s,\"minCharsOneTypo\":%d,"
                            "\"minCharsTwoTypos\":%d}}",
-                           (int)min_chars, (int)debounce, l->typo.enabled ? "true" : "false",
+                           rec.min_query_chars, rec.debounce_ms, l->typo.enabled ? "true" : "false",
                            l->typo.min_one, l->typo.min_two);
   rc = rc || sg_buf_puts(&b, ",\"localePolicy\":{\"defaultLocale\":");
   rc = rc || sg_buf_json_str(&b, dflt, strlen(dflt));
   rc = rc || sg_buf_puts(&b, ",\"supportedLocales\":[");
   size_t nsup = 0;
-  if (json_is_array(sup)) {
+  if (sup) {
     size_t i;
-    json_t *v;
+    const json_t *v;
     json_array_foreach(sup, i, v) {
       if (!json_is_string(v)) continue;
       rc = rc || (nsup++ ? sg_buf_putc(&b, ',') : 0);
@@ -417,9 +377,10 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
   ws = calloc(rw->n + 1, sizeof *ws);
   if (!ws) goto done;
   for (size_t i = 0; i < rw->n; i++) {
-    const char *id = jstr(rw->v[i], "id");
-    ws[i].id = (char *)(id ? id : rw->ids[i]);
-    ws[i].active = jstatus_is(rw->v[i], "active");
+    sg_edge_workspace_rec w;
+    sg_edge_workspace_decode(rw->v[i], rw->ids[i], &w);
+    ws[i].id = (char *)w.id;
+    ws[i].active = w.active;
   }
   qsort(ws, rw->n, sizeof *ws, cmp_ws);
 
@@ -428,8 +389,9 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
   subs = calloc(rs->n + 1, sizeof *subs);
   if (!subs) goto done;
   for (size_t i = 0; i < rs->n; i++) {
-    const char *w = jstr(rs->v[i], "workspaceId"), *l = jstr(rs->v[i], "listId");
-    if (!w || !l || !jstatus_is(rs->v[i], "active")) continue;
+    sg_edge_subscription_rec sr;
+    if (sg_edge_subscription_decode(rs->v[i], &sr) || !sr.active) continue;
+    const char *w = sr.workspace_id, *l = sr.list_id;
     size_t n = strlen(w) + strlen(l) + 2;
     char *k = arena_alloc(&s->arena, n);
     if (!k) goto done;
@@ -444,15 +406,14 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
   if (!s->apps) goto done;
   for (size_t i = 0; i < ra->n; i++) {
     sg__rt_app *a = &s->apps[s->n_apps];
-    const char *id = jstr(ra->v[i], "id");
-    a->id = arena_strdup(&s->arena, id ? id : ra->ids[i]);
-    a->workspace_id = arena_strdup(&s->arena, jstr(ra->v[i], "workspaceId"));
-    a->active = jstatus_is(ra->v[i], "active");
-    json_t *mq = json_object_get(ra->v[i], "monthlyQuota");
-    a->limited = json_is_integer(mq);
-    a->monthly_quota =
-        a->limited && json_integer_value(mq) > 0 ? (uint64_t)json_integer_value(mq) : 0;
-    if (!a->id || !sg_edge_id_valid(a->id)) continue;
+    sg_edge_app_rec ar;
+    if (sg_edge_app_decode(ra->v[i], ra->ids[i], &ar)) continue;
+    a->id = arena_strdup(&s->arena, ar.id);
+    a->workspace_id = arena_strdup(&s->arena, ar.workspace_id);
+    a->active = ar.active;
+    a->limited = ar.limited;
+    a->monthly_quota = ar.monthly_quota;
+    if (!a->id) goto done;
     a->slot = sg__quota_slot_for(q, a->id);
     if (!a->slot) goto done;
     s->n_apps++;
@@ -476,15 +437,11 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
   s->signing_keys = calloc(rk->n + 1, sizeof *s->signing_keys);
   if (!s->signing_keys) goto done;
   for (size_t i = 0; i < rk->n; i++) {
-    const char *kid = jstr(rk->v[i], "kid"), *pk = jstr(rk->v[i], "publicKey");
+    sg_edge_signing_key_rec kr;
     sg__rt_signing_key *sk = &s->signing_keys[s->n_signing_keys];
-    size_t bl;
-    if (!kid || !pk ||
-        sodium_base642bin(sk->public_key, sizeof sk->public_key, pk, strlen(pk), NULL, &bl, NULL,
-                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
-        bl != 32)
-      continue;
-    if (!(sk->kid = arena_strdup(&s->arena, kid))) goto done;
+    if (sg_edge_signing_key_decode(rk->v[i], &kr)) continue;
+    memcpy(sk->public_key, kr.public_key, sizeof sk->public_key);
+    if (!(sk->kid = arena_strdup(&s->arena, kr.kid))) goto done;
     s->n_signing_keys++;
   }
 
@@ -496,7 +453,8 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
   if (!s->keys) goto done;
   s->key_mask = cap - 1;
   for (size_t i = 0; i < rp->n; i++) {
-    json_t *o = rp->v[i];
+    sg_edge_key_rec kr;
+    sg_edge_key_decode(rp->v[i], &kr);
     uint8_t d[32];
     if (!hex_digest(rp->ids[i], d)) continue;
     uint64_t h;
@@ -506,17 +464,16 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
     sg__rt_key *k = &s->keys[at];
     k->used = true;
     memcpy(k->digest, d, 32);
-    const char *kid = jstr(o, "id");
-    k->id = arena_strdup(&s->arena, kid ? kid : "");
-    k->app = find_app(s, jstr(o, "applicationId"));
-    k->list = find_list(s, jstr(o, "listId"));
-    json_t *origins = json_object_get(o, "origins");
-    size_t no = json_is_array(origins) ? json_array_size(origins) : 0;
+    k->id = arena_strdup(&s->arena, kr.id);
+    k->app = find_app(s, kr.application_id);
+    k->list = find_list(s, kr.list_id);
+    const json_t *origins = kr.origins;
+    size_t no = origins ? json_array_size(origins) : 0;
     k->any_origin = no == 0;
     k->origins = arena_alloc(&s->arena, (no + 1) * sizeof *k->origins);
     if (!k->id || !k->origins) goto done;
     for (size_t j = 0; j < no; j++) {
-      json_t *v = json_array_get(origins, j);
+      const json_t *v = json_array_get(origins, j);
       char canon[SG__ORIGIN_MAX + 1];
       if (!json_is_string(v) || sg__origin_canon(json_string_value(v), json_string_length(v), true,
                                                  canon, sizeof canon) < 0)
@@ -525,8 +482,7 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
       k->n_origins++;
     }
     /* Validity: every record on the chain exists and is active. */
-    bool ok =
-        jstatus_is(o, "active") && k->app && k->app->active && k->list && k->app->workspace_id;
+    bool ok = kr.active && k->app && k->app->active && k->list && k->app->workspace_id;
     if (ok) {
       ws_rec wk = {.id = k->app->workspace_id};
       ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
