@@ -205,8 +205,9 @@ void sg__records_free(sg__rt_records *c);
 /* Builds a snapshot of the whole edge store. *cache (allocated when NULL) holds the
  * records of the previous build: only those changed since are re-read. Artifacts already
  * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
- * from q. */
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg__rt_records **cache,
+ * from st. */
+struct sg_rt_state;
+int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
                       sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
@@ -253,9 +254,7 @@ struct sg_runtime {
   sg_edge *edge;
   sg__rt_records *records; /* the loader's decoded edge records */
   sg__rcu rcu;
-  sg__quota *quota;
-  sg__events *events;
-  sg_ratelimit *rl;
+  struct sg_rt_state *state; /* rate limits, quotas, selection dedupe and events */
   int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;

@@ -21,6 +21,7 @@
 #include "common/util.h"
 #include "edge/records.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 /* ---------------------------------------------------------------- arena ---------- */
 
@@ -359,7 +360,7 @@ static bool hex_digest(const char *hex, uint8_t out[32]) {
   return sodium_hex2bin(out, 32, hex, 64, NULL, &bl, NULL) == 0 && bl == 32;
 }
 
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg__rt_records **cache,
+int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
                       sg__rt_snapshot **out) {
   if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
   sg__rt_snapshot *s = calloc(1, sizeof *s);
@@ -414,7 +415,7 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg_
     a->limited = ar.limited;
     a->monthly_quota = ar.monthly_quota;
     if (!a->id) goto done;
-    a->slot = sg__quota_slot_for(q, a->id);
+    a->slot = sg_rt_state_quota_slot(st, a->id);
     if (!a->slot) goto done;
     s->n_apps++;
   }

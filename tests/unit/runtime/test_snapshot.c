@@ -13,6 +13,7 @@
 #include "common/util.h"
 #include "edge/edge.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 static void put(sg_edge *e, sg_edge_kind k, const char *id, const char *json) {
   assert_int_equal(sg_edge_put(e, k, id, json, strlen(json), NULL), 0);
@@ -33,9 +34,9 @@ static void test_reload_reads_only_changes(void **state) {
   snprintf(p, sizeof p, "%s/edge", dir);
   sg_edge *e;
   assert_int_equal(sg_edge_open(p, &e), 0);
-  snprintf(p, sizeof p, "%s/quota.json", dir);
-  sg__quota *q;
-  assert_int_equal(sg__quota_open(p, sg__utc_month(sg_now_s()), &q), 0);
+  snprintf(p, sizeof p, "%s/state", dir);
+  sg_rt_state *q;
+  assert_int_equal(sg_rt_state_open(p, 600, &q), 0);
 
   char digest[65];
   sg_edge_key_digest("pk_test", 7, digest);
@@ -99,7 +100,7 @@ static void test_reload_reads_only_changes(void **state) {
   sg__snapshot_free(s2);
   sg__snapshot_free(s1);
   sg__records_free(cache);
-  sg__quota_close(q);
+  sg_rt_state_close(q);
   sg_edge_close(e);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   assert_int_equal(system(cmd), 0);
