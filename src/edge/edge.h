@@ -119,9 +119,10 @@ int sg_edge_delete_if_newer(sg_edge *e, sg_edge_kind k, const char *id, uint64_t
 /* Calls cb for every record written or deleted after revision since, up to the revision
  * the call read (*upto), oldest first; a record may come more than once. cb reads the
  * record itself (sg_edge_get; ENOENT means deleted). Returns 0, SG_EDGE_TOO_OLD when the
- * change log no longer reaches back to since (compacted, or a different store: read
- * everything with sg_edge_foreach instead; *upto is still set), a non-zero return of cb,
- * or -1 with errno. */
+ * change log cannot say what changed since then (compacted, damaged, a revision moved
+ * without an entry, or a different store: read everything with sg_edge_foreach instead;
+ * *upto is still set, and cb may have been called for some changes already), a non-zero
+ * return of cb, or -1 with errno. */
 typedef int (*sg_edge_change_cb)(sg_edge_kind k, const char *id, uint64_t revision, void *ctx);
 int sg_edge_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx,
                           uint64_t *upto);

@@ -204,8 +204,22 @@ static int log_change(const sg_edge *e, uint64_t rev, sg_edge_kind k, const char
   }
   int n = snprintf(line, sizeof line, "%llu %s %s\n", (unsigned long long)rev, sg_edge_kind_name(k),
                    id);
-  int fd = open(p, O_WRONLY | O_APPEND | O_CLOEXEC);
+  int fd = open(p, O_RDWR | O_APPEND | O_CLOEXEC);
   if (fd < 0) return -1;
+  /* A writer killed mid-append leaves a torn last line: cut it, or the next entry would be
+   * glued to it and every reader would take the log for damaged. */
+  char tail[SG_EDGE_MAX_ID + 64];
+  off_t size = lseek(fd, 0, SEEK_END),
+        from = size > (off_t)sizeof tail ? size - (off_t)sizeof tail : 0;
+  ssize_t got = size > 0 ? pread(fd, tail, (size_t)(size - from), from) : 0;
+  if (got > 0 && tail[got - 1] != '\n') {
+    ssize_t i = got - 1;
+    while (i >= 0 && tail[i] != '\n') i--;
+    if (ftruncate(fd, from + i + 1) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
   ssize_t w;
   do w = write(fd, line, (size_t)n);
   while (w < 0 && errno == EINTR);
@@ -230,7 +244,11 @@ static int dir_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, v
     free(text);
     return SG_EDGE_TOO_OLD;
   }
+  /* Every revision in (since, upto] must have its entry, in order (a writer killed between
+   * its append and its bump leaves a second entry of one revision, which is harmless); a
+   * gap means REVISION moved without the log (a hand edit): read everything. */
   int rc = 0;
+  uint64_t last = since;
   char *end = text + len, *at = memchr(text, '\n', len);
   for (at = at ? at + 1 : end; rc == 0 && at < end;) {
     char *nl = memchr(at, '\n', (size_t)(end - at));
@@ -239,14 +257,17 @@ static int dir_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, v
     uint64_t r;
     sg_edge_kind k;
     char *id;
-    if (parse_change(at, &r, &k, &id))
+    if (parse_change(at, &r, &k, &id)) {
       rc = SG_EDGE_TOO_OLD; /* damaged: trust none of it */
-    else if (r > since && r <= *upto)
-      rc = cb(k, id, r, ctx);
+    } else if (r > since && r <= *upto) {
+      if (r != last && r != last + 1) rc = SG_EDGE_TOO_OLD;
+      last = r;
+      if (rc == 0) rc = cb(k, id, r, ctx);
+    }
     at = nl + 1;
   }
   free(text);
-  return rc;
+  return rc == 0 && last != *upto ? SG_EDGE_TOO_OLD : rc;
 }
 
 /* With the lock held: REVISION = REVISION + 1, after logging the change of (k, id). */

@@ -275,6 +275,58 @@ static void test_artifacts(void **state) {
   assert_int_equal(access(tmp, F_OK), -1);
 }
 
+static int count_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
+  (*(int *)ctx)++;
+  return 0;
+}
+
+/* The change log file: a hand-bumped REVISION (no entry), a torn last line and a damaged
+ * line are all answered safely. */
+static void test_change_log_file(void **state) {
+  sg_edge *e = *state;
+  uint64_t upto;
+  int n = 0;
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "a", "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "b", "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_changes_since(e, 0, count_change, &n, &upto), 0);
+  assert_int_equal(n, 2);
+  char p[512];
+  snprintf(p, sizeof p, "%s/CHANGES", sg_edge_dir(e));
+  /* A torn last line (its writer died mid-append) is ignored. */
+  FILE *f = fopen(p, "a");
+  assert_non_null(f);
+  fputs("3 lists c", f);
+  fclose(f);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), 0);
+  assert_int_equal(n, 1);
+  /* The next write cuts the torn line instead of gluing its entry to it. */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "c", "{}", 2, NULL), 0);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), 0);
+  assert_int_equal(n, 2);
+  assert_int_equal(upto, 3);
+  /* REVISION moved without an entry: reload everything. */
+  snprintf(p, sizeof p, "%s/REVISION", sg_edge_dir(e));
+  assert_int_equal(sg_write_file_atomic(p, "4\n", 2), 0);
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  assert_int_equal(upto, 4);
+  /* A damaged line. */
+  snprintf(p, sizeof p, "%s/CHANGES", sg_edge_dir(e));
+  assert_int_equal(sg_write_file_atomic(p, "base 0\n1 lists a\nxx\n3 lists b\n", 30), 0);
+  assert_int_equal(sg_edge_changes_since(e, 0, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  /* No log at all (a store from before it existed): only "nothing changed" is known. */
+  assert_int_equal(unlink(p), 0);
+  assert_int_equal(sg_edge_changes_since(e, 4, count_change, &n, &upto), 0);
+  assert_int_equal(sg_edge_changes_since(e, 3, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  /* The next write starts a new log at the revision before it. */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "d", "{}", 2, NULL), 0);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 4, count_change, &n, &upto), 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(upto, 5);
+}
+
 static void test_key_digest(void **state) {
   char d[65];
   sg_edge_key_digest("abc", 3, d);
@@ -375,6 +427,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_update_under_lock, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_change_log_file, setup, teardown),
       cmocka_unit_test(test_key_digest),
       cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
   };
