@@ -10,57 +10,17 @@
 
 #include "common/util.h"
 #include "control/internal.h"
+#include "edge/records.h"
 
-/* A signing key retired longer ago than a token lives (plus skew and a margin) has
- * nothing left to verify: its record leaves the edge. */
-#define SIGNING_KEY_KEEP_S (2 * 3600)
 /* Dirty records handled per store read. */
 #define BATCH 64
 
 typedef struct {
   sg_store *st;
   const char *kind, *id;
+  sg_edge_kind k;
   int64_t gen; /* the generation the built record answers for */
 } build_ctx;
-
-/* The list members the runtime serves (the rest stays in the control plane). */
-static json_t *list_record(const json_t *list) {
-  static const char *const copied[] = {
-      "id",           "workspaceId",         "visibility",        "status", "queryPolicy",
-      "localePolicy", "activeVersionNumber", "activeContentHash", NULL};
-  json_t *rec = json_object();
-  for (const char *const *k = copied; *k; k++) {
-    json_t *v = json_object_get(list, *k);
-    json_object_set(rec, *k, v ? v : json_null());
-  }
-  return rec;
-}
-
-/* sg_edge_build_cb: reads the record's source inside the edge writer lock. */
-static int build(void *arg, char **json, size_t *len) {
-  build_ctx *b = arg;
-  json_t *src = NULL;
-  sg_err e = sg_store_edge_source(b->st, b->kind, b->id, &b->gen, &src);
-  if (e == SG_E_NOT_FOUND) return 1;
-  if (e != SG_E_OK) return -1;
-  json_t *rec = src;
-  if (strcmp(b->kind, "lists") == 0) {
-    rec = list_record(src);
-    json_decref(src);
-  } else if (strcmp(b->kind, "signing-keys") == 0) {
-    int64_t retired = json_integer_value(json_object_get(src, "retiredAtUnix"));
-    json_object_del(src, "retiredAtUnix");
-    if (retired && retired + SIGNING_KEY_KEEP_S < sg_now_s()) {
-      json_decref(src);
-      return 1;
-    }
-  }
-  *json = json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS);
-  json_decref(rec);
-  if (!*json) return -1;
-  *len = strlen(*json);
-  return 0;
-}
 
 static int kind_of(const char *name, sg_edge_kind *k) {
   for (int i = 0; i < SG_EDGE__KINDS; i++)
@@ -71,11 +31,26 @@ static int kind_of(const char *name, sg_edge_kind *k) {
   return -1;
 }
 
+/* sg_edge_build_cb: reads the record's source inside the edge writer lock. */
+static int build(void *arg, char **json, size_t *len, uint64_t *seq) {
+  build_ctx *b = arg;
+  json_t *src = NULL;
+  sg_err e = sg_store_edge_source(b->st, b->kind, b->id, &b->gen, &src);
+  /* The outbox generation orders the writes: the edge never takes an older one. */
+  if (e == SG_E_OK || e == SG_E_NOT_FOUND) *seq = b->gen > 0 ? (uint64_t)b->gen : 0;
+  if (e == SG_E_NOT_FOUND) return 1;
+  if (e != SG_E_OK) return -1;
+  int rc = sg_edge_record_encode(b->k, src, sg_now_s(), json, len);
+  json_decref(src);
+  return rc;
+}
+
 int sg_edge_sync_record(sg_store *st, sg_edge *e, const char *kind, const char *id) {
-  sg_edge_kind k;
-  build_ctx b = {st, kind, id, 0};
+  build_ctx b = {st, kind, id, SG_EDGE__KINDS, 0};
   uint64_t rev = 0;
-  if (kind_of(kind, &k) || sg_edge_update(e, k, id, build, &b, &rev) != 0) {
+  /* SG_EDGE_STALE: a writer that read a newer generation got there first; confirming the
+   * generation read here is still right (done never goes down). */
+  if (kind_of(kind, &b.k) || sg_edge_update(e, b.k, id, build, &b, &rev) < 0) {
     fprintf(stderr,
             "{\"level\":\"error\",\"msg\":\"edge write failed; retried\",\"kind\":\"%s\","
             "\"id\":\"%s\",\"detail\":\"%s\"}\n",

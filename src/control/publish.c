@@ -358,10 +358,7 @@ failed:
 
 /* True when the staged version's artifact is present in the edge store. */
 static bool artifact_present(sg_control *c, const char *hash) {
-  char path[4096];
-  struct stat sb;
-  if (sg_edge_artifact_path(c->cfg.edge, hash, path, sizeof path)) return false;
-  return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+  return sg_edge_artifact_stat(c->cfg.edge, hash, NULL) == 0;
 }
 
 /* Rows per pruning transaction: short, so requests are not held up. */

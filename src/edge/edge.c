@@ -87,10 +87,20 @@ int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data,
   return e->ops->put_artifact(e, hex, data, len);
 }
 
-int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz) {
+int sg_edge_artifact_stat(sg_edge *e, const char *content_hash, uint64_t *size) {
+  const char *hex;
+  uint64_t n = 0;
+  if (!e || parse_hash(content_hash, &hex)) return bad_arg();
+  int rc = e->ops->artifact_stat(e, hex, &n);
+  if (rc == 0 && size) *size = n;
+  return rc;
+}
+
+int sg_edge_artifact_load(sg_edge *e, const char *content_hash, sg_artifact **out) {
   const char *hex;
   if (!e || !out || parse_hash(content_hash, &hex)) return bad_arg();
-  return e->ops->artifact_path(e, hex, out, outsz);
+  *out = NULL;
+  return e->ops->artifact_load(e, hex, out);
 }
 
 int sg_edge_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
@@ -132,8 +142,37 @@ int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb 
   if (!e || !build || !sg_edge_kind_name(k) || !sg_edge_id_valid(id)) return bad_arg();
   uint64_t rev = 0;
   int rc = e->ops->update(e, k, id, build, ctx, &rev);
-  if (rc == 0 && revision_out) *revision_out = rev;
+  if (rc >= 0 && revision_out) *revision_out = rev;
   return rc;
+}
+
+int sg_edge_put_if_newer(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                         uint64_t seq, uint64_t *revision_out) {
+  if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || (!json && len) || seq > INT64_MAX)
+    return bad_arg();
+  if (len > SG_EDGE_MAX_RECORD) {
+    errno = EFBIG;
+    return -1;
+  }
+  uint64_t rev = 0;
+  int rc = e->ops->put_if_newer(e, k, id, json, len, seq, &rev);
+  if (rc >= 0 && revision_out) *revision_out = rev;
+  return rc;
+}
+
+int sg_edge_delete_if_newer(sg_edge *e, sg_edge_kind k, const char *id, uint64_t seq,
+                            uint64_t *revision_out) {
+  if (!e || !sg_edge_kind_name(k) || !sg_edge_id_valid(id) || seq > INT64_MAX) return bad_arg();
+  uint64_t rev = 0;
+  int rc = e->ops->del_if_newer(e, k, id, seq, &rev);
+  if (rc >= 0 && revision_out) *revision_out = rev;
+  return rc;
+}
+
+int sg_edge_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx,
+                          uint64_t *upto) {
+  if (!e || !cb || !upto) return bad_arg();
+  return e->ops->changes_since(e, since, cb, ctx, upto);
 }
 
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len) {

@@ -4,7 +4,7 @@
  * The control plane and the admin CLI write here; the runtime only reads (it loads a
  * snapshot and reloads it when the revision changes). Record formats are in
  * docs/EDGE.md. Two backends share this interface: a directory (default, implemented in
- * edge_dir.c) and Redis (later; "redis://…" specs fail with ENOTSUP until then).
+ * dir/dir.c) and Redis (later; "redis://…" specs fail with ENOTSUP until then).
  *
  * Conventions for every call:
  *  - Returns 0 on success or -1 with errno set (EINVAL: bad id/hash/argument, ENOENT:
@@ -39,6 +39,7 @@ typedef enum {
 #define SG_EDGE_MAX_RECORD (1u << 20) /* bytes of one JSON record */
 
 typedef struct sg_edge sg_edge;
+typedef struct sg_artifact sg_artifact;
 
 /* Opens (creating the layout if missing) the store named by spec: a directory path
  * (the conventional one is <data-dir>/edge). On success *out owns the handle. */
@@ -53,9 +54,15 @@ void sg_edge_close(sg_edge *e);
  * as new); a damaged one is replaced. Does not bump the revision: the list record that names the
  * hash does, so write the artifact first, then the list. */
 int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len);
-/* Writes the local path of the artifact into out (the runtime mmaps it with
- * sg_artifact_open_file). Does not check that the file exists. */
-int sg_edge_artifact_path(sg_edge *e, const char *content_hash, char *out, size_t outsz);
+/* Whether the artifact is stored: 0 with *size (may be NULL) its length in bytes, or -1
+ * with errno ENOENT when absent. Neither reads nor verifies the bytes. */
+int sg_edge_artifact_stat(sg_edge *e, const char *content_hash, uint64_t *size);
+/* The artifact, read into this process's private memory, checked against content_hash
+ * and opened (sg_artifact_load_file): what the runtime serves from. The interface names
+ * no local path, so a remote backend can fetch the bytes into a local cache first.
+ * Returns 0, or -1 with errno ENOENT (absent), EBADMSG (the bytes do not hash to the
+ * name), EINVAL (not an artifact) or an I/O error. */
+int sg_edge_artifact_load(sg_edge *e, const char *content_hash, sg_artifact **out);
 
 /* Calls cb with the bare hex hash and the last write time (Unix seconds) of every stored
  * artifact, in no particular order (artifact garbage collection). A non-zero return from
@@ -78,14 +85,48 @@ int sg_edge_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, si
 int sg_edge_delete(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *revision_out);
 /* Builds a record under the store's writer lock: returns 0 with *json (malloc'd, freed by
  * the caller of the callback) and *len set to write it, 1 to delete the record, -1 on an
- * error (nothing is written). */
-typedef int (*sg_edge_build_cb)(void *ctx, char **json, size_t *len);
+ * error (nothing is written). *seq (0 when the callback leaves it) is the sequence of what
+ * it built: when non-zero the write or delete is conditional on it, as with
+ * sg_edge_put_if_newer. */
+typedef int (*sg_edge_build_cb)(void *ctx, char **json, size_t *len, uint64_t *seq);
 /* Writes or deletes record (k, id) with what build returns, calling build while holding
  * the store-wide writer lock, so two writers (in any processes) that each read the
- * record's source inside build can never store the older content last. Deleting an
- * absent record succeeds without a bump. *revision_out (may be NULL) gets the revision. */
+ * record's source inside build can never store the older content last; the sequence
+ * keeps that true for a backend that cannot hold a lock across processes while build
+ * runs (SG_EDGE_STALE: a newer sequence is stored, nothing written). Deleting an absent
+ * record succeeds without a bump. *revision_out (may be NULL) gets the revision. */
 int sg_edge_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
                    uint64_t *revision_out);
+/* What the conditional writes and the change log answer besides 0 and -1. */
+enum {
+  SG_EDGE_STALE = 1,   /* refused: the stored record carries a higher sequence */
+  SG_EDGE_TOO_OLD = 2, /* the change log no longer reaches back that far: reload all */
+};
+/* Creates or replaces record (k, id) unless the store already holds it (or its deletion)
+ * with a sequence higher than seq: then nothing is written, the revision is not bumped and
+ * SG_EDGE_STALE is returned (not an error). Equal sequences are written, so a writer that
+ * retries the same sequence after a failure succeeds. The sequence is the source's own
+ * monotonic version of the record (the edge outbox's generation), so two writers that
+ * read the source at different times can never store the older content last, without
+ * holding any lock while they read it. */
+int sg_edge_put_if_newer(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                         uint64_t seq, uint64_t *revision_out);
+/* Removes record (k, id) under the same rule, remembering seq so that an older put cannot
+ * bring it back. An absent record is removed without a bump. */
+int sg_edge_delete_if_newer(sg_edge *e, sg_edge_kind k, const char *id, uint64_t seq,
+                            uint64_t *revision_out);
+
+/* Calls cb for every record written or deleted after revision since, up to the revision
+ * the call read (*upto), oldest first; a record may come more than once. cb reads the
+ * record itself (sg_edge_get; ENOENT means deleted). Returns 0, SG_EDGE_TOO_OLD when the
+ * change log cannot say what changed since then (compacted, damaged, a revision moved
+ * without an entry, or a different store: read everything with sg_edge_foreach instead;
+ * *upto is still set, and cb may have been called for some changes already), a non-zero
+ * return of cb, or -1 with errno. */
+typedef int (*sg_edge_change_cb)(sg_edge_kind k, const char *id, uint64_t revision, void *ctx);
+int sg_edge_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx,
+                          uint64_t *upto);
+
 /* Reads record (k, id) into a malloc'd NUL-terminated buffer (caller frees *json). */
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
 /* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */

@@ -11,7 +11,8 @@
 
 typedef struct {
   int (*put_artifact)(sg_edge *e, const char *hex, const void *data, size_t len);
-  int (*artifact_path)(sg_edge *e, const char *hex, char *out, size_t outsz);
+  int (*artifact_stat)(sg_edge *e, const char *hex, uint64_t *size);
+  int (*artifact_load)(sg_edge *e, const char *hex, sg_artifact **out);
   int (*artifacts)(sg_edge *e, sg_edge_artifact_cb cb, void *ctx);
   int (*del_artifact)(sg_edge *e, const char *hex);
   int (*sweep_temp)(sg_edge *e, int64_t older_than_s, size_t *removed);
@@ -20,6 +21,10 @@ typedef struct {
   int (*del)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev);
   int (*update)(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_cb build, void *ctx,
                 uint64_t *rev);
+  int (*put_if_newer)(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
+                      uint64_t seq, uint64_t *rev);
+  int (*del_if_newer)(sg_edge *e, sg_edge_kind k, const char *id, uint64_t seq, uint64_t *rev);
+  int (*changes_since)(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx, uint64_t *upto);
   int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
   int (*revision)(sg_edge *e, uint64_t *rev);
   int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);

@@ -52,11 +52,9 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   unsigned long long rev = (unsigned long long)s->revision, bytes = 0;
   size_t n_arts = s->n_arts;
   for (size_t i = 0; i < s->n_arts; i++) {
-    char path[4096];
-    struct stat sb;
-    if (sg_edge_artifact_path(rt->edge, s->arts[i]->hash, path, sizeof path) == 0 &&
-        stat(path, &sb) == 0)
-      bytes += (unsigned long long)sb.st_size;
+    uint64_t size;
+    if (sg_edge_artifact_stat(rt->edge, s->arts[i]->hash, &size) == 0)
+      bytes += (unsigned long long)size;
   }
   sg__rcu_leave(&rt->rcu);
   bool edge_ok;

@@ -14,6 +14,7 @@
 
 #include "common/util.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 void sg__h_selection(sg__rt_req *r) {
   sg__selection sel;
@@ -38,13 +39,14 @@ void sg__h_selection(sg__rt_req *r) {
     char rkey[33];
     int retry;
     sg_hex(r->key_digest, 16, rkey);
-    if (!sg_ratelimit_take_retry(r->rt->rl, rkey, sg_mono_ms(), &retry)) {
+    if (!sg_rt_state_rate_take(r->rt->state, rkey, sg_mono_ms(), &retry)) {
       e = SG_E_RATE_LIMITED;
       h.retry_after = retry;
     }
   }
   if (e == SG_E_OK) {
-    sg__ev_result res = sg__events_submit(r->rt->events, &sel, k->app->id, k->id, sg_now_ms());
+    sg__ev_result res =
+        sg_rt_state_selection_record(r->rt->state, &sel, k->app->id, k->id, sg_now_ms());
     if (res == SG__EV_BUSY) {
       e = SG_E_UNAVAILABLE;
       h.retry_after = 1;

@@ -199,9 +199,16 @@ typedef struct sg__rt_snapshot {
   void *arena;
 } sg__rt_snapshot;
 
-/* Builds a snapshot of the whole edge store. Artifacts already open in prev (may be
- * NULL) are shared (refcount) instead of reopened. Quota slots come from q. */
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev, sg__rt_snapshot **out);
+/* The edge records a loader decoded, kept between snapshots (loader thread only). */
+typedef struct sg__rt_records sg__rt_records;
+void sg__records_free(sg__rt_records *c);
+/* Builds a snapshot of the whole edge store. *cache (allocated when NULL) holds the
+ * records of the previous build: only those changed since are re-read. Artifacts already
+ * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
+ * from st. */
+struct sg_rt_state;
+int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
+                      sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
@@ -245,10 +252,9 @@ struct sg_runtime {
   sg_runtime_config cfg;
   char *listen_copy, *state_dir;
   sg_edge *edge;
+  sg__rt_records *records; /* the loader's decoded edge records */
   sg__rcu rcu;
-  sg__quota *quota;
-  sg__events *events;
-  sg_ratelimit *rl;
+  struct sg_rt_state *state; /* rate limits, quotas, selection dedupe and events */
   int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;

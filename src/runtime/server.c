@@ -31,6 +31,7 @@
 #include "common/metrics.h"
 #include "common/util.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 /* ================================================================ responses ====== */
 
@@ -571,7 +572,7 @@ static void *loader_main(void *arg) {
         retry_ms = 1000;
       else if (!cur->unloaded && retry_ms < 30000)
         retry_ms *= 2;
-      if (sg__snapshot_load(rt->edge, rt->quota, cur, &next) == 0) {
+      if (sg__snapshot_load(rt->edge, rt->state, cur, &rt->records, &next) == 0) {
         sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
       } else {
         synced = false;
@@ -585,7 +586,7 @@ static void *loader_main(void *arg) {
     sg__rt_log_flush();
     if (now - last_flush >= 1000) {
       last_flush = now;
-      if (sg__quota_flush(rt->quota, sg__utc_month(sg_now_s())))
+      if (sg_rt_state_flush(rt->state, sg_now_s()))
         fprintf(stderr, "{\"error\":\"quota flush failed: %s\"}\n", strerror(errno));
     }
     pthread_mutex_lock(&rt->stop_mu);
@@ -648,10 +649,8 @@ static void runtime_free(sg_runtime *rt) {
   if (rt->wake_fd >= 0) close(rt->wake_fd);
   free(rt->workers);
   sg__snapshot_free(atomic_load(&rt->rcu.cur));
-  if (rt->quota) sg__quota_flush(rt->quota, sg__utc_month(sg_now_s()));
-  sg__quota_close(rt->quota);
-  sg__events_close(rt->events);
-  sg_ratelimit_free(rt->rl);
+  sg__records_free(rt->records);
+  sg_rt_state_close(rt->state); /* flushes the quota counters */
   sg_edge_close(rt->edge);
   pthread_mutex_destroy(&rt->stop_mu);
   pthread_cond_destroy(&rt->stop_cv);
@@ -686,7 +685,6 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   rt->cfg.listen = NULL;
   rt->cfg.edge = NULL;
 
-  char path[4096];
   sg__rt_snapshot *first = NULL;
   if (!rt->state_dir || sg_mkdirs(rt->state_dir, 0755)) {
     fail("cannot create state directory", strerror(errno));
@@ -696,22 +694,10 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     fail("cannot open edge store", strerror(errno));
     goto err;
   }
-  snprintf(path, sizeof path, "%s/quota.json", rt->state_dir);
-  if (sg__quota_open(path, sg__utc_month(sg_now_s()), &rt->quota)) {
-    fail("cannot open quota counters", strerror(errno));
-    goto err;
-  }
-  snprintf(path, sizeof path, "%s/events", rt->state_dir);
-  if (sg__events_open(path, &rt->events)) {
-    fail("cannot open selection events", strerror(errno));
-    goto err;
-  }
-  if (!(rt->rl = sg_ratelimit_new(rt->cfg.selection_rate))) {
-    fail("out of memory", NULL);
-    goto err;
-  }
+  /* It says what failed. */
+  if (sg_rt_state_open(rt->state_dir, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
-  if (sg__snapshot_load(rt->edge, rt->quota, NULL, &first) == 0) {
+  if (sg__snapshot_load(rt->edge, rt->state, NULL, &rt->records, &first) == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
   } else {
     /* Serve anyway: /readyz answers 503 and /v1 calls artifact_unavailable until the
@@ -801,6 +787,6 @@ void sg_runtime_stop(sg_runtime *rt) {
   pthread_mutex_unlock(&rt->stop_mu);
   pthread_join(rt->loader, NULL);
   sg__rt_log_flush();
-  sg__events_sync(rt->events);
+  sg_rt_state_sync(rt->state);
   runtime_free(rt);
 }

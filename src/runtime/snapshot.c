@@ -2,12 +2,13 @@
  * Snapshots: the whole edge store decoded into read-only tables.
  *
  * Built by the loader thread (never on a request thread), published through sg__rcu,
- * and freed once no reader can hold it. Everything a request needs is precomputed here:
- * a key's validity (key, application, workspace, list, cross-workspace subscription),
- * canonical origins, the bootstrap body and its ETag, the artifact of each published list
- * (read into the process's own memory and verified against its contentHash, never mapped
- * from the shared file). Artifacts are shared between consecutive snapshots by content hash
- * (refcounted), so a reload that does not change a list does not reopen its artifact.
+ * and freed once no reader can hold it. The loader keeps the decoded records between
+ * builds (sg__rt_records) and re-reads only those changed since the last revision. Everything a
+ * request needs is precomputed here: a key's validity (key, application, workspace, list,
+ * cross-workspace subscription), canonical origins, the bootstrap body and its ETag, the artifact
+ * of each published list (read into the process's own memory and verified against its contentHash,
+ * never mapped from the shared file). Artifacts are shared between consecutive snapshots by content
+ * hash (refcounted), so a reload that does not change a list does not reopen its artifact.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -18,7 +19,9 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+#include "edge/records.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 /* ---------------------------------------------------------------- arena ---------- */
 
@@ -74,13 +77,8 @@ typedef struct {
   size_t n, cap;
 } recs;
 
-static int collect(const char *id, const char *json, size_t len, void *ctx) {
-  recs *r = ctx;
-  json_t *o = json_loadb(json, len, 0, NULL);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return 0; /* an unreadable record is as good as absent */
-  }
+/* Appends (id, o) to r, taking o. */
+static int recs_push(recs *r, const char *id, json_t *o) {
   if (r->n == r->cap) {
     size_t nc = r->cap ? r->cap * 2 : 64;
     json_t **nv = realloc(r->v, nc * sizeof *nv);
@@ -100,6 +98,21 @@ oom:
   return -1;
 }
 
+/* A record's JSON object, or NULL: an unreadable record is as good as absent. */
+static json_t *decode(const char *json, size_t len) {
+  json_t *o = json_loadb(json, len, 0, NULL);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return NULL;
+  }
+  return o;
+}
+
+static int collect(const char *id, const char *json, size_t len, void *ctx) {
+  json_t *o = decode(json, len);
+  return o ? recs_push(ctx, id, o) : 0;
+}
+
 static void recs_free(recs *r) {
   for (size_t i = 0; i < r->n; i++) {
     json_decref(r->v[i]);
@@ -107,16 +120,103 @@ static void recs_free(recs *r) {
   }
   free(r->v);
   free(r->ids);
+  memset(r, 0, sizeof *r);
 }
 
-static const char *jstr(json_t *o, const char *k) {
-  json_t *v = json_object_get(o, k);
-  return json_is_string(v) ? json_string_value(v) : NULL;
+/* The index of id in r (sorted by id, as sg_edge_foreach delivers them), or where it
+ * would go. */
+static size_t recs_find(const recs *r, const char *id, bool *found) {
+  size_t lo = 0, hi = r->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(r->ids[mid], id);
+    if (c == 0) {
+      *found = true;
+      return mid;
+    }
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *found = false;
+  return lo;
 }
 
-static bool jstatus_is(json_t *o, const char *want) {
-  const char *s = jstr(o, "status");
-  return s && strcmp(s, want) == 0;
+/* The decoded records the last snapshot was built from, kept by the loader so that a new
+ * revision re-reads only the records that changed (sg_edge_changes_since). */
+struct sg__rt_records {
+  recs r[SG_EDGE__KINDS];
+  uint64_t revision;
+  bool valid;
+  sg_edge *edge; /* during an update */
+};
+
+void sg__records_free(sg__rt_records *c) {
+  if (!c) return;
+  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&c->r[k]);
+  free(c);
+}
+
+/* sg_edge_change_cb: replaces, adds or drops one record of the cache. */
+static int apply_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
+  (void)rev;
+  sg__rt_records *c = ctx;
+  recs *r = &c->r[k];
+  char *json = NULL;
+  size_t len = 0;
+  json_t *o = NULL;
+  if (sg_edge_get(c->edge, k, id, &json, &len) == 0)
+    o = decode(json, len);
+  else if (errno != ENOENT)
+    return -1;
+  free(json);
+  bool found;
+  size_t at = recs_find(r, id, &found);
+  if (found && o) {
+    json_decref(r->v[at]);
+    r->v[at] = o;
+  } else if (found) {
+    json_decref(r->v[at]);
+    free(r->ids[at]);
+    memmove(&r->v[at], &r->v[at + 1], (r->n - at - 1) * sizeof *r->v);
+    memmove(&r->ids[at], &r->ids[at + 1], (r->n - at - 1) * sizeof *r->ids);
+    r->n--;
+  } else if (o) {
+    /* Appended, then moved into its sorted place. */
+    size_t n = r->n;
+    if (recs_push(r, id, o)) return -1;
+    json_t *v = r->v[n];
+    char *nid = r->ids[n];
+    memmove(&r->v[at + 1], &r->v[at], (n - at) * sizeof *r->v);
+    memmove(&r->ids[at + 1], &r->ids[at], (n - at) * sizeof *r->ids);
+    r->v[at] = v;
+    r->ids[at] = nid;
+  }
+  return 0;
+}
+
+/* Brings the cache to the edge store's current revision: only the records changed since
+ * the cache's revision when the change log reaches back that far, else all of them. */
+static int records_update(sg_edge *e, sg__rt_records *c) {
+  c->edge = e;
+  uint64_t upto;
+  int rc = c->valid ? sg_edge_changes_since(e, c->revision, apply_change, c, &upto) : -1;
+  c->edge = NULL;
+  if (rc == 0) {
+    c->revision = upto;
+    return 0;
+  }
+  /* A full read. The revision first: records read after it are at least that new, and
+   * the next update re-reads whatever changed after it (reading a record twice is
+   * harmless). */
+  c->valid = false;
+  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&c->r[k]);
+  if (sg_edge_revision(e, &c->revision)) return -1;
+  for (int k = 0; k < SG_EDGE__KINDS; k++)
+    if (sg_edge_foreach(e, (sg_edge_kind)k, collect, &c->r[k])) return -1;
+  c->valid = true;
+  return 0;
 }
 
 static int cmp_list(const void *a, const void *b) {
@@ -161,12 +261,10 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
       break;
     }
   if (!a) {
-    char path[4096];
     sg_artifact *art;
-    if (sg_edge_artifact_path(e, hash, path, sizeof path)) return NULL;
     /* Read into private memory and checked against its contentHash: a damaged or
      * truncated file answers artifact_unavailable and can never fault the process. */
-    if (sg_artifact_load_file(path, hash, &art)) {
+    if (sg_edge_artifact_load(e, hash, &art)) {
       if (errno != ENOENT)
         fprintf(stderr,
                 "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
@@ -187,48 +285,19 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
   return a;
 }
 
-/* queryPolicy.typoTolerance of a list record; absent or invalid fields take the defaults
- * (the control plane validates them, so this only guards a hand-edited edge store). */
-static sg_typo_policy typo_policy(const json_t *tt) {
-  sg_typo_policy p = SG_TYPO_POLICY_DEFAULT;
-  const json_t *en = json_object_get(tt, "enabled"), *one = json_object_get(tt, "minCharsOneTypo"),
-               *two = json_object_get(tt, "minCharsTwoTypos");
-  if (json_is_boolean(en)) p.enabled = json_is_true(en);
-  json_int_t a = json_is_integer(one) ? json_integer_value(one) : p.min_one;
-  json_int_t b = json_is_integer(two) ? json_integer_value(two) : p.min_two;
-  if (a >= 1 && a <= 255 && b >= a && b <= 255) {
-    p.min_one = (int)a;
-    p.min_two = (int)b;
-  }
-  return p;
-}
-
 static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev, json_t *o,
                       const char *file_id, sg__rt_list *l) {
-  const char *id = jstr(o, "id");
-  if (!id) id = file_id;
-  const char *status = jstr(o, "status");
-  if (status && strcmp(status, "active") != 0 && strcmp(status, "archived") != 0)
-    return 1; /* deleted or unknown: as if absent */
-  l->archived = status && strcmp(status, "archived") == 0;
-  l->id = arena_strdup(&s->arena, id);
-  l->workspace_id = arena_strdup(&s->arena, jstr(o, "workspaceId"));
-  const char *vis = jstr(o, "visibility");
-  l->visibility = !vis                         ? SG__VIS_PRIVATE
-                  : strcmp(vis, "public") == 0 ? SG__VIS_PUBLIC
-                  : strcmp(vis, "shared") == 0 ? SG__VIS_SHARED
-                                               : SG__VIS_PRIVATE;
-  json_t *qp = json_object_get(o, "queryPolicy");
-  json_t *mqc = json_object_get(qp, "minQueryChars"), *deb = json_object_get(qp, "debounceMs");
-  int64_t min_chars = json_is_integer(mqc) ? json_integer_value(mqc) : 1;
-  int64_t debounce = json_is_integer(deb) ? json_integer_value(deb) : 150;
-  if (min_chars < 1) min_chars = 1;
-  if (min_chars > 32) min_chars = 32;
-  if (debounce < 0) debounce = 0;
-  if (debounce > 5000) debounce = 5000;
-  l->min_query_chars = (int)min_chars;
-  l->typo = typo_policy(json_object_get(qp, "typoTolerance"));
-  const char *hash = jstr(o, "activeContentHash");
+  sg_edge_list_rec rec;
+  if (sg_edge_list_decode(o, file_id, &rec)) return 1;
+  l->archived = rec.archived;
+  l->id = arena_strdup(&s->arena, rec.id);
+  l->workspace_id = arena_strdup(&s->arena, rec.workspace_id);
+  l->visibility = rec.visibility == SG_EDGE_VIS_PUBLIC   ? SG__VIS_PUBLIC
+                  : rec.visibility == SG_EDGE_VIS_SHARED ? SG__VIS_SHARED
+                                                         : SG__VIS_PRIVATE;
+  l->min_query_chars = rec.min_query_chars;
+  l->typo = rec.typo;
+  const char *hash = rec.content_hash;
   if (hash) l->content_hash = arena_strdup(&s->arena, hash);
   l->published = hash && !l->archived;
   if (l->published) {
@@ -237,10 +306,8 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   }
 
   /* Prebuilt bootstrap body and its ETag. */
-  json_t *lp = json_object_get(o, "localePolicy");
-  const char *dflt = jstr(lp, "defaultLocale");
-  if (!dflt) dflt = "en";
-  json_t *sup = json_object_get(lp, "supportedLocales");
+  const char *dflt = rec.default_locale;
+  const json_t *sup = rec.supported_locales;
   sg_buf b;
   sg_buf_init(&b, 0);
   int rc = sg_buf_puts(&b, "{\"list\":{\"id\":");
@@ -251,15 +318,15 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
                            ",\"queryPolicy\":{\"minQueryChars\":%d,\"debounceMs\":%d,"
                            "\"typoTolerance\":{\"enabled\":%s,\"minCharsOneTypo\":%d,"
                            "\"minCharsTwoTypos\":%d}}",
-                           (int)min_chars, (int)debounce, l->typo.enabled ? "true" : "false",
+                           rec.min_query_chars, rec.debounce_ms, l->typo.enabled ? "true" : "false",
                            l->typo.min_one, l->typo.min_two);
   rc = rc || sg_buf_puts(&b, ",\"localePolicy\":{\"defaultLocale\":");
   rc = rc || sg_buf_json_str(&b, dflt, strlen(dflt));
   rc = rc || sg_buf_puts(&b, ",\"supportedLocales\":[");
   size_t nsup = 0;
-  if (json_is_array(sup)) {
+  if (sup) {
     size_t i;
-    json_t *v;
+    const json_t *v;
     json_array_foreach(sup, i, v) {
       if (!json_is_string(v)) continue;
       rc = rc || (nsup++ ? sg_buf_putc(&b, ',') : 0);
@@ -293,28 +360,28 @@ static bool hex_digest(const char *hex, uint8_t out[32]) {
   return sodium_hex2bin(out, 32, hex, 64, NULL, &bl, NULL) == 0 && bl == 32;
 }
 
-int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
+int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
                       sg__rt_snapshot **out) {
+  if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
   sg__rt_snapshot *s = calloc(1, sizeof *s);
   if (!s) return -1;
-  recs r[SG_EDGE__KINDS];
-  memset(r, 0, sizeof r);
+  recs *r = (*cache)->r;
   ws_rec *ws = NULL;
   char **subs = NULL;
   size_t n_subs = 0;
   int rc = -1;
-  if (sg_edge_revision(e, &s->revision)) goto done;
-  for (int k = 0; k < SG_EDGE__KINDS; k++)
-    if (sg_edge_foreach(e, (sg_edge_kind)k, collect, &r[k])) goto done;
+  if (records_update(e, *cache)) goto done;
+  s->revision = (*cache)->revision;
 
   /* Workspaces. */
   recs *rw = &r[SG_EDGE_WORKSPACE];
   ws = calloc(rw->n + 1, sizeof *ws);
   if (!ws) goto done;
   for (size_t i = 0; i < rw->n; i++) {
-    const char *id = jstr(rw->v[i], "id");
-    ws[i].id = (char *)(id ? id : rw->ids[i]);
-    ws[i].active = jstatus_is(rw->v[i], "active");
+    sg_edge_workspace_rec w;
+    sg_edge_workspace_decode(rw->v[i], rw->ids[i], &w);
+    ws[i].id = (char *)w.id;
+    ws[i].active = w.active;
   }
   qsort(ws, rw->n, sizeof *ws, cmp_ws);
 
@@ -323,8 +390,9 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   subs = calloc(rs->n + 1, sizeof *subs);
   if (!subs) goto done;
   for (size_t i = 0; i < rs->n; i++) {
-    const char *w = jstr(rs->v[i], "workspaceId"), *l = jstr(rs->v[i], "listId");
-    if (!w || !l || !jstatus_is(rs->v[i], "active")) continue;
+    sg_edge_subscription_rec sr;
+    if (sg_edge_subscription_decode(rs->v[i], &sr) || !sr.active) continue;
+    const char *w = sr.workspace_id, *l = sr.list_id;
     size_t n = strlen(w) + strlen(l) + 2;
     char *k = arena_alloc(&s->arena, n);
     if (!k) goto done;
@@ -339,16 +407,15 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   if (!s->apps) goto done;
   for (size_t i = 0; i < ra->n; i++) {
     sg__rt_app *a = &s->apps[s->n_apps];
-    const char *id = jstr(ra->v[i], "id");
-    a->id = arena_strdup(&s->arena, id ? id : ra->ids[i]);
-    a->workspace_id = arena_strdup(&s->arena, jstr(ra->v[i], "workspaceId"));
-    a->active = jstatus_is(ra->v[i], "active");
-    json_t *mq = json_object_get(ra->v[i], "monthlyQuota");
-    a->limited = json_is_integer(mq);
-    a->monthly_quota =
-        a->limited && json_integer_value(mq) > 0 ? (uint64_t)json_integer_value(mq) : 0;
-    if (!a->id || !sg_edge_id_valid(a->id)) continue;
-    a->slot = sg__quota_slot_for(q, a->id);
+    sg_edge_app_rec ar;
+    if (sg_edge_app_decode(ra->v[i], ra->ids[i], &ar)) continue;
+    a->id = arena_strdup(&s->arena, ar.id);
+    a->workspace_id = arena_strdup(&s->arena, ar.workspace_id);
+    a->active = ar.active;
+    a->limited = ar.limited;
+    a->monthly_quota = ar.monthly_quota;
+    if (!a->id) goto done;
+    a->slot = sg_rt_state_quota_slot(st, a->id);
     if (!a->slot) goto done;
     s->n_apps++;
   }
@@ -371,15 +438,11 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   s->signing_keys = calloc(rk->n + 1, sizeof *s->signing_keys);
   if (!s->signing_keys) goto done;
   for (size_t i = 0; i < rk->n; i++) {
-    const char *kid = jstr(rk->v[i], "kid"), *pk = jstr(rk->v[i], "publicKey");
+    sg_edge_signing_key_rec kr;
     sg__rt_signing_key *sk = &s->signing_keys[s->n_signing_keys];
-    size_t bl;
-    if (!kid || !pk ||
-        sodium_base642bin(sk->public_key, sizeof sk->public_key, pk, strlen(pk), NULL, &bl, NULL,
-                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
-        bl != 32)
-      continue;
-    if (!(sk->kid = arena_strdup(&s->arena, kid))) goto done;
+    if (sg_edge_signing_key_decode(rk->v[i], &kr)) continue;
+    memcpy(sk->public_key, kr.public_key, sizeof sk->public_key);
+    if (!(sk->kid = arena_strdup(&s->arena, kr.kid))) goto done;
     s->n_signing_keys++;
   }
 
@@ -391,7 +454,8 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   if (!s->keys) goto done;
   s->key_mask = cap - 1;
   for (size_t i = 0; i < rp->n; i++) {
-    json_t *o = rp->v[i];
+    sg_edge_key_rec kr;
+    sg_edge_key_decode(rp->v[i], &kr);
     uint8_t d[32];
     if (!hex_digest(rp->ids[i], d)) continue;
     uint64_t h;
@@ -401,17 +465,16 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
     sg__rt_key *k = &s->keys[at];
     k->used = true;
     memcpy(k->digest, d, 32);
-    const char *kid = jstr(o, "id");
-    k->id = arena_strdup(&s->arena, kid ? kid : "");
-    k->app = find_app(s, jstr(o, "applicationId"));
-    k->list = find_list(s, jstr(o, "listId"));
-    json_t *origins = json_object_get(o, "origins");
-    size_t no = json_is_array(origins) ? json_array_size(origins) : 0;
+    k->id = arena_strdup(&s->arena, kr.id);
+    k->app = find_app(s, kr.application_id);
+    k->list = find_list(s, kr.list_id);
+    const json_t *origins = kr.origins;
+    size_t no = origins ? json_array_size(origins) : 0;
     k->any_origin = no == 0;
     k->origins = arena_alloc(&s->arena, (no + 1) * sizeof *k->origins);
     if (!k->id || !k->origins) goto done;
     for (size_t j = 0; j < no; j++) {
-      json_t *v = json_array_get(origins, j);
+      const json_t *v = json_array_get(origins, j);
       char canon[SG__ORIGIN_MAX + 1];
       if (!json_is_string(v) || sg__origin_canon(json_string_value(v), json_string_length(v), true,
                                                  canon, sizeof canon) < 0)
@@ -420,8 +483,7 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
       k->n_origins++;
     }
     /* Validity: every record on the chain exists and is active. */
-    bool ok =
-        jstatus_is(o, "active") && k->app && k->app->active && k->list && k->app->workspace_id;
+    bool ok = kr.active && k->app && k->app->active && k->list && k->app->workspace_id;
     if (ok) {
       ws_rec wk = {.id = k->app->workspace_id};
       ws_rec *w = bsearch(&wk, ws, rw->n, sizeof wk, cmp_ws);
@@ -446,7 +508,6 @@ int sg__snapshot_load(sg_edge *e, sg__quota *q, const sg__rt_snapshot *prev,
   }
   rc = 0;
 done:
-  for (int k = 0; k < SG_EDGE__KINDS; k++) recs_free(&r[k]);
   free(ws);
   free(subs);
   if (rc) {

@@ -155,9 +155,11 @@ static void test_hostile_ids(void **state) {
   assert_int_equal(errno, EFBIG);
   free(big);
   /* Bad hashes. */
-  char out[512];
-  assert_int_equal(sg_edge_artifact_path(e, "sha256:../../etc/passwd", out, sizeof out), -1);
-  assert_int_equal(sg_edge_artifact_path(e, "sha256:ABCDEF", out, sizeof out), -1);
+  sg_artifact *a;
+  assert_int_equal(sg_edge_artifact_stat(e, "sha256:../../etc/passwd", NULL), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_artifact_load(e, "sha256:ABCDEF", &a), -1);
+  assert_int_equal(errno, EINVAL);
   assert_int_equal(sg_edge_put_artifact(e, "md5:00", "x", 1), -1);
   /* Redis is not there yet. */
   sg_edge *r;
@@ -166,8 +168,9 @@ static void test_hostile_ids(void **state) {
 }
 
 /* sg_edge_update's build callback: ctx says what to answer (0 write, 1 delete, -1 fail). */
-static int build_cb(void *ctx, char **json, size_t *len) {
+static int build_cb(void *ctx, char **json, size_t *len, uint64_t *seq) {
   int what = *(int *)ctx;
+  (void)seq;
   if (what == 0) {
     *json = strdup("{\"v\":2}");
     *len = strlen(*json);
@@ -216,11 +219,12 @@ static void test_artifacts(void **state) {
   sg_sha256_tagged(data, sizeof data, hash);
   assert_int_equal(sg_edge_put_artifact(e, hash, data, sizeof data), 0);
   assert_int_equal(sg_edge_put_artifact(e, hash + 7, data, sizeof data), 0); /* idempotent */
-  char p1[512], p2[512];
-  assert_int_equal(sg_edge_artifact_path(e, hash, p1, sizeof p1), 0);
-  assert_int_equal(sg_edge_artifact_path(e, hash + 7, p2, sizeof p2), 0);
-  assert_string_equal(p1, p2);
-  assert_non_null(strstr(p1, "/artifacts/"));
+  char p1[512];
+  uint64_t size = 0;
+  assert_int_equal(sg_edge_artifact_stat(e, hash, &size), 0);
+  assert_int_equal(size, sizeof data);
+  assert_int_equal(sg_edge_artifact_stat(e, hash + 7, NULL), 0);
+  snprintf(p1, sizeof p1, "%s/artifacts/%s.sga", sg_edge_dir(e), hash + 7);
   char *got;
   size_t len;
   assert_int_equal(sg_read_file(p1, 1024, &got, &len), 0);
@@ -230,10 +234,8 @@ static void test_artifacts(void **state) {
   uint64_t rev;
   assert_int_equal(sg_edge_revision(e, &rev), 0);
   assert_int_equal(rev, 0); /* artifacts do not bump */
-  assert_int_equal(sg_edge_artifact_path(e, hash, p1, 10), -1);
 
   /* Damaged in place at the same size: the next put repairs it. */
-  assert_int_equal(sg_edge_artifact_path(e, hash, p1, sizeof p1), 0);
   FILE *f = fopen(p1, "r+b");
   assert_non_null(f);
   assert_int_equal(fputc('X', f), 'X');
@@ -252,6 +254,11 @@ static void test_artifacts(void **state) {
   assert_int_equal(sg_edge_delete_artifact(e, hash), 0);
   assert_int_equal(sg_edge_delete_artifact(e, hash), -1);
   assert_int_equal(errno, ENOENT);
+  sg_artifact *a;
+  assert_int_equal(sg_edge_artifact_stat(e, hash, NULL), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_artifact_load(e, hash, &a), -1);
+  assert_int_equal(errno, ENOENT);
   n_artifacts = 0;
   assert_int_equal(sg_edge_artifacts(e, count_artifact, &n_artifacts), 0);
   assert_int_equal(n_artifacts, 0);
@@ -266,6 +273,58 @@ static void test_artifacts(void **state) {
   assert_int_equal(sg_edge_sweep_temp(e, 3600, &swept), 0);
   assert_int_equal(swept, 1);
   assert_int_equal(access(tmp, F_OK), -1);
+}
+
+static int count_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
+  (*(int *)ctx)++;
+  return 0;
+}
+
+/* The change log file: a hand-bumped REVISION (no entry), a torn last line and a damaged
+ * line are all answered safely. */
+static void test_change_log_file(void **state) {
+  sg_edge *e = *state;
+  uint64_t upto;
+  int n = 0;
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "a", "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "b", "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_changes_since(e, 0, count_change, &n, &upto), 0);
+  assert_int_equal(n, 2);
+  char p[512];
+  snprintf(p, sizeof p, "%s/CHANGES", sg_edge_dir(e));
+  /* A torn last line (its writer died mid-append) is ignored. */
+  FILE *f = fopen(p, "a");
+  assert_non_null(f);
+  fputs("3 lists c", f);
+  fclose(f);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), 0);
+  assert_int_equal(n, 1);
+  /* The next write cuts the torn line instead of gluing its entry to it. */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "c", "{}", 2, NULL), 0);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), 0);
+  assert_int_equal(n, 2);
+  assert_int_equal(upto, 3);
+  /* REVISION moved without an entry: reload everything. */
+  snprintf(p, sizeof p, "%s/REVISION", sg_edge_dir(e));
+  assert_int_equal(sg_write_file_atomic(p, "4\n", 2), 0);
+  assert_int_equal(sg_edge_changes_since(e, 1, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  assert_int_equal(upto, 4);
+  /* A damaged line. */
+  snprintf(p, sizeof p, "%s/CHANGES", sg_edge_dir(e));
+  assert_int_equal(sg_write_file_atomic(p, "base 0\n1 lists a\nxx\n3 lists b\n", 30), 0);
+  assert_int_equal(sg_edge_changes_since(e, 0, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  /* No log at all (a store from before it existed): only "nothing changed" is known. */
+  assert_int_equal(unlink(p), 0);
+  assert_int_equal(sg_edge_changes_since(e, 4, count_change, &n, &upto), 0);
+  assert_int_equal(sg_edge_changes_since(e, 3, count_change, &n, &upto), SG_EDGE_TOO_OLD);
+  /* The next write starts a new log at the revision before it. */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, "d", "{}", 2, NULL), 0);
+  n = 0;
+  assert_int_equal(sg_edge_changes_since(e, 4, count_change, &n, &upto), 0);
+  assert_int_equal(n, 1);
+  assert_int_equal(upto, 5);
 }
 
 static void test_key_digest(void **state) {
@@ -368,6 +427,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_hostile_ids, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_update_under_lock, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_change_log_file, setup, teardown),
       cmocka_unit_test(test_key_digest),
       cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
   };

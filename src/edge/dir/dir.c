@@ -1,10 +1,12 @@
 /*
- * Directory backend of the edge store.
+ * Directory backend of the edge store (src/edge/dir: one folder per backend).
  *
  * Layout under the root (docs/EDGE.md):
  *   artifacts/<hex>.sga    compiled artifacts, content-addressed
  *   lists/ keys/ apps/ workspaces/ subscriptions/ signing-keys/   <id>.json records
  *   REVISION               decimal counter, replaced atomically on every record write
+ *   CHANGES                change log: "base <rev>" then "<rev> <kind> <id>" per write
+ *   <kind>/<id>.seq        sequence of the last conditional write or delete of a record
  *   .lock                  flock(2) target serialising writers across processes
  *
  * Every file is written temp + fsync + rename + fsync(dir) (sg_write_file_atomic), so
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "compiler/artifact.h"
 #include "edge/edge_internal.h"
 
 /* ---------------------------------------------------------------- paths ---------- */
@@ -106,13 +109,174 @@ static void unlock_store(int fd) {
   errno = e2;
 }
 
-/* With the lock held: REVISION = REVISION + 1. */
-static int bump_revision(const sg_edge *e, uint64_t *out) {
+/* ---------------------------------------------------------------- change log ----- */
+
+/* The log is compacted to its newest entries (half of CHANGES_MAX bytes) once it passes
+ * CHANGES_MAX bytes, some thousands of writes; a reader further behind reloads everything. */
+#define CHANGES_MAX (128u * 1024)
+
+/* Parses one "<rev> <kind> <id>" line (without its newline). */
+static int parse_change(char *line, uint64_t *rev, sg_edge_kind *k, char **id) {
+  char *sp1 = strchr(line, ' ');
+  char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+  if (!sp2) return -1;
+  *sp1 = *sp2 = '\0';
+  int64_t v;
+  if (sg_parse_i64(line, 1, INT64_MAX, &v)) return -1;
+  *rev = (uint64_t)v;
+  for (int i = 0; i < SG_EDGE__KINDS; i++)
+    if (strcmp(sg_edge_kind_name((sg_edge_kind)i), sp1 + 1) == 0) {
+      *k = (sg_edge_kind)i;
+      *id = sp2 + 1;
+      return sg_edge_id_valid(*id) ? 0 : -1;
+    }
+  return -1;
+}
+
+/* Reads the log: *base (entries at or below it are gone) and its lines. A log that cannot
+ * be trusted (absent, torn in the middle, foreign) reads as base UINT64_MAX. */
+static int read_changes(const sg_edge *e, uint64_t *base, char **text, size_t *len) {
+  char p[PATH_MAX];
+  *text = NULL;
+  *base = UINT64_MAX;
+  if (path_of(e, p, sizeof p, "CHANGES", NULL, NULL)) return -1;
+  if (sg_read_file(p, 2 * CHANGES_MAX, text, len))
+    return errno == ENOENT || errno == EFBIG ? 0 : -1;
+  int64_t b;
+  char *nl = memchr(*text, '\n', *len);
+  if (nl && strncmp(*text, "base ", 5) == 0) {
+    *nl = '\0';
+    if (sg_parse_i64(*text + 5, 0, INT64_MAX, &b) == 0) *base = (uint64_t)b;
+    *nl = '\n';
+  }
+  return 0;
+}
+
+/* With the lock held: keeps the newest CHANGES_MAX / 2 bytes of entries. */
+static int compact_changes(const sg_edge *e, const char *p) {
+  uint64_t base;
+  char *text;
+  size_t len;
+  if (read_changes(e, &base, &text, &len)) return -1;
+  if (!text || base == UINT64_MAX) {
+    free(text);
+    return 0;
+  }
+  /* Skip the base line and the oldest entries; the last one skipped is the new base. */
+  char *at = text, *end = text + len;
+  for (size_t skip = 0; (size_t)(end - at) > CHANGES_MAX / 2; skip++) {
+    char *nl = memchr(at, '\n', (size_t)(end - at));
+    if (!nl) break;
+    if (skip > 0) {
+      char *sp = memchr(at, ' ', (size_t)(nl - at));
+      int64_t v;
+      if (sp) *sp = '\0';
+      if (sp && sg_parse_i64(at, 1, INT64_MAX, &v) == 0) base = (uint64_t)v;
+    }
+    at = nl + 1;
+  }
+  char head[40];
+  int hn = snprintf(head, sizeof head, "base %llu\n", (unsigned long long)base);
+  size_t keep = (size_t)(end - at);
+  char *out = malloc((size_t)hn + keep);
+  int rc = -1;
+  if (out) {
+    memcpy(out, head, (size_t)hn);
+    memcpy(out + hn, at, keep);
+    rc = sg_write_file_atomic(p, out, (size_t)hn + keep);
+    free(out);
+  }
+  free(text);
+  return rc;
+}
+
+/* With the lock held: appends "<rev> <kind> <id>" to the log (creating it with the
+ * revision before this write as its base), compacting it when it grew too long. */
+static int log_change(const sg_edge *e, uint64_t rev, sg_edge_kind k, const char *id) {
+  char p[PATH_MAX], line[SG_EDGE_MAX_ID + 64];
+  if (path_of(e, p, sizeof p, "CHANGES", NULL, NULL)) return -1;
+  struct stat st;
+  if (stat(p, &st) != 0) {
+    int n = snprintf(line, sizeof line, "base %llu\n", (unsigned long long)(rev - 1));
+    if (errno != ENOENT || sg_write_file_atomic(p, line, (size_t)n)) return -1;
+  } else if ((size_t)st.st_size > CHANGES_MAX && compact_changes(e, p)) {
+    return -1;
+  }
+  int n = snprintf(line, sizeof line, "%llu %s %s\n", (unsigned long long)rev, sg_edge_kind_name(k),
+                   id);
+  int fd = open(p, O_RDWR | O_APPEND | O_CLOEXEC);
+  if (fd < 0) return -1;
+  /* A writer killed mid-append leaves a torn last line: cut it, or the next entry would be
+   * glued to it and every reader would take the log for damaged. */
+  char tail[SG_EDGE_MAX_ID + 64];
+  off_t size = lseek(fd, 0, SEEK_END),
+        from = size > (off_t)sizeof tail ? size - (off_t)sizeof tail : 0;
+  ssize_t got = size > 0 ? pread(fd, tail, (size_t)(size - from), from) : 0;
+  if (got > 0 && tail[got - 1] != '\n') {
+    ssize_t i = got - 1;
+    while (i >= 0 && tail[i] != '\n') i--;
+    if (ftruncate(fd, from + i + 1) != 0) {
+      close(fd);
+      return -1;
+    }
+  }
+  ssize_t w;
+  do w = write(fd, line, (size_t)n);
+  while (w < 0 && errno == EINTR);
+  int rc = (w == n && fdatasync(fd) == 0) ? 0 : -1;
+  int e2 = errno;
+  close(fd);
+  errno = e2;
+  return rc;
+}
+
+static int dir_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx,
+                             uint64_t *upto) {
+  /* The revision first: every entry up to it is already in the log (a writer appends
+   * before it bumps), and entries past it are left for the next call. */
+  if (read_revision(e, upto)) return -1;
+  if (since == *upto) return 0;
+  uint64_t base;
+  char *text;
+  size_t len = 0;
+  if (read_changes(e, &base, &text, &len)) return -1;
+  if (!text || base == UINT64_MAX || since < base || since > *upto) {
+    free(text);
+    return SG_EDGE_TOO_OLD;
+  }
+  /* Every revision in (since, upto] must have its entry, in order (a writer killed between
+   * its append and its bump leaves a second entry of one revision, which is harmless); a
+   * gap means REVISION moved without the log (a hand edit): read everything. */
+  int rc = 0;
+  uint64_t last = since;
+  char *end = text + len, *at = memchr(text, '\n', len);
+  for (at = at ? at + 1 : end; rc == 0 && at < end;) {
+    char *nl = memchr(at, '\n', (size_t)(end - at));
+    if (!nl) break; /* a torn last line: its write never returned */
+    *nl = '\0';
+    uint64_t r;
+    sg_edge_kind k;
+    char *id;
+    if (parse_change(at, &r, &k, &id)) {
+      rc = SG_EDGE_TOO_OLD; /* damaged: trust none of it */
+    } else if (r > since && r <= *upto) {
+      if (r != last && r != last + 1) rc = SG_EDGE_TOO_OLD;
+      last = r;
+      if (rc == 0) rc = cb(k, id, r, ctx);
+    }
+    at = nl + 1;
+  }
+  free(text);
+  return rc == 0 && last != *upto ? SG_EDGE_TOO_OLD : rc;
+}
+
+/* With the lock held: REVISION = REVISION + 1, after logging the change of (k, id). */
+static int bump_revision(const sg_edge *e, sg_edge_kind k, const char *id, uint64_t *out) {
   uint64_t r;
   if (read_revision(e, &r)) return -1;
   r++;
   char p[PATH_MAX], buf[32];
-  if (path_of(e, p, sizeof p, "REVISION", NULL, NULL)) return -1;
+  if (log_change(e, r, k, id) || path_of(e, p, sizeof p, "REVISION", NULL, NULL)) return -1;
   int n = snprintf(buf, sizeof buf, "%llu\n", (unsigned long long)r);
   if (sg_write_file_atomic(p, buf, (size_t)n)) return -1;
   if (out) *out = r;
@@ -207,8 +371,22 @@ static int dir_del_artifact(sg_edge *e, const char *hex) {
   return unlink(p);
 }
 
-static int dir_artifact_path(sg_edge *e, const char *hex, char *out, size_t outsz) {
-  return path_of(e, out, outsz, "artifacts/", hex, ".sga");
+static int dir_artifact_stat(sg_edge *e, const char *hex, uint64_t *size) {
+  char p[PATH_MAX];
+  struct stat st;
+  if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga") || stat(p, &st) != 0) return -1;
+  if (!S_ISREG(st.st_mode)) {
+    errno = ENOENT; /* a directory or device under that name is no artifact */
+    return -1;
+  }
+  *size = (uint64_t)st.st_size;
+  return 0;
+}
+
+static int dir_artifact_load(sg_edge *e, const char *hex, sg_artifact **out) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "artifacts/", hex, ".sga")) return -1;
+  return sg_artifact_load_file(p, hex, out);
 }
 
 /* With the lock held: writes the record and bumps the revision. */
@@ -217,7 +395,7 @@ static int put_locked(sg_edge *e, sg_edge_kind k, const char *id, const char *js
   char p[PATH_MAX];
   if (record_path(e, k, id, p, sizeof p)) return -1;
   int rc = sg_write_file_atomic(p, json, len);
-  if (rc == 0) rc = bump_revision(e, rev);
+  if (rc == 0) rc = bump_revision(e, k, id, rev);
   return rc;
 }
 
@@ -234,7 +412,35 @@ static int del_locked(sg_edge *e, sg_edge_kind k, const char *id, uint64_t *rev)
       close(dfd);
     }
   }
-  return bump_revision(e, rev);
+  return bump_revision(e, k, id, rev);
+}
+
+/* ---------------------------------------------------------------- sequences ------ */
+
+static int seq_path(const sg_edge *e, sg_edge_kind k, const char *id, char *out, size_t outsz) {
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/", sg_edge_kind_name(k));
+  return path_of(e, out, outsz, sub, id, ".seq");
+}
+
+/* With the lock held: SG_EDGE_STALE when (k, id) was written with a sequence above seq,
+ * else records seq (before the record itself, so a crash in between can only make a
+ * retry of the same sequence necessary, never let an older one through). */
+static int claim_seq(const sg_edge *e, sg_edge_kind k, const char *id, uint64_t seq) {
+  char p[PATH_MAX], *old = NULL, buf[32];
+  size_t len;
+  if (seq_path(e, k, id, p, sizeof p)) return -1;
+  if (sg_read_file(p, 31, &old, &len) == 0) {
+    int64_t v;
+    while (len > 0 && old[len - 1] == '\n') old[--len] = '\0';
+    bool stale = sg_parse_i64(old, 0, INT64_MAX, &v) == 0 && (uint64_t)v > seq;
+    free(old);
+    if (stale) return SG_EDGE_STALE;
+  } else if (errno != ENOENT) {
+    return -1;
+  }
+  int n = snprintf(buf, sizeof buf, "%llu\n", (unsigned long long)seq);
+  return sg_write_file_atomic(p, buf, (size_t)n);
 }
 
 static int dir_put(sg_edge *e, sg_edge_kind k, const char *id, const char *json, size_t len,
@@ -260,10 +466,15 @@ static int dir_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_
   if (fd < 0) return -1;
   char *json = NULL;
   size_t len = 0;
-  int b = build(ctx, &json, &len);
-  int rc = -1;
+  uint64_t seq = 0;
+  int b = build(ctx, &json, &len, &seq);
+  int rc = -1, claim = 0;
   if (b == 0 && len > SG_EDGE_MAX_RECORD)
     errno = EFBIG;
+  else if (b >= 0 && seq > INT64_MAX)
+    errno = EINVAL;
+  else if (b >= 0 && seq > 0 && (claim = claim_seq(e, k, id, seq)) != 0)
+    rc = claim == SG_EDGE_STALE && read_revision(e, rev) == 0 ? SG_EDGE_STALE : -1;
   else if (b == 0)
     rc = put_locked(e, k, id, json, len, rev);
   else if (b == 1 && (rc = del_locked(e, k, id, rev)) != 0 && errno == ENOENT)
@@ -271,6 +482,32 @@ static int dir_update(sg_edge *e, sg_edge_kind k, const char *id, sg_edge_build_
   else if (b < 0)
     errno = EIO;
   free(json);
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_put_if_newer(sg_edge *e, sg_edge_kind k, const char *id, const char *json,
+                            size_t len, uint64_t seq, uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = claim_seq(e, k, id, seq);
+  if (rc == 0)
+    rc = put_locked(e, k, id, json, len, rev);
+  else if (rc == SG_EDGE_STALE && read_revision(e, rev))
+    rc = -1;
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_del_if_newer(sg_edge *e, sg_edge_kind k, const char *id, uint64_t seq,
+                            uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  int rc = claim_seq(e, k, id, seq);
+  if (rc == 0 && (rc = del_locked(e, k, id, rev)) != 0 && errno == ENOENT)
+    rc = read_revision(e, rev); /* already absent: nothing to do */
+  else if (rc == SG_EDGE_STALE && read_revision(e, rev))
+    rc = -1;
   unlock_store(fd);
   return rc;
 }
@@ -329,13 +566,17 @@ static void dir_close(sg_edge *e) {
 
 static const sg__edge_ops dir_ops = {
     .put_artifact = dir_put_artifact,
-    .artifact_path = dir_artifact_path,
+    .artifact_stat = dir_artifact_stat,
+    .artifact_load = dir_artifact_load,
     .artifacts = dir_artifacts,
     .del_artifact = dir_del_artifact,
     .sweep_temp = dir_sweep_temp,
     .put = dir_put,
     .del = dir_del,
     .update = dir_update,
+    .put_if_newer = dir_put_if_newer,
+    .del_if_newer = dir_del_if_newer,
+    .changes_since = dir_changes_since,
     .get = dir_get,
     .revision = dir_revision,
     .foreach = dir_foreach,

@@ -1,0 +1,305 @@
+/*
+ * Unit tests of the edge interface (src/edge/edge.h) that hold for every backend.
+ *
+ * The backend comes from SUGGESTD_TEST_EDGE (a spec as `--edge` takes it); by default a
+ * fresh temporary directory. Record ids carry a random prefix per test, so a shared
+ * backend (a Redis database, later) can run them too; revisions are compared relative to
+ * the revision a test starts at. Tests of one backend's files live under its folder
+ * (tests/unit/edge/dir).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "edge/edge.h"
+
+typedef struct {
+  sg_edge *e;
+  char root[256]; /* the temporary directory, when the test made one */
+  char prefix[24];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  const char *spec = getenv("SUGGESTD_TEST_EDGE");
+  char p[300];
+  if (!spec || !*spec) {
+    snprintf(f->root, sizeof f->root, "/tmp/sg-edge-test-XXXXXX");
+    assert_non_null(mkdtemp(f->root));
+    snprintf(p, sizeof p, "%s/edge", f->root);
+    spec = p;
+  }
+  assert_int_equal(sg_edge_open(spec, &f->e), 0);
+  uint8_t r[4];
+  sg_random_bytes(r, sizeof r);
+  char hex[9];
+  sg_hex(r, sizeof r, hex);
+  snprintf(f->prefix, sizeof f->prefix, "t%s_", hex);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  sg_edge_close(f->e);
+  int rc = 0;
+  if (f->root[0]) {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
+    rc = system(cmd) == 0 ? 0 : -1;
+  }
+  free(f);
+  return rc;
+}
+
+static void id_of(const fixture *f, const char *name, char *out, size_t outsz) {
+  snprintf(out, outsz, "%s%s", f->prefix, name);
+}
+
+static void assert_record(sg_edge *e, sg_edge_kind k, const char *id, const char *want) {
+  char *json = NULL;
+  size_t len;
+  if (!want) {
+    assert_int_equal(sg_edge_get(e, k, id, &json, &len), -1);
+    assert_int_equal(errno, ENOENT);
+    return;
+  }
+  assert_int_equal(sg_edge_get(e, k, id, &json, &len), 0);
+  assert_string_equal(json, want);
+  free(json);
+}
+
+static void test_put_if_newer(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char id[64];
+  id_of(f, "lst", id, sizeof id);
+  uint64_t r0, r1, r2;
+  assert_int_equal(sg_edge_revision(e, &r0), 0);
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"v\":5}", 7, 5, &r1), 0);
+  assert_true(r1 > r0);
+  /* Older: refused, nothing written, no bump, the current revision answered. */
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"v\":3}", 7, 3, &r2),
+                   SG_EDGE_STALE);
+  assert_int_equal(r2, r1);
+  assert_record(e, SG_EDGE_LIST, id, "{\"v\":5}");
+  /* Equal: a retry of the same sequence goes through. Newer: written. */
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"w\":5}", 7, 5, &r2), 0);
+  assert_true(r2 > r1);
+  assert_record(e, SG_EDGE_LIST, id, "{\"w\":5}");
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"v\":7}", 7, 7, NULL), 0);
+  assert_record(e, SG_EDGE_LIST, id, "{\"v\":7}");
+  /* Deletes follow the same rule, and a delete is remembered: an older put cannot
+   * bring the record back. */
+  assert_int_equal(sg_edge_delete_if_newer(e, SG_EDGE_LIST, id, 6, NULL), SG_EDGE_STALE);
+  assert_record(e, SG_EDGE_LIST, id, "{\"v\":7}");
+  assert_int_equal(sg_edge_delete_if_newer(e, SG_EDGE_LIST, id, 8, &r1), 0);
+  assert_record(e, SG_EDGE_LIST, id, NULL);
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"v\":7}", 7, 7, NULL),
+                   SG_EDGE_STALE);
+  assert_record(e, SG_EDGE_LIST, id, NULL);
+  /* Deleting an absent record: no bump. */
+  assert_int_equal(sg_edge_delete_if_newer(e, SG_EDGE_LIST, id, 9, &r2), 0);
+  assert_int_equal(r2, r1);
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{\"v\":10}", 8, 10, NULL), 0);
+  assert_record(e, SG_EDGE_LIST, id, "{\"v\":10}");
+  /* Arguments. */
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, "../x", "{}", 2, 1, NULL), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_LIST, id, "{}", 2, UINT64_MAX, NULL), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_delete_if_newer(e, SG_EDGE__KINDS, id, 1, NULL), -1);
+}
+
+/* sg_edge_update's build callback with a sequence: ctx is {answer, sequence}. */
+static int build_seq(void *ctx, char **json, size_t *len, uint64_t *seq) {
+  const int *what = ctx;
+  if (what[0] == 0) {
+    char buf[32];
+    *len = (size_t)snprintf(buf, sizeof buf, "{\"seq\":%d}", what[1]);
+    *json = strdup(buf);
+  }
+  *seq = (uint64_t)what[1];
+  return what[0];
+}
+
+static void test_update_with_sequence(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char id[64];
+  id_of(f, "sub", id, sizeof id);
+  uint64_t r1, r2;
+  int what[2] = {0, 5};
+  assert_int_equal(sg_edge_update(e, SG_EDGE_SUBSCRIPTION, id, build_seq, what, &r1), 0);
+  what[1] = 4;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_SUBSCRIPTION, id, build_seq, what, &r2),
+                   SG_EDGE_STALE);
+  assert_int_equal(r2, r1);
+  assert_record(e, SG_EDGE_SUBSCRIPTION, id, "{\"seq\":5}");
+  what[0] = 1; /* an older delete is refused too */
+  assert_int_equal(sg_edge_update(e, SG_EDGE_SUBSCRIPTION, id, build_seq, what, NULL),
+                   SG_EDGE_STALE);
+  assert_record(e, SG_EDGE_SUBSCRIPTION, id, "{\"seq\":5}");
+  what[1] = 6;
+  assert_int_equal(sg_edge_update(e, SG_EDGE_SUBSCRIPTION, id, build_seq, what, NULL), 0);
+  assert_record(e, SG_EDGE_SUBSCRIPTION, id, NULL);
+}
+
+/* Two processes write one record with interleaved sequences (one the odd, the other the
+ * even ones, each ascending) while this one watches: the stored sequence never goes
+ * backwards and ends at the highest. */
+static void test_two_writers_never_go_backwards(void **state) {
+  fixture *f = *state;
+  char id[64];
+  id_of(f, "app", id, sizeof id);
+  enum { N = 150 };
+  pid_t pids[2];
+  for (int w = 0; w < 2; w++) {
+    pids[w] = fork();
+    assert_true(pids[w] >= 0);
+    if (pids[w] == 0) {
+      const char *spec = getenv("SUGGESTD_TEST_EDGE");
+      char p[300];
+      if (!spec || !*spec) snprintf(p, sizeof p, "%s/edge", f->root), spec = p;
+      sg_edge *e;
+      if (sg_edge_open(spec, &e)) _exit(2);
+      /* The even writer starts late, so both orders of arrival happen. */
+      for (int i = 1 + w; i <= N; i += 2) {
+        char json[32];
+        int n = snprintf(json, sizeof json, "{\"seq\":%d}", i);
+        int rc = sg_edge_put_if_newer(e, SG_EDGE_APP, id, json, (size_t)n, (uint64_t)i, NULL);
+        if (rc < 0) _exit(3);
+      }
+      sg_edge_close(e);
+      _exit(0);
+    }
+  }
+  int64_t seen = 0;
+  int alive = 2;
+  while (alive > 0) {
+    char *json;
+    size_t len;
+    if (sg_edge_get(f->e, SG_EDGE_APP, id, &json, &len) == 0) {
+      int64_t v;
+      assert_int_equal(sscanf(json, "{\"seq\":%ld}", &v), 1);
+      assert_true(v >= seen);
+      seen = v;
+      free(json);
+    }
+    for (int w = 0; w < 2; w++) {
+      int st;
+      if (pids[w] > 0 && waitpid(pids[w], &st, WNOHANG) == pids[w]) {
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+        pids[w] = 0;
+        alive--;
+      }
+    }
+  }
+  char want[32];
+  snprintf(want, sizeof want, "{\"seq\":%d}", N);
+  assert_record(f->e, SG_EDGE_APP, id, want);
+}
+
+typedef struct {
+  const char *prefix;
+  char seen[16][SG_EDGE_MAX_ID + 16];
+  sg_edge_kind kinds[16];
+  uint64_t revs[16];
+  int n, others;
+} changes;
+
+static int on_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
+  changes *c = ctx;
+  if (strncmp(id, c->prefix, strlen(c->prefix)) != 0) {
+    c->others++; /* another test's writes on a shared backend */
+    return 0;
+  }
+  if (c->n < 16) {
+    snprintf(c->seen[c->n], sizeof c->seen[c->n], "%s", id + strlen(c->prefix));
+    c->kinds[c->n] = k;
+    c->revs[c->n] = rev;
+  }
+  c->n++;
+  return 0;
+}
+
+static void test_changes_since(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char a[64], b[64];
+  id_of(f, "a", a, sizeof a);
+  id_of(f, "b", b, sizeof b);
+  uint64_t r0, upto;
+  assert_int_equal(sg_edge_revision(e, &r0), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, a, "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put_if_newer(e, SG_EDGE_KEY, b, "{}", 2, 1, NULL), 0);
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_LIST, a, NULL), 0);
+
+  changes c = {.prefix = f->prefix};
+  assert_int_equal(sg_edge_changes_since(e, r0, on_change, &c, &upto), 0);
+  assert_int_equal(c.n, 3);
+  assert_string_equal(c.seen[0], "a");
+  assert_int_equal(c.kinds[0], SG_EDGE_LIST);
+  assert_string_equal(c.seen[1], "b");
+  assert_int_equal(c.kinds[1], SG_EDGE_KEY);
+  assert_string_equal(c.seen[2], "a");
+  assert_true(c.revs[0] < c.revs[1] && c.revs[1] < c.revs[2]);
+  assert_true(upto >= r0 + 2);
+  /* Nothing since the last revision read. */
+  memset(&c, 0, sizeof c);
+  c.prefix = f->prefix;
+  assert_int_equal(sg_edge_changes_since(e, upto, on_change, &c, &upto), 0);
+  assert_int_equal(c.n, 0);
+  /* A revision the store never reached (another store, or one reset): reload all. */
+  assert_int_equal(sg_edge_changes_since(e, upto + 5, on_change, &c, &upto), SG_EDGE_TOO_OLD);
+  /* Arguments. */
+  assert_int_equal(sg_edge_changes_since(e, 0, NULL, &c, &upto), -1);
+  assert_int_equal(errno, EINVAL);
+}
+
+/* The log is bounded: after many writes a reader that far behind is told to reload,
+ * and a recent one still gets exactly what changed. */
+static void test_changes_compacted(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char id[SG_EDGE_MAX_ID + 1];
+  uint64_t r0, mid = 0, upto;
+  assert_int_equal(sg_edge_revision(e, &r0), 0);
+  for (int i = 0; i < 1200; i++) {
+    /* Long ids make the log grow fast. */
+    snprintf(id, sizeof id, "%s%0100d", f->prefix, i % 7);
+    assert_int_equal(sg_edge_put(e, SG_EDGE_WORKSPACE, id, "{}", 2, NULL), 0);
+    if (i == 1189) assert_int_equal(sg_edge_revision(e, &mid), 0);
+  }
+  changes c = {.prefix = f->prefix};
+  assert_int_equal(sg_edge_changes_since(e, mid, on_change, &c, &upto), 0);
+  assert_int_equal(c.n + c.others, (int)(upto - mid));
+  assert_true(c.n >= 10);
+  memset(&c, 0, sizeof c);
+  c.prefix = f->prefix;
+  if (f->root[0]) /* the directory backend keeps 128 KiB of log at most */
+    assert_int_equal(sg_edge_changes_since(e, r0 + 1, on_change, &c, &upto), SG_EDGE_TOO_OLD);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_put_if_newer, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_update_with_sequence, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_two_writers_never_go_backwards, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_changes_since, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_changes_compacted, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
