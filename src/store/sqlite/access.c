@@ -7,8 +7,9 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
-                                    json_t **out) {
+sg_err sg__sqlite_subscription_create(sg_store *base, const char *workspace_id, const char *list_id,
+                                      json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
   static const char q_list[] = "SELECT workspace_id, visibility FROM lists WHERE id=?";
   static const char q_ins[] = "INSERT INTO subscriptions(id, workspace_id, list_id, created_at)"
@@ -50,7 +51,8 @@ out:
   return rc;
 }
 
-sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_subscription_cancel(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_up[] = "UPDATE subscriptions SET status='cancelled' WHERE id=?";
   static const char q_get[] = "SELECT workspace_id, list_id FROM subscriptions WHERE id=?";
   sg_err rc = SG_E_INTERNAL;
@@ -75,14 +77,15 @@ out:
   return rc;
 }
 
-sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
-                               size_t n) {
+sg_err sg__sqlite_lists_mintable(sg_store *base, const char *workspace_id, const char *const *ids,
+                                 size_t n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
       "SELECT 1 FROM lists l WHERE l.id=?1 AND (l.workspace_id=?2 OR (l.visibility='shared'"
       " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
       " AND s.status='active')))";
   sg_err rc = SG_E_OK;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
@@ -105,8 +108,9 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
   return rc;
 }
 
-sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
-                                const uint8_t pk[32], int64_t now) {
+sg_err sg__sqlite_signing_key_add(sg_store *base, const char *kid, const uint8_t sk[64],
+                                  const uint8_t pk[32], int64_t now) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_retire[] = "UPDATE signing_keys SET retired_at=? WHERE retired_at IS NULL";
   static const char q_ins[] = "INSERT INTO signing_keys(kid, secret_key, public_key, created_at)"
                               " VALUES(?, ?, ?, ?)";
@@ -131,11 +135,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) {
+sg_err sg__sqlite_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
                           " ORDER BY created_at DESC, kid DESC LIMIT 1";
   sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -155,11 +160,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
+sg_err sg__sqlite_signing_keys_public(sg_store *base, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
                           " ORDER BY created_at, kid";
   sg_err rc = SG_E_INTERNAL;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto out;
   json_t *arr = json_array();

@@ -11,11 +11,12 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t *n) {
+sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE want > done"
                           " ORDER BY kind, id LIMIT ?";
   *n = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
@@ -37,11 +38,12 @@ sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t 
   return rc;
 }
 
-sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
-                           int64_t *done, int64_t *revision) {
+sg_err sg__sqlite_edge_state(sg_store *base, const char *kind, const char *id, int64_t *want,
+                             int64_t *done, int64_t *revision) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT want, done, revision FROM edge_outbox WHERE kind=? AND id=?";
   *want = *done = *revision = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
@@ -60,8 +62,9 @@ sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64
   return rc;
 }
 
-sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
-                          int64_t revision) {
+sg_err sg__sqlite_edge_done(sg_store *base, const char *kind, const char *id, int64_t gen,
+                            int64_t revision) {
+  sg__sq *st = sg__sq_of(base);
   /* Never lowers done: a slow writer that read an older generation confirms nothing
    * newer than what it wrote. */
   static const char q[] = "UPDATE edge_outbox SET done=MAX(done, ?3), revision=MAX(revision, ?4)"
@@ -84,7 +87,7 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
 
 /* Runs q (one text parameter) on reader r and builds *out from its row with build.
  * SG_E_NOT_FOUND when there is no row. */
-static sg_err one_row(sg_store *r, const char *q, const char *id, json_t *(*build)(sqlite3_stmt *),
+static sg_err one_row(sg__sq *r, const char *q, const char *id, json_t *(*build)(sqlite3_stmt *),
                       json_t **out) {
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) return SG_E_INTERNAL;
@@ -122,8 +125,9 @@ json_t *sg__sq_signing_key_row(sqlite3_stmt *s) {
                    (json_int_t)(is_retired ? sqlite3_column_int64(s, 3) : 0));
 }
 
-sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int64_t *gen,
-                            json_t **out) {
+sg_err sg__sqlite_edge_source(sg_store *base, const char *kind, const char *id, int64_t *gen,
+                              json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_gen[] = "SELECT want FROM edge_outbox WHERE kind=? AND id=?";
   static const char q_key[] = "SELECT id, application_id, list_id, origins, status"
                               " FROM publishable_keys WHERE digest=?";
@@ -133,7 +137,7 @@ sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int6
                               " WHERE kid=?";
   *out = NULL;
   *gen = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction: the generation and the record come from one snapshot, so the
    * record holds at least every change that generation counts. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
@@ -160,8 +164,8 @@ sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int6
      * no newer than what they see (a later commit only adds changes). */
     sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
     sg__sq_reader_release(r);
-    return strcmp(kind, "apps") == 0 ? sg_store_application_get(st, id, out)
-                                     : sg_store_workspace_get(st, id, out);
+    return strcmp(kind, "apps") == 0 ? sg__sqlite_application_get(&st->base, id, out)
+                                     : sg__sqlite_workspace_get(&st->base, id, out);
   } else {
     rc = SG_E_NOT_FOUND;
   }

@@ -15,7 +15,7 @@ static json_t *simple_record(const char *id, const char *status) {
 
 /* Runs one write statement with text parameters under the lock; returns the number of
  * changed rows or -1. */
-static int exec_write(sg_store *st, const char *sql, const char *const *args, size_t nargs,
+static int exec_write(sg__sq *st, const char *sql, const char *const *args, size_t nargs,
                       const int64_t *i64, int i64_at) {
   int changed = -1;
   pthread_mutex_lock(&st->mu);
@@ -34,7 +34,8 @@ static int exec_write(sg_store *st, const char *sql, const char *const *args, si
   return changed;
 }
 
-sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
+sg_err sg__sqlite_workspace_create(sg_store *base, const char *name, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "INSERT INTO workspaces(id, name, created_at) VALUES(?, ?, ?)";
   char id[32];
   sg_random_id("wsp_", id, sizeof id);
@@ -48,7 +49,7 @@ sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
 
 /* Runs "UPDATE … SET status=?2 WHERE id=?1"; *out is {id, status}. SG_E_NOT_FOUND when
  * no row has that id. */
-static sg_err set_status(sg_store *st, const char *sql, const char *id, const char *status,
+static sg_err set_status(sg__sq *st, const char *sql, const char *id, const char *status,
                          json_t **out) {
   const char *args[] = {id, status};
   sg_err rc = sg__sq_changed(exec_write(st, sql, args, 2, NULL, 0), SG_E_NOT_FOUND);
@@ -56,14 +57,16 @@ static sg_err set_status(sg_store *st, const char *sql, const char *id, const ch
   return rc;
 }
 
-sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,
-                                     json_t **out) {
+sg_err sg__sqlite_workspace_set_status(sg_store *base, const char *id, const char *status,
+                                       json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE workspaces SET status=?2 WHERE id=?1";
   return set_status(st, q, id, status, out);
 }
 
-sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
-                                   int64_t monthly_quota, json_t **out) {
+sg_err sg__sqlite_application_create(sg_store *base, const char *workspace_id, const char *name,
+                                     int64_t monthly_quota, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
   static const char q[] = "INSERT INTO applications(id, workspace_id, name, created_at,"
                           " monthly_quota) VALUES(?, ?, ?, ?, ?)";
@@ -83,14 +86,16 @@ sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const
   return SG_E_OK;
 }
 
-sg_err sg_store_application_set_status(sg_store *st, const char *id, const char *status,
-                                       json_t **out) {
+sg_err sg__sqlite_application_set_status(sg_store *base, const char *id, const char *status,
+                                         json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE applications SET status=?2 WHERE id=?1";
   return set_status(st, q, id, status, out);
 }
 
-sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
-                                      json_t **out) {
+sg_err sg__sqlite_application_set_quota(sg_store *base, const char *id, int64_t monthly_quota,
+                                        json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE applications SET monthly_quota=?2 WHERE id=?1";
   const char *args[] = {id};
   sg_err rc = sg__sq_changed(exec_write(st, q, args, 1, &monthly_quota, 2), SG_E_NOT_FOUND);
@@ -101,8 +106,9 @@ sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t mont
   return SG_E_OK;
 }
 
-sg_err sg_store_secret_key_create(sg_store *st, const char *application_id, const char *id,
-                                  const uint8_t digest[32]) {
+sg_err sg__sqlite_secret_key_create(sg_store *base, const char *application_id, const char *id,
+                                    const uint8_t digest[32]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_app[] = "SELECT 1 FROM applications WHERE id=?";
   static const char q[] = "INSERT INTO secret_keys(id, application_id, digest, created_at)"
                           " VALUES(?, ?, ?, ?)";
@@ -126,7 +132,8 @@ out:
   return rc;
 }
 
-sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_secret_key_revoke(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE secret_keys SET status='revoked', revoked_at=?2 WHERE id=?1";
   char now[24];
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
@@ -137,14 +144,15 @@ sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
   return SG_E_OK;
 }
 
-sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
-                             sg_principal *out) {
+sg_err sg__sqlite_authenticate(sg_store *base, const char *key_id, const uint8_t digest[32],
+                               sg_principal *out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
       "SELECT k.digest, k.status, a.id, a.status, w.id, w.status, k.last_used_at FROM secret_keys k"
       " JOIN applications a ON a.id = k.application_id"
       " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
   sg_err rc = SG_E_INVALID_KEY;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -174,11 +182,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_application_get(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, workspace_id, status, monthly_quota FROM applications"
                           " WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -199,10 +208,11 @@ out:
   return rc;
 }
 
-sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_workspace_get(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, status FROM workspaces WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -225,9 +235,10 @@ static json_t *pk_record(const char *id, const char *app, const char *list, json
                    "origins", origins ? origins : json_array(), "status", status);
 }
 
-sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char *application_id,
-                                       const char *list_id, const char *digest_hex,
-                                       const json_t *origins, json_t **out) {
+sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const char *application_id,
+                                         const char *list_id, const char *digest_hex,
+                                         const json_t *origins, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_check[] =
       "SELECT a.workspace_id, l.workspace_id, l.visibility,"
       " EXISTS(SELECT 1 FROM subscriptions s WHERE s.workspace_id=a.workspace_id"
@@ -279,8 +290,9 @@ out:
   return rc;
 }
 
-sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
-                                       char digest_hex[65]) {
+sg_err sg__sqlite_publishable_key_revoke(sg_store *base, const char *id, json_t **out,
+                                         char digest_hex[65]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_up[] = "UPDATE publishable_keys SET status='revoked' WHERE id=?";
   static const char q_get[] = "SELECT application_id, list_id, digest, origins FROM"
                               " publishable_keys WHERE id=?";
