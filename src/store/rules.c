@@ -68,6 +68,22 @@ void sg__store_slug_candidate(const char *base, int attempt, char *out, size_t o
   }
 }
 
+static bool is_shared(const char *visibility) {
+  return visibility && strcmp(visibility, "shared") == 0;
+}
+
+bool sg__store_list_usable(const char *workspace_id, const char *owner_workspace_id,
+                           const char *visibility, bool subscribed) {
+  if (!workspace_id || !owner_workspace_id) return false;
+  return strcmp(workspace_id, owner_workspace_id) == 0 || (is_shared(visibility) && subscribed);
+}
+
+bool sg__store_list_subscribable(const char *workspace_id, const char *owner_workspace_id,
+                                 const char *visibility) {
+  if (!workspace_id || !owner_workspace_id) return false;
+  return strcmp(workspace_id, owner_workspace_id) != 0 && is_shared(visibility);
+}
+
 void sg_store_job_clear(sg_version_job *job) {
   json_decref(job->locale_policy);
   memset(job, 0, sizeof *job);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
 sg_err sg__sqlite_subscription_create(sg_store *base, const char *workspace_id, const char *list_id,
@@ -27,8 +28,8 @@ sg_err sg__sqlite_subscription_create(sg_store *base, const char *workspace_id, 
   sqlite3_stmt *s = sg__sq_prep(st, q_list);
   if (!s) goto end;
   sg__sq_text(s, 1, list_id);
-  bool ok = sqlite3_step(s) == SQLITE_ROW && strcmp(sg__sq_col(s, 0), workspace_id) != 0 &&
-            strcmp(sg__sq_col(s, 1), "shared") == 0;
+  bool ok = sqlite3_step(s) == SQLITE_ROW &&
+            sg__store_list_subscribable(workspace_id, sg__sq_col(s, 0), sg__sq_col(s, 1));
   sqlite3_reset(s);
   if (!ok) {
     rc = SG_E_INVALID_LIST;
@@ -81,9 +82,9 @@ sg_err sg__sqlite_lists_mintable(sg_store *base, const char *workspace_id, const
                                  size_t n) {
   sg__sq *st = sg__sq_of(base);
   static const char q[] =
-      "SELECT 1 FROM lists l WHERE l.id=?1 AND (l.workspace_id=?2 OR (l.visibility='shared'"
-      " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
-      " AND s.status='active')))";
+      "SELECT l.workspace_id, l.visibility, EXISTS(SELECT 1 FROM subscriptions s"
+      " WHERE s.list_id=l.id AND s.workspace_id=?2 AND s.status='active')"
+      " FROM lists l WHERE l.id=?1";
   sg_err rc = SG_E_OK;
   sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
@@ -97,7 +98,10 @@ sg_err sg__sqlite_lists_mintable(sg_store *base, const char *workspace_id, const
     sg__sq_text(s, 1, ids[i]);
     sg__sq_text(s, 2, workspace_id);
     int step = sqlite3_step(s);
-    if (step == SQLITE_DONE)
+    if (step == SQLITE_DONE ||
+        (step == SQLITE_ROW &&
+         !sg__store_list_usable(workspace_id, sg__sq_col(s, 0), sg__sq_col(s, 1),
+                                sqlite3_column_int(s, 2) != 0)))
       rc = SG_E_INVALID_LIST;
     else if (step != SQLITE_ROW)
       rc = SG_E_INTERNAL;

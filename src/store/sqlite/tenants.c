@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
 static json_t *simple_record(const char *id, const char *status) {
@@ -262,9 +263,8 @@ sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const c
   sg__sq_text(s, 2, list_id);
   bool ok = false;
   if (sqlite3_step(s) == SQLITE_ROW) {
-    bool own = strcmp(sg__sq_col(s, 0), sg__sq_col(s, 1)) == 0;
-    bool shared = strcmp(sg__sq_col(s, 2), "shared") == 0 && sqlite3_column_int(s, 3);
-    ok = own || shared;
+    ok = sg__store_list_usable(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                               sqlite3_column_int(s, 3) != 0);
   }
   sqlite3_reset(s);
   if (!ok) {

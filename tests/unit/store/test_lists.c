@@ -12,6 +12,7 @@
 
 #include "common/util.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char root[256];
 static char WA[64], WB[64]; /* two real workspaces (lists reference them) */
@@ -27,8 +28,7 @@ static int setup(void **state) {
   snprintf(root, sizeof root, "/tmp/sg-lists-test-XXXXXX");
   if (!mkdtemp(root)) return -1;
   sg_store *st = NULL;
-  char err[256];
-  if (sg_store_open(root, &st, err, sizeof err)) return -1;
+  if (store_test_open(root, &st)) return -1;
   make_workspace(st, WA);
   make_workspace(st, WB);
   *state = st;
