@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
 
 /* The base slug of a list name: ASCII letters and digits lower-cased (after the search
  * normalisation folds case and strips marks), every other run becomes '-', at most 60
@@ -25,5 +28,21 @@ bool sg__store_list_usable(const char *workspace_id, const char *owner_workspace
 /* A workspace may subscribe to a list that is "shared" and not its own. */
 bool sg__store_list_subscribable(const char *workspace_id, const char *owner_workspace_id,
                                  const char *visibility);
+
+/* ---- records (records.c): the JSON of edge records, the same from every backend ------ */
+/* {id, status} (status omitted when NULL): a workspace, a secret key. */
+json_t *sg__store_simple_record(const char *id, const char *status);
+/* {id, workspaceId, status, monthlyQuota (null: unlimited)}. */
+json_t *sg__store_app_record(const char *id, const char *workspace_id, const char *status,
+                             bool has_quota, int64_t monthly_quota);
+/* {id, applicationId, listId, origins, status}; takes the reference to origins (NULL: []). */
+json_t *sg__store_key_record(const char *id, const char *application_id, const char *list_id,
+                             json_t *origins, const char *status);
+/* {id, workspaceId, listId, status}. */
+json_t *sg__store_subscription_record(const char *id, const char *workspace_id, const char *list_id,
+                                      const char *status);
+/* {kid, alg, publicKey (base64url), createdAt, retiredAt|null, retiredAtUnix (0: none)}. */
+json_t *sg__store_signing_key_record(const char *kid, const uint8_t public_key[32],
+                                     int64_t created_at, bool retired, int64_t retired_at);
 
 #endif

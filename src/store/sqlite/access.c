@@ -44,9 +44,7 @@ sg_err sg__sqlite_subscription_create(sg_store *base, const char *workspace_id, 
   if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
-  if (rc == SG_E_OK)
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId", list_id,
-                     "status", "active");
+  if (rc == SG_E_OK) *out = sg__store_subscription_record(id, workspace_id, list_id, "active");
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -66,8 +64,7 @@ sg_err sg__sqlite_subscription_cancel(sg_store *base, const char *id, json_t **o
   if (!s) goto out;
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", sg__sq_col(s, 0), "listId",
-                     sg__sq_col(s, 1), "status", "cancelled");
+    *out = sg__store_subscription_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), "cancelled");
     rc = SG_E_OK;
   } else {
     rc = SG_E_NOT_FOUND;

@@ -5,10 +5,10 @@
  * edge mirrors; this file lets the edge writer find dirty records, read what a record
  * should say, and confirm a write. See sg_store_edge_* in store.h.
  */
-#include <sodium.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
 sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
@@ -100,29 +100,20 @@ static sg_err one_row(sg__sq *r, const char *q, const char *id, json_t *(*build)
 }
 
 static json_t *key_row(sqlite3_stmt *s) {
-  json_t *origins = json_loads(sg__sq_col(s, 3), 0, NULL);
-  return json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", sg__sq_col(s, 0), "applicationId",
-                   sg__sq_col(s, 1), "listId", sg__sq_col(s, 2), "origins",
-                   origins ? origins : json_array(), "status", sg__sq_col(s, 4));
+  return sg__store_key_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                              json_loads(sg__sq_col(s, 3), 0, NULL), sg__sq_col(s, 4));
 }
 
 static json_t *sub_row(sqlite3_stmt *s) {
-  return json_pack("{s:s,s:s,s:s,s:s}", "id", sg__sq_col(s, 0), "workspaceId", sg__sq_col(s, 1),
-                   "listId", sg__sq_col(s, 2), "status", sg__sq_col(s, 3));
+  return sg__store_subscription_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                                       sg__sq_col(s, 3));
 }
 
 json_t *sg__sq_signing_key_row(sqlite3_stmt *s) {
   if (sqlite3_column_bytes(s, 1) != 32) return NULL;
-  char b64[64], created[32], retired[32];
-  sodium_bin2base64(b64, sizeof b64, sqlite3_column_blob(s, 1), 32,
-                    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-  sg_rfc3339(sqlite3_column_int64(s, 2), created);
-  bool is_retired = sqlite3_column_type(s, 3) != SQLITE_NULL;
-  if (is_retired) sg_rfc3339(sqlite3_column_int64(s, 3), retired);
-  return json_pack("{s:s,s:s,s:s,s:s,s:o,s:I}", "kid", sg__sq_col(s, 0), "alg", "EdDSA",
-                   "publicKey", b64, "createdAt", created, "retiredAt",
-                   is_retired ? json_string(retired) : json_null(), "retiredAtUnix",
-                   (json_int_t)(is_retired ? sqlite3_column_int64(s, 3) : 0));
+  return sg__store_signing_key_record(
+      sg__sq_col(s, 0), sqlite3_column_blob(s, 1), sqlite3_column_int64(s, 2),
+      sqlite3_column_type(s, 3) != SQLITE_NULL, sqlite3_column_int64(s, 3));
 }
 
 sg_err sg__sqlite_edge_source(sg_store *base, const char *kind, const char *id, int64_t *gen,

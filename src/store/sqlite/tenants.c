@@ -7,13 +7,6 @@
 #include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-static json_t *simple_record(const char *id, const char *status) {
-  json_t *o = json_object();
-  json_object_set_new(o, "id", json_string(id));
-  if (status) json_object_set_new(o, "status", json_string(status));
-  return o;
-}
-
 /* Runs one write statement with text parameters under the lock; returns the number of
  * changed rows or -1. */
 static int exec_write(sg__sq *st, const char *sql, const char *const *args, size_t nargs,
@@ -44,7 +37,7 @@ sg_err sg__sqlite_workspace_create(sg_store *base, const char *name, json_t **ou
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, name, now};
   if (exec_write(st, q, args, 3, NULL, 0) != 1) return SG_E_INTERNAL;
-  *out = simple_record(id, "active");
+  *out = sg__store_simple_record(id, "active");
   return SG_E_OK;
 }
 
@@ -54,7 +47,7 @@ static sg_err set_status(sg__sq *st, const char *sql, const char *id, const char
                          json_t **out) {
   const char *args[] = {id, status};
   sg_err rc = sg__sq_changed(exec_write(st, sql, args, 2, NULL, 0), SG_E_NOT_FOUND);
-  if (rc == SG_E_OK) *out = simple_record(id, status);
+  if (rc == SG_E_OK) *out = sg__store_simple_record(id, status);
   return rc;
 }
 
@@ -80,7 +73,7 @@ sg_err sg__sqlite_application_create(sg_store *base, const char *workspace_id, c
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, workspace_id, name, now};
   if (exec_write(st, q, args, 4, &monthly_quota, 5) != 1) return SG_E_INTERNAL;
-  *out = simple_record(id, "active");
+  *out = sg__store_simple_record(id, "active");
   json_object_set_new(*out, "workspaceId", json_string(workspace_id));
   json_object_set_new(*out, "monthlyQuota",
                       monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
@@ -101,7 +94,7 @@ sg_err sg__sqlite_application_set_quota(sg_store *base, const char *id, int64_t 
   const char *args[] = {id};
   sg_err rc = sg__sq_changed(exec_write(st, q, args, 1, &monthly_quota, 2), SG_E_NOT_FOUND);
   if (rc != SG_E_OK) return rc;
-  *out = simple_record(id, NULL);
+  *out = sg__store_simple_record(id, NULL);
   json_object_set_new(*out, "monthlyQuota",
                       monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
   return SG_E_OK;
@@ -141,7 +134,7 @@ sg_err sg__sqlite_secret_key_revoke(sg_store *base, const char *id, json_t **out
   const char *args[] = {id, now};
   sg_err rc = sg__sq_changed(exec_write(st, q, args, 2, NULL, 0), SG_E_NOT_FOUND);
   if (rc != SG_E_OK) return rc;
-  *out = simple_record(id, "revoked");
+  *out = sg__store_simple_record(id, "revoked");
   return SG_E_OK;
 }
 
@@ -196,11 +189,9 @@ sg_err sg__sqlite_application_get(sg_store *base, const char *id, json_t **out) 
   }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = json_pack("{s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId", sg__sq_col(s, 1),
-                     "status", sg__sq_col(s, 2), "monthlyQuota",
-                     sqlite3_column_type(s, 3) == SQLITE_NULL
-                         ? json_null()
-                         : json_integer(sqlite3_column_int64(s, 3)));
+    *out =
+        sg__store_app_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                             sqlite3_column_type(s, 3) != SQLITE_NULL, sqlite3_column_int64(s, 3));
     rc = SG_E_OK;
   }
   sqlite3_reset(s);
@@ -221,19 +212,13 @@ sg_err sg__sqlite_workspace_get(sg_store *base, const char *id, json_t **out) {
   }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
+    *out = sg__store_simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
     rc = SG_E_OK;
   }
   sqlite3_reset(s);
 out:
   sg__sq_reader_release(r);
   return rc;
-}
-
-static json_t *pk_record(const char *id, const char *app, const char *list, json_t *origins,
-                         const char *status) {
-  return json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", id, "applicationId", app, "listId", list,
-                   "origins", origins ? origins : json_array(), "status", status);
 }
 
 sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const char *application_id,
@@ -283,7 +268,7 @@ sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const c
 end:
   rc = sg__sq_end(st, rc);
   if (rc == SG_E_OK)
-    *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
+    *out = sg__store_key_record(id, application_id, list_id, json_deep_copy(origins), "active");
 out:
   pthread_mutex_unlock(&st->mu);
   free(enc);
@@ -317,8 +302,8 @@ sg_err sg__sqlite_publishable_key_revoke(sg_store *base, const char *id, json_t 
     goto end;
   }
   snprintf(digest_hex, 65, "%s", sg__sq_col(s, 2));
-  rec = pk_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), json_loads(sg__sq_col(s, 3), 0, NULL),
-                  "revoked");
+  rec = sg__store_key_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1),
+                             json_loads(sg__sq_col(s, 3), 0, NULL), "revoked");
   sqlite3_reset(s);
   rc = SG_E_OK;
 end:
