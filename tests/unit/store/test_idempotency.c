@@ -1,4 +1,4 @@
-/* Unit tests of Idempotency-Key records in the SQLite store
+/* Unit tests of Idempotency-Key records in the store
  * (src/store/sqlite/idempotency.c), against a real database in a temporary directory.
  * Expiry is tested by shifting the service clock (SUGGESTD_CLOCK_OFFSET, read by sg_init),
  * never by sleeping. */

@@ -1,4 +1,4 @@
-/* Unit tests of list records in the SQLite store (src/store/sqlite/lists.c), against a
+/* Unit tests of list records in the store (src/store/sqlite/lists.c), against a
  * real database in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
