@@ -110,7 +110,6 @@ sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *s
 sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
                                    int64_t monthly_quota, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->application_create(st, workspace_id, name, monthly_quota, out);
 }
 
@@ -169,7 +168,6 @@ sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **ou
 sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
                                     json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->subscription_create(st, workspace_id, list_id, out);
 }
@@ -182,7 +180,6 @@ sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) 
 sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
                                size_t n) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->lists_mintable(st, workspace_id, ids, n);
 }
 
@@ -205,20 +202,17 @@ sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->list_create(st, workspace_id, name, description, out);
 }
 
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->list_get(st, workspace_id, id, out);
 }
 
 sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, const json_t *after,
                           json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->list_page(st, workspace_id, limit, after, data, more);
 }
@@ -226,14 +220,12 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, 
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->list_patch(st, workspace_id, id, changes, if_match, out);
 }
 
 sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *list_id,
                             const json_t *item, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->item_create(st, workspace_id, list_id, item, out);
 }
@@ -241,7 +233,6 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id, size_t limit,
                           const json_t *after, json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->item_page(st, workspace_id, list_id, limit, after, data, more);
@@ -250,7 +241,6 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
 sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
                          const char *item_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
   return st->ops->item_get(st, workspace_id, list_id, item_id, out);
@@ -260,7 +250,6 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
                             const char *item_id, const json_t *item, const char *if_match,
                             json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
   return st->ops->item_update(st, workspace_id, list_id, item_id, item, if_match, out);
@@ -269,7 +258,6 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
                             const char *item_id, const char *if_match, json_t **cur_out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
   return st->ops->item_delete(st, workspace_id, list_id, item_id, if_match, cur_out);
@@ -306,7 +294,6 @@ sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *wor
                              const char *list_id, bool replace, size_t max_bad,
                              sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->import_apply(st, imp, workspace_id, list_id, replace, max_bad, counts, bad_lines,
                                n_bad);
@@ -323,7 +310,6 @@ void sg_store_import_cleanup(sg_store *st) {
 sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
                             sg_store_export **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->export_open(st, workspace_id, list_id, out);
 }
@@ -340,7 +326,6 @@ void sg_store_export_close(sg_store_export *x) {
 sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
                                json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->version_create(st, workspace_id, list_id, out);
 }
@@ -348,7 +333,6 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
 sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
                             int64_t number, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->version_get(st, workspace_id, list_id, number, out);
 }
@@ -356,7 +340,6 @@ sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char *list_id,
                              size_t limit, const json_t *after, json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->version_page(st, workspace_id, list_id, limit, after, data, more);
@@ -397,7 +380,6 @@ sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t nu
 sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
                                  int64_t number, bool *activated, json_t **list_out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   return st->ops->version_activate(st, workspace_id, list_id, number, activated, list_out);
 }
@@ -417,7 +399,6 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
                            const char *method, const char *path, const uint8_t body_hash[32],
                            sg_idem_state *state, int *status, char **body, char **headers) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->idem_begin(st, workspace_id, key, method, path, body_hash, state, status, body,
                              headers);
 }
@@ -425,7 +406,6 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
 sg_err sg_store_idem_finish(sg_store *st, const char *workspace_id, const char *key, int status,
                             const char *body, const char *headers) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->idem_finish(st, workspace_id, key, status, body, headers);
 }
 
@@ -470,7 +450,6 @@ sg_err sg_store_queue_depth(sg_store *st, int64_t *n) {
 sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char *email,
                               sg_role role, const char *password_hash, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->member_create(st, workspace_id, email, role, password_hash, out);
 }
 
@@ -482,27 +461,23 @@ sg_err sg_store_member_for_signin(sg_store *st, const char *email, sg_member *ou
 
 sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->member_list(st, workspace_id, out);
 }
 
 sg_err sg_store_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->member_get(st, workspace_id, id, out);
 }
 
 sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const char *id,
                                 sg_role role, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->member_set_role(st, workspace_id, id, role, out);
 }
 
 sg_err sg_store_member_disable(sg_store *st, const char *workspace_id, const char *id,
                                json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  /* workspace_id NULL: any workspace (admin CLI). */
   return st->ops->member_disable(st, workspace_id, id, out);
 }
 
@@ -547,21 +522,18 @@ sg_err sg_store_audit_add(sg_store *st, const sg_audit_entry *e) {
 sg_err sg_store_audit_page(sg_store *st, const char *workspace_id, size_t limit,
                            const json_t *after, json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->audit_page(st, workspace_id, limit, after, data, more);
 }
 
 sg_err sg_store_application_list(sg_store *st, const char *workspace_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->application_list(st, workspace_id, out);
 }
 
 sg_err sg_store_application_in_workspace(sg_store *st, const char *workspace_id,
                                          const char *application_id) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   return st->ops->application_in_workspace(st, workspace_id, application_id);
 }
 
@@ -594,7 +566,6 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
                             const char *prefix, size_t limit, const json_t *after, json_t **data,
                             bool *more) {
   if (!st) return SG_E_INTERNAL;
-  if (!workspace_id) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->item_search(st, workspace_id, list_id, prefix, limit, after, data, more);
