@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
-                                    json_t **out) {
+sg_err sg__sqlite_subscription_create(sg_store *base, const char *workspace_id, const char *list_id,
+                                      json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
   static const char q_list[] = "SELECT workspace_id, visibility FROM lists WHERE id=?";
   static const char q_ins[] = "INSERT INTO subscriptions(id, workspace_id, list_id, created_at)"
@@ -26,8 +28,8 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
   sqlite3_stmt *s = sg__sq_prep(st, q_list);
   if (!s) goto end;
   sg__sq_text(s, 1, list_id);
-  bool ok = sqlite3_step(s) == SQLITE_ROW && strcmp(sg__sq_col(s, 0), workspace_id) != 0 &&
-            strcmp(sg__sq_col(s, 1), "shared") == 0;
+  bool ok = sqlite3_step(s) == SQLITE_ROW &&
+            sg__store_list_subscribable(workspace_id, sg__sq_col(s, 0), sg__sq_col(s, 1));
   sqlite3_reset(s);
   if (!ok) {
     rc = SG_E_INVALID_LIST;
@@ -42,15 +44,14 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
   if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
 end:
   rc = sg__sq_end(st, rc);
-  if (rc == SG_E_OK)
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", workspace_id, "listId", list_id,
-                     "status", "active");
+  if (rc == SG_E_OK) *out = sg__store_subscription_record(id, workspace_id, list_id, "active");
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
 }
 
-sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_subscription_cancel(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_up[] = "UPDATE subscriptions SET status='cancelled' WHERE id=?";
   static const char q_get[] = "SELECT workspace_id, list_id FROM subscriptions WHERE id=?";
   sg_err rc = SG_E_INTERNAL;
@@ -63,8 +64,7 @@ sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) 
   if (!s) goto out;
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = json_pack("{s:s,s:s,s:s,s:s}", "id", id, "workspaceId", sg__sq_col(s, 0), "listId",
-                     sg__sq_col(s, 1), "status", "cancelled");
+    *out = sg__store_subscription_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), "cancelled");
     rc = SG_E_OK;
   } else {
     rc = SG_E_NOT_FOUND;
@@ -75,14 +75,15 @@ out:
   return rc;
 }
 
-sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
-                               size_t n) {
+sg_err sg__sqlite_lists_mintable(sg_store *base, const char *workspace_id, const char *const *ids,
+                                 size_t n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
-      "SELECT 1 FROM lists l WHERE l.id=?1 AND (l.workspace_id=?2 OR (l.visibility='shared'"
-      " AND EXISTS(SELECT 1 FROM subscriptions s WHERE s.list_id=l.id AND s.workspace_id=?2"
-      " AND s.status='active')))";
+      "SELECT l.workspace_id, l.visibility, EXISTS(SELECT 1 FROM subscriptions s"
+      " WHERE s.list_id=l.id AND s.workspace_id=?2 AND s.status='active')"
+      " FROM lists l WHERE l.id=?1";
   sg_err rc = SG_E_OK;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; i < n && rc == SG_E_OK; i++) {
@@ -94,7 +95,10 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
     sg__sq_text(s, 1, ids[i]);
     sg__sq_text(s, 2, workspace_id);
     int step = sqlite3_step(s);
-    if (step == SQLITE_DONE)
+    if (step == SQLITE_DONE ||
+        (step == SQLITE_ROW &&
+         !sg__store_list_usable(workspace_id, sg__sq_col(s, 0), sg__sq_col(s, 1),
+                                sqlite3_column_int(s, 2) != 0)))
       rc = SG_E_INVALID_LIST;
     else if (step != SQLITE_ROW)
       rc = SG_E_INTERNAL;
@@ -105,8 +109,9 @@ sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const cha
   return rc;
 }
 
-sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
-                                const uint8_t pk[32], int64_t now) {
+sg_err sg__sqlite_signing_key_add(sg_store *base, const char *kid, const uint8_t sk[64],
+                                  const uint8_t pk[32], int64_t now) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_retire[] = "UPDATE signing_keys SET retired_at=? WHERE retired_at IS NULL";
   static const char q_ins[] = "INSERT INTO signing_keys(kid, secret_key, public_key, created_at)"
                               " VALUES(?, ?, ?, ?)";
@@ -131,11 +136,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) {
+sg_err sg__sqlite_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
                           " ORDER BY created_at DESC, kid DESC LIMIT 1";
   sg_err rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -155,11 +161,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
+sg_err sg__sqlite_signing_keys_public(sg_store *base, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
                           " ORDER BY created_at, kid";
   sg_err rc = SG_E_INTERNAL;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto out;
   json_t *arr = json_array();

@@ -60,13 +60,14 @@ static json_t *cell(sqlite3_stmt *s, int i, const char *name) {
   return json_string(t ? t : "");
 }
 
-sg_err sg_store_admin_list(sg_store *st, const char *what, const char *application_id,
-                           const char *list_id, const char *workspace_id, json_t **out) {
+sg_err sg__sqlite_admin_list(sg_store *base, const char *what, const char *application_id,
+                             const char *list_id, const char *workspace_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   const listing *l = listings;
   while (l->what && strcmp(l->what, what) != 0) l++;
   if (!l->what) return SG_E_NOT_FOUND;
   sg_err rc = SG_E_INTERNAL;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, l->sql);
   if (!s) goto out;
   const char *params[3] = {application_id, list_id, workspace_id};

@@ -8,7 +8,7 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql) {
+sqlite3_stmt *sg__sq_prep(sg__sq *st, const char *sql) {
   size_t free_slot = SG__STMT_CACHE;
   for (size_t i = 0; i < SG__STMT_CACHE; i++) {
     if (st->sql[i] == sql) {
@@ -33,23 +33,23 @@ sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql) {
   return s;
 }
 
-int sg__sq_begin(sg_store *st) {
+int sg__sq_begin(sg__sq *st) {
   return sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-int sg__sq_commit(sg_store *st) {
+int sg__sq_commit(sg__sq *st) {
   return sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-void sg__sq_rollback(sg_store *st) { sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); }
+void sg__sq_rollback(sg__sq *st) { sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL); }
 
-sg_err sg__sq_end(sg_store *st, sg_err rc) {
+sg_err sg__sq_end(sg__sq *st, sg_err rc) {
   if (rc == SG_E_OK && sg__sq_commit(st) == 0) return SG_E_OK;
   sg__sq_rollback(st);
   return rc == SG_E_OK ? SG_E_INTERNAL : rc;
 }
 
-int sg__sq_run(sg_store *st, sqlite3_stmt *s) {
+int sg__sq_run(sg__sq *st, sqlite3_stmt *s) {
   int step = sqlite3_step(s);
   sqlite3_reset(s);
   return step == SQLITE_DONE ? sqlite3_changes(st->db) : -1;
@@ -59,7 +59,7 @@ sg_err sg__sq_changed(int changed, sg_err none) {
   return changed < 0 ? SG_E_INTERNAL : changed == 0 ? none : SG_E_OK;
 }
 
-int sg__sq_exists(sg_store *st, const char *sql, const char *p1, const char *p2) {
+int sg__sq_exists(sg__sq *st, const char *sql, const char *p1, const char *p2) {
   sqlite3_stmt *s = sg__sq_prep(st, sql);
   if (!s) return -1;
   sg__sq_text(s, 1, p1);
@@ -129,7 +129,7 @@ static int migrate(sqlite3 *db, char *err, size_t errsz) {
 /* ---- the reader pool ------------------------------------------------------------------- */
 
 /* Frees one handle (writer or reader): statements, connection, mutex. */
-static void handle_free(sg_store *h) {
+static void handle_free(sg__sq *h) {
   if (!h) return;
   sqlite3_stmt *s;
   while ((s = sqlite3_next_stmt(h->db, NULL))) sqlite3_finalize(s);
@@ -140,8 +140,8 @@ static void handle_free(sg_store *h) {
 
 /* Opens a read-only handle on path (called once the writer has set WAL mode and migrated,
  * so the -wal and -shm files exist). NULL on failure, with err set. */
-static sg_store *reader_open(const char *path, const char *dir, char *err, size_t errsz) {
-  sg_store *r = calloc(1, sizeof *r);
+static sg__sq *reader_open(const char *path, const char *dir, char *err, size_t errsz) {
+  sg__sq *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   if (sqlite3_open_v2(path, &r->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, NULL) !=
       SQLITE_OK) {
@@ -158,19 +158,19 @@ static sg_store *reader_open(const char *path, const char *dir, char *err, size_
   return r;
 }
 
-sg_store *sg__sq_reader_acquire(sg_store *st) {
+sg__sq *sg__sq_reader_acquire(sg__sq *st) {
   unsigned start = __atomic_fetch_add(&st->next_reader, 1, __ATOMIC_RELAXED);
   for (unsigned i = 0; i < SG__SQ_READERS; i++) {
-    sg_store *r = st->readers[(start + i) % SG__SQ_READERS];
+    sg__sq *r = st->readers[(start + i) % SG__SQ_READERS];
     if (pthread_mutex_trylock(&r->mu) == 0) return r;
   }
   /* Every reader is busy with another read: wait for one (reads are short). */
-  sg_store *r = st->readers[start % SG__SQ_READERS];
+  sg__sq *r = st->readers[start % SG__SQ_READERS];
   pthread_mutex_lock(&r->mu);
   return r;
 }
 
-void sg__sq_reader_release(sg_store *r) {
+void sg__sq_reader_release(sg__sq *r) {
   /* A statement left after SQLITE_ROW keeps its read transaction, and with it an old
    * snapshot that the next call would see; end it. */
   for (sqlite3_stmt *s = sqlite3_next_stmt(r->db, NULL); s; s = sqlite3_next_stmt(r->db, s))
@@ -179,45 +179,8 @@ void sg__sq_reader_release(sg_store *r) {
   pthread_mutex_unlock(&r->mu);
 }
 
-int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
-  if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0) {
-    snprintf(err, errsz, "the PostgreSQL store is not available in this build yet");
-    return -1;
-  }
-  /* spec is a data directory (the database is <dir>/suggestd.db), or names the database
-   * file itself: "sqlite:///abs/path.db", "sqlite://rel/path.db", or a path ending in
-   * .db/.sqlite/.sqlite3. The file's folder then holds the import scratch space. */
-  char dir[4096], path[4096];
-  const char *p = strncmp(spec, "sqlite://", 9) == 0 ? spec + 9 : spec;
-  size_t plen = strlen(p);
-  bool is_file = false;
-  static const char *const exts[] = {".db", ".sqlite", ".sqlite3"};
-  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
-    size_t el = strlen(exts[i]);
-    if (plen > el && strcmp(p + plen - el, exts[i]) == 0) is_file = true;
-  }
-  if (plen == 0 || plen >= sizeof dir - 16) {
-    snprintf(err, errsz, "bad database location '%s'", spec);
-    return -1;
-  }
-  if (is_file) {
-    snprintf(path, sizeof path, "%s", p);
-    const char *slash = strrchr(p, '/');
-    if (slash == p)
-      snprintf(dir, sizeof dir, "/");
-    else if (slash)
-      snprintf(dir, sizeof dir, "%.*s", (int)(slash - p), p);
-    else
-      snprintf(dir, sizeof dir, ".");
-  } else {
-    snprintf(dir, sizeof dir, "%s", p);
-    snprintf(path, sizeof path, "%s/suggestd.db", p);
-  }
-  if (sg_mkdirs(dir, 0700)) {
-    snprintf(err, errsz, "cannot create data dir '%s'", dir);
-    return -1;
-  }
-  sg_store *st = calloc(1, sizeof *st);
+int sg__sqlite_open(const char *dir, const char *path, sg_store **out, char *err, size_t errsz) {
+  sg__sq *st = calloc(1, sizeof *st);
   if (!st) return -1;
   if (sqlite3_open_v2(path, &st->db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
@@ -251,22 +214,25 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
   }
   pthread_mutex_init(&st->mu, NULL);
   for (size_t i = 0; i < SG__SQ_READERS; i++) {
-    if (!(st->readers[i] = reader_open(path, spec, err, errsz))) {
-      sg_store_close(st);
+    if (!(st->readers[i] = reader_open(path, dir, err, errsz))) {
+      sg__sqlite_close(&st->base);
       return -1;
     }
   }
-  *out = st;
+  st->base.ops = &sg__sqlite_store_ops;
+  *out = &st->base;
   return 0;
 }
 
-void sg_store_close(sg_store *st) {
+void sg__sqlite_close(sg_store *base) {
+  sg__sq *st = sg__sq_of(base);
   if (!st) return;
   for (size_t i = 0; i < SG__SQ_READERS; i++) handle_free(st->readers[i]);
   handle_free(st);
 }
 
-sg_err sg_store_checkpoint(sg_store *st) {
+sg_err sg__sqlite_checkpoint(sg_store *base) {
+  sg__sq *st = sg__sq_of(base);
   pthread_mutex_lock(&st->mu);
   /* No busy wait: a TRUNCATE checkpoint waits for readers to leave, and the writer's
    * mutex must not be held that long. */
@@ -277,7 +243,8 @@ sg_err sg_store_checkpoint(sg_store *st) {
   return rc == SQLITE_OK || rc == SQLITE_BUSY || rc == SQLITE_LOCKED ? SG_E_OK : SG_E_INTERNAL;
 }
 
-sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
+sg_err sg__sqlite_secret(sg_store *base, const char *name, uint8_t out[32]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_get[] = "SELECT value FROM meta WHERE name=?";
   static const char q_put[] = "INSERT OR IGNORE INTO meta(name, value) VALUES(?, ?)";
   sg_err rc = SG_E_INTERNAL;

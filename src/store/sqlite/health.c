@@ -3,11 +3,12 @@
  */
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg_store_queue_depth(sg_store *st, int64_t *n) {
+sg_err sg__sqlite_queue_depth(sg_store *base, int64_t *n) {
+  sg__sq *st = sg__sq_of(base);
   /* Served by the versions_pending partial index: it holds only these rows. */
   static const char q[] = "SELECT count(*) FROM versions WHERE state IN ('queued', 'staged')";
   *n = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (s) {

@@ -63,9 +63,10 @@ static bool owner_dead(const char *owner) {
   return proc_start(pid) != start;
 }
 
-sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *key,
-                           const char *method, const char *path, const uint8_t body_hash[32],
-                           sg_idem_state *state, int *status, char **body, char **headers) {
+sg_err sg__sqlite_idem_begin(sg_store *base, const char *workspace_id, const char *key,
+                             const char *method, const char *path, const uint8_t body_hash[32],
+                             sg_idem_state *state, int *status, char **body, char **headers) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_gc[] = "DELETE FROM idempotency WHERE workspace_id=? AND created_at<?";
   static const char q_get[] = "SELECT method, path, body_hash, state, status, body, headers,"
                               " created_at, owner FROM idempotency WHERE workspace_id=? AND key=?";
@@ -141,8 +142,9 @@ out:
   return rc;
 }
 
-sg_err sg_store_idem_finish(sg_store *st, const char *workspace_id, const char *key, int status,
-                            const char *body, const char *headers) {
+sg_err sg__sqlite_idem_finish(sg_store *base, const char *workspace_id, const char *key, int status,
+                              const char *body, const char *headers) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_del[] = "DELETE FROM idempotency WHERE workspace_id=? AND key=?";
   static const char q_done[] = "UPDATE idempotency SET state='done', status=?3, body=?4,"
                                " headers=?5 WHERE workspace_id=?1 AND key=?2";

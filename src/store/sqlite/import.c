@@ -24,18 +24,20 @@
 /* Staged rows per scratch transaction. */
 #define STAGE_BATCH 20000
 
-struct sg_store_import {
+typedef struct {
+  sg_store_import base; /* first: the generic handle */
   sqlite3 *db;
   sqlite3_stmt *ins;
   char path[4400];
   size_t in_batch;
-};
+} sq_import;
 
-static void scratch_dir(const sg_store *st, char *out, size_t outsz) {
+static void scratch_dir(const sg__sq *st, char *out, size_t outsz) {
   snprintf(out, outsz, "%s/import-tmp", st->dir);
 }
 
-void sg_store_import_cleanup(sg_store *st) {
+void sg__sqlite_import_cleanup(sg_store *base) {
+  sg__sq *st = sg__sq_of(base);
   char dir[4200], path[4500];
   scratch_dir(st, dir, sizeof dir);
   DIR *d = opendir(dir);
@@ -49,7 +51,8 @@ void sg_store_import_cleanup(sg_store *st) {
   closedir(d);
 }
 
-void sg_store_import_free(sg_store_import *imp) {
+void sg__sqlite_import_free(sg_store_import *handle) {
+  sq_import *imp = (sq_import *)handle;
   if (!imp) return;
   if (imp->ins) sqlite3_finalize(imp->ins);
   if (imp->db) sqlite3_close(imp->db);
@@ -57,7 +60,8 @@ void sg_store_import_free(sg_store_import *imp) {
   free(imp);
 }
 
-sg_err sg_store_import_begin(sg_store *st, sg_store_import **out) {
+sg_err sg__sqlite_import_begin(sg_store *base, sg_store_import **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char schema[] =
       "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;"
       "CREATE TABLE staged(line INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE,"
@@ -69,8 +73,9 @@ sg_err sg_store_import_begin(sg_store *st, sg_store_import **out) {
   static const char q_ins[] =
       "INSERT INTO staged(line, value, display_value, aliases, rank, parent_value, locales,"
       " display_order, new_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-  sg_store_import *imp = calloc(1, sizeof *imp);
+  sq_import *imp = calloc(1, sizeof *imp);
   if (!imp) return SG_E_INTERNAL;
+  imp->base.ops = &sg__sqlite_store_ops;
   char dir[4200], rnd[40];
   scratch_dir(st, dir, sizeof dir);
   sg_random_id("import-", rnd, sizeof rnd);
@@ -80,15 +85,16 @@ sg_err sg_store_import_begin(sg_store *st, sg_store_import **out) {
           SQLITE_OK ||
       sqlite3_exec(imp->db, schema, NULL, NULL, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(imp->db, q_ins, -1, &imp->ins, NULL) != SQLITE_OK) {
-    sg_store_import_free(imp);
+    sg__sqlite_import_free(&imp->base);
     return SG_E_INTERNAL;
   }
-  *out = imp;
+  *out = &imp->base;
   return SG_E_OK;
 }
 
-sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *item,
-                           const char *parent_value) {
+sg_err sg__sqlite_import_add(sg_store_import *handle, int64_t line, const json_t *item,
+                             const char *parent_value) {
+  sq_import *imp = (sq_import *)handle;
   char id[32];
   sg_random_id("itm_", id, sizeof id);
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
@@ -113,7 +119,8 @@ sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *ite
   return SG_E_OK;
 }
 
-sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t *line) {
+sg_err sg__sqlite_import_line_of(sg_store_import *handle, const char *value, int64_t *line) {
+  sq_import *imp = (sq_import *)handle;
   /* Only asked after a duplicate, so the statement is not worth keeping prepared. */
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(imp->db, "SELECT line FROM staged WHERE value = ?", -1, &s, NULL) !=
@@ -129,7 +136,7 @@ sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t 
 /* Runs one apply statement with ?1 = list id, ?2 = clock, ?3 = now; returns the changed
  * row count or -1. The statements touch the attached schema, so they are prepared per
  * import rather than kept in the statement cache. */
-static int64_t exec_apply(sg_store *st, const char *sql, const char *list_id, int64_t clock) {
+static int64_t exec_apply(sg__sq *st, const char *sql, const char *list_id, int64_t clock) {
   sqlite3_stmt *s = NULL;
   if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
     fprintf(stderr, "{\"level\":\"error\",\"msg\":\"import prepare\",\"detail\":\"%s\"}\n",
@@ -145,9 +152,11 @@ static int64_t exec_apply(sg_store *st, const char *sql, const char *list_id, in
   return step == SQLITE_DONE ? sqlite3_changes64(st->db) : -1;
 }
 
-sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *workspace_id,
-                             const char *list_id, bool replace, size_t max_bad,
-                             sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad) {
+sg_err sg__sqlite_import_apply(sg_store *base, sg_store_import *handle, const char *workspace_id,
+                               const char *list_id, bool replace, size_t max_bad,
+                               sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad) {
+  sq_import *imp = (sq_import *)handle;
+  sg__sq *st = sg__sq_of(base);
   /* Every current item matched by value: its row, id and createdAt. */
   static const char q_match[] =
       "UPDATE imp.staged SET (old_seq, old_id, old_created) = (SELECT seq, id, created_at"
@@ -271,7 +280,8 @@ out:
 
 /* ---- history pruning ---------------------------------------------------------------------- */
 
-sg_err sg_store_items_prune(sg_store *st, const char *list_id, size_t max, size_t *n) {
+sg_err sg__sqlite_items_prune(sg_store *base, const char *list_id, size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
   /* A row ended at clock T is visible only to snapshots S < T; once no unresolved version
    * has such a snapshot, nobody can read it again. */
   static const char q[] =
@@ -305,13 +315,15 @@ sg_err sg_store_items_prune(sg_store *st, const char *list_id, size_t max, size_
  * no longer pins a WAL snapshot, which kept every later write in the WAL (1.8 GB in 50 s
  * under imports). The copy costs disk space about the list's size, for the export's
  * lifetime; sg_store_import_cleanup removes copies left by a process that died. */
-struct sg_store_export {
+typedef struct {
+  sg_store_export base; /* first: the generic handle */
   sqlite3 *db;
   sqlite3_stmt *q;
   char path[4400];
-};
+} sq_export;
 
-void sg_store_export_close(sg_store_export *x) {
+void sg__sqlite_export_close(sg_store_export *handle) {
+  sq_export *x = (sq_export *)handle;
   if (!x) return;
   if (x->q) sqlite3_finalize(x->q);
   if (x->db) sqlite3_close(x->db);
@@ -331,8 +343,9 @@ static int run_on(sqlite3 *db, const char *sql, const char *const *params) {
   return step;
 }
 
-sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
-                            sg_store_export **out) {
+sg_err sg__sqlite_export_open(sg_store *base, const char *workspace_id, const char *list_id,
+                              sg_store_export **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char schema[] =
       "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;"
       "CREATE TABLE x(id TEXT, value TEXT, display_value TEXT, aliases TEXT, rank INTEGER,"
@@ -345,8 +358,9 @@ sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *
       " src.items p ON p.id=i.parent_id AND p.list_id=i.list_id AND p.to_clock IS NULL"
       " WHERE i.list_id=?1 AND i.to_clock IS NULL ORDER BY i.display_order, i.id";
   static const char q_read[] = "SELECT * FROM x ORDER BY rowid";
-  sg_store_export *x = calloc(1, sizeof *x);
+  sq_export *x = calloc(1, sizeof *x);
   if (!x) return SG_E_INTERNAL;
+  x->base.ops = &sg__sqlite_store_ops;
   sg_err rc = SG_E_INTERNAL;
   char dir[4200], rnd[40];
   scratch_dir(st, dir, sizeof dir);
@@ -378,14 +392,15 @@ sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *
       sqlite3_exec(x->db, "COMMIT; DETACH DATABASE src;", NULL, NULL, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(x->db, q_read, -1, &x->q, NULL) != SQLITE_OK)
     goto fail;
-  *out = x;
+  *out = &x->base;
   return SG_E_OK;
 fail:
-  sg_store_export_close(x);
+  sg__sqlite_export_close(&x->base);
   return rc;
 }
 
-sg_err sg_store_export_next(sg_store_export *x, json_t **out) {
+sg_err sg__sqlite_export_next(sg_store_export *handle, json_t **out) {
+  sq_export *x = (sq_export *)handle;
   *out = NULL;
   int step = sqlite3_step(x->q);
   if (step == SQLITE_DONE) return SG_E_OK;

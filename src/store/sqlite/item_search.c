@@ -22,9 +22,10 @@ static char *like_pattern(const char *prefix) {
   return p;
 }
 
-sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *list_id,
-                            const char *prefix, size_t limit, const json_t *after, json_t **data,
-                            bool *more) {
+sg_err sg__sqlite_item_search(sg_store *base, const char *workspace_id, const char *list_id,
+                              const char *prefix, size_t limit, const json_t *after, json_t **data,
+                              bool *more) {
+  sg__sq *st = sg__sq_of(base);
   /* The range on the NOCASE index finds the candidates (NOCASE folds ASCII only, as LIKE
    * does); LIKE keeps exactly those that start with the prefix. The upper bound is the
    * prefix followed by U+10FFFF, above any valid UTF-8 continuation. */
@@ -42,7 +43,7 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
   if (!hi || !like) goto done;
   memcpy(hi, prefix, n);
   memcpy(hi + n, "\xf4\x8f\xbf\xbf", 5);
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction so the existence check and the page agree. */
   if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
   if ((rc = sg__sq_list_exists(r, workspace_id, list_id)) != SG_E_OK) goto end;

@@ -45,7 +45,7 @@ char *sg__sq_json_text(const json_t *v) {
   return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 }
 
-int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock) {
+int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock) {
   static const char q[] =
       "UPDATE lists SET item_clock=item_clock+1 WHERE id=? RETURNING item_clock";
   sqlite3_stmt *s = sg__sq_prep(st, q);
@@ -58,7 +58,7 @@ int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock) {
   return step == SQLITE_DONE ? 0 : -1;
 }
 
-sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id) {
+sg_err sg__sq_list_writable(sg__sq *st, const char *workspace_id, const char *list_id) {
   static const char q[] = "SELECT status FROM lists WHERE id=? AND workspace_id=?";
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) return SG_E_INTERNAL;
@@ -74,8 +74,9 @@ sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *
   return rc;
 }
 
-sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *list_id,
-                            const json_t *item, json_t **out) {
+sg_err sg__sqlite_item_create(sg_store *base, const char *workspace_id, const char *list_id,
+                              const json_t *item, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_parent[] =
       "SELECT 1 FROM items WHERE id=? AND list_id=? AND to_clock IS NULL";
   static const char q_ins[] =
@@ -143,8 +144,9 @@ out:
   return rc;
 }
 
-sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *list_id, size_t limit,
-                          const json_t *after, json_t **data, bool *more) {
+sg_err sg__sqlite_item_page(sg_store *base, const char *workspace_id, const char *list_id,
+                            size_t limit, const json_t *after, json_t **data, bool *more) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_first[] = "SELECT " ITEM_COLS " FROM items WHERE list_id=?1"
                                 " AND to_clock IS NULL ORDER BY display_order, id LIMIT ?2";
   static const char q_after[] =
@@ -152,7 +154,7 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
       " AND (display_order, id) > (?3, ?4) ORDER BY display_order, id LIMIT ?2";
   sg_err rc = SG_E_INTERNAL;
   *more = false;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction so the existence check and the page agree. */
   if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
   if ((rc = sg__sq_list_exists(r, workspace_id, list_id)) != SG_E_OK) goto end;
@@ -179,14 +181,9 @@ out:
 
 /* ---- single-item reads and edits ------------------------------------------------------- */
 
-void sg_store_item_etag(const json_t *item, char out[48]) {
-  /* The same strong tag as a list's: a digest of the whole representation. */
-  sg_store_list_etag(item, out);
-}
-
 /* Loads the current row of item_id in list_id (under the lock) into *out and its seq.
  * SG_E_INVALID_ITEM when there is none. */
-static sg_err load_item(sg_store *st, const char *list_id, const char *item_id, json_t **out,
+static sg_err load_item(sg__sq *st, const char *list_id, const char *item_id, json_t **out,
                         int64_t *seq) {
   static const char q[] = "SELECT " ITEM_COLS ", seq FROM items WHERE id=? AND list_id=?"
                           " AND to_clock IS NULL";
@@ -205,9 +202,10 @@ static sg_err load_item(sg_store *st, const char *list_id, const char *item_id, 
   return rc;
 }
 
-sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *list_id,
-                         const char *item_id, json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
+sg_err sg__sqlite_item_get(sg_store *base, const char *workspace_id, const char *list_id,
+                           const char *item_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
@@ -219,7 +217,7 @@ sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *lis
 
 /* Begins a write on one item: the list must be writable, the item current, and if_match
  * (when not NULL) must name its ETag; on a mismatch *cur is left set for the 412. */
-static sg_err begin_item_write(sg_store *st, const char *workspace_id, const char *list_id,
+static sg_err begin_item_write(sg__sq *st, const char *workspace_id, const char *list_id,
                                const char *item_id, const char *if_match, json_t **cur,
                                int64_t *seq) {
   sg_err rc = sg__sq_list_writable(st, workspace_id, list_id);
@@ -234,7 +232,7 @@ static sg_err begin_item_write(sg_store *st, const char *workspace_id, const cha
 }
 
 /* Ends the current row `seq` at clock (the row stays for older snapshots). */
-static int end_row(sg_store *st, int64_t seq, int64_t clock) {
+static int end_row(sg__sq *st, int64_t seq, int64_t clock) {
   static const char q[] = "UPDATE items SET to_clock=?2 WHERE seq=?1 AND to_clock IS NULL";
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (!s) return -1;
@@ -249,7 +247,7 @@ static int end_row(sg_store *st, int64_t seq, int64_t clock) {
 
 /* SG_E_OK when parent is a current item of the list and making it item_id's parent does
  * not close a cycle; SG_E_INVALID_REQUEST otherwise. */
-static sg_err check_parent(sg_store *st, const char *list_id, const char *item_id,
+static sg_err check_parent(sg__sq *st, const char *list_id, const char *item_id,
                            const char *parent) {
   static const char q[] =
       "SELECT parent_id FROM items WHERE id=? AND list_id=? AND to_clock IS NULL";
@@ -276,9 +274,10 @@ static sg_err check_parent(sg_store *st, const char *list_id, const char *item_i
   return SG_E_OK;
 }
 
-sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *list_id,
-                            const char *item_id, const json_t *item, const char *if_match,
-                            json_t **out) {
+sg_err sg__sqlite_item_update(sg_store *base, const char *workspace_id, const char *list_id,
+                              const char *item_id, const json_t *item, const char *if_match,
+                              json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ins[] =
       "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
       " display_order, created_at, from_clock) SELECT id, list_id, ?2, ?3, ?4, ?5, ?6, ?7,"
@@ -341,8 +340,9 @@ out:
   return rc;
 }
 
-sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
-                            const char *item_id, const char *if_match, json_t **cur_out) {
+sg_err sg__sqlite_item_delete(sg_store *base, const char *workspace_id, const char *list_id,
+                              const char *item_id, const char *if_match, json_t **cur_out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_kids[] = "SELECT 1 FROM items WHERE list_id=? AND parent_id=?"
                                " AND to_clock IS NULL LIMIT 1";
   json_t *cur = NULL;

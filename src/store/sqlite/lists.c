@@ -8,6 +8,7 @@
 
 #include "common/util.h"
 #include "compiler/normalize.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
 #define LIST_COLS                                                                                  \
@@ -54,42 +55,7 @@ static json_t *row_to_list(sqlite3_stmt *s) {
   return o;
 }
 
-void sg_store_list_etag(const json_t *list, char out[48]) {
-  char *s = json_dumps(list, JSON_COMPACT | JSON_SORT_KEYS);
-  uint8_t d[32];
-  sg_sha256(s ? s : "", s ? strlen(s) : 0, d);
-  free(s);
-  out[0] = '"';
-  sg_hex(d, 16, out + 1);
-  out[33] = '"';
-  out[34] = '\0';
-}
-
-/* A URL-safe slug from the name: ASCII letters and digits lower-cased, every other run
- * becomes '-', at most 60 characters. */
-static void slugify(const char *name, char *out, size_t outsz) {
-  size_t n = 0;
-  bool dash = false;
-  /* The search normalisation folds case and strips marks first, so "São Paulo" becomes
-   * "sao-paulo" rather than "s-o-paulo". */
-  char *folded = NULL;
-  size_t flen;
-  if (sg_normalize(name, strlen(name), &folded, &flen) == 0) name = folded;
-  for (const unsigned char *p = (const unsigned char *)name; *p && n + 1 < outsz && n < 60; p++) {
-    if (isalnum(*p) && *p < 0x80) {
-      if (dash && n) out[n++] = '-';
-      dash = false;
-      out[n++] = (char)tolower(*p);
-    } else {
-      dash = true;
-    }
-  }
-  out[n] = '\0';
-  free(folded);
-  if (n == 0) snprintf(out, outsz, "list");
-}
-
-sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
+sg_err sg__sq_list_load(sg__sq *st, const char *workspace_id, const char *id, json_t **out) {
   static const char q[] =
       "SELECT " LIST_COLS " FROM lists WHERE id=?1 AND (?2 IS NULL OR workspace_id=?2)";
   sqlite3_stmt *s = sg__sq_prep(st, q);
@@ -109,38 +75,28 @@ sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, 
   return rc;
 }
 
-sg_err sg__sq_list_exists(sg_store *st, const char *workspace_id, const char *list_id) {
+sg_err sg__sq_list_exists(sg__sq *st, const char *workspace_id, const char *list_id) {
   static const char q[] = "SELECT 1 FROM lists WHERE id=? AND workspace_id=?";
   int found = sg__sq_exists(st, q, list_id, workspace_id);
   return found > 0 ? SG_E_OK : found == 0 ? SG_E_INVALID_LIST : SG_E_INTERNAL;
 }
 
-sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
-                            const char *description, json_t **out) {
+sg_err sg__sqlite_list_create(sg_store *base, const char *workspace_id, const char *name,
+                              const char *description, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
       "INSERT INTO lists(id, workspace_id, name, description, slug, created_at, updated_at)"
       " VALUES(?, ?, ?, ?, ?, ?, ?)";
-  char id[32], base[64], slug[80];
+  char id[32], slug_base[64], slug[80];
   sg_random_id("lst_", id, sizeof id);
-  slugify(name, base, sizeof base);
+  sg__store_slug_base(name, slug_base, sizeof slug_base);
   int64_t now = sg_now_s();
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
-  /* The slug is unique per workspace: the first free of base, base-2, … base-100; past
-   * that (a workspace with a hundred lists of one name) a random suffix, so a valid
-   * create never fails for want of a slug and never probes thousands of rows. */
-  for (int attempt = 1; attempt <= 120; attempt++) {
-    if (attempt == 1) {
-      snprintf(slug, sizeof slug, "%s", base);
-    } else if (attempt <= 100) {
-      snprintf(slug, sizeof slug, "%s-%d", base, attempt);
-    } else {
-      char rnd[32];
-      sg_random_id("", rnd, sizeof rnd);
-      for (char *p = rnd; *p; p++) *p = (char)tolower((unsigned char)*p);
-      snprintf(slug, sizeof slug, "%s-%.8s", base, rnd);
-    }
+  /* The slug is unique per workspace: try the candidates in order. */
+  for (int attempt = 1; attempt <= SG_STORE_SLUG_ATTEMPTS; attempt++) {
+    sg__store_slug_candidate(slug_base, attempt, slug, sizeof slug);
     sqlite3_stmt *s = sg__sq_prep(st, q);
     if (!s) break;
     sg__sq_text(s, 1, id);
@@ -169,21 +125,23 @@ out:
   return rc;
 }
 
-sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
+sg_err sg__sqlite_list_get(sg_store *base, const char *workspace_id, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = sg__sq_list_load(r, workspace_id, id, out);
   sg__sq_reader_release(r);
   return rc;
 }
 
-sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, const json_t *after,
-                          json_t **data, bool *more) {
+sg_err sg__sqlite_list_page(sg_store *base, const char *workspace_id, size_t limit,
+                            const json_t *after, json_t **data, bool *more) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_first[] = "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
                                 " ORDER BY display_order, slug, id LIMIT ?2";
   static const char q_after[] =
       "SELECT " LIST_COLS " FROM lists WHERE workspace_id=?1"
       " AND (display_order, slug, id) > (?3, ?4, ?5) ORDER BY display_order, slug, id LIMIT ?2";
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
   if (!s) {
     sg__sq_reader_release(r);
@@ -222,8 +180,9 @@ static bool typo_order_valid(const json_t *qp) {
          json_integer_value(json_object_get(tt, "minCharsTwoTypos"));
 }
 
-sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
-                           const json_t *changes, const char *if_match, json_t **out) {
+sg_err sg__sqlite_list_patch(sg_store *base, const char *workspace_id, const char *id,
+                             const json_t *changes, const char *if_match, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_name[] = "UPDATE lists SET name=?2 WHERE id=?1";
   static const char q_vis[] = "UPDATE lists SET visibility=?2 WHERE id=?1";
   static const char q_status[] = "UPDATE lists SET status=?2 WHERE id=?1";

@@ -8,19 +8,6 @@
 #include "store/members.h"
 #include "store/sqlite/sqlite_store.h"
 
-static const char *const role_names[] = {"none", "viewer", "data_steward", "admin", "owner"};
-
-sg_role sg_role_parse(const char *s) {
-  if (!s) return SG_ROLE_NONE;
-  for (int r = SG_ROLE_VIEWER; r <= SG_ROLE_OWNER; r++)
-    if (strcmp(s, role_names[r]) == 0) return (sg_role)r;
-  return SG_ROLE_NONE;
-}
-
-const char *sg_role_name(sg_role r) {
-  return r >= SG_ROLE_VIEWER && r <= SG_ROLE_OWNER ? role_names[r] : role_names[0];
-}
-
 #define MEMBER_COLS "id, workspace_id, email, role, status, created_at"
 
 static json_t *member_row(sqlite3_stmt *s) {
@@ -30,7 +17,7 @@ static json_t *member_row(sqlite3_stmt *s) {
 }
 
 /* Loads one member record of the workspace (NULL: any) with st->mu held. */
-static sg_err member_load(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
+static sg_err member_load(sg__sq *st, const char *workspace_id, const char *id, json_t **out) {
   static const char q[] = "SELECT " MEMBER_COLS " FROM members WHERE id=?1"
                           " AND (?2 IS NULL OR workspace_id=?2)";
   sqlite3_stmt *s = sg__sq_prep(st, q);
@@ -44,8 +31,9 @@ static sg_err member_load(sg_store *st, const char *workspace_id, const char *id
   return rc;
 }
 
-sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char *email,
-                              sg_role role, const char *password_hash, json_t **out) {
+sg_err sg__sqlite_member_create(sg_store *base, const char *workspace_id, const char *email,
+                                sg_role role, const char *password_hash, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
   static const char q_dup[] = "SELECT 1 FROM members WHERE email=? AND status='active'";
   static const char q_ins[] = "INSERT INTO members(id, workspace_id, email, role, password_hash,"
@@ -88,13 +76,14 @@ out:
   return rc;
 }
 
-sg_err sg_store_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
-                                  size_t hashsz) {
+sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_member *out, char *hash,
+                                    size_t hashsz) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash"
                           " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
                           " WHERE m.email=? AND m.status='active' AND w.status='active'";
   sg_err rc = SG_E_NOT_FOUND;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -120,9 +109,9 @@ out:
 
 /* Runs a read of rows bound to one text parameter and builds each with row(); at most
  * 1000 rows. */
-static sg_err read_rows(sg_store *st, const char *sql, const char *p1,
+static sg_err read_rows(sg__sq *st, const char *sql, const char *p1,
                         json_t *(*row)(sqlite3_stmt *s), json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, sql);
   bool more;
   json_t *arr = NULL;
@@ -136,28 +125,31 @@ static sg_err read_rows(sg_store *st, const char *sql, const char *p1,
   return SG_E_OK;
 }
 
-sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {
+sg_err sg__sqlite_member_list(sg_store *base, const char *workspace_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT " MEMBER_COLS " FROM members WHERE workspace_id=?"
                           " AND status='active' ORDER BY email, id LIMIT 1001";
   return read_rows(st, q, workspace_id, member_row, out);
 }
 
-sg_err sg_store_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
+sg_err sg__sqlite_member_get(sg_store *base, const char *workspace_id, const char *id,
+                             json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = member_load(r, workspace_id, id, out);
   sg__sq_reader_release(r);
   return rc;
 }
 
 /* Whether the workspace keeps an active owner other than member id: 1 yes, 0 no, -1 error. */
-static int other_owner(sg_store *st, const char *workspace_id, const char *id) {
+static int other_owner(sg__sq *st, const char *workspace_id, const char *id) {
   static const char q[] = "SELECT 1 FROM members WHERE workspace_id=?1 AND id<>?2"
                           " AND role='owner' AND status='active'";
   return sg__sq_exists(st, q, workspace_id, id);
 }
 
 /* The member's workspace and whether it is an active owner, with st->mu held. */
-static sg_err member_state(sg_store *st, const char *workspace_id, const char *id, char ws[64],
+static sg_err member_state(sg__sq *st, const char *workspace_id, const char *id, char ws[64],
                            bool *is_owner) {
   static const char q[] = "SELECT workspace_id, role FROM members WHERE id=?1"
                           " AND status='active' AND (?2 IS NULL OR workspace_id=?2)";
@@ -177,7 +169,7 @@ static sg_err member_state(sg_store *st, const char *workspace_id, const char *i
 
 /* Sets a member's role, or (role SG_ROLE_NONE) disables it and deletes its sessions, in
  * one transaction that keeps the workspace's last active owner. */
-static sg_err member_change(sg_store *st, const char *workspace_id, const char *id, sg_role role,
+static sg_err member_change(sg__sq *st, const char *workspace_id, const char *id, sg_role role,
                             json_t **out) {
   static const char q_role[] = "UPDATE members SET role=?2, updated_at=?3 WHERE id=?1";
   static const char q_off[] = "UPDATE members SET status='disabled', updated_at=?3 WHERE id=?1";
@@ -220,19 +212,22 @@ out:
   return rc;
 }
 
-sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const char *id,
-                                sg_role role, json_t **out) {
+sg_err sg__sqlite_member_set_role(sg_store *base, const char *workspace_id, const char *id,
+                                  sg_role role, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
   return member_change(st, workspace_id, id, role, out);
 }
 
-sg_err sg_store_member_disable(sg_store *st, const char *workspace_id, const char *id,
-                               json_t **out) {
+sg_err sg__sqlite_member_disable(sg_store *base, const char *workspace_id, const char *id,
+                                 json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   return member_change(st, workspace_id, id, SG_ROLE_NONE, out);
 }
 
-sg_err sg_store_member_set_password(sg_store *st, const char *id, const char *password_hash,
-                                    const uint8_t *keep_digest) {
+sg_err sg__sqlite_member_set_password(sg_store *base, const char *id, const char *password_hash,
+                                      const uint8_t *keep_digest) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_up[] = "UPDATE members SET password_hash=?2, updated_at=?3 WHERE id=?1"
                              " AND status='active'";
   static const char q_del[] = "DELETE FROM sessions WHERE member_id=?1"
@@ -260,8 +255,9 @@ out:
 
 /* ---- sessions --------------------------------------------------------------------------- */
 
-sg_err sg_store_session_create(sg_store *st, const uint8_t digest[32], const char *member_id,
-                               int64_t now_ms, int64_t stale_ms) {
+sg_err sg__sqlite_session_create(sg_store *base, const uint8_t digest[32], const char *member_id,
+                                 int64_t now_ms, int64_t stale_ms) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_gc[] = "DELETE FROM sessions WHERE last_seen_ms<?";
   static const char q[] = "INSERT INTO sessions(digest, member_id, created_ms, last_seen_ms)"
                           " VALUES(?1, ?2, ?3, ?3)";
@@ -285,7 +281,7 @@ out:
 }
 
 /* Runs a one-blob-parameter write (?1 = digest) under the lock; rows changed or -1. */
-static int digest_write(sg_store *st, const char *sql, const uint8_t digest[32], int64_t now_ms) {
+static int digest_write(sg__sq *st, const char *sql, const uint8_t digest[32], int64_t now_ms) {
   pthread_mutex_lock(&st->mu);
   int changed = -1;
   sqlite3_stmt *s = sg__sq_prep(st, sql);
@@ -298,8 +294,9 @@ static int digest_write(sg_store *st, const char *sql, const uint8_t digest[32],
   return changed;
 }
 
-sg_err sg_store_session_lookup(sg_store *st, const uint8_t digest[32], int64_t now_ms,
-                               int64_t idle_ms, sg_member *member, int64_t *last_seen_ms) {
+sg_err sg__sqlite_session_lookup(sg_store *base, const uint8_t digest[32], int64_t now_ms,
+                                 int64_t idle_ms, sg_member *member, int64_t *last_seen_ms) {
+  sg__sq *st = sg__sq_of(base);
   /* The lookup is by the digest itself (the primary key): there is no secret to compare
    * byte by byte, and what a timing difference could reveal is only whether some stored
    * digest shares a prefix with the digest of a guessed cookie, which says nothing about
@@ -311,7 +308,7 @@ sg_err sg_store_session_lookup(sg_store *st, const uint8_t digest[32], int64_t n
   static const char q_del[] = "DELETE FROM sessions WHERE digest=?";
   sg_err rc = SG_E_NOT_FOUND;
   bool expired = false;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -341,18 +338,21 @@ out:
   return rc;
 }
 
-sg_err sg_store_session_touch(sg_store *st, const uint8_t digest[32], int64_t now_ms) {
+sg_err sg__sqlite_session_touch(sg_store *base, const uint8_t digest[32], int64_t now_ms) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE sessions SET last_seen_ms=?2 WHERE digest=?1"
                           " AND last_seen_ms<?2";
   return digest_write(st, q, digest, now_ms) < 0 ? SG_E_INTERNAL : SG_E_OK;
 }
 
-sg_err sg_store_session_delete(sg_store *st, const uint8_t digest[32]) {
+sg_err sg__sqlite_session_delete(sg_store *base, const uint8_t digest[32]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "DELETE FROM sessions WHERE digest=?";
   return digest_write(st, q, digest, 0) < 0 ? SG_E_INTERNAL : SG_E_OK;
 }
 
-sg_err sg_store_session_delete_all(sg_store *st, const char *member_id, int64_t *n) {
+sg_err sg__sqlite_session_delete_all(sg_store *base, const char *member_id, int64_t *n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "DELETE FROM sessions WHERE member_id=?";
   pthread_mutex_lock(&st->mu);
   int changed = -1;
@@ -369,7 +369,8 @@ sg_err sg_store_session_delete_all(sg_store *st, const char *member_id, int64_t 
 
 /* ---- audit log ------------------------------------------------------------------------- */
 
-sg_err sg_store_audit_add(sg_store *st, const sg_audit_entry *e) {
+sg_err sg__sqlite_audit_add(sg_store *base, const sg_audit_entry *e) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "INSERT INTO audit(workspace_id, actor, actor_email, action, target,"
                           " request_id, status, details, at_ms) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)";
   char *details = e->details ? json_dumps(e->details, JSON_COMPACT) : NULL;
@@ -413,12 +414,13 @@ static json_t *audit_row(sqlite3_stmt *s) {
   return o;
 }
 
-sg_err sg_store_audit_page(sg_store *st, const char *workspace_id, size_t limit,
-                           const json_t *after, json_t **data, bool *more) {
+sg_err sg__sqlite_audit_page(sg_store *base, const char *workspace_id, size_t limit,
+                             const json_t *after, json_t **data, bool *more) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT seq, actor, actor_email, action, target, request_id, status,"
                           " details, at_ms FROM audit WHERE workspace_id=?1 AND seq<?2"
                           " ORDER BY seq DESC LIMIT ?3";
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   json_t *arr = NULL;
   if (s) {
@@ -444,22 +446,24 @@ static json_t *app_row(sqlite3_stmt *s) {
                    "createdAt", sg__sq_ts(s, 4));
 }
 
-sg_err sg_store_application_list(sg_store *st, const char *workspace_id, json_t **out) {
+sg_err sg__sqlite_application_list(sg_store *base, const char *workspace_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, name, status, monthly_quota, created_at FROM applications"
                           " WHERE workspace_id=? ORDER BY created_at, id LIMIT 1001";
   return read_rows(st, q, workspace_id, app_row, out);
 }
 
 /* Whether a row of sql (?1 = id, ?2 = workspace) exists, on a reader. */
-static sg_err exists_on_reader(sg_store *st, const char *sql, const char *a, const char *b) {
-  sg_store *r = sg__sq_reader_acquire(st);
+static sg_err exists_on_reader(sg__sq *st, const char *sql, const char *a, const char *b) {
+  sg__sq *r = sg__sq_reader_acquire(st);
   int found = sg__sq_exists(r, sql, a, b);
   sg__sq_reader_release(r);
   return found < 0 ? SG_E_INTERNAL : found ? SG_E_OK : SG_E_NOT_FOUND;
 }
 
-sg_err sg_store_application_in_workspace(sg_store *st, const char *workspace_id,
-                                         const char *application_id) {
+sg_err sg__sqlite_application_in_workspace(sg_store *base, const char *workspace_id,
+                                           const char *application_id) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT 1 FROM applications WHERE id=?1 AND workspace_id=?2";
   return exists_on_reader(st, q, application_id, workspace_id);
 }
@@ -470,7 +474,8 @@ static json_t *secret_key_row(sqlite3_stmt *s) {
                    sg__sq_ts(s, 4));
 }
 
-sg_err sg_store_secret_key_list(sg_store *st, const char *application_id, json_t **out) {
+sg_err sg__sqlite_secret_key_list(sg_store *base, const char *application_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, status, created_at, last_used_at, revoked_at FROM"
                           " secret_keys WHERE application_id=? ORDER BY created_at DESC, id"
                           " LIMIT 1001";
@@ -478,8 +483,8 @@ sg_err sg_store_secret_key_list(sg_store *st, const char *application_id, json_t
 }
 
 /* The workspace of the key row found by sql (?1 = key id) into ws[64]. */
-static sg_err key_workspace(sg_store *st, const char *sql, const char *key_id, char ws[64]) {
-  sg_store *r = sg__sq_reader_acquire(st);
+static sg_err key_workspace(sg__sq *st, const char *sql, const char *key_id, char ws[64]) {
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, sql);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
@@ -493,19 +498,22 @@ static sg_err key_workspace(sg_store *st, const char *sql, const char *key_id, c
   return rc;
 }
 
-sg_err sg_store_secret_key_workspace(sg_store *st, const char *key_id, char ws[64]) {
+sg_err sg__sqlite_secret_key_workspace(sg_store *base, const char *key_id, char ws[64]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT a.workspace_id FROM secret_keys k JOIN applications a"
                           " ON a.id=k.application_id WHERE k.id=?";
   return key_workspace(st, q, key_id, ws);
 }
 
-sg_err sg_store_publishable_key_workspace(sg_store *st, const char *key_id, char ws[64]) {
+sg_err sg__sqlite_publishable_key_workspace(sg_store *base, const char *key_id, char ws[64]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT a.workspace_id FROM publishable_keys k JOIN applications a"
                           " ON a.id=k.application_id WHERE k.id=?";
   return key_workspace(st, q, key_id, ws);
 }
 
-sg_err sg_store_secret_key_touch(sg_store *st, const char *key_id, int64_t now_s) {
+sg_err sg__sqlite_secret_key_touch(sg_store *base, const char *key_id, int64_t now_s) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE secret_keys SET last_used_at=?2 WHERE id=?1";
   pthread_mutex_lock(&st->mu);
   int changed = -1;
@@ -526,7 +534,8 @@ static json_t *pk_row(sqlite3_stmt *s) {
                    "createdAt", sg__sq_ts(s, 4));
 }
 
-sg_err sg_store_publishable_key_list(sg_store *st, const char *application_id, json_t **out) {
+sg_err sg__sqlite_publishable_key_list(sg_store *base, const char *application_id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, list_id, origins, status, created_at FROM publishable_keys"
                           " WHERE application_id=? ORDER BY created_at DESC, id LIMIT 1001";
   return read_rows(st, q, application_id, pk_row, out);

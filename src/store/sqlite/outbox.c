@@ -5,17 +5,18 @@
  * edge mirrors; this file lets the edge writer find dirty records, read what a record
  * should say, and confirm a write. See sg_store_edge_* in store.h.
  */
-#include <sodium.h>
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t *n) {
+sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE want > done"
                           " ORDER BY kind, id LIMIT ?";
   *n = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
@@ -37,11 +38,12 @@ sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t 
   return rc;
 }
 
-sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
-                           int64_t *done, int64_t *revision) {
+sg_err sg__sqlite_edge_state(sg_store *base, const char *kind, const char *id, int64_t *want,
+                             int64_t *done, int64_t *revision) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT want, done, revision FROM edge_outbox WHERE kind=? AND id=?";
   *want = *done = *revision = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
@@ -60,8 +62,9 @@ sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64
   return rc;
 }
 
-sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
-                          int64_t revision) {
+sg_err sg__sqlite_edge_done(sg_store *base, const char *kind, const char *id, int64_t gen,
+                            int64_t revision) {
+  sg__sq *st = sg__sq_of(base);
   /* Never lowers done: a slow writer that read an older generation confirms nothing
    * newer than what it wrote. */
   static const char q[] = "UPDATE edge_outbox SET done=MAX(done, ?3), revision=MAX(revision, ?4)"
@@ -84,7 +87,7 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
 
 /* Runs q (one text parameter) on reader r and builds *out from its row with build.
  * SG_E_NOT_FOUND when there is no row. */
-static sg_err one_row(sg_store *r, const char *q, const char *id, json_t *(*build)(sqlite3_stmt *),
+static sg_err one_row(sg__sq *r, const char *q, const char *id, json_t *(*build)(sqlite3_stmt *),
                       json_t **out) {
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) return SG_E_INTERNAL;
@@ -97,33 +100,25 @@ static sg_err one_row(sg_store *r, const char *q, const char *id, json_t *(*buil
 }
 
 static json_t *key_row(sqlite3_stmt *s) {
-  json_t *origins = json_loads(sg__sq_col(s, 3), 0, NULL);
-  return json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", sg__sq_col(s, 0), "applicationId",
-                   sg__sq_col(s, 1), "listId", sg__sq_col(s, 2), "origins",
-                   origins ? origins : json_array(), "status", sg__sq_col(s, 4));
+  return sg__store_key_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                              json_loads(sg__sq_col(s, 3), 0, NULL), sg__sq_col(s, 4));
 }
 
 static json_t *sub_row(sqlite3_stmt *s) {
-  return json_pack("{s:s,s:s,s:s,s:s}", "id", sg__sq_col(s, 0), "workspaceId", sg__sq_col(s, 1),
-                   "listId", sg__sq_col(s, 2), "status", sg__sq_col(s, 3));
+  return sg__store_subscription_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                                       sg__sq_col(s, 3));
 }
 
 json_t *sg__sq_signing_key_row(sqlite3_stmt *s) {
   if (sqlite3_column_bytes(s, 1) != 32) return NULL;
-  char b64[64], created[32], retired[32];
-  sodium_bin2base64(b64, sizeof b64, sqlite3_column_blob(s, 1), 32,
-                    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-  sg_rfc3339(sqlite3_column_int64(s, 2), created);
-  bool is_retired = sqlite3_column_type(s, 3) != SQLITE_NULL;
-  if (is_retired) sg_rfc3339(sqlite3_column_int64(s, 3), retired);
-  return json_pack("{s:s,s:s,s:s,s:s,s:o,s:I}", "kid", sg__sq_col(s, 0), "alg", "EdDSA",
-                   "publicKey", b64, "createdAt", created, "retiredAt",
-                   is_retired ? json_string(retired) : json_null(), "retiredAtUnix",
-                   (json_int_t)(is_retired ? sqlite3_column_int64(s, 3) : 0));
+  return sg__store_signing_key_record(
+      sg__sq_col(s, 0), sqlite3_column_blob(s, 1), sqlite3_column_int64(s, 2),
+      sqlite3_column_type(s, 3) != SQLITE_NULL, sqlite3_column_int64(s, 3));
 }
 
-sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int64_t *gen,
-                            json_t **out) {
+sg_err sg__sqlite_edge_source(sg_store *base, const char *kind, const char *id, int64_t *gen,
+                              json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_gen[] = "SELECT want FROM edge_outbox WHERE kind=? AND id=?";
   static const char q_key[] = "SELECT id, application_id, list_id, origins, status"
                               " FROM publishable_keys WHERE digest=?";
@@ -133,7 +128,7 @@ sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int6
                               " WHERE kid=?";
   *out = NULL;
   *gen = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction: the generation and the record come from one snapshot, so the
    * record holds at least every change that generation counts. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
@@ -160,8 +155,8 @@ sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int6
      * no newer than what they see (a later commit only adds changes). */
     sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
     sg__sq_reader_release(r);
-    return strcmp(kind, "apps") == 0 ? sg_store_application_get(st, id, out)
-                                     : sg_store_workspace_get(st, id, out);
+    return strcmp(kind, "apps") == 0 ? sg__sqlite_application_get(&st->base, id, out)
+                                     : sg__sqlite_workspace_get(&st->base, id, out);
   } else {
     rc = SG_E_NOT_FOUND;
   }

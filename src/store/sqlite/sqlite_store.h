@@ -5,14 +5,17 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
-#include "store/store.h"
+#include "store/store_internal.h"
 
 extern const char *const sg__sqlite_migrations[];
 
 /* Read-only connections per store (see "Readers" below). */
 #define SG__SQ_READERS 4
 
-struct sg_store {
+/* The SQLite handle behind an sg_store (and each of its readers). */
+typedef struct sg__sq sg__sq;
+struct sg__sq {
+  sg_store base; /* first: sg__sq_of converts back */
   sqlite3 *db;
   char dir[4096];     /* the data directory: import staging files */
   char db_path[4096]; /* the database file, which export and the readers open again */
@@ -23,9 +26,11 @@ struct sg_store {
   const char *sql[SG__STMT_CACHE];
   sqlite3_stmt *stmt[SG__STMT_CACHE];
   /* The reader pool: NULL in a reader itself. next_reader spreads acquisitions. */
-  sg_store *readers[SG__SQ_READERS];
+  sg__sq *readers[SG__SQ_READERS];
   unsigned next_reader;
 };
+
+static inline sg__sq *sg__sq_of(sg_store *st) { return (sg__sq *)st; }
 
 /*
  * Readers.
@@ -33,9 +38,9 @@ struct sg_store {
  * The write connection above is one connection behind one mutex, so a long write (an
  * import's apply holds it for ~10 s per million items) used to stall every other call,
  * authentication included. Pure reads therefore go to a small pool of read-only
- * connections on the same file. A reader is itself an sg_store (its own sqlite3 opened
+ * connections on the same file. A reader is itself an sg__sq (its own sqlite3 opened
  * with SQLITE_OPEN_READONLY, its own mutex, its own statement cache, no readers of its
- * own), so the helpers below that take an sg_store work on either kind unchanged.
+ * own), so the helpers below that take an sg__sq work on either kind unchanged.
  *
  * Why this is correct:
  * - The database is in WAL mode: a reader reads the last committed snapshot while the
@@ -55,35 +60,35 @@ struct sg_store {
  *   deferred read transaction) so they agree on one snapshot.
  */
 
-/* Takes a reader of st and returns it locked (pass it where an sg_store is expected).
+/* Takes a reader of st and returns it locked (pass it where an sg__sq is expected).
  * Never touches st->mu: it tries each reader's mutex in turn and, when all are busy
  * (other readers, never the writer), waits for one. Pair with sg__sq_reader_release. */
-sg_store *sg__sq_reader_acquire(sg_store *st);
+sg__sq *sg__sq_reader_acquire(sg__sq *st);
 /* Resets any statement of reader r still mid-step (ending its read transaction) and
  * unlocks it. */
-void sg__sq_reader_release(sg_store *r);
+void sg__sq_reader_release(sg__sq *r);
 
 /* Returns the cached prepared statement for a static SQL string (keyed by its address),
  * reset and with bindings cleared. NULL on error. Call with st->mu held (st may be a
  * reader from sg__sq_reader_acquire). */
-sqlite3_stmt *sg__sq_prep(sg_store *st, const char *sql);
+sqlite3_stmt *sg__sq_prep(sg__sq *st, const char *sql);
 /* Runs BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
-int sg__sq_begin(sg_store *st);
-int sg__sq_commit(sg_store *st);
-void sg__sq_rollback(sg_store *st);
+int sg__sq_begin(sg__sq *st);
+int sg__sq_commit(sg__sq *st);
+void sg__sq_rollback(sg__sq *st);
 /* Ends the write transaction begun by sg__sq_begin: commits when rc is SG_E_OK, else
  * rolls back. Returns rc, or SG_E_INTERNAL when the commit failed (then rolled back), so
  * a caller that built a result must drop it unless SG_E_OK comes back. */
-sg_err sg__sq_end(sg_store *st, sg_err rc);
+sg_err sg__sq_end(sg__sq *st, sg_err rc);
 /* Runs the prepared, bound write statement s to completion and resets it. Returns the
  * number of rows it changed, or -1 on error. */
-int sg__sq_run(sg_store *st, sqlite3_stmt *s);
+int sg__sq_run(sg__sq *st, sqlite3_stmt *s);
 /* Maps a count from sg__sq_run: SG_E_INTERNAL for -1, `none` for 0 (SG_E_NOT_FOUND for
  * "update one row by id"), SG_E_OK otherwise. */
 sg_err sg__sq_changed(int changed, sg_err none);
 /* Whether the query sql ("SELECT 1 FROM … WHERE …") finds a row, with p1 bound to ?1 and
  * p2 to ?2 when sql has a second parameter: 1 yes, 0 no, -1 on error. */
-int sg__sq_exists(sg_store *st, const char *sql, const char *p1, const char *p2);
+int sg__sq_exists(sg__sq *st, const char *sql, const char *p1, const char *p2);
 /* One page of a paginated read: steps s (bound with LIMIT limit + 1) and builds each of
  * the first `limit` rows with row(); *more tells whether a further row exists. Resets s.
  * Returns the array (caller owns it), or NULL on a step error. */
@@ -98,17 +103,17 @@ const char *sg__sq_col(sqlite3_stmt *s, int i);
  * SG_E_INVALID_LIST when absent or another workspace's. With workspace_id NULL any
  * workspace's list is found and *out also carries "workspaceId". Call with st->mu held
  * (or on a reader). */
-sg_err sg__sq_list_load(sg_store *st, const char *workspace_id, const char *id, json_t **out);
+sg_err sg__sq_list_load(sg__sq *st, const char *workspace_id, const char *id, json_t **out);
 /* SG_E_OK when list_id is a list of workspace_id (archived or not), else
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held (or on a reader). */
-sg_err sg__sq_list_exists(sg_store *st, const char *workspace_id, const char *list_id);
+sg_err sg__sq_list_exists(sg__sq *st, const char *workspace_id, const char *list_id);
 /* SG_E_OK when list_id is an active list of workspace_id, else SG_E_LIST_ARCHIVED,
  * SG_E_INVALID_LIST or SG_E_INTERNAL. Call with st->mu held. */
-sg_err sg__sq_list_writable(sg_store *st, const char *workspace_id, const char *list_id);
+sg_err sg__sq_list_writable(sg__sq *st, const char *workspace_id, const char *list_id);
 /* Takes the list's next item clock (see migration 3): every item change of one write
  * transaction is stamped with it. Call inside a write transaction with st->mu held.
  * Returns 0 and *clock, or -1. */
-int sg__sq_item_clock_next(sg_store *st, const char *list_id, int64_t *clock);
+int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock);
 /* The item columns, in the order sg__sq_item_row reads them. */
 #define SG__SQ_ITEM_COLS                                                                           \
   "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
@@ -129,5 +134,143 @@ void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *a
 json_t *sg__sq_signing_key_row(sqlite3_stmt *s);
 /* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
 json_t *sg__sq_ts(sqlite3_stmt *s, int col);
+
+/* ---- the operations (ops.c collects them into sg__sqlite_store_ops) ---------------- */
+void sg__sqlite_close(sg_store *st);
+sg_err sg__sqlite_workspace_create(sg_store *st, const char *name, json_t **out);
+sg_err sg__sqlite_workspace_set_status(sg_store *st, const char *id, const char *status,
+                                       json_t **out);
+sg_err sg__sqlite_application_create(sg_store *st, const char *workspace_id, const char *name,
+                                     int64_t monthly_quota, json_t **out);
+sg_err sg__sqlite_application_set_status(sg_store *st, const char *id, const char *status,
+                                         json_t **out);
+sg_err sg__sqlite_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
+                                        json_t **out);
+sg_err sg__sqlite_secret_key_create(sg_store *st, const char *application_id, const char *id,
+                                    const uint8_t digest[32]);
+sg_err sg__sqlite_secret_key_revoke(sg_store *st, const char *id, json_t **out);
+sg_err sg__sqlite_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
+                               sg_principal *out);
+sg_err sg__sqlite_application_get(sg_store *st, const char *id, json_t **out);
+sg_err sg__sqlite_workspace_get(sg_store *st, const char *id, json_t **out);
+sg_err sg__sqlite_publishable_key_create(sg_store *st, const char *id, const char *application_id,
+                                         const char *list_id, const char *digest_hex,
+                                         const json_t *origins, json_t **out);
+sg_err sg__sqlite_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
+                                         char digest_hex[65]);
+sg_err sg__sqlite_subscription_create(sg_store *st, const char *workspace_id, const char *list_id,
+                                      json_t **out);
+sg_err sg__sqlite_subscription_cancel(sg_store *st, const char *id, json_t **out);
+sg_err sg__sqlite_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
+                                 size_t n);
+sg_err sg__sqlite_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
+                                  const uint8_t pk[32], int64_t now);
+sg_err sg__sqlite_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]);
+sg_err sg__sqlite_signing_keys_public(sg_store *st, json_t **out);
+sg_err sg__sqlite_list_create(sg_store *st, const char *workspace_id, const char *name,
+                              const char *description, json_t **out);
+sg_err sg__sqlite_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out);
+sg_err sg__sqlite_list_page(sg_store *st, const char *workspace_id, size_t limit,
+                            const json_t *after, json_t **data, bool *more);
+sg_err sg__sqlite_list_patch(sg_store *st, const char *workspace_id, const char *id,
+                             const json_t *changes, const char *if_match, json_t **out);
+sg_err sg__sqlite_item_create(sg_store *st, const char *workspace_id, const char *list_id,
+                              const json_t *item, json_t **out);
+sg_err sg__sqlite_item_page(sg_store *st, const char *workspace_id, const char *list_id,
+                            size_t limit, const json_t *after, json_t **data, bool *more);
+sg_err sg__sqlite_item_get(sg_store *st, const char *workspace_id, const char *list_id,
+                           const char *item_id, json_t **out);
+sg_err sg__sqlite_item_update(sg_store *st, const char *workspace_id, const char *list_id,
+                              const char *item_id, const json_t *item, const char *if_match,
+                              json_t **out);
+sg_err sg__sqlite_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
+                              const char *item_id, const char *if_match, json_t **cur_out);
+sg_err sg__sqlite_items_prune(sg_store *st, const char *list_id, size_t max, size_t *n);
+sg_err sg__sqlite_import_begin(sg_store *st, sg_store_import **out);
+sg_err sg__sqlite_import_add(sg_store_import *imp, int64_t line, const json_t *item,
+                             const char *parent_value);
+sg_err sg__sqlite_admin_list(sg_store *st, const char *what, const char *application_id,
+                             const char *list_id, const char *workspace_id, json_t **out);
+sg_err sg__sqlite_import_line_of(sg_store_import *imp, const char *value, int64_t *line);
+sg_err sg__sqlite_import_apply(sg_store *st, sg_store_import *imp, const char *workspace_id,
+                               const char *list_id, bool replace, size_t max_bad,
+                               sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad);
+void sg__sqlite_import_free(sg_store_import *imp);
+void sg__sqlite_import_cleanup(sg_store *st);
+sg_err sg__sqlite_export_open(sg_store *st, const char *workspace_id, const char *list_id,
+                              sg_store_export **out);
+sg_err sg__sqlite_export_next(sg_store_export *x, json_t **out);
+void sg__sqlite_export_close(sg_store_export *x);
+sg_err sg__sqlite_version_create(sg_store *st, const char *workspace_id, const char *list_id,
+                                 json_t **out);
+sg_err sg__sqlite_version_get(sg_store *st, const char *workspace_id, const char *list_id,
+                              int64_t number, json_t **out);
+sg_err sg__sqlite_version_page(sg_store *st, const char *workspace_id, const char *list_id,
+                               size_t limit, const json_t *after, json_t **data, bool *more);
+sg_err sg__sqlite_version_begin_run(sg_store *st, const char *list_id, int64_t number,
+                                    sg_version_job *job);
+sg_err sg__sqlite_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                                 int64_t after_seq, size_t limit,
+                                 int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
+                                 int64_t *last_seq, size_t *n);
+sg_err sg__sqlite_version_set_draft(sg_store *st, const char *list_id, int64_t number,
+                                    const json_t *validation_errors);
+sg_err sg__sqlite_version_set_staged(sg_store *st, const char *list_id, int64_t number,
+                                     const char *content_hash);
+sg_err sg__sqlite_version_set_failed(sg_store *st, const char *list_id, int64_t number,
+                                     const char *reason);
+sg_err sg__sqlite_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
+                                   int64_t number, bool *activated, json_t **list_out);
+sg_err sg__sqlite_versions_pending(sg_store *st, const char *list_id, int64_t before,
+                                   sg_version_ref *out, size_t max, size_t *n);
+sg_err sg__sqlite_artifacts_in_use(sg_store *st, json_t **out);
+sg_err sg__sqlite_idem_begin(sg_store *st, const char *workspace_id, const char *key,
+                             const char *method, const char *path, const uint8_t body_hash[32],
+                             sg_idem_state *state, int *status, char **body, char **headers);
+sg_err sg__sqlite_idem_finish(sg_store *st, const char *workspace_id, const char *key, int status,
+                              const char *body, const char *headers);
+sg_err sg__sqlite_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t *n);
+sg_err sg__sqlite_edge_source(sg_store *st, const char *kind, const char *id, int64_t *gen,
+                              json_t **out);
+sg_err sg__sqlite_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
+                            int64_t revision);
+sg_err sg__sqlite_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
+                             int64_t *done, int64_t *revision);
+sg_err sg__sqlite_checkpoint(sg_store *st);
+sg_err sg__sqlite_secret(sg_store *st, const char *name, uint8_t out[32]);
+sg_err sg__sqlite_queue_depth(sg_store *st, int64_t *n);
+sg_err sg__sqlite_member_create(sg_store *st, const char *workspace_id, const char *email,
+                                sg_role role, const char *password_hash, json_t **out);
+sg_err sg__sqlite_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
+                                    size_t hashsz);
+sg_err sg__sqlite_member_list(sg_store *st, const char *workspace_id, json_t **out);
+sg_err sg__sqlite_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out);
+sg_err sg__sqlite_member_set_role(sg_store *st, const char *workspace_id, const char *id,
+                                  sg_role role, json_t **out);
+sg_err sg__sqlite_member_disable(sg_store *st, const char *workspace_id, const char *id,
+                                 json_t **out);
+sg_err sg__sqlite_member_set_password(sg_store *st, const char *id, const char *password_hash,
+                                      const uint8_t *keep_digest);
+sg_err sg__sqlite_session_create(sg_store *st, const uint8_t digest[32], const char *member_id,
+                                 int64_t now_ms, int64_t stale_ms);
+sg_err sg__sqlite_session_lookup(sg_store *st, const uint8_t digest[32], int64_t now_ms,
+                                 int64_t idle_ms, sg_member *member, int64_t *last_seen_ms);
+sg_err sg__sqlite_session_touch(sg_store *st, const uint8_t digest[32], int64_t now_ms);
+sg_err sg__sqlite_session_delete(sg_store *st, const uint8_t digest[32]);
+sg_err sg__sqlite_session_delete_all(sg_store *st, const char *member_id, int64_t *n);
+sg_err sg__sqlite_audit_add(sg_store *st, const sg_audit_entry *e);
+sg_err sg__sqlite_audit_page(sg_store *st, const char *workspace_id, size_t limit,
+                             const json_t *after, json_t **data, bool *more);
+sg_err sg__sqlite_application_list(sg_store *st, const char *workspace_id, json_t **out);
+sg_err sg__sqlite_application_in_workspace(sg_store *st, const char *workspace_id,
+                                           const char *application_id);
+sg_err sg__sqlite_secret_key_list(sg_store *st, const char *application_id, json_t **out);
+sg_err sg__sqlite_secret_key_workspace(sg_store *st, const char *key_id, char ws[64]);
+sg_err sg__sqlite_publishable_key_workspace(sg_store *st, const char *key_id, char ws[64]);
+sg_err sg__sqlite_secret_key_touch(sg_store *st, const char *key_id, int64_t now_s);
+sg_err sg__sqlite_publishable_key_list(sg_store *st, const char *application_id, json_t **out);
+sg_err sg__sqlite_item_search(sg_store *st, const char *workspace_id, const char *list_id,
+                              const char *prefix, size_t limit, const json_t *after, json_t **data,
+                              bool *more);
 
 #endif

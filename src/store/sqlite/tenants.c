@@ -4,18 +4,12 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
-
-static json_t *simple_record(const char *id, const char *status) {
-  json_t *o = json_object();
-  json_object_set_new(o, "id", json_string(id));
-  if (status) json_object_set_new(o, "status", json_string(status));
-  return o;
-}
 
 /* Runs one write statement with text parameters under the lock; returns the number of
  * changed rows or -1. */
-static int exec_write(sg_store *st, const char *sql, const char *const *args, size_t nargs,
+static int exec_write(sg__sq *st, const char *sql, const char *const *args, size_t nargs,
                       const int64_t *i64, int i64_at) {
   int changed = -1;
   pthread_mutex_lock(&st->mu);
@@ -34,7 +28,8 @@ static int exec_write(sg_store *st, const char *sql, const char *const *args, si
   return changed;
 }
 
-sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
+sg_err sg__sqlite_workspace_create(sg_store *base, const char *name, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "INSERT INTO workspaces(id, name, created_at) VALUES(?, ?, ?)";
   char id[32];
   sg_random_id("wsp_", id, sizeof id);
@@ -42,28 +37,30 @@ sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, name, now};
   if (exec_write(st, q, args, 3, NULL, 0) != 1) return SG_E_INTERNAL;
-  *out = simple_record(id, "active");
+  *out = sg__store_simple_record(id, "active");
   return SG_E_OK;
 }
 
 /* Runs "UPDATE … SET status=?2 WHERE id=?1"; *out is {id, status}. SG_E_NOT_FOUND when
  * no row has that id. */
-static sg_err set_status(sg_store *st, const char *sql, const char *id, const char *status,
+static sg_err set_status(sg__sq *st, const char *sql, const char *id, const char *status,
                          json_t **out) {
   const char *args[] = {id, status};
   sg_err rc = sg__sq_changed(exec_write(st, sql, args, 2, NULL, 0), SG_E_NOT_FOUND);
-  if (rc == SG_E_OK) *out = simple_record(id, status);
+  if (rc == SG_E_OK) *out = sg__store_simple_record(id, status);
   return rc;
 }
 
-sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,
-                                     json_t **out) {
+sg_err sg__sqlite_workspace_set_status(sg_store *base, const char *id, const char *status,
+                                       json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE workspaces SET status=?2 WHERE id=?1";
   return set_status(st, q, id, status, out);
 }
 
-sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
-                                   int64_t monthly_quota, json_t **out) {
+sg_err sg__sqlite_application_create(sg_store *base, const char *workspace_id, const char *name,
+                                     int64_t monthly_quota, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
   static const char q[] = "INSERT INTO applications(id, workspace_id, name, created_at,"
                           " monthly_quota) VALUES(?, ?, ?, ?, ?)";
@@ -76,33 +73,36 @@ sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, workspace_id, name, now};
   if (exec_write(st, q, args, 4, &monthly_quota, 5) != 1) return SG_E_INTERNAL;
-  *out = simple_record(id, "active");
+  *out = sg__store_simple_record(id, "active");
   json_object_set_new(*out, "workspaceId", json_string(workspace_id));
   json_object_set_new(*out, "monthlyQuota",
                       monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
   return SG_E_OK;
 }
 
-sg_err sg_store_application_set_status(sg_store *st, const char *id, const char *status,
-                                       json_t **out) {
+sg_err sg__sqlite_application_set_status(sg_store *base, const char *id, const char *status,
+                                         json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE applications SET status=?2 WHERE id=?1";
   return set_status(st, q, id, status, out);
 }
 
-sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
-                                      json_t **out) {
+sg_err sg__sqlite_application_set_quota(sg_store *base, const char *id, int64_t monthly_quota,
+                                        json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE applications SET monthly_quota=?2 WHERE id=?1";
   const char *args[] = {id};
   sg_err rc = sg__sq_changed(exec_write(st, q, args, 1, &monthly_quota, 2), SG_E_NOT_FOUND);
   if (rc != SG_E_OK) return rc;
-  *out = simple_record(id, NULL);
+  *out = sg__store_simple_record(id, NULL);
   json_object_set_new(*out, "monthlyQuota",
                       monthly_quota >= 0 ? json_integer(monthly_quota) : json_null());
   return SG_E_OK;
 }
 
-sg_err sg_store_secret_key_create(sg_store *st, const char *application_id, const char *id,
-                                  const uint8_t digest[32]) {
+sg_err sg__sqlite_secret_key_create(sg_store *base, const char *application_id, const char *id,
+                                    const uint8_t digest[32]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_app[] = "SELECT 1 FROM applications WHERE id=?";
   static const char q[] = "INSERT INTO secret_keys(id, application_id, digest, created_at)"
                           " VALUES(?, ?, ?, ?)";
@@ -126,25 +126,27 @@ out:
   return rc;
 }
 
-sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_secret_key_revoke(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE secret_keys SET status='revoked', revoked_at=?2 WHERE id=?1";
   char now[24];
   snprintf(now, sizeof now, "%lld", (long long)sg_now_s());
   const char *args[] = {id, now};
   sg_err rc = sg__sq_changed(exec_write(st, q, args, 2, NULL, 0), SG_E_NOT_FOUND);
   if (rc != SG_E_OK) return rc;
-  *out = simple_record(id, "revoked");
+  *out = sg__store_simple_record(id, "revoked");
   return SG_E_OK;
 }
 
-sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
-                             sg_principal *out) {
+sg_err sg__sqlite_authenticate(sg_store *base, const char *key_id, const uint8_t digest[32],
+                               sg_principal *out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
       "SELECT k.digest, k.status, a.id, a.status, w.id, w.status, k.last_used_at FROM secret_keys k"
       " JOIN applications a ON a.id = k.application_id"
       " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=?";
   sg_err rc = SG_E_INVALID_KEY;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -174,11 +176,12 @@ out:
   return rc;
 }
 
-sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_application_get(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, workspace_id, status, monthly_quota FROM applications"
                           " WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -186,11 +189,9 @@ sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = json_pack("{s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId", sg__sq_col(s, 1),
-                     "status", sg__sq_col(s, 2), "monthlyQuota",
-                     sqlite3_column_type(s, 3) == SQLITE_NULL
-                         ? json_null()
-                         : json_integer(sqlite3_column_int64(s, 3)));
+    *out =
+        sg__store_app_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                             sqlite3_column_type(s, 3) != SQLITE_NULL, sqlite3_column_int64(s, 3));
     rc = SG_E_OK;
   }
   sqlite3_reset(s);
@@ -199,10 +200,11 @@ out:
   return rc;
 }
 
-sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
+sg_err sg__sqlite_workspace_get(sg_store *base, const char *id, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT id, status FROM workspaces WHERE id=?";
   sg_err rc = SG_E_NOT_FOUND;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
     rc = SG_E_INTERNAL;
@@ -210,7 +212,7 @@ sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   }
   sg__sq_text(s, 1, id);
   if (sqlite3_step(s) == SQLITE_ROW) {
-    *out = simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
+    *out = sg__store_simple_record(sg__sq_col(s, 0), sg__sq_col(s, 1));
     rc = SG_E_OK;
   }
   sqlite3_reset(s);
@@ -219,15 +221,10 @@ out:
   return rc;
 }
 
-static json_t *pk_record(const char *id, const char *app, const char *list, json_t *origins,
-                         const char *status) {
-  return json_pack("{s:s,s:s,s:s,s:o,s:s}", "id", id, "applicationId", app, "listId", list,
-                   "origins", origins ? origins : json_array(), "status", status);
-}
-
-sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char *application_id,
-                                       const char *list_id, const char *digest_hex,
-                                       const json_t *origins, json_t **out) {
+sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const char *application_id,
+                                         const char *list_id, const char *digest_hex,
+                                         const json_t *origins, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_check[] =
       "SELECT a.workspace_id, l.workspace_id, l.visibility,"
       " EXISTS(SELECT 1 FROM subscriptions s WHERE s.workspace_id=a.workspace_id"
@@ -251,9 +248,8 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
   sg__sq_text(s, 2, list_id);
   bool ok = false;
   if (sqlite3_step(s) == SQLITE_ROW) {
-    bool own = strcmp(sg__sq_col(s, 0), sg__sq_col(s, 1)) == 0;
-    bool shared = strcmp(sg__sq_col(s, 2), "shared") == 0 && sqlite3_column_int(s, 3);
-    ok = own || shared;
+    ok = sg__store_list_usable(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                               sqlite3_column_int(s, 3) != 0);
   }
   sqlite3_reset(s);
   if (!ok) {
@@ -272,15 +268,16 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
 end:
   rc = sg__sq_end(st, rc);
   if (rc == SG_E_OK)
-    *out = pk_record(id, application_id, list_id, json_deep_copy(origins), "active");
+    *out = sg__store_key_record(id, application_id, list_id, json_deep_copy(origins), "active");
 out:
   pthread_mutex_unlock(&st->mu);
   free(enc);
   return rc;
 }
 
-sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
-                                       char digest_hex[65]) {
+sg_err sg__sqlite_publishable_key_revoke(sg_store *base, const char *id, json_t **out,
+                                         char digest_hex[65]) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_up[] = "UPDATE publishable_keys SET status='revoked' WHERE id=?";
   static const char q_get[] = "SELECT application_id, list_id, digest, origins FROM"
                               " publishable_keys WHERE id=?";
@@ -305,8 +302,8 @@ sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **ou
     goto end;
   }
   snprintf(digest_hex, 65, "%s", sg__sq_col(s, 2));
-  rec = pk_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1), json_loads(sg__sq_col(s, 3), 0, NULL),
-                  "revoked");
+  rec = sg__store_key_record(id, sg__sq_col(s, 0), sg__sq_col(s, 1),
+                             json_loads(sg__sq_col(s, 3), 0, NULL), "revoked");
   sqlite3_reset(s);
   rc = SG_E_OK;
 end:

@@ -44,7 +44,7 @@ static json_t *row_to_version(sqlite3_stmt *s) {
 }
 
 /* Loads one version row (under the lock). SG_E_NOT_FOUND when absent. */
-static sg_err load_version(sg_store *st, const char *list_id, int64_t number, json_t **out) {
+static sg_err load_version(sg__sq *st, const char *list_id, int64_t number, json_t **out) {
   static const char q[] =
       "SELECT " VERSION_COLS " FROM versions WHERE list_id=? AND version_number=?";
   sqlite3_stmt *s = sg__sq_prep(st, q);
@@ -61,8 +61,9 @@ static sg_err load_version(sg_store *st, const char *list_id, int64_t number, js
   return rc;
 }
 
-sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const char *list_id,
-                               json_t **out) {
+sg_err sg__sqlite_version_create(sg_store *base, const char *workspace_id, const char *list_id,
+                                 json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_list[] =
       "SELECT next_version_number, default_locale, supported_locales FROM lists WHERE id=?";
   static const char q_bump[] =
@@ -128,9 +129,10 @@ out:
   return rc;
 }
 
-sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *list_id,
-                            int64_t number, json_t **out) {
-  sg_store *r = sg__sq_reader_acquire(st);
+sg_err sg__sqlite_version_get(sg_store *base, const char *workspace_id, const char *list_id,
+                              int64_t number, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
@@ -140,14 +142,15 @@ sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *
   return rc;
 }
 
-sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char *list_id,
-                             size_t limit, const json_t *after, json_t **data, bool *more) {
+sg_err sg__sqlite_version_page(sg_store *base, const char *workspace_id, const char *list_id,
+                               size_t limit, const json_t *after, json_t **data, bool *more) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_first[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
                                 " ORDER BY version_number DESC LIMIT ?2";
   static const char q_after[] = "SELECT " VERSION_COLS " FROM versions WHERE list_id=?1"
                                 " AND version_number < ?3 ORDER BY version_number DESC LIMIT ?2";
   *more = false;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   /* One read transaction, so the statements below agree on one snapshot. */
   sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL);
   sg_err rc = sg__sq_list_exists(r, workspace_id, list_id);
@@ -170,17 +173,13 @@ out:
 
 /* ---- the pipeline's side ------------------------------------------------------------------ */
 
-void sg_store_job_clear(sg_version_job *job) {
-  json_decref(job->locale_policy);
-  memset(job, 0, sizeof *job);
-}
-
 static bool unresolved(const char *state) {
   return strcmp(state, SG_VERSION_QUEUED) == 0 || strcmp(state, SG_VERSION_STAGED) == 0;
 }
 
-sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
-                                  sg_version_job *job) {
+sg_err sg__sqlite_version_begin_run(sg_store *base, const char *list_id, int64_t number,
+                                    sg_version_job *job) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_get[] =
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
       " v.locale_policy, l.workspace_id FROM versions v JOIN lists l ON l.id=v.list_id"
@@ -227,10 +226,11 @@ out:
   return rc;
 }
 
-sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
-                               int64_t after_seq, size_t limit,
-                               int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
-                               int64_t *last_seq, size_t *n) {
+sg_err sg__sqlite_snapshot_items(sg_store *base, const char *list_id, int64_t snapshot_seq,
+                                 int64_t after_seq, size_t limit,
+                                 int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
+                                 int64_t *last_seq, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] =
       "SELECT seq, id, value, display_value, parent_id, aliases, locales, rank FROM items"
       " WHERE list_id=?1 AND seq>?2 AND from_clock<=?3 AND (to_clock IS NULL OR to_clock>?3)"
@@ -238,7 +238,7 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
   *last_seq = after_seq;
   *n = 0;
   sg_err rc = SG_E_INTERNAL;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) goto out;
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) goto end;
@@ -278,7 +278,7 @@ out:
 /* Runs one conditional transition: sql may use ?1 list_id, ?2 number and ?3 text (may be
  * NULL); binding a parameter the statement lacks is a harmless SQLITE_RANGE.
  * SG_E_PRECONDITION_FAILED when no row was in a state the statement applies to. */
-static sg_err transition(sg_store *st, const char *sql, const char *list_id, int64_t number,
+static sg_err transition(sg__sq *st, const char *sql, const char *list_id, int64_t number,
                          const char *text) {
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
@@ -294,8 +294,9 @@ static sg_err transition(sg_store *st, const char *sql, const char *list_id, int
   return rc;
 }
 
-sg_err sg_store_version_set_draft(sg_store *st, const char *list_id, int64_t number,
-                                  const json_t *validation_errors) {
+sg_err sg__sqlite_version_set_draft(sg_store *base, const char *list_id, int64_t number,
+                                    const json_t *validation_errors) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE versions SET state='draft', validation_errors=?3"
                           " WHERE list_id=?1 AND version_number=?2 AND state='queued'"
                           "";
@@ -306,24 +307,27 @@ sg_err sg_store_version_set_draft(sg_store *st, const char *list_id, int64_t num
   return rc;
 }
 
-sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t number,
-                                   const char *content_hash) {
+sg_err sg__sqlite_version_set_staged(sg_store *base, const char *list_id, int64_t number,
+                                     const char *content_hash) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE versions SET state='staged', content_hash=?3"
                           " WHERE list_id=?1 AND version_number=?2 AND state='queued'"
                           "";
   return transition(st, q, list_id, number, content_hash);
 }
 
-sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
-                                   const char *reason) {
+sg_err sg__sqlite_version_set_failed(sg_store *base, const char *list_id, int64_t number,
+                                     const char *reason) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE versions SET state='failed', failure_reason=?3"
                           " WHERE list_id=?1 AND version_number=?2"
                           " AND state IN ('queued', 'staged')";
   return transition(st, q, list_id, number, reason);
 }
 
-sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
-                                 int64_t number, bool *activated, json_t **list_out) {
+sg_err sg__sqlite_version_activate(sg_store *base, const char *workspace_id, const char *list_id,
+                                   int64_t number, bool *activated, json_t **list_out) {
+  sg__sq *st = sg__sq_of(base);
   static const char q_ver[] =
       "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";
   static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
@@ -403,14 +407,15 @@ out:
 }
 
 /* Fills out[0..max) from a query selecting (list_id, workspace_id, version_number). */
-sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
-                                 sg_version_ref *out, size_t max, size_t *n) {
+sg_err sg__sqlite_versions_pending(sg_store *base, const char *list_id, int64_t before,
+                                   sg_version_ref *out, size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
   static const char q[] = "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
                           " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
                           " AND (?2 IS NULL OR v.list_id=?2) AND (?3=0 OR v.version_number<?3)"
                           " ORDER BY v.rowid LIMIT ?1";
   *n = 0;
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (s) {
@@ -431,7 +436,8 @@ sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t befo
   return rc;
 }
 
-sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
+sg_err sg__sqlite_artifacts_in_use(sg_store *base, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
   /* Unresolved and active versions, each list's previous active one (the newest
    * superseded version that was ever activated: versions activate in number order), and
    * whatever a list record points at. */
@@ -443,7 +449,7 @@ sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
       " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
       " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
       " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
-  sg_store *r = sg__sq_reader_acquire(st);
+  sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {

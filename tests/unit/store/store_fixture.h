@@ -1,5 +1,12 @@
-/* A cmocka fixture shared by the store's unit tests: a fresh SQLite store in a temporary
- * directory with one workspace and one list in it, removed again at teardown. */
+/* A cmocka fixture shared by the store's unit tests: a fresh store with one workspace and
+ * one list in it, removed again at teardown.
+ *
+ * The backend comes from the environment variable SUGGESTD_TEST_STORE (a spec as
+ * sg_store_open takes it, e.g. "sqlite:///tmp/t/%s.db" or, once it exists,
+ * "postgres://…/sg_%s"): every "%s" is replaced by a name unique to the test's scratch
+ * directory, so each test starts from an empty store. Unset or empty: a fresh SQLite
+ * store in the scratch directory. The same tests thus run unchanged against any backend;
+ * tests that only make sense for one backend live in its folder (tests/unit/store/sqlite/). */
 #ifndef SG_TESTS_STORE_FIXTURE_H
 #define SG_TESTS_STORE_FIXTURE_H
 
@@ -10,6 +17,12 @@ typedef struct {
   sg_store *st;
   char ws[64], list[64];
 } store_fixture;
+
+/* The store spec under test for the scratch directory dir (see above) into out. */
+void store_test_spec(const char *dir, char *out, size_t outsz);
+/* Opens the store under test for dir (the same store each time for the same dir); 0 or -1
+ * (with the error on stderr). */
+int store_test_open(const char *dir, sg_store **st);
 
 /* cmocka group/test setup and teardown; *state is a store_fixture. */
 int store_fixture_setup(void **state);

@@ -1,4 +1,4 @@
-/* Unit tests of Idempotency-Key records in the SQLite store
+/* Unit tests of Idempotency-Key records in the store
  * (src/store/sqlite/idempotency.c), against a real database in a temporary directory.
  * Expiry is tested by shifting the service clock (SUGGESTD_CLOCK_OFFSET, read by sg_init),
  * never by sleeping. */
@@ -17,6 +17,7 @@
 
 #include "common/util.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char root[256];
 
@@ -30,11 +31,7 @@ static int setup(void **state) {
   snprintf(root, sizeof root, "/tmp/sg-idem-test-XXXXXX");
   if (!mkdtemp(root)) return -1;
   sg_store *st = NULL;
-  char err[256];
-  if (sg_store_open(root, &st, err, sizeof err)) {
-    fprintf(stderr, "open: %s\n", err);
-    return -1;
-  }
+  if (store_test_open(root, &st)) return -1;
   *state = st;
   return 0;
 }
@@ -186,13 +183,12 @@ static void test_in_flight_of_a_dead_process_is_taken_over(void **state) {
   assert_true(child >= 0);
   if (child == 0) {
     sg_store *cst = NULL;
-    char err[256];
     sg_idem_state cs;
     int status;
     char *body, *headers;
     uint8_t h[32];
     hash_of("x", h);
-    if (sg_store_open(root, &cst, err, sizeof err) ||
+    if (store_test_open(root, &cst) ||
         sg_store_idem_begin(cst, "wsp_a", "k6", "POST", "/p", h, &cs, &status, &body, &headers) ||
         cs != SG_IDEM_PROCEED)
       _exit(1);

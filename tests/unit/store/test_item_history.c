@@ -1,4 +1,4 @@
-/* Unit tests of mutable items in the SQLite store (src/store/sqlite/items.c, import.c,
+/* Unit tests of mutable items in the store (src/store/sqlite/items.c, import.c,
  * migration 3): a version's snapshot is unaffected by later edits, deletes and imports;
  * uniqueness holds among current rows only; import matches by value and keeps ids;
  * history that no pending version can read is pruned. */

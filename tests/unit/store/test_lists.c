@@ -1,4 +1,4 @@
-/* Unit tests of list records in the SQLite store (src/store/sqlite/lists.c), against a
+/* Unit tests of list records in the store (src/store/sqlite/lists.c), against a
  * real database in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +12,7 @@
 
 #include "common/util.h"
 #include "store/store.h"
+#include "store_fixture.h"
 
 static char root[256];
 static char WA[64], WB[64]; /* two real workspaces (lists reference them) */
@@ -27,8 +28,7 @@ static int setup(void **state) {
   snprintf(root, sizeof root, "/tmp/sg-lists-test-XXXXXX");
   if (!mkdtemp(root)) return -1;
   sg_store *st = NULL;
-  char err[256];
-  if (sg_store_open(root, &st, err, sizeof err)) return -1;
+  if (store_test_open(root, &st)) return -1;
   make_workspace(st, WA);
   make_workspace(st, WB);
   *state = st;

@@ -1,4 +1,4 @@
-/* Unit tests of members, sessions and the audit log in the SQLite store
+/* Unit tests of members, sessions and the audit log in the store
  * (src/store/sqlite/members.c), against a real database in a temporary directory. */
 #include <setjmp.h>
 #include <stdarg.h>

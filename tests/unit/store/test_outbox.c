@@ -1,4 +1,4 @@
-/* Unit tests of the edge outbox in the SQLite store (src/store/sqlite/outbox.c and the
+/* Unit tests of the edge outbox in the store (src/store/sqlite/outbox.c and the
  * triggers of migration 4): every change the edge mirrors is marked in its own
  * transaction, only those changes are, and a confirmation clears exactly what it read. */
 #include <setjmp.h>

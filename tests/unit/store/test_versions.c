@@ -1,4 +1,4 @@
-/* Unit tests of the SQLite store's items and versions (src/store/sqlite/items.c,
+/* Unit tests of the store's items and versions (src/store/sqlite/items.c,
  * versions.c): snapshots, state transitions, monotonic activation, the work queue. */
 #include <setjmp.h>
 #include <stdarg.h>

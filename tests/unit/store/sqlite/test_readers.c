@@ -85,7 +85,7 @@ typedef struct {
 
 static void *writer_main(void *arg) {
   writer *w = arg;
-  sg_store *st = w->st;
+  sg__sq *st = sg__sq_of(w->st);
   pthread_mutex_lock(&st->mu);
   int rc = sg__sq_begin(st);
   sqlite3_stmt *s = NULL;
@@ -170,8 +170,8 @@ static void test_reads_do_not_wait_for_the_writer(void **state) {
   json_t *app = NULL;
   sg_err ag = sg_store_application_get(st, f.app, &app);
   /* The writer still held the store's lock through every read. */
-  bool still_holding = pthread_mutex_trylock(&st->mu) == EBUSY;
-  if (!still_holding) pthread_mutex_unlock(&st->mu);
+  bool still_holding = pthread_mutex_trylock(&sg__sq_of(st)->mu) == EBUSY;
+  if (!still_holding) pthread_mutex_unlock(&sg__sq_of(st)->mu);
 
   writer_finish(&w, t);
   assert_true(still_holding);

@@ -1,0 +1,48 @@
+/*
+ * Store rules that do not depend on the engine, shared by every backend (above the seam).
+ */
+#ifndef SG_STORE_RULES_H
+#define SG_STORE_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* The base slug of a list name: ASCII letters and digits lower-cased (after the search
+ * normalisation folds case and strips marks), every other run becomes '-', at most 60
+ * characters; "list" when nothing is left. outsz >= 61. */
+void sg__store_slug_base(const char *name, char *out, size_t outsz);
+/* The attempt-th candidate slug for base (attempt 1: base itself, then base-2, … up to
+ * attempt 100; past that base-<8 random hex>) into out (outsz >= 80). A backend tries
+ * them in order until one is free in the workspace. */
+#define SG_STORE_SLUG_ATTEMPTS 120
+void sg__store_slug_candidate(const char *base, int attempt, char *out, size_t outsz);
+
+/* The shared-list rule: workspace_id may use a list (name it in a publishable key or an
+ * access token) when it owns the list (owner_workspace_id), or when the list's visibility
+ * is "shared" and workspace_id holds an active subscription to it (subscribed). */
+bool sg__store_list_usable(const char *workspace_id, const char *owner_workspace_id,
+                           const char *visibility, bool subscribed);
+/* A workspace may subscribe to a list that is "shared" and not its own. */
+bool sg__store_list_subscribable(const char *workspace_id, const char *owner_workspace_id,
+                                 const char *visibility);
+
+/* ---- records (records.c): the JSON of edge records, the same from every backend ------ */
+/* {id, status} (status omitted when NULL): a workspace, a secret key. */
+json_t *sg__store_simple_record(const char *id, const char *status);
+/* {id, workspaceId, status, monthlyQuota (null: unlimited)}. */
+json_t *sg__store_app_record(const char *id, const char *workspace_id, const char *status,
+                             bool has_quota, int64_t monthly_quota);
+/* {id, applicationId, listId, origins, status}; takes the reference to origins (NULL: []). */
+json_t *sg__store_key_record(const char *id, const char *application_id, const char *list_id,
+                             json_t *origins, const char *status);
+/* {id, workspaceId, listId, status}. */
+json_t *sg__store_subscription_record(const char *id, const char *workspace_id, const char *list_id,
+                                      const char *status);
+/* {kid, alg, publicKey (base64url), createdAt, retiredAt|null, retiredAtUnix (0: none)}. */
+json_t *sg__store_signing_key_record(const char *kid, const uint8_t public_key[32],
+                                     int64_t created_at, bool retired, int64_t retired_at);
+
+#endif
