@@ -130,4 +130,10 @@ json_t *sg__sq_signing_key_row(sqlite3_stmt *s);
 /* Formats a Unix time column as an RFC 3339 JSON string (JSON null for SQL NULL). */
 json_t *sg__sq_ts(sqlite3_stmt *s, int col);
 
+/* This process as the owner of an in-flight record or a lease: "<host> <pid> <start>"
+ * (idempotency.c). */
+const char *sg__sq_self_owner(void);
+/* True when owner names a process of this host that is no longer running. */
+bool sg__sq_owner_dead(const char *owner);
+
 #endif

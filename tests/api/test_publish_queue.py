@@ -1,0 +1,161 @@
+"""The publish queue with more than one process (issue 12, docs/PUBLISHING.md): two
+`suggestd control` processes on one data directory compile each queued version once (a
+version is claimed with a lease; an attempt is counted only on a claim), a process killed
+mid-compile leaves its version to the other once the lease expires, older queued versions
+of a list are coalesced into the newest, and one tenant's backlog does not hold up another
+tenant's publish."""
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+
+import pytest
+
+from conftest import NO_LIMITS, Server, Tenant, wait_until
+
+LEASE_S = 3
+QUEUE_FLAGS = NO_LIMITS + ["--sync-publish-limit", "10", "--publish-lease-seconds", str(LEASE_S)]
+
+
+@pytest.fixture
+def data_dir():
+    d = tempfile.mkdtemp(prefix="suggestd-queue-")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def pair(data_dir):
+    """Two control processes on one data directory, each with its own log file."""
+    procs = []
+    for name in ("a", "b"):
+        s = Server(data_dir, mode="control", extra=QUEUE_FLAGS)
+        s.log_path = os.path.join(data_dir, f"control-{name}.log")
+        procs.append(s.start())
+    yield procs
+    for s in procs:
+        s.stop()
+
+
+def tenant_of(server):
+    ws = server.admin("workspace", "create", "--name", "Acme")["id"]
+    app = server.admin("application", "create", "--workspace", ws, "--name", "web")["id"]
+    sk = server.admin("secret-key", "create", "--application", app)
+    return Tenant(server, ws, app, sk["id"], sk["secretKey"])
+
+
+def fill(t, list_id, n, tag=""):
+    body = "".join(json.dumps({"value": f"{tag}item {i:07d} w{i % 977}"}) + "\n"
+                   for i in range(n)).encode()
+    r = t.api("POST", f"/lists/{list_id}/items/import?mode=append", raw=body,
+              headers={"Content-Type": "application/x-ndjson"})
+    assert r.status == 200, r
+
+
+def claims(server, list_id, number):
+    """The attempts this process logged for one version ("publish claimed" lines)."""
+    out = []
+    for line in server.read_log().splitlines():
+        if '"publish claimed"' in line and list_id in line:
+            o = json.loads(line)
+            if o["list"] == list_id and o["version"] == number:
+                out.append(int(re.search(r"attempt (\d+)", o["detail"]).group(1)))
+    return out
+
+
+def version(t, list_id, n):
+    return t.api("GET", f"/lists/{list_id}/versions/{n}").json()
+
+
+def test_two_processes_compile_each_version_once(pair):
+    a, b = pair
+    t = tenant_of(a)
+    lst = t.create_list()
+    fill(t, lst["id"], 50000)
+    numbers = []
+    for _ in range(3):
+        r = t.api("POST", f"/lists/{lst['id']}/versions")
+        assert r.status == 202, r
+        numbers.append(r.json()["versionNumber"])
+        assert wait_until(lambda: version(t, lst["id"], numbers[-1])["state"] != "queued",
+                          timeout=30)
+        assert version(t, lst["id"], numbers[-1])["state"] == "active"
+    for n in numbers:
+        got = claims(a, lst["id"], n) + claims(b, lst["id"], n)
+        assert got == [1], (n, got)
+
+
+def test_killed_worker_leaves_its_version_to_the_other(pair):
+    a, b = pair
+    t = tenant_of(a)
+    lst = t.create_list()
+    fill(t, lst["id"], 300000)
+    r = t.api("POST", f"/lists/{lst['id']}/versions")
+    assert r.status == 202, r
+    n = r.json()["versionNumber"]
+    assert wait_until(lambda: claims(a, lst["id"], n) or claims(b, lst["id"], n), timeout=10,
+                      interval=0.01)
+    holder, other = (a, b) if claims(a, lst["id"], n) else (b, a)
+    holder.stop(sig_kill=True)  # mid-compile: 300k items take more than a second
+    killed_at = time.time()
+    t.server = other
+    assert version(t, lst["id"], n)["state"] == "queued"
+    assert wait_until(lambda: version(t, lst["id"], n)["state"] != "queued", timeout=30)
+    v = version(t, lst["id"], n)
+    assert v["state"] == "active", v
+    # The survivor claimed it only after the lease ran out, as the second attempt.
+    assert claims(other, lst["id"], n) == [2]
+    assert time.time() - killed_at >= LEASE_S - 1.5
+    assert t.api("GET", f"/lists/{lst['id']}").json()["activeVersionNumber"] == n
+
+
+def test_older_queued_versions_are_superseded_without_a_compile(pair):
+    a, b = pair
+    t = tenant_of(a)
+    lst = t.create_list()
+    fill(t, lst["id"], 100000)
+    numbers = []
+    for _ in range(8):
+        r = t.api("POST", f"/lists/{lst['id']}/versions")
+        assert r.status == 202, r
+        numbers.append(r.json()["versionNumber"])
+    newest = numbers[-1]
+    assert wait_until(lambda: all(version(t, lst["id"], n)["state"] != "queued"
+                                  for n in numbers), timeout=30)
+    states = {n: version(t, lst["id"], n) for n in numbers}
+    assert states[newest]["state"] == "active", states[newest]
+    compiled = [n for n in numbers if claims(a, lst["id"], n) + claims(b, lst["id"], n)]
+    # The first may already be compiling when the others arrive; the middle ones never are.
+    assert set(compiled) <= {numbers[0], newest}, compiled
+    for n in numbers[1:-1]:
+        assert states[n]["state"] == "superseded", states[n]
+        assert states[n]["contentHash"] is None and states[n]["activatedAt"] is None
+
+
+def test_one_tenants_backlog_does_not_hold_up_another(data_dir):
+    s = Server(data_dir, mode="control", extra=QUEUE_FLAGS).start()
+    try:
+        ta, tb = tenant_of(s), tenant_of(s)
+        lists_a = [ta.create_list(name=f"A{i}") for i in range(3)]
+        for i, la in enumerate(lists_a):
+            fill(ta, la["id"], 60000, tag=f"a{i} ")
+        lb = tb.create_list(name="B")
+        fill(tb, lb["id"], 60000, tag="b ")
+        for i in range(30):
+            r = ta.api("POST", f"/lists/{lists_a[i % 3]['id']}/versions")
+            assert r.status == 202, r
+        t0 = time.time()
+        r = tb.api("POST", f"/lists/{lb['id']}/versions")
+        assert r.status == 202, r
+        n = r.json()["versionNumber"]
+        assert wait_until(lambda: version(tb, lb["id"], n)["state"] != "queued", timeout=120,
+                          interval=0.02)
+        latency = time.time() - t0
+        print(f"\nsecond tenant's publish latency behind a 30-publish backlog: {latency:.2f} s")
+        assert version(tb, lb["id"], n)["state"] == "active"
+        # One compile of A's (already running) and then B's, each well under two seconds.
+        assert latency < 5, latency
+    finally:
+        s.stop()
