@@ -179,6 +179,21 @@ static bool unresolved(const char *state) {
   return strcmp(state, SG_VERSION_QUEUED) == 0 || strcmp(state, SG_VERSION_STAGED) == 0;
 }
 
+/* Fills job from a row whose first columns are (state, snapshot_seq, item_count, attempts,
+ * content_hash, locale_policy, workspace_id). */
+static void read_job(sqlite3_stmt *s, const char *list_id, int64_t number, sg_version_job *job) {
+  snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
+  job->number = number;
+  snprintf(job->state, sizeof job->state, "%s", sg__sq_col(s, 0));
+  job->snapshot_seq = sqlite3_column_int64(s, 1);
+  job->item_count = (uint64_t)sqlite3_column_int64(s, 2);
+  job->attempts = sqlite3_column_int(s, 3);
+  const char *h = sg__sq_col(s, 4);
+  snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
+  job->locale_policy = json_loads(sg__sq_col(s, 5), 0, NULL);
+  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
+}
+
 sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
                                   sg_version_job *job) {
   static const char q_get[] =
@@ -201,16 +216,7 @@ sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t num
     if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
     goto end;
   }
-  snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
-  job->number = number;
-  snprintf(job->state, sizeof job->state, "%s", sg__sq_col(s, 0));
-  job->snapshot_seq = sqlite3_column_int64(s, 1);
-  job->item_count = (uint64_t)sqlite3_column_int64(s, 2);
-  job->attempts = sqlite3_column_int(s, 3);
-  const char *h = sg__sq_col(s, 4);
-  snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
-  job->locale_policy = json_loads(sg__sq_col(s, 5), 0, NULL);
-  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
+  read_job(s, list_id, number, job);
   sqlite3_reset(s);
   if (unresolved(job->state)) {
     if (!(s = sg__sq_prep(st, q_try))) goto end;
@@ -507,16 +513,7 @@ sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number,
     if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
     goto end;
   }
-  snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
-  job->number = number;
-  snprintf(job->state, sizeof job->state, "%s", sg__sq_col(s, 0));
-  job->snapshot_seq = sqlite3_column_int64(s, 1);
-  job->item_count = (uint64_t)sqlite3_column_int64(s, 2);
-  job->attempts = sqlite3_column_int(s, 3);
-  const char *h = sg__sq_col(s, 4);
-  snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
-  job->locale_policy = json_loads(sg__sq_col(s, 5), 0, NULL);
-  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
+  read_job(s, list_id, number, job);
   bool async = sqlite3_column_int(s, 7) != 0;
   bool busy = leased_elsewhere(sg__sq_col(s, 8), sqlite3_column_int64(s, 9), now);
   bool newer = sqlite3_column_int(s, 10) != 0;
