@@ -56,6 +56,8 @@
 #define SYNC_BACKOFF_MAX_MS 4000
 /* How often the worker truncates the store's WAL (when no reader is in the way). */
 #define CHECKPOINT_MS 5000
+/* How often a request waiting for another process's run of its version looks again. */
+#define LEASE_POLL_MS 50
 /* Versions the worker runs before it looks at its doorbell again. */
 #define WORKER_RUNS_PER_WAKE 64
 
@@ -465,19 +467,35 @@ done:
   return rc;
 }
 
+/* run_locked, and while another process holds the version's lease, again every
+ * LEASE_POLL_MS until `until` (sg_mono_ms): that run resolves it, or its process dies and
+ * the lease frees. Returns run_locked's last answer. */
+static int run_waiting(sg_control *c, const char *list_id, int64_t number, int64_t until) {
+  int rc = run_locked(c, list_id, number);
+  while (rc == 1 && sg_mono_ms() < until) {
+    struct timespec ts = {0, LEASE_POLL_MS * 1000000L};
+    nanosleep(&ts, NULL);
+    rc = run_locked(c, list_id, number);
+  }
+  return rc;
+}
+
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms) {
+  int64_t until = sg_mono_ms() + (wait_ms > 0 ? wait_ms : 0);
   int l = lock_list(c->pub, list_id, wait_ms);
   if (l) return l > 0 ? 1 : -1;
   /* Versions of one list resolve in number order: older unresolved ones first. Otherwise
    * a newer version that took the lock first would become active, and the older one,
    * whose synchronous publish is still waiting, could only go straight to superseded
-   * (a 200 may only answer active or draft). */
+   * (a 200 may only answer active or draft). An older async version is coalesced (it is
+   * superseded at its claim) rather than compiled. Another process's run of a version
+   * (its lease) is waited for by a request, up to its deadline, so the order holds across
+   * processes too; the worker (wait_ms < 0) does not wait and moves on. */
   sg_version_ref older[16];
   size_t n = 0;
-  /* An older async version is coalesced (superseded at its claim) rather than compiled. */
   if (sg_store_versions_pending(c->cfg.store, list_id, number, older, 16, &n) == SG_E_OK)
-    for (size_t i = 0; i < n; i++) run_locked(c, list_id, older[i].number);
-  int rc = run_locked(c, list_id, number); /* 1: another process is running it */
+    for (size_t i = 0; i < n; i++) run_waiting(c, list_id, older[i].number, until);
+  int rc = run_waiting(c, list_id, number, until); /* 1: another process still runs it */
   unlock_list(c->pub, list_id);
   return rc;
 }

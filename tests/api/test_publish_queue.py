@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
@@ -48,10 +49,10 @@ def can_fake_host():
         return False
 
 
-def start_pair(data_dir, second_elsewhere=False):
+def start_pair(data_dir, second_elsewhere=False, flags=QUEUE_FLAGS):
     procs = []
     for name in ("a", "b"):
-        s = Server(data_dir, mode="control", extra=QUEUE_FLAGS)
+        s = Server(data_dir, mode="control", extra=flags)
         s.log_path = os.path.join(data_dir, f"control-{name}.log")
         if name == "b" and second_elsewhere:
             s.preexec = other_host
@@ -219,3 +220,52 @@ def test_one_tenants_backlog_does_not_hold_up_another(data_dir):
         assert latency < 5, latency
     finally:
         s.stop()
+
+
+def edge_record(data_dir, list_id):
+    with open(os.path.join(data_dir, "edge", "lists", f"{list_id}.json")) as f:
+        return json.load(f)
+
+
+@pytest.fixture
+def sync_pair(data_dir):
+    """Two control processes that publish small lists synchronously."""
+    procs = start_pair(data_dir, flags=NO_LIMITS + ["--publish-lease-seconds", str(LEASE_S)])
+    yield procs
+    for s in procs:
+        s.stop()
+
+
+def test_two_processes_never_leave_an_older_active_hash_in_the_edge(sync_pair, data_dir):
+    """Synchronous publishes of one list race through both processes, each with different
+    content: every edge write rebuilds the record from the store under the edge writer
+    lock (flock, across processes), so the last write carries the newest active version."""
+    a, b = sync_pair
+    t = tenant_of(a)
+    lst = t.create_list()
+    t.add_items(lst["id"], [{"value": f"seed {i}"} for i in range(200)])
+    tb = Tenant(b, t.workspace_id, t.application_id, t.key_id, t.secret_key)
+    errors = []
+
+    def publisher(tenant, k):
+        for i in range(8):
+            # Different content each time, so the versions have different hashes.
+            r = tenant.api("POST", f"/lists/{lst['id']}/items", {"value": f"p{k} {i}"})
+            r2 = tenant.api("POST", f"/lists/{lst['id']}/versions")
+            if r.status != 201 or r2.status != 200 or r2.json()["state"] != "active":
+                errors.append((r, r2))
+
+    threads = [threading.Thread(target=publisher, args=(x, k))
+               for k, x in enumerate((t, tb, t, tb))]
+    [th.start() for th in threads]
+    [th.join() for th in threads]
+    assert not errors, errors
+    # Every publish answered 200 active: one whose version the other process was running
+    # (it resolves older versions first) waited for that run.
+    versions = t.api("GET", f"/lists/{lst['id']}/versions?limit=100").json()["data"]
+    assert len(versions) == 32 and all(v["state"] != "queued" for v in versions), [(v["versionNumber"], v["state"]) for v in versions]
+    # Checked at once, before the outbox's one-second reconciler could repair anything.
+    cur = t.api("GET", f"/lists/{lst['id']}").json()
+    rec = edge_record(data_dir, lst["id"])
+    assert rec["activeVersionNumber"] == cur["activeVersionNumber"] == 32, (rec, cur)
+    assert rec["activeContentHash"] == cur["activeContentHash"], (rec, cur)
