@@ -71,9 +71,9 @@ typedef struct list_lock {
 } list_lock;
 
 struct sg__publisher {
-  pthread_mutex_t mu;   /* guards everything below */
-  pthread_cond_t freed; /* broadcast when a list lock is released */
-  pthread_cond_t wake;  /* the worker's doorbell */
+  pthread_mutex_t mu;          /* guards everything below */
+  pthread_cond_t freed;        /* broadcast when a list lock is released */
+  pthread_cond_t wake;         /* the worker's doorbell */
   pthread_cond_t wake_renewer; /* rung at stop */
   list_lock *locks;
   bool kick, stop, started, renewing;
@@ -557,8 +557,7 @@ static void *worker(void *arg) {
     for (int i = 0; i < WORKER_RUNS_PER_WAKE && !stopping(p); i++) {
       sg_version_ref ref;
       bool found = false;
-      if (sg_store_version_next(c->cfg.store, last_ws, fresh_s, &ref, &found) != SG_E_OK ||
-          !found)
+      if (sg_store_version_next(c->cfg.store, last_ws, fresh_s, &ref, &found) != SG_E_OK || !found)
         break;
       snprintf(last_ws, sizeof last_ws, "%s", ref.workspace_id);
       sg__publish_run(c, ref.list_id, ref.number, -1);

@@ -316,8 +316,8 @@ sg_err sg_store_version_set_async(sg_store *st, const char *list_id, int64_t num
  * to superseded (job->state says so; no attempt). On SG_E_OK *job is filled (job->state
  * tells whether there is anything to do). SG_E_PUBLISH_IN_PROGRESS when another process
  * holds the lease; SG_E_NOT_FOUND when there is no such version. */
-sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number,
-                              int64_t lease_ms, sg_version_job *job);
+sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                              sg_version_job *job);
 /* Extends every lease this process holds to lease_ms from now. */
 sg_err sg_store_version_leases_renew(sg_store *st, int64_t lease_ms);
 /* Gives the version's lease back (after a run, whatever it reached). */

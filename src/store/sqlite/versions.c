@@ -483,8 +483,8 @@ static bool leased_elsewhere(const char *owner, int64_t until_ms, int64_t now_ms
          !sg__sq_owner_dead(owner);
 }
 
-sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number,
-                              int64_t lease_ms, sg_version_job *job) {
+sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                              sg_version_job *job) {
   static const char q_get[] =
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
       " v.locale_policy, l.workspace_id, v.queued_async, v.lease_owner, v.lease_until_ms,"

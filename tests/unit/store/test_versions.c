@@ -259,8 +259,7 @@ static void test_claim_lease_and_attempts(void **state) {
   sg_version_ref ref;
   bool found = true;
   /* Leased by a live process: not claimable, not offered to the worker, not counted. */
-  assert_int_equal(sg_store_version_claim(f->st, f->list, n, 1000, &job),
-                   SG_E_PUBLISH_IN_PROGRESS);
+  assert_int_equal(sg_store_version_claim(f->st, f->list, n, 1000, &job), SG_E_PUBLISH_IN_PROGRESS);
   sg_store_job_clear(&job);
   assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
   assert_false(found);
@@ -354,8 +353,7 @@ int main(void) {
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_claim_lease_and_attempts, store_fixture_setup,
                                       store_fixture_teardown),
-      cmocka_unit_test_setup_teardown(test_coalescing, store_fixture_setup,
-                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_coalescing, store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_next_is_round_robin_across_workspaces,
                                       store_fixture_setup, store_fixture_teardown),
   };
