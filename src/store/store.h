@@ -253,9 +253,9 @@ typedef struct {
 
 void sg_store_job_clear(sg_version_job *job);
 
-/* Starts a pipeline run: in one transaction loads the version and, when it is queued or
- * staged, counts the attempt. On SG_E_OK *job is filled (job->state tells whether there
- * is anything to do). SG_E_NOT_FOUND when there is no such version. */
+/* Starts a pipeline run without holding a lease: sg_store_version_claim with a lease that
+ * has already run out (the attempt is counted). The pipeline itself uses
+ * sg_store_version_claim; this remains for callers that need no lease (tests, tools). */
 sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
                                   sg_version_job *job);
 

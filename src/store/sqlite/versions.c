@@ -196,41 +196,8 @@ static void read_job(sqlite3_stmt *s, const char *list_id, int64_t number, sg_ve
 
 sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
                                   sg_version_job *job) {
-  static const char q_get[] =
-      "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
-      " v.locale_policy, l.workspace_id FROM versions v JOIN lists l ON l.id=v.list_id"
-      " WHERE v.list_id=? AND v.version_number=?";
-  static const char q_try[] =
-      "UPDATE versions SET attempts=attempts+1 WHERE list_id=? AND version_number=?";
-  memset(job, 0, sizeof *job);
-  sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  if (sg__sq_begin(st)) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_get);
-  if (!s) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  int step = sqlite3_step(s);
-  if (step != SQLITE_ROW) {
-    sqlite3_reset(s);
-    if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
-    goto end;
-  }
-  read_job(s, list_id, number, job);
-  sqlite3_reset(s);
-  if (unresolved(job->state)) {
-    if (!(s = sg__sq_prep(st, q_try))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    if (sg__sq_run(st, s) != 1) goto end;
-    job->attempts++;
-  }
-  rc = SG_E_OK;
-end:
-  if ((rc = sg__sq_end(st, rc)) != SG_E_OK) sg_store_job_clear(job);
-out:
-  pthread_mutex_unlock(&st->mu);
-  return rc;
+  /* A claim whose lease has already run out: the attempt is counted, nothing is held. */
+  return sg_store_version_claim(st, list_id, number, 0, job);
 }
 
 sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
