@@ -224,8 +224,9 @@ def test_one_tenants_backlog_does_not_hold_up_another(data_dir):
         latency = time.time() - t0
         print(f"\nsecond tenant's publish latency behind a 30-publish backlog: {latency:.2f} s")
         assert version(tb, lb["id"], n)["state"] == "active"
-        # One compile of A's (already running) and then B's, each well under two seconds.
-        assert latency < 5, latency
+        # At most one compile of A's (already running) and then B's, each about half a
+        # second on an idle machine (first-come-first-served order took 11 s here).
+        assert latency < 6, latency
     finally:
         s.stop()
 
