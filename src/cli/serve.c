@@ -33,6 +33,7 @@ static const sg_flag_spec serve_flags[] = {
     {"control-per-ip-connections", true, false},
     {"control-head-timeout", true, false},
     {"artifact-grace", true, false},
+    {"publish-lease-seconds", true, false},
     {"session-idle-seconds", true, false},
     {"dashboard-secure-cookies", false, false},
     {"signin-rate-ip", true, false},
@@ -145,6 +146,9 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   cc.max_per_ip = per_ip;
   cc.head_timeout_s = head_timeout;
   if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
+  if (u32_flag(&a, "publish-lease-seconds", "30", &cc.publish_lease_s)) return 1;
+  if (cc.publish_lease_s < 1 || cc.publish_lease_s > 3600)
+    return sg__cli_fail("--publish-lease-seconds must be an integer in 1..3600", NULL);
   /* The cap of one import body; the 512 MiB default is what the API documents, a smaller
    * value exists for tests of the 413. */
   const char *imb = sg_args_get(&a, "import-max-bytes");

@@ -23,6 +23,7 @@ typedef struct {
   unsigned max_per_ip;         /* open at once per client IP (0: no cap) */
   unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
   uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
+  uint32_t publish_lease_s;    /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
   /* The dashboard (DESIGN §7, docs/DASHBOARD.md). */
   int64_t session_idle_s;        /* idle expiry of a dashboard session (0: 43200 = 12 h) */
   bool secure_cookies;           /* always mark the session cookie Secure (served over TLS) */

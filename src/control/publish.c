@@ -15,9 +15,15 @@
  * never happened: see edge_sync.h), then keeps doing so every second.
  *
  * Only one pipeline run per list at a time: an in-process per-list lock (a synchronous
- * publish waits for it; see versions_create.c). Across processes the store's conditional
- * transitions keep things safe: a version is staged once and activated once, and an older
- * version never replaces a newer active one. See docs/PUBLISHING.md.
+ * publish waits for it; see versions_create.c). Across processes a run first claims its
+ * version with a lease in the store (an attempt is counted only on a claim), a renewer
+ * thread extends the leases this process holds every third of their duration, and a
+ * dead process's lease runs out so another process finishes its version. The worker
+ * picks versions round-robin across workspaces, and an older async version of a list
+ * with a newer one waiting is superseded without a compile (coalescing). The store's
+ * conditional transitions keep things safe whatever happens: a version is staged once and
+ * activated once, and an older version never replaces a newer active one. See
+ * docs/PUBLISHING.md.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,6 +56,10 @@
 #define SYNC_BACKOFF_MAX_MS 4000
 /* How often the worker truncates the store's WAL (when no reader is in the way). */
 #define CHECKPOINT_MS 5000
+/* How often a request waiting for another process's run of its version looks again. */
+#define LEASE_POLL_MS 50
+/* Versions the worker runs before it looks at its doorbell again. */
+#define WORKER_RUNS_PER_WAKE 64
 
 /* ---- per-list locks -------------------------------------------------------------------- */
 
@@ -61,12 +71,14 @@ typedef struct list_lock {
 } list_lock;
 
 struct sg__publisher {
-  pthread_mutex_t mu;   /* guards everything below */
-  pthread_cond_t freed; /* broadcast when a list lock is released */
-  pthread_cond_t wake;  /* the worker's doorbell */
+  pthread_mutex_t mu;          /* guards everything below */
+  pthread_cond_t freed;        /* broadcast when a list lock is released */
+  pthread_cond_t wake;         /* the worker's doorbell */
+  pthread_cond_t wake_renewer; /* rung at stop */
   list_lock *locks;
-  bool kick, stop, started;
-  pthread_t thread;
+  bool kick, stop, started, renewing;
+  int held; /* runs holding a store lease now: the renewer works only while > 0 */
+  pthread_t thread, renewer;
 };
 
 static void deadline_in(struct timespec *ts, int64_t ms) {
@@ -373,16 +385,37 @@ static void prune_history(sg_control *c, const char *list_id) {
   } while (n == PRUNE_CHUNK);
 }
 
-/* The pipeline for one version, with its list's lock held. */
+static int64_t lease_ms(const sg_control *c) {
+  return (int64_t)(c->cfg.publish_lease_s ? c->cfg.publish_lease_s : 30) * 1000;
+}
+
+static void held_add(struct sg__publisher *p, int d) {
+  pthread_mutex_lock(&p->mu);
+  p->held += d;
+  pthread_mutex_unlock(&p->mu);
+}
+
+/* The pipeline for one version, with its list's lock held. Returns 1 when another
+ * process holds the version's lease (it is running it). */
 static int run_locked(sg_control *c, const char *list_id, int64_t number) {
   sg_version_job job;
-  sg_err e = sg_store_version_begin_run(c->cfg.store, list_id, number, &job);
-  if (e == SG_E_NOT_FOUND) return 0;
-  if (e != SG_E_OK) return -1;
+  held_add(c->pub, 1); /* before the claim, so the renewer cannot miss the new lease */
+  sg_err e = sg_store_version_claim(c->cfg.store, list_id, number, lease_ms(c), &job);
+  if (e != SG_E_OK) {
+    held_add(c->pub, -1);
+    return e == SG_E_NOT_FOUND ? 0 : e == SG_E_PUBLISH_IN_PROGRESS ? 1 : -1;
+  }
   int rc = 0;
   bool queued = strcmp(job.state, SG_VERSION_QUEUED) == 0;
   bool staged = strcmp(job.state, SG_VERSION_STAGED) == 0;
-  if (!queued && !staged) goto done; /* resolved by an earlier run */
+  if (!queued && !staged) { /* resolved by an earlier run, or coalesced by this claim */
+    if (strcmp(job.state, SG_VERSION_SUPERSEDED) == 0 && !job.content_hash[0])
+      log_version("info", "publish coalesced", &job, "a newer version of the list is queued");
+    goto done;
+  }
+  char attempt[32];
+  snprintf(attempt, sizeof attempt, "attempt %d", job.attempts);
+  log_version("info", "publish claimed", &job, attempt);
   /* For suggestd_publish_duration_seconds: the state this run left the version in. */
   int64_t t0 = sg_mono_ms();
   const char *result = "failed";
@@ -424,23 +457,42 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
 observe:
   sg_metrics_publish(result, (sg_mono_ms() - t0) * 1000);
 done:
+  sg_store_version_release(c->cfg.store, list_id, number);
+  held_add(c->pub, -1);
   sg_store_job_clear(&job);
   prune_history(c, list_id);
   return rc;
 }
 
+/* run_locked, and while another process holds the version's lease, again every
+ * LEASE_POLL_MS until `until` (sg_mono_ms): that run resolves it, or its process dies and
+ * the lease frees. Returns run_locked's last answer. */
+static int run_waiting(sg_control *c, const char *list_id, int64_t number, int64_t until) {
+  int rc = run_locked(c, list_id, number);
+  while (rc == 1 && sg_mono_ms() < until) {
+    struct timespec ts = {0, LEASE_POLL_MS * 1000000L};
+    nanosleep(&ts, NULL);
+    rc = run_locked(c, list_id, number);
+  }
+  return rc;
+}
+
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms) {
+  int64_t until = sg_mono_ms() + (wait_ms > 0 ? wait_ms : 0);
   int l = lock_list(c->pub, list_id, wait_ms);
   if (l) return l > 0 ? 1 : -1;
   /* Versions of one list resolve in number order: older unresolved ones first. Otherwise
    * a newer version that took the lock first would become active, and the older one,
    * whose synchronous publish is still waiting, could only go straight to superseded
-   * (a 200 may only answer active or draft). */
+   * (a 200 may only answer active or draft). An older async version is coalesced (it is
+   * superseded at its claim) rather than compiled. Another process's run of a version
+   * (its lease) is waited for by a request, up to its deadline, so the order holds across
+   * processes too; the worker (wait_ms < 0) does not wait and moves on. */
   sg_version_ref older[16];
   size_t n = 0;
   if (sg_store_versions_pending(c->cfg.store, list_id, number, older, 16, &n) == SG_E_OK)
-    for (size_t i = 0; i < n; i++) run_locked(c, list_id, older[i].number);
-  int rc = run_locked(c, list_id, number);
+    for (size_t i = 0; i < n; i++) run_waiting(c, list_id, older[i].number, until);
+  int rc = run_waiting(c, list_id, number, until); /* 1: another process still runs it */
   unlock_list(c->pub, list_id);
   return rc;
 }
@@ -474,6 +526,10 @@ static void *worker(void *arg) {
   sg_control *c = arg;
   struct sg__publisher *p = c->pub;
   int64_t next_sync = 0, backoff = 0, next_checkpoint = 0;
+  /* A synchronous publish is run by its own request: the worker leaves such a version
+   * alone until it is a lease old (its process died before claiming it). */
+  int64_t fresh_s = lease_ms(c) / 1000;
+  char last_ws[64] = "";
   for (;;) {
     pthread_mutex_lock(&p->mu);
     if (!p->kick && !p->stop) {
@@ -492,12 +548,38 @@ static void *worker(void *arg) {
       sg_store_checkpoint(c->cfg.store);
       next_checkpoint = sg_mono_ms() + CHECKPOINT_MS;
     }
-    sg_version_ref refs[16];
-    size_t n = 0;
-    if (sg_store_versions_pending(c->cfg.store, NULL, 0, refs, 16, &n) != SG_E_OK) continue;
-    for (size_t i = 0; i < n && !stopping(p); i++)
-      sg__publish_run(c, refs[i].list_id, refs[i].number, -1);
+    /* Round-robin across workspaces: after a run, the next pick starts after that
+     * run's workspace. A bounded number of runs per wake, so a version that keeps
+     * coming back (a store error) cannot spin the worker. */
+    for (int i = 0; i < WORKER_RUNS_PER_WAKE && !stopping(p); i++) {
+      sg_version_ref ref;
+      bool found = false;
+      if (sg_store_version_next(c->cfg.store, last_ws, fresh_s, &ref, &found) != SG_E_OK || !found)
+        break;
+      snprintf(last_ws, sizeof last_ws, "%s", ref.workspace_id);
+      sg__publish_run(c, ref.list_id, ref.number, -1);
+    }
   }
+  return NULL;
+}
+
+/* Renews this process's leases every third of their duration while it holds any, so a
+ * compile longer than the lease keeps its version; a dead process stops renewing. */
+static void *renewer(void *arg) {
+  sg_control *c = arg;
+  struct sg__publisher *p = c->pub;
+  int64_t every = lease_ms(c) / 3;
+  pthread_mutex_lock(&p->mu);
+  while (!p->stop) {
+    struct timespec until;
+    deadline_in(&until, every);
+    pthread_cond_timedwait(&p->wake_renewer, &p->mu, &until);
+    if (p->stop || p->held <= 0) continue;
+    pthread_mutex_unlock(&p->mu);
+    sg_store_version_leases_renew(c->cfg.store, lease_ms(c));
+    pthread_mutex_lock(&p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
   return NULL;
 }
 
@@ -507,11 +589,14 @@ int sg__publish_start(sg_control *c) {
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->freed, NULL);
   pthread_cond_init(&p->wake, NULL);
+  pthread_cond_init(&p->wake_renewer, NULL);
   p->kick = true; /* resume what a previous process left unresolved */
   c->pub = p;
   if (sg__artifact_gc_init(c)) return -1;
   if (pthread_create(&p->thread, NULL, worker, c) != 0) return -1;
   p->started = true;
+  if (pthread_create(&p->renewer, NULL, renewer, c) != 0) return -1;
+  p->renewing = true;
   return 0;
 }
 
@@ -530,8 +615,10 @@ void sg__publish_stop(sg_control *c) {
     pthread_mutex_lock(&p->mu);
     p->stop = true;
     pthread_cond_signal(&p->wake);
+    pthread_cond_signal(&p->wake_renewer);
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
+    if (p->renewing) pthread_join(p->renewer, NULL);
   }
   /* Every lock is released by now: the HTTP listener stopped before the worker. */
   while (p->locks) {
@@ -540,6 +627,7 @@ void sg__publish_stop(sg_control *c) {
     free(e);
   }
   pthread_cond_destroy(&p->wake);
+  pthread_cond_destroy(&p->wake_renewer);
   pthread_cond_destroy(&p->freed);
   pthread_mutex_destroy(&p->mu);
   free(p);

@@ -39,12 +39,15 @@ void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, 
   int64_t number = json_integer_value(json_object_get(v, "versionNumber"));
   json_int_t count = json_integer_value(json_object_get(v, "itemCount"));
   if ((uint64_t)count > c->cfg.sync_publish_limit) {
+    /* A queued (202) version may be coalesced into a newer one (docs/PUBLISHING.md). */
+    sg_store_version_set_async(c->cfg.store, list_id, number);
     sg__publish_kick(c);
     sg__send_version(req, resp, 202, v);
     return;
   }
   int r = sg__publish_run(c, list_id, number, SYNC_WAIT_MS);
   if (r == 1) {
+    sg_store_version_set_async(c->cfg.store, list_id, number);
     sg__publish_kick(c);
     sg__send_version(req, resp, 202, v);
     return;

@@ -347,8 +347,38 @@ sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char 
 
 sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
                                   sg_version_job *job) {
+  /* A claim whose lease has already run out: the attempt is counted, nothing is held. */
+  return sg_store_version_claim(st, list_id, number, 0, job);
+}
+
+sg_err sg_store_version_set_async(sg_store *st, const char *list_id, int64_t number) {
   if (!st) return SG_E_INTERNAL;
-  return st->ops->version_begin_run(st, list_id, number, job);
+  if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  return st->ops->version_set_async(st, list_id, number);
+}
+
+sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                              sg_version_job *job) {
+  if (!st || !job || lease_ms < 0) return SG_E_INTERNAL;
+  if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  return st->ops->version_claim(st, list_id, number, lease_ms, job);
+}
+
+sg_err sg_store_version_leases_renew(sg_store *st, int64_t lease_ms) {
+  if (!st || lease_ms < 0) return SG_E_INTERNAL;
+  return st->ops->version_leases_renew(st, lease_ms);
+}
+
+sg_err sg_store_version_release(sg_store *st, const char *list_id, int64_t number) {
+  if (!st) return SG_E_INTERNAL;
+  if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  return st->ops->version_release(st, list_id, number);
+}
+
+sg_err sg_store_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
+                             sg_version_ref *out, bool *found) {
+  if (!st || !out || !found || fresh_s < 0) return SG_E_INTERNAL;
+  return st->ops->version_next(st, after_workspace, fresh_s, out, found);
 }
 
 sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,

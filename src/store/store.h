@@ -259,9 +259,9 @@ typedef struct {
 
 void sg_store_job_clear(sg_version_job *job);
 
-/* Starts a pipeline run: in one transaction loads the version and, when it is queued or
- * staged, counts the attempt. On SG_E_OK *job is filled (job->state tells whether there
- * is anything to do). SG_E_NOT_FOUND when there is no such version. */
+/* Starts a pipeline run without holding a lease: sg_store_version_claim with a lease that
+ * has already run out (the attempt is counted). The pipeline itself uses
+ * sg_store_version_claim; this remains for callers that need no lease (tests, tools). */
 sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t number,
                                   sg_version_job *job);
 
@@ -310,6 +310,32 @@ typedef struct {
   char workspace_id[64];
   int64_t number;
 } sg_version_ref;
+
+/* The publish queue across processes (docs/PUBLISHING.md). A version is claimed with a
+ * lease held by this process until lease_ms from now; the worker renews it. */
+/* Marks a queued version whose POST answered 202: only such a version may be superseded
+ * without a compile by a newer version of its list. */
+sg_err sg_store_version_set_async(sg_store *st, const char *list_id, int64_t number);
+/* Claims a version for one pipeline run, in one transaction: when it is unresolved and
+ * not leased by another live process, takes the lease and counts the attempt. A queued
+ * async version with a newer queued, staged or active version of the list goes straight
+ * to superseded (job->state says so; no attempt). On SG_E_OK *job is filled (job->state
+ * tells whether there is anything to do). SG_E_PUBLISH_IN_PROGRESS when another process
+ * holds the lease; SG_E_NOT_FOUND when there is no such version. */
+sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                              sg_version_job *job);
+/* Extends every lease this process holds to lease_ms from now. */
+sg_err sg_store_version_leases_renew(sg_store *st, int64_t lease_ms);
+/* Gives the version's lease back (after a run, whatever it reached). */
+sg_err sg_store_version_release(sg_store *st, const char *list_id, int64_t number);
+/* The next version the worker should claim, fairly: the oldest claimable version of the
+ * first workspace after after_workspace (in id order, wrapping round), so one
+ * workspace's backlog waits its turn. Claimable: unresolved, not leased by a live process,
+ * and either async, staged, or older than fresh_s seconds (a synchronous publish is run
+ * by its own request; the age rule picks it up if that process died). *found is false
+ * when there is none. */
+sg_err sg_store_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
+                             sg_version_ref *out, bool *found);
 
 /* Up to max unresolved (queued or staged) versions, oldest first, into out; *n is how
  * many. list_id (may be NULL: every list) and before (> 0: only numbers below it) narrow

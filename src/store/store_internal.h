@@ -85,8 +85,13 @@ struct sg_store_ops {
                         json_t **out);
   sg_err (*version_page)(sg_store *st, const char *workspace_id, const char *list_id, size_t limit,
                          const json_t *after, json_t **data, bool *more);
-  sg_err (*version_begin_run)(sg_store *st, const char *list_id, int64_t number,
-                              sg_version_job *job);
+  sg_err (*version_set_async)(sg_store *st, const char *list_id, int64_t number);
+  sg_err (*version_claim)(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                          sg_version_job *job);
+  sg_err (*version_leases_renew)(sg_store *st, int64_t lease_ms);
+  sg_err (*version_release)(sg_store *st, const char *list_id, int64_t number);
+  sg_err (*version_next)(sg_store *st, const char *after_workspace, int64_t fresh_s,
+                         sg_version_ref *out, bool *found);
   sg_err (*snapshot_items)(sg_store *st, const char *list_id, int64_t snapshot_seq,
                            int64_t after_seq, size_t limit,
                            int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,

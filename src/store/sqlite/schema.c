@@ -208,5 +208,13 @@ const char *const sg__sqlite_migrations[] = {
     "  OLD.workspace_id IS NOT NEW.workspace_id BEGIN"
     "  INSERT INTO edge_outbox(kind, id, want) VALUES('lists', NEW.id, 1)"
     "  ON CONFLICT(kind, id) DO UPDATE SET want=want+1; END;",
+    /* 8: the publish queue with several processes (issue 12, docs/PUBLISHING.md). A
+     * version is claimed with a lease ("host pid start-time" until a time in ms) that its
+     * worker renews; queued_async marks a version whose POST answered 202, the only kind
+     * a newer version of the list may supersede without a compile. */
+    "ALTER TABLE versions ADD COLUMN queued_async INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE versions ADD COLUMN lease_owner TEXT;"
+    "ALTER TABLE versions ADD COLUMN lease_until_ms INTEGER;"
+    "CREATE INDEX versions_leased ON versions(lease_owner) WHERE lease_owner IS NOT NULL;",
     NULL,
 };

@@ -207,8 +207,13 @@ sg_err sg__sqlite_version_get(sg_store *st, const char *workspace_id, const char
                               int64_t number, json_t **out);
 sg_err sg__sqlite_version_page(sg_store *st, const char *workspace_id, const char *list_id,
                                size_t limit, const json_t *after, json_t **data, bool *more);
-sg_err sg__sqlite_version_begin_run(sg_store *st, const char *list_id, int64_t number,
-                                    sg_version_job *job);
+sg_err sg__sqlite_version_set_async(sg_store *st, const char *list_id, int64_t number);
+sg_err sg__sqlite_version_claim(sg_store *st, const char *list_id, int64_t number,
+                                int64_t lease_ms, sg_version_job *job);
+sg_err sg__sqlite_version_leases_renew(sg_store *st, int64_t lease_ms);
+sg_err sg__sqlite_version_release(sg_store *st, const char *list_id, int64_t number);
+sg_err sg__sqlite_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
+                               sg_version_ref *out, bool *found);
 sg_err sg__sqlite_snapshot_items(sg_store *st, const char *list_id, int64_t snapshot_seq,
                                  int64_t after_seq, size_t limit,
                                  int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
@@ -272,5 +277,10 @@ sg_err sg__sqlite_publishable_key_list(sg_store *st, const char *application_id,
 sg_err sg__sqlite_item_search(sg_store *st, const char *workspace_id, const char *list_id,
                               const char *prefix, size_t limit, const json_t *after, json_t **data,
                               bool *more);
+/* This process as the owner of an in-flight record or a lease: "<host> <pid> <start>"
+ * (idempotency.c). */
+const char *sg__sq_self_owner(void);
+/* True when owner names a process of this host that is no longer running. */
+bool sg__sq_owner_dead(const char *owner);
 
 #endif

@@ -177,29 +177,9 @@ static bool unresolved(const char *state) {
   return strcmp(state, SG_VERSION_QUEUED) == 0 || strcmp(state, SG_VERSION_STAGED) == 0;
 }
 
-sg_err sg__sqlite_version_begin_run(sg_store *base, const char *list_id, int64_t number,
-                                    sg_version_job *job) {
-  sg__sq *st = sg__sq_of(base);
-  static const char q_get[] =
-      "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
-      " v.locale_policy, l.workspace_id FROM versions v JOIN lists l ON l.id=v.list_id"
-      " WHERE v.list_id=? AND v.version_number=?";
-  static const char q_try[] =
-      "UPDATE versions SET attempts=attempts+1 WHERE list_id=? AND version_number=?";
-  memset(job, 0, sizeof *job);
-  sg_err rc = SG_E_INTERNAL;
-  pthread_mutex_lock(&st->mu);
-  if (sg__sq_begin(st)) goto out;
-  sqlite3_stmt *s = sg__sq_prep(st, q_get);
-  if (!s) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  int step = sqlite3_step(s);
-  if (step != SQLITE_ROW) {
-    sqlite3_reset(s);
-    if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
-    goto end;
-  }
+/* Fills job from a row whose first columns are (state, snapshot_seq, item_count, attempts,
+ * content_hash, locale_policy, workspace_id). */
+static void read_job(sqlite3_stmt *s, const char *list_id, int64_t number, sg_version_job *job) {
   snprintf(job->list_id, sizeof job->list_id, "%s", list_id);
   job->number = number;
   snprintf(job->state, sizeof job->state, "%s", sg__sq_col(s, 0));
@@ -210,20 +190,6 @@ sg_err sg__sqlite_version_begin_run(sg_store *base, const char *list_id, int64_t
   snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
   job->locale_policy = json_loads(sg__sq_col(s, 5), 0, NULL);
   snprintf(job->workspace_id, sizeof job->workspace_id, "%s", sg__sq_col(s, 6));
-  sqlite3_reset(s);
-  if (unresolved(job->state)) {
-    if (!(s = sg__sq_prep(st, q_try))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    if (sg__sq_run(st, s) != 1) goto end;
-    job->attempts++;
-  }
-  rc = SG_E_OK;
-end:
-  if ((rc = sg__sq_end(st, rc)) != SG_E_OK) sg_store_job_clear(job);
-out:
-  pthread_mutex_unlock(&st->mu);
-  return rc;
 }
 
 sg_err sg__sqlite_snapshot_items(sg_store *base, const char *list_id, int64_t snapshot_seq,
@@ -464,6 +430,158 @@ sg_err sg__sqlite_artifacts_in_use(sg_store *base, json_t **out) {
     } else {
       json_decref(arr);
     }
+  }
+  sg__sq_reader_release(r);
+  return rc;
+}
+
+/* ---- the publish queue across processes ------------------------------------------------ */
+
+sg_err sg__sqlite_version_set_async(sg_store *base, const char *list_id, int64_t number) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q[] = "UPDATE versions SET queued_async=1"
+                          " WHERE list_id=?1 AND version_number=?2 AND state='queued'";
+  return transition(st, q, list_id, number, NULL);
+}
+
+/* True when a lease (owner, until_ms) keeps other processes away at now_ms. */
+static bool leased_elsewhere(const char *owner, int64_t until_ms, int64_t now_ms) {
+  return owner && strcmp(owner, sg__sq_self_owner()) != 0 && until_ms >= now_ms &&
+         !sg__sq_owner_dead(owner);
+}
+
+sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t number, int64_t lease_ms,
+                              sg_version_job *job) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q_get[] =
+      "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
+      " v.locale_policy, l.workspace_id, v.queued_async, v.lease_owner, v.lease_until_ms,"
+      " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
+      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
+      " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.list_id=? AND v.version_number=?";
+  static const char q_coalesce[] =
+      "UPDATE versions SET state='superseded', lease_owner=NULL, lease_until_ms=NULL"
+      " WHERE list_id=?1 AND version_number=?2 AND state='queued'";
+  static const char q_claim[] =
+      "UPDATE versions SET attempts=attempts+1, lease_owner=?3, lease_until_ms=?4"
+      " WHERE list_id=?1 AND version_number=?2";
+  memset(job, 0, sizeof *job);
+  int64_t now = sg_now_ms();
+  sg_err rc = SG_E_INTERNAL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_get);
+  if (!s) goto end;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  int step = sqlite3_step(s);
+  if (step != SQLITE_ROW) {
+    sqlite3_reset(s);
+    if (step == SQLITE_DONE) rc = SG_E_NOT_FOUND;
+    goto end;
+  }
+  read_job(s, list_id, number, job);
+  bool async = sqlite3_column_int(s, 7) != 0;
+  bool busy = leased_elsewhere(sg__sq_col(s, 8), sqlite3_column_int64(s, 9), now);
+  bool newer = sqlite3_column_int(s, 10) != 0;
+  sqlite3_reset(s);
+  rc = SG_E_OK;
+  if (!unresolved(job->state)) goto end;
+  if (busy) {
+    rc = SG_E_PUBLISH_IN_PROGRESS;
+    goto end;
+  }
+  rc = SG_E_INTERNAL;
+  bool coalesce = async && newer && strcmp(job->state, SG_VERSION_QUEUED) == 0;
+  if (!(s = sg__sq_prep(st, coalesce ? q_coalesce : q_claim))) goto end;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  if (!coalesce) {
+    sg__sq_text(s, 3, sg__sq_self_owner());
+    sqlite3_bind_int64(s, 4, now + lease_ms);
+  }
+  if (sg__sq_run(st, s) != 1) goto end;
+  if (coalesce)
+    snprintf(job->state, sizeof job->state, "%s", SG_VERSION_SUPERSEDED);
+  else
+    job->attempts++;
+  rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) != SG_E_OK && rc != SG_E_PUBLISH_IN_PROGRESS)
+    sg_store_job_clear(job);
+out:
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg__sqlite_version_leases_renew(sg_store *base, int64_t lease_ms) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q[] = "UPDATE versions SET lease_until_ms=?2"
+                          " WHERE lease_owner=?1 AND state IN ('queued', 'staged')";
+  pthread_mutex_lock(&st->mu);
+  sg_err rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (s) {
+    sg__sq_text(s, 1, sg__sq_self_owner());
+    sqlite3_bind_int64(s, 2, sg_now_ms() + lease_ms);
+    if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
+  }
+  pthread_mutex_unlock(&st->mu);
+  return rc;
+}
+
+sg_err sg__sqlite_version_release(sg_store *base, const char *list_id, int64_t number) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q[] = "UPDATE versions SET lease_owner=NULL, lease_until_ms=NULL"
+                          " WHERE list_id=?1 AND version_number=?2 AND lease_owner=?3";
+  sg_err rc = transition(st, q, list_id, number, sg__sq_self_owner());
+  return rc == SG_E_PRECONDITION_FAILED ? SG_E_OK : rc;
+}
+
+/* Candidates read per call: leases of live processes of this host are filtered here, not
+ * in SQL, so a few more rows than one are read. */
+#define NEXT_BATCH 64
+
+sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int64_t fresh_s,
+                             sg_version_ref *out, bool *found) {
+  sg__sq *st = sg__sq_of(base);
+  /* Workspaces after after_workspace first (false sorts before true), then wrapping. */
+  static const char q[] =
+      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms"
+      " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<?2)"
+      " AND (v.lease_owner IS NULL OR v.lease_until_ms<?3 OR v.lease_owner LIKE ?4)"
+      " ORDER BY l.workspace_id<=?1, l.workspace_id, v.rowid LIMIT ?5";
+  char host[300];
+  const char *me = sg__sq_self_owner();
+  const char *sp = strchr(me, ' ');
+  int hl = sp ? (int)(sp - me) : (int)strlen(me);
+  /* The host part is a hostname (no LIKE wildcards in practice; a stray one only widens
+   * the candidates, which the check below filters anyway). */
+  snprintf(host, sizeof host, "%.*s %%", hl, me);
+  int64_t now = sg_now_ms();
+  *found = false;
+  sg__sq *r = sg__sq_reader_acquire(st);
+  sg_err rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(r, q);
+  if (s) {
+    sg__sq_text(s, 1, after_workspace ? after_workspace : "");
+    sqlite3_bind_int64(s, 2, sg_now_s() - fresh_s);
+    sqlite3_bind_int64(s, 3, now);
+    sg__sq_text(s, 4, host);
+    sqlite3_bind_int64(s, 5, NEXT_BATCH);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+      if (leased_elsewhere(sg__sq_col(s, 3), sqlite3_column_int64(s, 4), now)) continue;
+      snprintf(out->list_id, sizeof out->list_id, "%s", sg__sq_col(s, 0));
+      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 1));
+      out->number = sqlite3_column_int64(s, 2);
+      *found = true;
+      break;
+    }
+    if (step == SQLITE_DONE || step == SQLITE_ROW) rc = SG_E_OK;
+    sqlite3_reset(s);
   }
   sg__sq_reader_release(r);
   return rc;

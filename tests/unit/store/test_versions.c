@@ -6,9 +6,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "store/store.h"
@@ -223,6 +226,120 @@ static void test_attempts_count(void **state) {
   assert_int_equal(sg_store_version_begin_run(f->st, f->list, 99, &job), SG_E_NOT_FOUND);
 }
 
+/* Forks a process that opens the same store, claims version n with a long lease, says so
+ * on a pipe and waits to be killed: another process holding a lease. */
+static pid_t claim_elsewhere(fixture *f, int64_t n) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    sg_store *st = NULL;
+    char err[256];
+    sg_version_job job;
+    char ok = sg_store_open(f->dir, &st, err, sizeof err) == 0 &&
+              sg_store_version_claim(st, f->list, n, 600000, &job) == SG_E_OK;
+    if (write(fds[1], &ok, 1) != 1) _exit(1);
+    for (;;) pause();
+  }
+  close(fds[1]);
+  char ok = 0;
+  assert_int_equal(read(fds[0], &ok, 1), 1);
+  close(fds[0]);
+  assert_true(ok);
+  return pid;
+}
+
+static void test_claim_lease_and_attempts(void **state) {
+  fixture *f = *state;
+  int64_t n = new_version(f);
+  sg_store_version_set_async(f->st, f->list, n);
+  pid_t other = claim_elsewhere(f, n); /* attempt 1, by the other process */
+  sg_version_job job;
+  sg_version_ref ref;
+  bool found = true;
+  /* Leased by a live process: not claimable, not offered to the worker, not counted. */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, n, 1000, &job), SG_E_PUBLISH_IN_PROGRESS);
+  sg_store_job_clear(&job);
+  assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
+  assert_false(found);
+  /* It dies (kill -9): a dead process of this host holds nothing. */
+  kill(other, SIGKILL);
+  waitpid(other, NULL, 0);
+  assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
+  assert_true(found);
+  assert_int_equal(ref.number, n);
+  assert_int_equal(sg_store_version_claim(f->st, f->list, n, 1000, &job), SG_E_OK);
+  assert_string_equal(job.state, "queued");
+  assert_int_equal(job.attempts, 2);
+  sg_store_job_clear(&job);
+  assert_int_equal(sg_store_version_leases_renew(f->st, 1000), SG_E_OK);
+  assert_int_equal(sg_store_version_release(f->st, f->list, n), SG_E_OK);
+  /* A synchronous (not async) version is left to its request while it is fresh. */
+  int64_t m = new_version(f);
+  assert_int_equal(sg_store_version_set_failed(f->st, f->list, n, "test"), SG_E_OK);
+  assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
+  assert_false(found);
+  assert_int_equal(sg_store_version_next(f->st, NULL, -5, &ref, &found), SG_E_OK);
+  assert_true(found);
+  assert_int_equal(ref.number, m);
+}
+
+static void test_coalescing(void **state) {
+  fixture *f = *state;
+  char buf[16];
+  int64_t a = new_version(f), b = new_version(f), c = new_version(f);
+  sg_store_version_set_async(f->st, f->list, a);
+  sg_store_version_set_async(f->st, f->list, c);
+  sg_version_job job;
+  /* a: async with newer ones queued, superseded without a claim (no attempt, no hash). */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, a, 1000, &job), SG_E_OK);
+  assert_string_equal(job.state, "superseded");
+  assert_int_equal(job.attempts, 0);
+  sg_store_job_clear(&job);
+  /* b: a synchronous publish is never coalesced (a 200 answers active or draft). */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, b, 1000, &job), SG_E_OK);
+  assert_string_equal(job.state, "queued");
+  assert_int_equal(job.attempts, 1);
+  sg_store_job_clear(&job);
+  /* c: the newest is compiled. */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, c, 1000, &job), SG_E_OK);
+  assert_string_equal(job.state, "queued");
+  sg_store_job_clear(&job);
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_get(f->st, f->ws, f->list, a, &v), SG_E_OK);
+  assert_string_equal(state_of(f, a, buf), "superseded");
+  assert_true(json_is_null(json_object_get(v, "contentHash")));
+  assert_true(json_is_null(json_object_get(v, "activatedAt")));
+  json_decref(v);
+}
+
+static void test_next_is_round_robin_across_workspaces(void **state) {
+  fixture *f = *state;
+  json_t *o = NULL;
+  assert_int_equal(sg_store_workspace_create(f->st, "Other", &o), SG_E_OK);
+  char ws2[64], list2[64];
+  snprintf(ws2, sizeof ws2, "%s", json_string_value(json_object_get(o, "id")));
+  json_decref(o);
+  assert_int_equal(sg_store_list_create(f->st, ws2, "L2", NULL, &o), SG_E_OK);
+  snprintf(list2, sizeof list2, "%s", json_string_value(json_object_get(o, "id")));
+  json_decref(o);
+  for (int i = 0; i < 3; i++) sg_store_version_set_async(f->st, f->list, new_version(f));
+  assert_int_equal(sg_store_version_create(f->st, ws2, list2, &o), SG_E_OK);
+  sg_store_version_set_async(f->st, list2, json_integer_value(json_object_get(o, "versionNumber")));
+  json_decref(o);
+  sg_version_ref ref;
+  bool found = false;
+  /* After a run in the first workspace, the other one's version comes next, though the
+   * first's backlog is older. */
+  assert_int_equal(sg_store_version_next(f->st, f->ws, 30, &ref, &found), SG_E_OK);
+  assert_true(found);
+  assert_string_equal(ref.list_id, list2);
+  assert_int_equal(sg_store_version_next(f->st, ws2, 30, &ref, &found), SG_E_OK);
+  assert_string_equal(ref.list_id, f->list);
+  assert_int_equal(ref.number, 1);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
@@ -234,6 +351,11 @@ int main(void) {
                                       store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_attempts_count, store_fixture_setup,
                                       store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_claim_lease_and_attempts, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_coalescing, store_fixture_setup, store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_next_is_round_robin_across_workspaces,
+                                      store_fixture_setup, store_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
