@@ -377,7 +377,7 @@ sg_err sg_store_version_release(sg_store *st, const char *list_id, int64_t numbe
 
 sg_err sg_store_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
                              sg_version_ref *out, bool *found) {
-  if (!st || !out || !found || fresh_s < 0) return SG_E_INTERNAL;
+  if (!st || !out || !found) return SG_E_INTERNAL;
   return st->ops->version_next(st, after_workspace, fresh_s, out, found);
 }
 
