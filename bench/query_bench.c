@@ -5,6 +5,11 @@
  *   query_bench --artifact A.art --items ITEMS.jsonl --fts-db DB
  *               [--mix top|spread] [--names 2000] [--rounds 3] [--fts-max 4000]
  *               [--fts-seconds 60] [--queries-out FILE] [--typo-queries-out FILE]
+ *               [--content-hash sha256:…]
+ *
+ * With --content-hash the artifact is loaded the way the runtime loads it
+ * (sg_artifact_load_file: private memory, checked hash, huge pages where offered);
+ * without it, mmapped (sg_artifact_open_file).
  *
  * Query mix: every character-boundary prefix of N display values (what a user types):
  * "top" takes the N highest-ranked items (cities: the most populous), "spread" takes N
@@ -262,6 +267,7 @@ int main(int argc, char **argv) {
              *tqout = NULL;
   size_t names = 2000, fts_max = 4000;
   double fts_seconds = 60;
+  const char *content_hash = NULL;
   int rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--artifact"))
@@ -282,6 +288,8 @@ int main(int argc, char **argv) {
       qout = argv[i + 1];
     else if (!strcmp(argv[i], "--typo-queries-out"))
       tqout = argv[i + 1];
+    else if (!strcmp(argv[i], "--content-hash"))
+      content_hash = argv[i + 1];
     else if (!strcmp(argv[i], "--fts-seconds"))
       fts_seconds = atof(argv[i + 1]);
     else
@@ -350,7 +358,9 @@ int main(int argc, char **argv) {
 
   /* suggestd, every query, rounds - 1 counted rounds after a warm-up round. */
   sg_artifact *a;
-  if (sg_artifact_open_file(art_path, &a)) die("cannot open artifact");
+  if (content_hash ? sg_artifact_load_file(art_path, content_hash, &a)
+                   : sg_artifact_open_file(art_path, &a))
+    die("cannot open artifact");
   size_t counted = (size_t)(rounds - 1) * nq;
   long long *t_sg = malloc((counted ? counted : 1) * sizeof *t_sg);
   unsigned long long sink = 0;

@@ -82,6 +82,7 @@ for set in $SETS; do
   log "lookup + FTS5 $set"
   "$QB" --artifact "$art" --items "$items" --fts-db "$W/$set.fts.db" --mix "$mix" \
     --names 2000 --rounds 3 --fts-max 3000 --fts-seconds 45 \
+    --content-hash "$(jq -r .contentHash "$W/$set.compile.json")" \
     --queries-out "$W/$set.queries" --typo-queries-out "$W/$set.typo" >"$W/$set.lookup.json"
   rm -f "$W/$set.fts.db"
 done

@@ -14,6 +14,7 @@
  */
 #include "compiler/typo.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "compiler/normalize.h"
@@ -71,6 +72,14 @@ static size_t decode(const char *s, size_t len, uint32_t *out, size_t max, char 
 #define HL_MAX_BYTES 8192
 #define HL_MAX_CP 2048
 
+/* True when q[0..len) is non-empty ASCII without a NUL. */
+static bool ascii_query(const char *q, size_t len) {
+  if (len == 0 || len > HL_MAX_CP) return false;
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)q[i] - 1u >= 0x7Fu) return false;
+  return true;
+}
+
 long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen, unsigned edits,
                        unsigned tier, uint32_t *out, size_t max) {
   if (tier == 1 || edits > SG_TYPO_MAX_K || qlen >= HL_MAX_BYTES) return 0;
@@ -81,20 +90,27 @@ long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen
   long nl = sg_normalize_map(dv, dvlen, norm, sizeof norm, map, HL_MAX_CP, &ncp);
   if (nl == -1) return -1;
   if (nl < 0) return 0;
-  /* q into code points (the query buffer is reused as its NUL-terminated copy). */
-  static _Thread_local char qcopy[HL_MAX_BYTES];
-  size_t n = decode(nq, qlen, q, HL_MAX_CP, qcopy);
-  if (n == (size_t)-1 || n == 0) return 0;
   /* Candidates: the whole text for tier 0; for tier 2 each later word, left to right,
    * the first whose distance is the item's. */
   size_t start_cp = 0, plen = 0;
   int found = 0;
   size_t cpi = 0;
+  /* Distance 0 to a prefix means the candidate's first code points are q's, and the
+   * shortest such prefix is q itself. For an ASCII q against valid UTF-8 (the normalised
+   * text) that is a byte comparison: no decoding and no DP for an exact answer. */
+  bool bytes = edits == 0 && ascii_query(nq, qlen);
+  size_t n = qlen;
+  if (!bytes) {
+    /* q into code points (the query buffer is reused as its NUL-terminated copy). */
+    static _Thread_local char qcopy[HL_MAX_BYTES];
+    n = decode(nq, qlen, q, HL_MAX_CP, qcopy);
+    if (n == (size_t)-1 || n == 0) return 0;
+  }
   for (const char *p = norm; *p && !found;) {
     int word_start = (tier == 0 && p == norm) || (tier == 2 && p != norm && p[-1] == ' ');
     if (word_start) {
-      size_t pl;
-      if (sg_typo_edits(q, n, p, &pl) == edits) {
+      size_t pl = n;
+      if (bytes ? strncmp(p, nq, qlen) == 0 : sg_typo_edits(q, n, p, &pl) == edits) {
         start_cp = cpi;
         plen = pl;
         found = 1;

@@ -211,6 +211,26 @@ static void test_highlight(void **state) {
   assert_int_equal(h[1], 7);
 }
 
+/* Exact answers with an ASCII query take a byte comparison instead of the DP; it must
+ * give what the DP gives, including for a non-ASCII displayValue (UTF-16 offsets), a
+ * later word, and a candidate that does not start with q. */
+static void test_highlight_exact(void **state) {
+  (void)state;
+  uint32_t h[16];
+  assert_int_equal(sg_typo_highlight("Foo-Bar baz", 11, "foo b", 5, 0, 0, h, 8), 1);
+  assert_int_equal(h[0], 0);
+  assert_int_equal(h[1], 5);
+  /* "𝐀" is two UTF-16 code units and normalises to "a". */
+  assert_int_equal(sg_typo_highlight("\xf0\x9d\x90\x80lpha", 8, "alp", 3, 0, 0, h, 8), 1);
+  assert_int_equal(h[0], 0);
+  assert_int_equal(h[1], 4);
+  assert_int_equal(sg_typo_highlight("Le Paris Paris", 14, "paris", 5, 0, 2, h, 8), 1);
+  assert_int_equal(h[0], 3);
+  assert_int_equal(h[1], 8);
+  assert_int_equal(sg_typo_highlight("Paris", 5, "pariz", 5, 0, 0, h, 8), 0);
+  assert_int_equal(sg_typo_highlight("Pa", 2, "par", 3, 0, 0, h, 8), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_budget_at_exactly_4_and_8),
@@ -222,6 +242,7 @@ int main(void) {
       cmocka_unit_test(test_band_matches_full_table),
       cmocka_unit_test(test_offset_map),
       cmocka_unit_test(test_highlight),
+      cmocka_unit_test(test_highlight_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
