@@ -334,7 +334,7 @@ def test_sign_in_page_is_built_in(server):
     assert r.header("x-frame-options") == "DENY"
     # Nothing from the internet.
     assert "http://" not in page and "https://" not in page
-    js = request(server.control_port, "GET", "/dashboard/signin.js")
+    js = request(server.control_port, "GET", "/dashboard/app.js")
     assert js.status == 200 and js.header("content-type").startswith("text/javascript")
     assert b"X-CSRF-Token" in js.body and b"/dashboard/api" in js.body
     assert request(server.control_port, "GET", "/dashboard/app.css").status == 200
