@@ -5,6 +5,7 @@
  * is read from disk or loaded from the internet; the script is a separate asset so the
  * Content-Security-Policy can forbid inline script.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "dashboard/internal.h"
@@ -25,23 +26,28 @@ static const asset assets[] = {
     ASSET("/dashboard/suggestd.js", "text/javascript; charset=utf-8", asset_suggestd_js),
 };
 
-static void page(sg_resp *resp, const asset *a) {
+static void page(sg_resp *resp, const asset *a, const char *runtime_url) {
   resp->status = 200;
   resp->content_type = a->type;
   if (sg_buf_append(&resp->body, a->body, a->len) != 0) {
     resp->status = 500;
     return;
   }
-  /* Own scripts only, no framing (clickjacking), no referrer leaking paths. */
-  sg_resp_header(resp, "Content-Security-Policy",
-                 "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
-                 "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+  /* Own scripts only, no framing (clickjacking), no referrer leaking paths. The runtime's
+   * origin (validated by the flag's parser) is the one other place the page may fetch
+   * from: the list page's live preview queries it. */
+  char csp[512];
+  snprintf(csp, sizeof csp,
+           "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+           "connect-src 'self'%s%s; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+           runtime_url ? " " : "", runtime_url ? runtime_url : "");
+  sg_resp_header(resp, "Content-Security-Policy", csp);
   sg_resp_header(resp, "X-Frame-Options", "DENY");
   sg_resp_header(resp, "Referrer-Policy", "no-referrer");
   sg_resp_header(resp, "X-Content-Type-Options", "nosniff");
 }
 
-bool sg__dashboard_page(sg_req *req, sg_resp *resp) {
+bool sg__dashboard_page(sg_req *req, sg_resp *resp, const char *runtime_url) {
   if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) return false;
   if (strcmp(req->path, "/dashboard") == 0) {
     resp->status = 308;
@@ -50,7 +56,7 @@ bool sg__dashboard_page(sg_req *req, sg_resp *resp) {
   }
   for (size_t i = 0; i < sizeof assets / sizeof assets[0]; i++)
     if (strcmp(req->path, assets[i].path) == 0) {
-      page(resp, &assets[i]);
+      page(resp, &assets[i], runtime_url);
       return true;
     }
   return false;

@@ -144,6 +144,7 @@ test('admin journey: application, secret key shown once, list, settings, import,
   // Settings: saved with If-Match; then someone else saves and our stale form gets 412.
   await page.$eval('#set-minq', (e) => { e.value = ''; });
   await page.type('#set-minq', '2');
+  await page.select('#set-visibility', 'public');
   await page.click('#set-one', { clickCount: 3 });
   await page.type('#set-one', '5');
   await page.click('#settings-save');
@@ -185,6 +186,35 @@ test('admin journey: application, secret key shown once, list, settings, import,
   await page.waitForFunction(() => /active/.test(document.querySelector('#versions tbody tr .state')?.textContent || ''));
   const hash = await page.$eval('#versions tbody tr code', (e) => e.textContent);
   assert.match(hash, /^sha256:[0-9a-f]{64}$/);
+
+  // A publishable key for this list, allowed on the dashboard's origin, issued on the
+  // applications page; the preview queries the real runtime with it through the widget.
+  await go(page, '#/applications');
+  await page.click('button[aria-label="Open Shop"]');
+  await page.waitForSelector('#pk-create');
+  await page.select('#pk-list', list);
+  await page.type('#pk-origins', srv.control);
+  await page.click('#pk-create button[type=submit]');
+  await page.waitForSelector('#shown-once-value');
+  const pk = await page.$eval('#shown-once-value', (e) => e.textContent);
+  assert.match(pk, /^pk_/);
+  await page.waitForFunction((o) => document.querySelector('#keys').innerText.includes(o), {}, srv.control);
+  for (const deadline = Date.now() + 5000; ;) {
+    const b = await fetch(`${srv.runtime}/v1/bootstrap?key=${pk}`, { headers: { Origin: srv.control } });
+    if (b.status === 200) break;
+    assert.ok(Date.now() < deadline, 'the runtime never saw the new publishable key');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await go(page, `#/lists/${list}`);
+  await page.waitForSelector('#preview-key');
+  await page.type('#preview-key', pk);
+  await page.click('#preview-form button[type=submit]');
+  await page.waitForSelector('#preview-q');
+  await page.type('#preview-q', 'par');
+  await page.waitForFunction(() => [...document.querySelectorAll('[role=option]')].map((o) => o.textContent).join('|').includes('Paris'));
+  const options = await page.$$eval('[role=option]', (os) => os.map((o) => o.textContent));
+  assert.ok(options.some((o) => o.includes('Parma')), options.join('|'));
+  assert.ok(!options.some((o) => o.includes('Berlin')), options.join('|'));
   await shot(page, 'list');
 
   for (const p of ['usage', 'members']) {

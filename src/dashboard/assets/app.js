@@ -218,11 +218,12 @@ async function pageList(id, view) {
   view.append(h('p', {}, h('a', { href: '#/lists', text: '← All lists' })), h('h1', { text: l.name }),
     h('p', { class: 'muted' }, 'Id ', h('code', { text: l.id }), '. Active version: ' +
       (l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber) + '.'));
-  const sections = ['settings', 'publish', 'items', 'import', 'selections'].map((s) => h('section', { id: 'sec-' + s }));
+  const sections = ['settings', 'publish', 'preview', 'items', 'import', 'selections'].map((s) => h('section', { id: 'sec-' + s }));
   view.append(...sections);
   settingsForm(sections[0], l, r.etag);
-  await Promise.all([publishArea(sections[1], l), itemsArea(sections[2], l), selectionsArea(sections[4], l)]);
-  importArea(sections[3], l);
+  previewArea(sections[2], l);
+  await Promise.all([publishArea(sections[1], l), itemsArea(sections[3], l), selectionsArea(sections[5], l)]);
+  importArea(sections[4], l);
 }
 
 function settingsForm(box, l, etag) {
@@ -334,6 +335,31 @@ async function renderVersions(box, l) {
   }
   box.replaceChildren(h('h3', { text: 'Version history' }),
     table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated'], rows));
+}
+
+// ---- live preview --------------------------------------------------------------------
+// The widget of clients/js (served from the binary as /dashboard/suggestd.js) against the
+// real runtime (me.runtimeUrl), with a publishable key of this list: exactly what a
+// visitor of the user's site gets from the active version.
+function previewArea(box, l) {
+  box.replaceChildren(h('h2', { text: 'Live preview' }));
+  if (!me.runtimeUrl)
+    return box.append(h('p', { class: 'notice', text: 'The runtime URL is unknown: start the server with --runtime-public-url.' }));
+  const key = h('input', { autocomplete: 'off', spellcheck: 'false', required: true, pattern: 'pk_.*', 'aria-describedby': 'preview-key-help' });
+  const q = h('input', { autocomplete: 'off' });
+  const area = h('div', { id: 'preview-area', hidden: true }, field('preview-q', 'Try a query', q));
+  box.append(h('p', { class: 'muted', text: l.activeVersionNumber === null
+    ? 'Nothing is served yet: publish a version first.' : 'Queries go to ' + me.runtimeUrl + ' and see the active version.' }),
+  h('form', { id: 'preview-form', class: 'row', onsubmit: async (e) => {
+    e.preventDefault();
+    const { createClient, autocomplete } = await import('/dashboard/suggestd.js');
+    autocomplete(q, { client: createClient({ runtime: me.runtimeUrl, key: key.value.trim() }) });
+    area.hidden = false;
+    e.target.hidden = true;
+    q.focus();
+  } }, h('div', {}, field('preview-key', 'Publishable key of this list', key),
+    h('p', { id: 'preview-key-help', class: 'muted', text: 'Issued on the Applications page; it must allow this page\'s origin (' + location.origin + ').' })),
+  h('button', { type: 'submit' }, 'Start preview')), area);
 }
 
 // ---- items ---------------------------------------------------------------------------
