@@ -96,7 +96,9 @@ static int u32_flag(sg_args *a, const char *name, const char *dflt, uint32_t *ou
  * browser: a scheme, a host and maybe a port, nothing that could end the header value or
  * add a source. */
 static bool origin_ok(const char *u) {
-  const char *h = strncmp(u, "http://", 7) == 0 ? u + 7 : strncmp(u, "https://", 8) == 0 ? u + 8 : NULL;
+  const char *h = strncmp(u, "http://", 7) == 0    ? u + 7
+                  : strncmp(u, "https://", 8) == 0 ? u + 8
+                                                   : NULL;
   if (!h || !*h || strlen(u) > 200) return false;
   for (; *h; h++)
     if (!isalnum((unsigned char)*h) && !strchr(".-:[]", *h)) return false;

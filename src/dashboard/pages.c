@@ -18,7 +18,8 @@ typedef struct {
   size_t len;
 } asset;
 
-#define ASSET(p, t, a) {p, t, a, sizeof a}
+#define ASSET(p, t, a)                                                                             \
+  { p, t, a, sizeof a }
 static const asset assets[] = {
     ASSET("/dashboard/", "text/html; charset=utf-8", asset_index_html),
     ASSET("/dashboard/app.js", "text/javascript; charset=utf-8", asset_app_js),
