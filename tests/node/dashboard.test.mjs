@@ -222,6 +222,17 @@ test('admin journey: application, secret key shown once, list, settings, import,
     await shot(page, p);
   }
   assert.ok((await text(page)).includes('viewer@example.com'));
+  // Members: invite (the temporary password shown once), change a role, remove.
+  await page.type('#member-email', 'new@example.com');
+  await page.click('#member-invite button[type=submit]');
+  await page.waitForSelector('#shown-once-value');
+  assert.ok((await page.$eval('#shown-once-value', (e) => e.textContent)).length >= 12);
+  await page.select('select[aria-label="Role of new@example.com"]', 'data_steward');
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'new@example.com is now data_steward.');
+  page.once('dialog', (d) => d.accept());
+  await page.click('button[aria-label="Remove new@example.com"]');
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'new@example.com removed.');
+  assert.equal(await page.$('button[aria-label="Remove new@example.com"]'), null);
 
   await page.click('#sign-out');
   await page.waitForSelector('#signin:not([hidden])');
@@ -266,6 +277,20 @@ test('data_steward: no keys area, but lists can be written', { skip }, async () 
   assert.equal(r.status, 403);
   await go(page, `#/lists/${list}`);
   await page.waitForSelector('#publish');
-  assert.ok(await page.$('#import-form'));
+  // An NDJSON import with an item in a locale the list does not support: the publish
+  // stays a draft, and its validation error names the item, which opens in the editor.
+  const nd = path.join(srv.dir, 'bad.ndjson');
+  writeFileSync(nd, JSON.stringify({ value: 'Nantes', locales: { fr: { displayValue: 'Nantes' } } }) + '\n');
+  await (await page.waitForSelector('#import-file')).uploadFile(nd);
+  await page.click('#import-form button[type=submit]');
+  await page.waitForSelector('#import-result[data-done]');
+  assert.equal(await page.$eval('#import-result', (e) => e.dataset.done), '200');
+  await page.click('#publish');
+  await page.waitForFunction(() => /is draft/.test(document.getElementById('publish-state').textContent), { timeout: 20000 });
+  const err = await page.waitForSelector('#versions .validation a[data-item]');
+  assert.match(await page.$eval('#versions .validation', (e) => e.textContent), /unsupported_locale/);
+  await err.click();
+  await page.waitForFunction(() => document.getElementById('item-value')?.value === 'Nantes');
+  await shot(page, 'versions-draft');
   await ctx.close();
 });
