@@ -5,14 +5,11 @@
 // the suite skips when no Chromium is installed; under CI=true it must run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Suggestd, ROOT } from './harness.mjs';
+import { Suggestd, ROOT, browserSkip, launchChromium } from './harness.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
-const CI = process.env.CI === 'true';
-if (!CHROMIUM && CI) throw new Error('CI=true but no Chromium: scripts/deps.sh installs Debian\'s chromium');
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium, or run scripts/deps.sh)';
+const skip = browserSkip();
 const SHOTS = path.join(ROOT, 'build', 'screenshots');
 const PASSWORD = 'correct horse battery staple';
 
@@ -29,12 +26,7 @@ before(async () => {
   for (const role of ['owner', 'admin', 'data_steward', 'viewer'])
     members[role] = srv.admin('member', 'create', '--workspace', ws, '--email', `${role}@example.com`,
       '--role', role, '--password-file', pwFile).id;
-  const { default: puppeteer } = await import('puppeteer-core');
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -132,6 +124,10 @@ test('admin journey: application, secret key shown once, list, settings, import,
   assert.ok(!(await page.content()).includes(secret));
   assert.ok(!(await text(page)).includes(secret));
   assert.ok(answers.length >= 3 && answers.every((a) => !a.includes(secret)));
+  const skId = secret.split('_').slice(0, 2).join('_');
+  await page.click(`button[aria-label="Revoke ${skId}"]`);
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'Secret key revoked.');
+  assert.match(await page.$eval('#keys tbody tr', (e) => e.textContent), /revoked/);
 
   // A list, created through the form; its page opens.
   await go(page, '#/lists');

@@ -141,12 +141,7 @@ async function renderKeys(keys, app, revealed) {
   keys.append(table(['Id', 'Created', 'Last used', 'Status', ''], (sks.body.data || []).map((k) =>
     tr(h('code', { text: k.id }), fmtTime(k.createdAt), fmtTime(k.lastUsedAt),
       k.status + (k.revokedAt ? ' ' + fmtTime(k.revokedAt) : ''),
-      k.status === 'active' ? h('button', { class: 'small danger', type: 'button', 'aria-label': 'Revoke ' + k.id,
-        onclick: async () => {
-          const r = await api('POST', '/secret-keys/' + k.id + '/revoke');
-          say(r.status === 200 ? 'Secret key revoked.' : errText(r));
-          again();
-        } }, 'Revoke') : ''))));
+      revoke(k, '/secret-keys/', 'Secret key', again)))));
   if (app.status === 'active')
     keys.append(h('button', { type: 'button', id: 'sk-create', onclick: async () => {
       const r = await api('POST', '/applications/' + app.id + '/secret-keys');
@@ -157,12 +152,7 @@ async function renderKeys(keys, app, revealed) {
   keys.append(table(['Id', 'List', 'Allowed origins', 'Status', 'Created', ''], (pks.body.data || []).map((k) =>
     tr(h('code', { text: k.id }), listName[k.listId] || k.listId,
       k.origins && k.origins.length ? k.origins.join(', ') : 'any origin', k.status, fmtTime(k.createdAt),
-      k.status === 'active' ? h('button', { class: 'small danger', type: 'button', 'aria-label': 'Revoke ' + k.id,
-        onclick: async () => {
-          const r = await api('POST', '/publishable-keys/' + k.id + '/revoke');
-          say(r.status === 200 ? 'Publishable key revoked.' : errText(r));
-          again();
-        } }, 'Revoke') : ''))));
+      revoke(k, '/publishable-keys/', 'Publishable key', again)))));
   if (app.status !== 'active') return;
   const list = h('select', { required: true }, (lists.body.data || []).map((l) => h('option', { value: l.id, text: l.name })));
   const origins = h('textarea', { rows: 2, placeholder: 'https://shop.example\nhttps://*.example.com',
@@ -177,6 +167,15 @@ async function renderKeys(keys, app, revealed) {
   field('pk-origins', 'Allowed origins (one a line; empty: any origin)', origins),
   h('p', { id: 'pk-origins-help', class: 'muted', text: 'Browsers on other origins are refused by the runtime.' }),
   h('button', { type: 'submit' }, 'Issue publishable key')));
+}
+
+function revoke(k, base, what, again) {
+  if (k.status !== 'active') return '';
+  return h('button', { class: 'small danger', type: 'button', 'aria-label': 'Revoke ' + k.id, onclick: async () => {
+    const r = await api('POST', base + k.id + '/revoke');
+    await again();
+    say(r.status === 200 ? what + ' revoked.' : errText(r));
+  } }, 'Revoke');
 }
 
 // A credential shown exactly once: the server never returns it again, and the page keeps
