@@ -2,8 +2,8 @@
  * `suggestd serve` (control plane + runtime in one process on SQLite and an edge
  * directory) and `suggestd control` (the control plane alone).
  */
-#include <pthread.h>
 #include <ctype.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
