@@ -18,7 +18,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wformat=2
 CSTD    := -std=c17 -D_GNU_SOURCE
-INCS    := -Isrc -Ibuild/gen
+B       := build
+INCS    := -Isrc -I$(B)/gen
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
 # libhttp-parser (the runtime listener's request parser) ships no pkg-config file.
@@ -30,7 +31,6 @@ UNIT_HELPERS := $(shell find tests/unit -name '*.c' ! -name 'test_*.c' 2>/dev/nu
 FUZZ_SRC := $(shell find tests/fuzz -name 'fuzz_*.c' 2>/dev/null | sort)
 HDRS     := $(shell find src tests -name '*.h' 2>/dev/null)
 
-B        := build
 REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

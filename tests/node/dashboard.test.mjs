@@ -275,6 +275,15 @@ test('data_steward: no keys area, but lists can be written', { skip }, async () 
   await page.waitForSelector('#publish');
   // An NDJSON import with an item in a locale the list does not support: the publish
   // stays a draft, and its validation error names the item, which opens in the editor.
+  // A refused import changes nothing and names the field of the line at fault.
+  const refused = path.join(srv.dir, 'refused.ndjson');
+  writeFileSync(refused, '{"value":"Nice","rank":1}\n{"value":"Metz","rank":"high"}\n');
+  await (await page.waitForSelector('#import-file')).uploadFile(refused);
+  await page.click('#import-form button[type=submit]');
+  await page.waitForSelector('#import-result[data-done]');
+  assert.equal(await page.$eval('#import-result', (e) => e.dataset.done), '400');
+  assert.match(await page.$eval('#import-result', (e) => e.textContent), /nothing changed.*lines\[1\]\.rank/);
+  await page.$eval('#import-result', (e) => { delete e.dataset.done; });
   const nd = path.join(srv.dir, 'bad.ndjson');
   writeFileSync(nd, JSON.stringify({ value: 'Nantes', locales: { fr: { displayValue: 'Nantes' } } }) + '\n');
   await (await page.waitForSelector('#import-file')).uploadFile(nd);

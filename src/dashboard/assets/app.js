@@ -477,6 +477,7 @@ function importArea(box, l) {
     e.preventDefault();
     const f = file.files[0];
     if (!f) return;
+    if (mode.value === 'replace' && !confirm('Replace every item of ' + l.name + ' with this file?')) return;
     let body = f;
     if (/\.csv$/i.test(f.name)) body = new Blob([csvToNdjson(await f.text())]);
     const x = new XMLHttpRequest();
@@ -492,7 +493,8 @@ function importArea(box, l) {
       bar.value = 100;
       out.textContent = x.status < 300
         ? 'Imported: ' + ['created', 'updated', 'unchanged', 'deleted'].filter((k) => k in b).map((k) => b[k] + ' ' + k).join(', ') + '.'
-        : 'Import refused: ' + (b.message || x.status) + (b.details && b.details.line ? ' (line ' + b.details.line + ')' : '');
+        : 'Import refused, nothing changed: ' + (b.message || x.status) + ' ' + ((b.details && b.details.fields) || [])
+          .slice(0, 5).map((e) => e.path + ': ' + e.reason).join('; ');
       out.dataset.done = String(x.status);
     };
     x.onerror = () => { out.textContent = 'The upload failed.'; out.dataset.done = 'error'; };
