@@ -18,7 +18,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wstrict-prototypes \
            -Wmissing-prototypes -Wvla -Wformat=2
 CSTD    := -std=c17 -D_GNU_SOURCE
-INCS    := -Isrc
+B       := build
+INCS    := -Isrc -I$(B)/gen
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := $(CSTD) $(WARN) $(INCS) $(PKG_CFLAGS) $(CFLAGS)
 # libhttp-parser (the runtime listener's request parser) ships no pkg-config file.
@@ -30,7 +31,6 @@ UNIT_HELPERS := $(shell find tests/unit -name '*.c' ! -name 'test_*.c' 2>/dev/nu
 FUZZ_SRC := $(shell find tests/fuzz -name 'fuzz_*.c' 2>/dev/null | sort)
 HDRS     := $(shell find src tests -name '*.h' 2>/dev/null)
 
-B        := build
 REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -77,6 +77,15 @@ $(B)/san/%.o: src/%.c $(HDRS)
 	$(call say,CC-SAN,$<)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -c $< -o $@
 
+# The dashboard's pages and the browser widget, built into the binary (scripts/embed.sh).
+DASH_ASSETS := $(sort $(wildcard src/dashboard/assets/*)) clients/js/dist/suggestd.js
+DASH_GEN := $(B)/gen/dashboard_assets.h
+$(DASH_GEN): $(DASH_ASSETS) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	$(call say,EMBED,$@)
+	$(Q)scripts/embed.sh $@ $(DASH_ASSETS)
+$(B)/obj/dashboard/pages.o $(B)/san/dashboard/pages.o: $(DASH_GEN)
+
 $(B)/libsuggestd.a: $(REL_OBJ)
 	@rm -f $@
 	$(Q)ar rcs $@ $^
@@ -115,6 +124,7 @@ unit: unit-plain unit-san
 # --- fuzz targets (clang + libFuzzer); `make fuzz-smoke` runs each for a short budget ---
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_SRC := $(LIB_SRC)
+$(FUZZ_BINS): $(DASH_GEN)
 
 $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(HDRS)
 	@mkdir -p $(dir $@)

@@ -2,6 +2,7 @@
  * `suggestd serve` (control plane + runtime in one process on SQLite and an edge
  * directory) and `suggestd control` (the control plane alone).
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ static const sg_flag_spec serve_flags[] = {
     {"dashboard-secure-cookies", false, false},
     {"signin-rate-ip", true, false},
     {"signin-rate-email", true, false},
+    {"runtime-public-url", true, false},
     {NULL, false, false},
 };
 
@@ -91,9 +93,45 @@ static int u32_flag(sg_args *a, const char *name, const char *dflt, uint32_t *ou
   return 0;
 }
 
+/* An origin the dashboard may name in its Content-Security-Policy and hand to the
+ * browser: a scheme, a host and maybe a port, nothing that could end the header value or
+ * add a source. */
+static bool origin_ok(const char *u) {
+  const char *h = strncmp(u, "http://", 7) == 0    ? u + 7
+                  : strncmp(u, "https://", 8) == 0 ? u + 8
+                                                   : NULL;
+  if (!h || !*h || strlen(u) > 200) return false;
+  for (; *h; h++)
+    if (!isalnum((unsigned char)*h) && !strchr(".-:[]", *h)) return false;
+  return true;
+}
+
+/* The runtime's URL as a browser reaches it, for the list page's live preview: the flag,
+ * else (serve) http://<runtime-listen>, a wildcard address read as localhost. */
+static int runtime_url_flag(sg_args *a, bool with_runtime, sg_control_config *cc) {
+  static char url[256];
+  const char *u = sg_args_get(a, "runtime-public-url");
+  if (!u && with_runtime) {
+    const char *l = sg_args_get_or(a, "runtime-listen", "127.0.0.1:8081");
+    if (strncmp(l, "0.0.0.0:", 8) == 0)
+      snprintf(url, sizeof url, "http://localhost:%s", l + 8);
+    else if (strncmp(l, "[::]:", 5) == 0)
+      snprintf(url, sizeof url, "http://localhost:%s", l + 5);
+    else
+      snprintf(url, sizeof url, "http://%s", l);
+    u = url;
+  }
+  if (u && !origin_ok(u))
+    return sg__cli_fail("--runtime-public-url must be an origin such as https://rt.example.com, "
+                        "not '%s'",
+                        u);
+  cc->runtime_public_url = u;
+  return 0;
+}
+
 /* The dashboard's flags (docs/DASHBOARD.md). The runtime's state directory, where usage
  * and selection events are read from, is <data-dir>/runtime as `serve` lays it out. */
-static int dashboard_flags(sg_args *a, sg_control_config *cc) {
+static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc) {
   int64_t idle;
   if (sg_parse_i64(sg_args_get_or(a, "session-idle-seconds", "43200"), 1, 365LL * 86400, &idle))
     return sg__cli_fail("--session-idle-seconds must be an integer from 1 to 31536000", NULL);
@@ -103,6 +141,7 @@ static int dashboard_flags(sg_args *a, sg_control_config *cc) {
   if (u32_flag(a, "signin-rate-ip", "20", &cc->signin_rate_ip) ||
       u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email))
     return 1;
+  if (runtime_url_flag(a, with_runtime, cc)) return 1;
   static char state[4096];
   const char *dir = sg_args_get(a, "data-dir");
   if (dir) {
@@ -162,7 +201,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   sg_fd_budget fds;
   sg_fd_budget_for(sg_fd_raise_limit(), with_control, with_runtime, &fds);
   cc.max_connections = fds.control_conns;
-  if (dashboard_flags(&a, &cc)) return 1;
+  if (dashboard_flags(&a, with_runtime, &cc)) return 1;
   if (sg__cli_open(&a, with_control ? &st : NULL, &edge)) return 1;
   sigset_t set;
   block_signals(&set);

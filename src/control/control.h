@@ -25,11 +25,12 @@ typedef struct {
   uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
   uint32_t publish_lease_s;    /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
   /* The dashboard (DESIGN §7, docs/DASHBOARD.md). */
-  int64_t session_idle_s;        /* idle expiry of a dashboard session (0: 43200 = 12 h) */
-  bool secure_cookies;           /* always mark the session cookie Secure (served over TLS) */
-  uint32_t signin_rate_ip;       /* sign-in attempts per minute per client IP (0: off) */
-  uint32_t signin_rate_email;    /* sign-in attempts per minute per email (0: off) */
-  const char *runtime_state_dir; /* the runtime's state dir (usage, selections), or NULL */
+  int64_t session_idle_s;         /* idle expiry of a dashboard session (0: 43200 = 12 h) */
+  bool secure_cookies;            /* always mark the session cookie Secure (served over TLS) */
+  uint32_t signin_rate_ip;        /* sign-in attempts per minute per client IP (0: off) */
+  uint32_t signin_rate_email;     /* sign-in attempts per minute per email (0: off) */
+  const char *runtime_state_dir;  /* the runtime's state dir (usage, selections), or NULL */
+  const char *runtime_public_url; /* the runtime's origin as browsers reach it (preview), or NULL */
 } sg_control_config;
 
 typedef struct sg_control sg_control;

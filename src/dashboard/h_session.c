@@ -32,9 +32,11 @@ static json_t *session_body(sg_control *c, const sg_member *m, const uint8_t dig
                             const char *request_id) {
   char csrf[44];
   sg_csrf_token(c->dash->csrf_secret, digest, csrf);
-  return json_pack("{s:o,s:s,s:I,s:o,s:s}", "member", sg__dash_member_json(m), "csrfToken", csrf,
-                   "idleTimeoutSeconds", (json_int_t)(c->dash->idle_ms / 1000), "capabilities",
-                   capabilities(m->role), "requestId", request_id);
+  const char *rt = c->cfg.runtime_public_url;
+  return json_pack("{s:o,s:s,s:I,s:o,s:o,s:s}", "member", sg__dash_member_json(m), "csrfToken",
+                   csrf, "idleTimeoutSeconds", (json_int_t)(c->dash->idle_ms / 1000),
+                   "capabilities", capabilities(m->role), "runtimeUrl",
+                   rt ? json_string(rt) : json_null(), "requestId", request_id);
 }
 
 /* Secure when the operator says the dashboard is served over TLS, or when a proxy in

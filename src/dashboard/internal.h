@@ -60,7 +60,7 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 
 /* The built-in pages (pages.c): true when req named one and resp holds it. */
-bool sg__dashboard_page(sg_req *req, sg_resp *resp);
+bool sg__dashboard_page(sg_req *req, sg_resp *resp, const char *runtime_url);
 
 /* Shared helpers (router.c). */
 /* Sends a store read's rows as {data: [...], requestId} (steals data), or the error e. */

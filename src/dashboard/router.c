@@ -377,7 +377,9 @@ static void run_route(void *arg, sg_resp *resp) {
 }
 
 static void dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
-  if (strncmp(req->path, API "/", sizeof API) != 0 && sg__dashboard_page(req, resp)) return;
+  if (strncmp(req->path, API "/", sizeof API) != 0 &&
+      sg__dashboard_page(req, resp, c->cfg.runtime_public_url))
+    return;
   if (strcmp(req->path, SIGNIN_PATH) == 0) {
     if (strcmp(req->method, "POST") != 0) {
       sg_resp_header(resp, "Allow", "POST");

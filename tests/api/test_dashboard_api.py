@@ -1,11 +1,15 @@
 """The dashboard's JSON API (DESIGN §7): lists, items and versions through the control
 plane's own handlers; the applications area (applications, secret keys shown once,
 publishable keys with origins); members; usage; selections; the audit log."""
+import os
 import sqlite3
+import subprocess
 import urllib.parse
 import uuid
 
-from conftest import request, wait_until
+import pytest
+
+from conftest import BINARY, ROOT, request, wait_until
 from control_helpers import assert_error
 from dashboard_helpers import Member, create_member, sign_in, workspace_with_members
 
@@ -334,11 +338,42 @@ def test_sign_in_page_is_built_in(server):
     assert r.header("x-frame-options") == "DENY"
     # Nothing from the internet.
     assert "http://" not in page and "https://" not in page
-    js = request(server.control_port, "GET", "/dashboard/signin.js")
+    js = request(server.control_port, "GET", "/dashboard/app.js")
     assert js.status == 200 and js.header("content-type").startswith("text/javascript")
     assert b"X-CSRF-Token" in js.body and b"/dashboard/api" in js.body
     assert request(server.control_port, "GET", "/dashboard/app.css").status == 200
     assert_error(request(server.control_port, "GET", "/dashboard/nope"), 404, "not_found")
+
+
+def test_pages_name_the_runtime_for_the_preview(server, make_server):
+    # serve: the runtime's listen address is the default, in /me and in connect-src only.
+    url = f"http://127.0.0.1:{server.runtime_port}"
+    t, ms = workspace_with_members(server, roles=("viewer",))
+    assert ms["viewer"].call("GET", "/me").json()["runtimeUrl"] == url
+    csp = request(server.control_port, "GET", "/dashboard/").header("content-security-policy")
+    assert f"connect-src 'self' {url};" in csp and "script-src 'self';" in csp
+    # The widget of clients/js is served from the binary, byte for byte.
+    js = request(server.control_port, "GET", "/dashboard/suggestd.js")
+    assert js.status == 200 and js.header("content-type").startswith("text/javascript")
+    with open(os.path.join(ROOT, "clients", "js", "dist", "suggestd.js"), "rb") as f:
+        assert js.body == f.read()
+    # An explicit public URL wins; `control` alone without it names none.
+    other = make_server(["--runtime-public-url", "https://rt.example.com"])
+    _, m2 = workspace_with_members(other, roles=("viewer",))
+    assert m2["viewer"].call("GET", "/me").json()["runtimeUrl"] == "https://rt.example.com"
+    cp = make_server(mode="control")
+    _, m3 = workspace_with_members(cp, roles=("viewer",))
+    assert m3["viewer"].call("GET", "/me").json()["runtimeUrl"] is None
+    csp = request(cp.control_port, "GET", "/dashboard/").header("content-security-policy")
+    assert "connect-src 'self';" in csp
+
+
+@pytest.mark.parametrize("bad", ["rt.example.com", "https://rt.example.com; script-src *",
+                                 "https://rt.example.com/path", "javascript:alert(1)", "https://"])
+def test_runtime_public_url_must_be_an_origin(bad, tmp_path):
+    r = subprocess.run([BINARY, "serve", "--data-dir", str(tmp_path), "--runtime-public-url", bad],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "--runtime-public-url must be an origin" in r.stderr, r.stderr
 
 
 def test_item_search_by_value_prefix(server):

@@ -4,14 +4,11 @@
 // CI=true it must run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Suggestd, StaticServer, ROOT } from './harness.mjs';
+import { Suggestd, StaticServer, ROOT, browserSkip, launchChromium } from './harness.mjs';
 
-const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
-const CI = process.env.CI === 'true';
-if (!CHROMIUM && CI) throw new Error('CI=true but no Chromium: scripts/deps.sh installs Debian\'s chromium');
-const skip = CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium, or run scripts/deps.sh)';
+const skip = browserSkip();
 const SHOTS = path.join(ROOT, 'build', 'screenshots');
 
 let srv, web, browser, sk, app, pub, priv, pubKey, privKey, refusedKey, privToken;
@@ -40,12 +37,7 @@ before(async () => {
   const t = await srv.api(sk, 'POST', '/token', { listIds: [priv.id] });
   assert.equal(t.status, 200, t.text);
   privToken = t.json.accessToken;
-  const { default: puppeteer } = await import('puppeteer-core');
-  browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

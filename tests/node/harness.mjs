@@ -181,3 +181,22 @@ export class StaticServer {
     return stopProcess(this.proc);
   }
 }
+
+/** Debian's Chromium for the browser suites. */
+export const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+
+/** A browser suite's `skip`: false with Chromium, a reason without; under CI=true it must run. */
+export function browserSkip() {
+  if (!CHROMIUM && process.env.CI === 'true') throw new Error('CI=true but no Chromium: scripts/deps.sh installs Debian\'s chromium');
+  return CHROMIUM ? false : 'Chromium is not installed (apt-get install chromium, or run scripts/deps.sh)';
+}
+
+/** Headless Chromium driven by puppeteer-core (tests/node/package.json). */
+export async function launchChromium() {
+  const { default: puppeteer } = await import('puppeteer-core');
+  return puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run'],
+  });
+}

@@ -1,0 +1,588 @@
+'use strict';
+// The suggestd dashboard: a small single-page app over /dashboard/api/ (docs/DASHBOARD.md).
+// No framework and no innerHTML: every node is built with h(), so no value from the
+// server can become markup. Controls a role may not use are not rendered (data-cap); the
+// server refuses them anyway.
+const $ = (id) => document.getElementById(id);
+let me = null;
+
+function h(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const k of kids.flat()) if (k !== null && k !== undefined && k !== false) e.append(k);
+  return e;
+}
+const can = (cap) => !!(me && me.capabilities && me.capabilities[cap]);
+const when = (cap, node) => (can(cap) ? node : null);
+const fmtTime = (t) => (t ? new Date(t).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '—');
+const say = (msg) => { $('status').textContent = msg; };
+
+async function api(method, path, body, extra) {
+  const headers = Object.assign({}, extra || {});
+  if (body !== undefined && !headers['Content-Type']) headers['Content-Type'] = 'application/json';
+  if (me && method !== 'GET') headers['X-CSRF-Token'] = me.csrfToken;
+  const r = await fetch('/dashboard/api' + path, {
+    method, headers, credentials: 'same-origin',
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const out = { status: r.status, etag: r.headers.get('ETag'), body: await r.json().catch(() => ({})) };
+  if (r.status === 401 && path !== '/session') { me = null; showSignin(); }
+  return out;
+}
+const errText = (r) => (r.body && r.body.message ? r.body.message : 'Request failed (' + r.status + ').');
+
+function field(id, label, input) {
+  input.id = id;
+  return [h('label', { for: id, text: label }), input];
+}
+function table(cols, rows, caption) {
+  return h('div', { class: 'table-wrap' }, h('table', {},
+    caption ? h('caption', { class: 'muted', text: caption }) : null,
+    h('thead', {}, h('tr', {}, cols.map((c) => h('th', { scope: 'col', text: c })))),
+    h('tbody', {}, rows)));
+}
+function tr(...cells) { return h('tr', {}, cells.map((c) => h('td', {}, c))); }
+function select(options, value) {
+  return h('select', {}, options.map((o) => h('option', { value: o, selected: o === value, text: o })));
+}
+
+// ---- session -------------------------------------------------------------------------
+function showSignin() {
+  $('signin').hidden = false;
+  $('nav').hidden = true;
+  $('session').hidden = true;
+  $('view').replaceChildren();
+  $('email').focus();
+}
+function signedIn(body) {
+  me = body;
+  $('signin').hidden = true;
+  $('nav').hidden = false;
+  $('session').hidden = false;
+  $('who').textContent = me.member.email;
+  $('role').textContent = me.member.role;
+  route();
+}
+
+// ---- router --------------------------------------------------------------------------
+async function route() {
+  if (!me) return;
+  const parts = (location.hash || '#/applications').slice(2).split('/');
+  for (const a of document.querySelectorAll('#nav a'))
+    if (a.getAttribute('href') === '#/' + parts[0]) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  const view = $('view');
+  view.replaceChildren();
+  say('');
+  const pages = { applications: pageApplications, lists: parts[1] ? () => pageList(parts[1]) : pageLists,
+    usage: pageUsage, members: pageMembers };
+  await (pages[parts[0]] || pageApplications)(view);
+  const h1 = view.querySelector('h1');
+  if (h1) { h1.tabIndex = -1; h1.focus(); }
+}
+
+// ---- applications and keys -----------------------------------------------------------
+async function pageApplications(view) {
+  view.append(h('h1', { text: 'Applications' }));
+  const r = await api('GET', '/applications');
+  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
+  const detail = h('div', { id: 'app-detail' });
+  view.append(table(['Name', 'Id', 'Status', 'Monthly quota', 'Created', ''],
+    r.body.data.map((a) => tr(a.name, h('code', { text: a.id }), a.status,
+      a.monthlyQuota === null ? 'none' : String(a.monthlyQuota), fmtTime(a.createdAt),
+      h('button', { class: 'small secondary', type: 'button', 'aria-label': 'Open ' + a.name,
+        onclick: () => appDetail(detail, a) }, 'Open')))));
+  if (can('manageKeys')) {
+    const name = h('input', { required: true, maxlength: 200 });
+    view.append(h('form', { id: 'app-create', onsubmit: async (e) => {
+      e.preventDefault();
+      const c = await api('POST', '/applications', { name: name.value });
+      if (c.status !== 201) return say(errText(c));
+      await route();
+      say('Application ' + c.body.name + ' created.');
+    } }, h('h2', { text: 'Create an application' }), field('app-name', 'Name', name),
+    h('button', { type: 'submit' }, 'Create application')));
+  }
+  view.append(detail);
+}
+
+async function appDetail(box, app) {
+  box.replaceChildren(h('h2', { text: 'Application ' + app.name }),
+    h('p', {}, 'Id ', h('code', { text: app.id }), ', status ' + app.status + '.'));
+  if (can('manageKeys') && app.status === 'active')
+    box.append(h('button', { class: 'danger', type: 'button', id: 'app-disable', onclick: async () => {
+      if (!confirm('Disable ' + app.name + '? Its keys stop working.')) return;
+      const r = await api('POST', '/applications/' + app.id + '/disable');
+      await route();
+      say(r.status === 200 ? 'Application disabled.' : errText(r));
+    } }, 'Disable application'));
+  if (!can('manageKeys')) return box.append(h('p', { class: 'muted', text: 'Keys are managed by admins.' }));
+  const keys = h('section', { id: 'keys', 'aria-labelledby': 'keys-h' });
+  box.append(keys);
+  await renderKeys(keys, app);
+  box.querySelector('h2').scrollIntoView();
+}
+
+async function renderKeys(keys, app, revealed) {
+  const [sks, pks, lists] = await Promise.all([
+    api('GET', '/applications/' + app.id + '/secret-keys'),
+    api('GET', '/applications/' + app.id + '/publishable-keys'),
+    api('GET', '/lists?limit=100')]);
+  const listName = {};
+  for (const l of lists.body.data || []) listName[l.id] = l.name;
+  const again = (shown) => renderKeys(keys, app, shown);
+  keys.replaceChildren(h('h3', { id: 'keys-h', text: 'Secret keys' }));
+  if (revealed) keys.append(revealed);
+  keys.append(table(['Id', 'Created', 'Last used', 'Status', ''], (sks.body.data || []).map((k) =>
+    tr(h('code', { text: k.id }), fmtTime(k.createdAt), fmtTime(k.lastUsedAt),
+      k.status + (k.revokedAt ? ' ' + fmtTime(k.revokedAt) : ''),
+      revoke(k, '/secret-keys/', 'Secret key', again)))));
+  if (app.status === 'active')
+    keys.append(h('button', { type: 'button', id: 'sk-create', onclick: async () => {
+      const r = await api('POST', '/applications/' + app.id + '/secret-keys');
+      if (r.status !== 201) return say(errText(r));
+      again(shownOnce('Secret key ' + r.body.id, r.body.secretKey));
+    } }, 'Issue a secret key'));
+  keys.append(h('h3', { text: 'Publishable keys' }));
+  keys.append(table(['Id', 'List', 'Allowed origins', 'Status', 'Created', ''], (pks.body.data || []).map((k) =>
+    tr(h('code', { text: k.id }), listName[k.listId] || k.listId,
+      k.origins && k.origins.length ? k.origins.join(', ') : 'any origin', k.status, fmtTime(k.createdAt),
+      revoke(k, '/publishable-keys/', 'Publishable key', again)))));
+  if (app.status !== 'active') return;
+  const list = h('select', { required: true }, (lists.body.data || []).map((l) => h('option', { value: l.id, text: l.name })));
+  const origins = h('textarea', { rows: 2, placeholder: 'https://shop.example\nhttps://*.example.com',
+    'aria-describedby': 'pk-origins-help' });
+  keys.append(h('form', { id: 'pk-create', onsubmit: async (e) => {
+    e.preventDefault();
+    const o = origins.value.split(/[\s,]+/).filter(Boolean);
+    const r = await api('POST', '/applications/' + app.id + '/publishable-keys', { listId: list.value, origins: o });
+    if (r.status !== 201) return say(errText(r));
+    again(shownOnce('Publishable key ' + r.body.id, r.body.publishableKey));
+  } }, h('h3', { text: 'Issue a publishable key' }), field('pk-list', 'List', list),
+  field('pk-origins', 'Allowed origins (one a line; empty: any origin)', origins),
+  h('p', { id: 'pk-origins-help', class: 'muted', text: 'Browsers on other origins are refused by the runtime.' }),
+  h('button', { type: 'submit' }, 'Issue publishable key')));
+}
+
+function revoke(k, base, what, again) {
+  if (k.status !== 'active') return '';
+  return h('button', { class: 'small danger', type: 'button', 'aria-label': 'Revoke ' + k.id, onclick: async () => {
+    const r = await api('POST', base + k.id + '/revoke');
+    await again();
+    say(r.status === 200 ? what + ' revoked.' : errText(r));
+  } }, 'Revoke');
+}
+
+// A credential shown exactly once: the server never returns it again, and the page keeps
+// it only in this node, gone on the next render.
+function shownOnce(what, secret) {
+  const box = h('div', { class: 'secret', id: 'shown-once', role: 'alert' },
+    h('strong', { text: what + ' — copy it now, it will not be shown again.' }),
+    h('code', { id: 'shown-once-value', text: secret }),
+    h('button', { type: 'button', class: 'small secondary', onclick: () => box.remove() }, 'I have copied it'));
+  return box;
+}
+
+// ---- lists ---------------------------------------------------------------------------
+async function pageLists(view) {
+  view.append(h('h1', { text: 'Lists' }));
+  const r = await api('GET', '/lists?limit=100');
+  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
+  view.append(table(['Name', 'Id', 'Visibility', 'Status', 'Active version'], r.body.data.map((l) =>
+    tr(h('a', { href: '#/lists/' + l.id, text: l.name }), h('code', { text: l.id }), l.visibility, l.status,
+      l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber))));
+  if (can('writeLists')) {
+    const name = h('input', { required: true, maxlength: 200 });
+    view.append(h('form', { id: 'list-create', onsubmit: async (e) => {
+      e.preventDefault();
+      const c = await api('POST', '/lists', { name: name.value },
+        { 'Idempotency-Key': crypto.randomUUID() });
+      if (c.status !== 201) return say(errText(c));
+      location.hash = '#/lists/' + c.body.id;
+    } }, h('h2', { text: 'Create a list' }), field('list-name', 'Name', name),
+    h('p', { class: 'muted', text: 'A new list is private; its settings form changes that.' }), h('button', { type: 'submit' }, 'Create list')));
+  }
+}
+
+async function pageList(id, view) {
+  view = view || $('view');
+  const r = await api('GET', '/lists/' + id);
+  if (r.status !== 200) return view.append(h('h1', { text: 'List' }), h('p', { class: 'err', text: errText(r) }));
+  const l = r.body;
+  view.append(h('p', {}, h('a', { href: '#/lists', text: '← All lists' })), h('h1', { text: l.name }),
+    h('p', { class: 'muted' }, 'Id ', h('code', { text: l.id }), '. Active version: ' +
+      (l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber) + '.'));
+  const sections = ['settings', 'publish', 'preview', 'items', 'import', 'selections'].map((s) => h('section', { id: 'sec-' + s }));
+  view.append(...sections);
+  settingsForm(sections[0], l, r.etag);
+  previewArea(sections[2], l);
+  await Promise.all([publishArea(sections[1], l), itemsArea(sections[3], l), selectionsArea(sections[5], l)]);
+  importArea(sections[4], l);
+}
+
+function settingsForm(box, l, etag) {
+  const q = l.queryPolicy || {};
+  const t = q.typoTolerance || {};
+  const lp = l.localePolicy || {};
+  const num = (v, min, max) => h('input', { type: 'number', min, max, value: v, required: true });
+  const f = {
+    name: h('input', { value: l.name, required: true, maxlength: 200 }),
+    visibility: select(['private', 'public', 'shared'], l.visibility),
+    status: select(['active', 'archived'], l.status),
+    minQueryChars: num(q.minQueryChars, 1, 32),
+    debounceMs: num(q.debounceMs, 0, 5000),
+    typo: h('input', { type: 'checkbox', checked: t.enabled !== false }),
+    one: num(t.minCharsOneTypo, 1, 255),
+    two: num(t.minCharsTwoTypos, 1, 255),
+    defaultLocale: h('input', { value: lp.defaultLocale || 'en', required: true }),
+    supported: h('input', { value: (lp.supportedLocales || []).join(', '), 'aria-describedby': 'set-locales-help' }),
+    displayOrder: num(l.displayOrder, -2147483648, 2147483647),
+  };
+  const msg = h('div', { id: 'settings-msg', role: 'alert' });
+  const fs = h('fieldset', { disabled: !can('writeLists') },
+    h('legend', { text: 'List settings' }),
+    field('set-name', 'Name', f.name), field('set-visibility', 'Visibility', f.visibility),
+    field('set-status', 'Status', f.status), field('set-minq', 'Minimum query characters', f.minQueryChars),
+    field('set-debounce', 'Debounce (ms)', f.debounceMs),
+    h('label', { class: 'inline', for: 'set-typo' }, f.typo, 'Typo tolerance'),
+    field('set-one', 'Characters before one typo is allowed', f.one),
+    field('set-two', 'Characters before two typos are allowed', f.two),
+    field('set-locale', 'Default locale', f.defaultLocale),
+    field('set-locales', 'Supported locales', f.supported),
+    h('p', { id: 'set-locales-help', class: 'muted', text: 'Comma separated, e.g. en, fr-CA.' }),
+    field('set-order', 'Display order', f.displayOrder),
+    can('writeLists') ? h('button', { type: 'submit', id: 'settings-save' }, 'Save settings') : null);
+  f.typo.id = 'set-typo';
+  const form = h('form', { id: 'settings-form', onsubmit: async (e) => {
+    e.preventDefault();
+    msg.replaceChildren();
+    msg.className = '';
+    const body = { name: f.name.value, visibility: f.visibility.value, status: f.status.value,
+      queryPolicy: { minQueryChars: +f.minQueryChars.value, debounceMs: +f.debounceMs.value,
+        typoTolerance: { enabled: f.typo.checked, minCharsOneTypo: +f.one.value, minCharsTwoTypos: +f.two.value } },
+      localePolicy: { defaultLocale: f.defaultLocale.value,
+        supportedLocales: f.supported.value.split(/[\s,]+/).filter(Boolean) },
+      displayOrder: +f.displayOrder.value };
+    const r = await api('PATCH', '/lists/' + l.id, body, { 'If-Match': etag });
+    if (r.status === 200) {
+      etag = r.etag;
+      msg.textContent = 'Settings saved.';
+    } else if (r.status === 412) {
+      msg.className = 'conflict';
+      msg.append(h('strong', { text: 'This list was changed by someone else since you opened it. ' }),
+        'Your changes were not saved. Reload to see the current settings, then apply yours again. ',
+        h('button', { type: 'button', class: 'small', onclick: () => route() }, 'Reload'));
+    } else {
+      msg.className = 'err';
+      msg.textContent = errText(r);
+    }
+  } }, fs, msg);
+  box.replaceChildren(h('h2', { text: 'Settings' }), form);
+}
+
+// ---- publish and versions ------------------------------------------------------------
+const FINAL = ['active', 'draft', 'superseded', 'failed'];
+async function publishArea(box, l) {
+  const state = h('p', { id: 'publish-state', role: 'status', 'aria-live': 'polite' });
+  const hist = h('div', { id: 'versions' });
+  box.replaceChildren(h('h2', { text: 'Publish and versions' }), state);
+  if (can('writeLists'))
+    box.append(h('button', { type: 'button', id: 'publish', onclick: async (e) => {
+      e.target.disabled = true;
+      const r = await api('POST', '/lists/' + l.id + '/versions', {}, { 'Idempotency-Key': crypto.randomUUID() });
+      if (r.status !== 200 && r.status !== 201 && r.status !== 202) {
+        state.textContent = errText(r);
+        e.target.disabled = false;
+        return;
+      }
+      let v = r.body;
+      state.textContent = 'Version ' + v.versionNumber + ': ' + v.state + '…';
+      while (!FINAL.includes(v.state)) {
+        await new Promise((ok) => setTimeout(ok, 400));
+        const p = await api('GET', '/lists/' + l.id + '/versions/' + v.versionNumber);
+        if (p.status !== 200) break;
+        v = p.body;
+        state.textContent = 'Version ' + v.versionNumber + ': ' + v.state + '…';
+      }
+      state.textContent = 'Version ' + v.versionNumber + ' is ' + v.state +
+        (v.state === 'draft' ? ': it has validation errors, nothing served changed.' : '.');
+      e.target.disabled = false;
+      await renderVersions(hist, l);
+    } }, 'Publish the current items'));
+  box.append(hist);
+  await renderVersions(hist, l);
+}
+
+async function renderVersions(box, l) {
+  const r = await api('GET', '/lists/' + l.id + '/versions?limit=20');
+  if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
+  const rows = [];
+  for (const v of r.body.data) {
+    rows.push(h('tr', { 'data-version': v.versionNumber }, [
+      'v' + v.versionNumber, h('span', { class: 'state', text: v.state }), String(v.itemCount),
+      h('code', { text: v.contentHash || '—' }), fmtTime(v.createdAt), fmtTime(v.activatedAt)].map((c) => h('td', {}, c))));
+    if (v.validationErrors && v.validationErrors.length)
+      rows.push(h('tr', {}, h('td', { colspan: 6 }, h('ul', { class: 'err validation' },
+        v.validationErrors.map((e) => h('li', {}, e.itemId
+          ? h('a', { href: '#/lists/' + l.id, 'data-item': e.itemId, onclick: (ev) => { ev.preventDefault(); showItem(l, e.itemId); } }, 'Item ' + e.itemId)
+          : 'The list', ' — ' + (e.path ? e.path + ': ' : '') + e.message + ' (' + e.reason + ')'))))));
+  }
+  box.replaceChildren(h('h3', { text: 'Version history' }),
+    table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated'], rows));
+}
+
+// ---- live preview --------------------------------------------------------------------
+// The widget of clients/js (served from the binary as /dashboard/suggestd.js) against the
+// real runtime (me.runtimeUrl), with a publishable key of this list: exactly what a
+// visitor of the user's site gets from the active version.
+function previewArea(box, l) {
+  box.replaceChildren(h('h2', { text: 'Live preview' }));
+  if (!me.runtimeUrl)
+    return box.append(h('p', { class: 'notice', text: 'The runtime URL is unknown: start the server with --runtime-public-url.' }));
+  const key = h('input', { autocomplete: 'off', spellcheck: 'false', required: true, pattern: 'pk_.*', 'aria-describedby': 'preview-key-help' });
+  const q = h('input', { autocomplete: 'off' });
+  const area = h('div', { id: 'preview-area', hidden: true }, field('preview-q', 'Try a query', q));
+  box.append(h('p', { class: 'muted', text: l.activeVersionNumber === null
+    ? 'Nothing is served yet: publish a version first.' : 'Queries go to ' + me.runtimeUrl + ' and see the active version.' }),
+  h('form', { id: 'preview-form', class: 'row', onsubmit: async (e) => {
+    e.preventDefault();
+    const { createClient, autocomplete } = await import('/dashboard/suggestd.js');
+    autocomplete(q, { client: createClient({ runtime: me.runtimeUrl, key: key.value.trim() }) });
+    area.hidden = false;
+    e.target.hidden = true;
+    q.focus();
+  } }, h('div', {}, field('preview-key', 'Publishable key of this list', key),
+    h('p', { id: 'preview-key-help', class: 'muted', text: 'Issued on the Applications page; it must allow this page\'s origin (' + location.origin + ').' })),
+  h('button', { type: 'submit' }, 'Start preview')), area);
+}
+
+// ---- items ---------------------------------------------------------------------------
+async function itemsArea(box, l) {
+  const q = h('input', { type: 'search', autocomplete: 'off' });
+  const results = h('div', { id: 'items' });
+  const editor = h('div', { id: 'item-editor' });
+  box.replaceChildren(h('h2', { text: 'Items' }),
+    h('form', { role: 'search', class: 'row', onsubmit: (e) => { e.preventDefault(); loadItems(results, l, q.value, null); } },
+      h('div', {}, field('item-q', 'Search items by value prefix', q)), h('button', { type: 'submit' }, 'Search')),
+    results, editor);
+  box.dataset.list = l.id;
+  await loadItems(results, l, '', null);
+  if (can('writeLists')) {
+    const value = h('input', { required: true });
+    const rank = h('input', { type: 'number', value: 0 });
+    box.append(h('form', { id: 'item-add', onsubmit: async (e) => {
+      e.preventDefault();
+      const r = await api('POST', '/lists/' + l.id + '/items', { value: value.value, rank: +rank.value },
+        { 'Idempotency-Key': crypto.randomUUID() });
+      say(r.status === 201 ? 'Item added.' : errText(r));
+      if (r.status === 201) { value.value = ''; loadItems(results, l, q.value, null); }
+    } }, h('h3', { text: 'Add an item' }), field('item-new-value', 'Value', value),
+    field('item-new-rank', 'Rank', rank), h('button', { type: 'submit' }, 'Add item')));
+  }
+}
+
+async function loadItems(box, l, q, cursor) {
+  const qs = new URLSearchParams({ limit: '20' });
+  if (cursor) qs.set('cursor', cursor);
+  let path = '/lists/' + l.id + '/items';
+  if (q) { qs.set('q', q); path += '/search'; }
+  const r = await api('GET', path + '?' + qs);
+  if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
+  box.replaceChildren(table(['Value', 'Display value', 'Rank', 'Id', ''], r.body.data.map((it) =>
+    tr(it.value, it.displayValue, String(it.rank), h('code', { text: it.id }),
+      h('button', { type: 'button', class: 'small secondary', 'aria-label': 'Open item ' + it.value,
+        onclick: () => showItem(l, it.id) }, can('writeLists') ? 'Edit' : 'View'))),
+  r.body.data.length ? null : (q ? 'No item starts with “' + q + '”.' : 'No items yet.')),
+  h('div', { class: 'row' },
+    cursor ? h('button', { type: 'button', class: 'small secondary', onclick: () => loadItems(box, l, q, null) }, 'First page') : null,
+    r.body.nextCursor ? h('button', { type: 'button', class: 'small secondary', id: 'items-next',
+      onclick: () => loadItems(box, l, q, r.body.nextCursor) }, 'Next page') : null));
+}
+
+async function showItem(l, itemId) {
+  const box = $('item-editor');
+  if (!box) return;
+  const r = await api('GET', '/lists/' + l.id + '/items/' + itemId);
+  if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
+  const it = r.body;
+  const value = h('input', { value: it.value, required: true });
+  const display = h('input', { value: it.displayValue });
+  const rank = h('input', { type: 'number', value: it.rank });
+  const aliases = h('input', { value: (it.aliases || []).join(', ') });
+  const fs = h('fieldset', { disabled: !can('writeLists') }, h('legend', { text: 'Item ' + it.id }),
+    field('item-value', 'Value', value), field('item-display', 'Display value', display),
+    field('item-rank', 'Rank', rank), field('item-aliases', 'Aliases (comma separated)', aliases),
+    can('writeLists') ? h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save item'),
+      h('button', { type: 'button', class: 'danger', onclick: async () => {
+        const d = await api('DELETE', '/lists/' + l.id + '/items/' + it.id, undefined, r.etag ? { 'If-Match': r.etag } : {});
+        say(d.status === 200 || d.status === 204 ? 'Item deleted.' : errText(d));
+        box.replaceChildren();
+      } }, 'Delete item')) : null);
+  box.replaceChildren(h('form', { id: 'item-form', onsubmit: async (e) => {
+    e.preventDefault();
+    const p = await api('PATCH', '/lists/' + l.id + '/items/' + it.id, { value: value.value, displayValue: display.value,
+      rank: +rank.value, aliases: aliases.value.split(',').map((s) => s.trim()).filter(Boolean) },
+    r.etag ? { 'If-Match': r.etag } : {});
+    say(p.status === 200 ? 'Item saved.' : p.status === 412 ? 'This item was changed by someone else: reopen it.' : errText(p));
+    if (p.status === 200) showItem(l, it.id);
+  } }, fs));
+  value.focus();
+}
+
+// ---- import --------------------------------------------------------------------------
+// CSV (header row; value, displayValue, rank, aliases separated by |) becomes NDJSON here;
+// NDJSON is sent as it is. The upload is an XHR so its progress events can be shown.
+function csvToNdjson(text) {
+  const rows = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const cells = [];
+    let cur = '', quoted = false;
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (quoted) {
+        if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ',') { cells.push(cur); cur = ''; } else cur += ch;
+    }
+    cells.push(cur);
+    rows.push(cells);
+  }
+  const head = rows.shift() || [];
+  return rows.map((r) => {
+    const o = {};
+    head.forEach((k, i) => {
+      const v = r[i];
+      if (v === undefined || v === '') return;
+      if (k === 'rank' || k === 'displayOrder') o[k] = Number(v);
+      else if (k === 'aliases') o[k] = v.split('|');
+      else o[k] = v;
+    });
+    return JSON.stringify(o);
+  }).join('\n') + '\n';
+}
+
+function importArea(box, l) {
+  if (!can('writeLists')) return box.replaceChildren();
+  const file = h('input', { type: 'file', accept: '.ndjson,.jsonl,.csv,application/x-ndjson,text/csv', required: true });
+  const mode = select(['append', 'replace'], 'append');
+  const bar = h('progress', { id: 'import-progress', max: 100, value: 0, 'aria-label': 'Upload progress' });
+  const out = h('p', { id: 'import-result', role: 'status', 'aria-live': 'polite' });
+  box.replaceChildren(h('h2', { text: 'Import a file' }), h('form', { id: 'import-form', onsubmit: async (e) => {
+    e.preventDefault();
+    const f = file.files[0];
+    if (!f) return;
+    if (mode.value === 'replace' && !confirm('Replace every item of ' + l.name + ' with this file?')) return;
+    let body = f;
+    if (/\.csv$/i.test(f.name)) body = new Blob([csvToNdjson(await f.text())]);
+    const x = new XMLHttpRequest();
+    x.open('POST', '/dashboard/api/lists/' + l.id + '/items/import?mode=' + mode.value);
+    x.setRequestHeader('Content-Type', 'application/x-ndjson');
+    x.setRequestHeader('X-CSRF-Token', me.csrfToken);
+    x.setRequestHeader('Idempotency-Key', crypto.randomUUID());
+    x.upload.onprogress = (p) => { if (p.lengthComputable) { bar.value = Math.round((100 * p.loaded) / p.total); } };
+    out.textContent = 'Uploading…';
+    x.onload = () => {
+      let b = {};
+      try { b = JSON.parse(x.responseText); } catch { /* not JSON */ }
+      bar.value = 100;
+      out.textContent = x.status < 300
+        ? 'Imported: ' + ['created', 'updated', 'unchanged', 'deleted'].filter((k) => k in b).map((k) => b[k] + ' ' + k).join(', ') + '.'
+        : 'Import refused, nothing changed: ' + (b.message || x.status) + ' ' + ((b.details && b.details.fields) || [])
+          .slice(0, 5).map((e) => e.path + ': ' + e.reason).join('; ');
+      out.dataset.done = String(x.status);
+    };
+    x.onerror = () => { out.textContent = 'The upload failed.'; out.dataset.done = 'error'; };
+    x.send(body);
+  } }, field('import-file', 'File (NDJSON, or CSV with a header row)', file), field('import-mode', 'Mode', mode),
+  h('button', { type: 'submit' }, 'Upload'), h('div', {}, bar), out));
+}
+
+// ---- selections and usage ------------------------------------------------------------
+async function selectionsArea(box, l) {
+  const r = await api('GET', '/lists/' + l.id + '/selections?days=7');
+  box.replaceChildren(h('h2', { text: 'Selections (7 days)' }));
+  if (r.status !== 200) return box.append(h('p', { class: 'err', text: errText(r) }));
+  const s = r.body;
+  box.append(h('p', { text: s.total + ' selections.' }),
+    table(['Day', 'Selections'], s.perDay.map((d) => tr(d.date, String(d.selections)))),
+    h('h3', { text: 'Most selected items' }),
+    table(['Item', 'Selections'], s.topItems.map((t) => tr(t.value === null ? t.itemId + ' (deleted)' : t.displayValue || t.value, String(t.selections))),
+      s.topItems.length ? null : 'No selections yet.'));
+}
+
+async function pageUsage(view) {
+  view.append(h('h1', { text: 'Usage' }));
+  const r = await api('GET', '/usage');
+  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
+  const u = r.body;
+  if (!u.usageAvailable) view.append(h('p', { class: 'notice', text: 'Query counts are not available on this server.' }));
+  view.append(table(['Application', 'Queries in ' + u.month, 'Monthly quota', 'Share'], u.applications.map((a) =>
+    tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'none' : String(a.monthlyQuota),
+      a.monthlyQuota && a.used !== null
+        ? h('meter', { min: 0, max: a.monthlyQuota, value: a.used, high: 0.9 * a.monthlyQuota, 'aria-label': a.name + ' share of quota',
+          title: Math.round((100 * a.used) / a.monthlyQuota) + '%' })
+        : '—'))));
+}
+
+// ---- members -------------------------------------------------------------------------
+const ROLES = ['viewer', 'data_steward', 'admin', 'owner'];
+async function pageMembers(view) {
+  view.append(h('h1', { text: 'Members' }));
+  const r = await api('GET', '/members');
+  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
+  const shown = h('div');
+  const mayTouch = (role) => can('manageMembers') && (role !== 'owner' || can('manageOwners'));
+  const roles = can('manageOwners') ? ROLES : ROLES.slice(0, 3);
+  view.append(shown, table(['Email', 'Role', 'Status', ''], r.body.data.map((m) => {
+    if (!mayTouch(m.role) || m.id === me.member.id) return tr(m.email, m.role, m.status, '');
+    const sel = select(roles, m.role);
+    sel.setAttribute('aria-label', 'Role of ' + m.email);
+    sel.addEventListener('change', async () => {
+      const p = await api('PATCH', '/members/' + m.id, { role: sel.value });
+      say(p.status === 200 ? m.email + ' is now ' + sel.value + '.' : errText(p));
+    });
+    return tr(m.email, sel, m.status, h('button', { type: 'button', class: 'small danger', 'aria-label': 'Remove ' + m.email,
+      onclick: async () => {
+        if (!confirm('Remove ' + m.email + '? Their sessions end at once.')) return;
+        const d = await api('DELETE', '/members/' + m.id);
+        await route();
+        say(d.status === 200 ? m.email + ' removed.' : errText(d));
+      } }, 'Remove'));
+  })));
+  if (!can('manageMembers')) return;
+  const email = h('input', { type: 'email', required: true });
+  const role = select(roles, 'viewer');
+  view.append(h('form', { id: 'member-invite', onsubmit: async (e) => {
+    e.preventDefault();
+    const c = await api('POST', '/members', { email: email.value, role: role.value });
+    if (c.status !== 201) return say(errText(c));
+    await route();
+    $('view').prepend(shownOnce('Temporary password of ' + c.body.email, c.body.temporaryPassword));
+  } }, h('h2', { text: 'Invite a member' }), field('member-email', 'Email', email), field('member-role', 'Role', role),
+  h('button', { type: 'submit' }, 'Invite')));
+}
+
+// ---- start ---------------------------------------------------------------------------
+document.addEventListener('DOMContentLoaded', async () => {
+  $('signin-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    $('error').textContent = '';
+    const r = await api('POST', '/session', { email: $('email').value, password: $('password').value });
+    $('password').value = '';
+    if (r.status === 200) signedIn(r.body);
+    else $('error').textContent = r.body.message || 'Sign-in failed.';
+  });
+  const out = async (path) => { await api('POST', path); me = null; showSignin(); };
+  $('sign-out').addEventListener('click', () => out('/session/sign-out'));
+  $('sign-out-all').addEventListener('click', () => out('/sessions/revoke-all'));
+  window.addEventListener('hashchange', route);
+  const r = await api('GET', '/me');
+  if (r.status === 200) signedIn(r.body);
+  else showSignin();
+});
