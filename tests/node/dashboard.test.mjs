@@ -172,6 +172,7 @@ test('admin journey: application, secret key shown once, list, settings, import,
   await page.waitForSelector('#import-result[data-done]');
   assert.equal(await page.$eval('#import-result', (e) => e.dataset.done), '200', await page.$eval('#import-result', (e) => e.textContent));
   assert.equal(await page.$eval('#import-progress', (e) => e.value), 100);
+  await page.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 4);
   await page.type('#item-q', 'par');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 2);
