@@ -172,6 +172,7 @@ test('admin journey: application, secret key shown once, list, settings, import,
   await page.waitForSelector('#import-result[data-done]');
   assert.equal(await page.$eval('#import-result', (e) => e.dataset.done), '200', await page.$eval('#import-result', (e) => e.textContent));
   assert.equal(await page.$eval('#import-progress', (e) => e.value), 100);
+  await page.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 4);
   await page.type('#item-q', 'par');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 2);
@@ -205,7 +206,7 @@ test('admin journey: application, secret key shown once, list, settings, import,
   await page.waitForSelector('#preview-key');
   await page.type('#preview-key', pk);
   await page.click('#preview-form button[type=submit]');
-  await page.waitForSelector('#preview-q');
+  await page.waitForSelector('#preview-area:not([hidden]) #preview-q'); // the widget is attached
   await page.type('#preview-q', 'par');
   await page.waitForFunction(() => [...document.querySelectorAll('[role=option]')].map((o) => o.textContent).join('|').includes('Paris'));
   const options = await page.$$eval('[role=option]', (os) => os.map((o) => o.textContent));

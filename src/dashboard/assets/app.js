@@ -496,6 +496,7 @@ function importArea(box, l) {
         : 'Import refused, nothing changed: ' + (b.message || x.status) + ' ' + ((b.details && b.details.fields) || [])
           .slice(0, 5).map((e) => e.path + ': ' + e.reason).join('; ');
       out.dataset.done = String(x.status);
+      if (x.status < 300) loadItems($('items'), l, '', null);
     };
     x.onerror = () => { out.textContent = 'The upload failed.'; out.dataset.done = 'error'; };
     x.send(body);
