@@ -85,7 +85,9 @@ def test_failed_edge_write_is_retried_at_start_up(server, tenant):
     server.start()
     assert wait_until(lambda: served(server, pk, 401, "invalid_token"), timeout=5), \
         query(server, pk)
-    assert edge_sync(tenant, lst)["state"] == "synced"
+    # The runtime can see the record a moment before the store confirms the write.
+    assert wait_until(lambda: edge_sync(tenant, lst)["state"] == "synced", timeout=5), \
+        edge_sync(tenant, lst)
 
 
 def test_admin_change_with_failed_edge_write_is_applied_by_the_server(server, tenant):
