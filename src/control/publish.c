@@ -490,9 +490,12 @@ int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t 
    * processes too; the worker (wait_ms < 0) does not wait and moves on. */
   sg_version_ref older[16];
   size_t n = 0;
+  int rc = 0;
   if (sg_store_versions_pending(c->cfg.store, list_id, number, older, 16, &n) == SG_E_OK)
-    for (size_t i = 0; i < n; i++) run_waiting(c, list_id, older[i].number, until);
-  int rc = run_waiting(c, list_id, number, until); /* 1: another process still runs it */
+    for (size_t i = 0; i < n && rc != 1; i++) rc = run_waiting(c, list_id, older[i].number, until);
+  /* 1: another process still runs it, or an older version (never overtaken: the worker
+   * comes back to this one later, a request answers 202). */
+  if (rc != 1) rc = run_waiting(c, list_id, number, until);
   unlock_list(c->pub, list_id);
   return rc;
 }
@@ -526,9 +529,10 @@ static void *worker(void *arg) {
   sg_control *c = arg;
   struct sg__publisher *p = c->pub;
   int64_t next_sync = 0, backoff = 0, next_checkpoint = 0;
-  /* A synchronous publish is run by its own request: the worker leaves such a version
-   * alone until it is a lease old (its process died before claiming it). */
-  int64_t fresh_s = lease_ms(c) / 1000;
+  /* No head start for a synchronous publish's own request: if a worker (of any process)
+   * claims its version first, the request waits for that run (sg__publish_run), and a
+   * version whose request died is resumed at once. */
+  int64_t fresh_s = 0;
   char last_ws[64] = "";
   for (;;) {
     pthread_mutex_lock(&p->mu);
@@ -557,7 +561,14 @@ static void *worker(void *arg) {
       if (sg_store_version_next(c->cfg.store, last_ws, fresh_s, &ref, &found) != SG_E_OK || !found)
         break;
       snprintf(last_ws, sizeof last_ws, "%s", ref.workspace_id);
-      sg__publish_run(c, ref.list_id, ref.number, -1);
+      if (sg__publish_run(c, ref.list_id, ref.number, -1) == 1) {
+        /* Waiting on another process's run: look again at the next tick rather than spin
+         * (the unlock above rang the doorbell). */
+        pthread_mutex_lock(&p->mu);
+        p->kick = false;
+        pthread_mutex_unlock(&p->mu);
+        break;
+      }
     }
   }
   return NULL;

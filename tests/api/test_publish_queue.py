@@ -20,6 +20,7 @@ import pytest
 from conftest import NO_LIMITS, Server, Tenant, wait_until
 
 LEASE_S = 3
+PENDING = ("queued", "staged")  # unresolved: staged is the moment between compile and activation
 CLONE_NEWUTS = 0x04000000
 # Big enough that a compile outlasts the other process's one-second worker tick.
 BIG = 200000
@@ -120,7 +121,7 @@ def test_two_processes_compile_each_version_once(pair):
         r = t.api("POST", f"/lists/{lst['id']}/versions")
         assert r.status == 202, r
         numbers.append(r.json()["versionNumber"])
-        assert wait_until(lambda: version(t, lst["id"], numbers[-1])["state"] != "queued",
+        assert wait_until(lambda: version(t, lst["id"], numbers[-1])["state"] not in PENDING,
                           timeout=30)
         assert version(t, lst["id"], numbers[-1])["state"] == "active"
     for n in numbers:
@@ -148,7 +149,7 @@ def publish_and_kill_holder(pair):
 
 
 def assert_finished_by(t, other, list_id, n):
-    assert wait_until(lambda: version(t, list_id, n)["state"] != "queued", timeout=30)
+    assert wait_until(lambda: version(t, list_id, n)["state"] not in PENDING, timeout=30)
     v = version(t, list_id, n)
     assert v["state"] == "active", v
     assert claims(other, list_id, n) == [2]  # the second attempt: one per claim
@@ -190,7 +191,7 @@ def test_older_queued_versions_are_superseded_without_a_compile(data_dir):
             numbers.append(r.json()["versionNumber"])
         assert version(t, big["id"], 1)["state"] == "queued"  # still compiling: all queued
         newest = numbers[-1]
-        assert wait_until(lambda: all(version(t, lst["id"], n)["state"] != "queued"
+        assert wait_until(lambda: all(version(t, lst["id"], n)["state"] not in PENDING
                                       for n in numbers), timeout=30)
         states = {n: version(t, lst["id"], n) for n in numbers}
         assert states[newest]["state"] == "active", states[newest]
@@ -219,7 +220,7 @@ def test_one_tenants_backlog_does_not_hold_up_another(data_dir):
         r = tb.api("POST", f"/lists/{lb['id']}/versions")
         assert r.status == 202, r
         n = r.json()["versionNumber"]
-        assert wait_until(lambda: version(tb, lb["id"], n)["state"] != "queued", timeout=120,
+        assert wait_until(lambda: version(tb, lb["id"], n)["state"] not in PENDING, timeout=120,
                           interval=0.02)
         latency = time.time() - t0
         print(f"\nsecond tenant's publish latency behind a 30-publish backlog: {latency:.2f} s")
@@ -272,7 +273,7 @@ def test_two_processes_never_leave_an_older_active_hash_in_the_edge(sync_pair, d
     # Every publish answered 200 active: one whose version the other process was running
     # (it resolves older versions first) waited for that run.
     versions = t.api("GET", f"/lists/{lst['id']}/versions?limit=100").json()["data"]
-    assert len(versions) == 32 and all(v["state"] != "queued" for v in versions), [(v["versionNumber"], v["state"]) for v in versions]
+    assert len(versions) == 32 and all(v["state"] not in PENDING for v in versions), [(v["versionNumber"], v["state"]) for v in versions]
     # Checked at once, before the outbox's one-second reconciler could repair anything.
     cur = t.api("GET", f"/lists/{lst['id']}").json()
     rec = edge_record(data_dir, lst["id"])

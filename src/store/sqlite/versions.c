@@ -550,7 +550,7 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   static const char q[] =
       "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms"
       " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
-      " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<?2)"
+      " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=?2)"
       " AND (v.lease_owner IS NULL OR v.lease_until_ms<?3 OR v.lease_owner LIKE ?4)"
       " ORDER BY l.workspace_id<=?1, l.workspace_id, v.rowid LIMIT ?5";
   char host[300];
