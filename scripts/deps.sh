@@ -23,6 +23,14 @@ chk_cmd clang clang
 chk_cmd npm npm
 # Headless Chromium for the browser tests (tests/node/browser.test.mjs) and a font for it.
 chk_cmd chromium chromium
+# Real servers for the PostgreSQL store and Redis edge tests (scripts/pg.sh, scripts/redis.sh),
+# and the load tools of `make bench` (wrk, haproxy in front of several runtimes).
+[ -x /usr/lib/postgresql/15/bin/initdb ] || need+=(postgresql-15)
+chk_cmd psql postgresql-client-15
+chk_cmd redis-server redis-server
+chk_cmd redis-cli redis-tools
+chk_cmd wrk wrk
+chk_cmd haproxy haproxy
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ -e /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)
 # libFuzzer + sanitizer runtimes for clang.
