@@ -24,6 +24,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "http/common/request_id.h"
 
 struct MHD_Connection;
 
@@ -37,7 +38,7 @@ typedef struct {
   const char *body; /* NUL-terminated; borrowed for the handler's duration */
   size_t body_len;
   bool body_too_large; /* the body passed the cap; body holds its first part only */
-  char request_id[80]; /* echoed x-request-id (when sane) or a generated one */
+  char request_id[SG_HTTP_REQUEST_ID_MAX + 1]; /* echoed x-request-id or a generated one */
   char client_ip[64];
   char *params[SG_HTTP_MAX_PARAMS]; /* path parameters captured by the router */
   size_t nparams;
@@ -138,8 +139,5 @@ const char *sg_resp_remediation(sg_err e);
 void sg_resp_invalid_fields(sg_resp *r, const sg_req *req, json_t *fields);
 /* Appends {path, reason} to a fields array (creating it when *fields is NULL). */
 void sg_field_error(json_t **fields, const char *path, const char *reason);
-
-/* Splits "host:port" into parts. Returns 0 or -1. */
-int sg_parse_listen(const char *s, char *host, size_t hostsz, unsigned *port);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/metrics.h"
+#include "http/common/listen.h"
 
 static void handle(sg_req *req, sg_resp *resp) {
   if (strcmp(req->path, "/metrics") != 0) {
@@ -37,13 +38,11 @@ int sg_metrics_http_start(const char *addr, sg_http_server **out, char *err, siz
       .log_name = "metrics",
   };
   if (sg_http_start(&hc, out, err, errsz)) return -1;
-  char host[256];
-  unsigned port;
-  if (sg_parse_listen(addr, host, sizeof host, &port) == 0) {
-    bool v6 = strchr(host, ':') != NULL;
-    fprintf(stderr,
-            "{\"level\":\"info\",\"msg\":\"metrics listening\",\"url\":\"http://%s%s%s:%u/metrics\"}\n",
-            v6 ? "[" : "", host, v6 ? "]" : "", sg_http_port(*out));
-  }
+  sg_listen_addr la;
+  if (sg_listen_parse(addr, &la, err, errsz) == 0)
+    fprintf(
+        stderr,
+        "{\"level\":\"info\",\"msg\":\"metrics listening\",\"url\":\"http://%s%s%s:%u/metrics\"}\n",
+        la.v6 ? "[" : "", la.host, la.v6 ? "]" : "", sg_http_port(*out));
   return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "common/metrics.h"
 #include "common/util.h"
+#include "http/common/listen.h"
 #include "http/gate.h"
 #include "http/http.h"
 
@@ -46,17 +47,6 @@ static int64_t now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* An x-request-id is echoed only when it is short printable ASCII without quotes or
- * backslashes; anything else is replaced by a generated id (it lands in logs and JSON). */
-static bool sane_request_id(const char *s) {
-  size_t n = 0;
-  for (; s[n]; n++) {
-    unsigned char c = (unsigned char)s[n];
-    if (c < 0x21 || c > 0x7e || c == '"' || c == '\\' || n >= 64) return false;
-  }
-  return n > 0;
 }
 
 const char *sg_req_header(const sg_req *r, const char *name) {
@@ -237,7 +227,7 @@ static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, c
   req->body = "";
   req->app = s->cfg.app;
   const char *rid = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "x-request-id");
-  if (rid && sane_request_id(rid))
+  if (rid && sg_http_request_id_ok(rid))
     snprintf(req->request_id, sizeof req->request_id, "%s", rid);
   else
     sg_random_id("req_", req->request_id, sizeof req->request_id);
@@ -324,23 +314,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
   *con_cls = NULL;
 }
 
-int sg_parse_listen(const char *s, char *host, size_t hostsz, unsigned *port) {
-  const char *colon = strrchr(s, ':');
-  if (!colon || colon == s) return -1;
-  size_t hl = (size_t)(colon - s);
-  if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') {
-    s++;
-    hl -= 2;
-  }
-  if (hl >= hostsz) return -1;
-  memcpy(host, s, hl);
-  host[hl] = '\0';
-  int64_t p;
-  if (sg_parse_i64(colon + 1, 0, 65535, &p)) return -1;
-  *port = (unsigned)p;
-  return 0;
-}
-
 /* The JSON 431 for a head over the gate's limit, as a complete HTTP response. */
 static size_t too_large(void *ctx, char *buf, size_t cap) {
   sg_http_server *s = ctx;
@@ -380,53 +353,30 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     sg__gate_closed(s->gate, sa);
 }
 
-/* A listening socket on host:port (a numeric address or "localhost"); -1 with err. */
-static int listen_on(const char *host, unsigned port, char *err, size_t errsz) {
-  struct sockaddr_storage ss;
-  memset(&ss, 0, sizeof ss);
-  socklen_t sl = sizeof(struct sockaddr_in);
-  struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
-  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
-  if (inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons((uint16_t)port);
-  } else if (inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons((uint16_t)port);
-    sl = sizeof *v6;
-  } else if (strcmp(host, "localhost") == 0) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons((uint16_t)port);
-    v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  } else {
-    snprintf(err, errsz, "listen host must be a numeric address: '%s'", host);
-    return -1;
-  }
-  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+/* A listening socket on a parsed address; -1 with err. */
+static int listen_on(const sg_listen_addr *a, char *err, size_t errsz) {
+  int fd = socket(a->sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   /* SO_REUSEADDR only, never SO_REUSEPORT: that would let a second process bind the same
    * port and silently take half the requests. SO_REUSEADDR still allows a restart. */
   int one = 1;
   if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-      bind(fd, (struct sockaddr *)&ss, sl) || listen(fd, 1024)) {
+      bind(fd, (const struct sockaddr *)&a->sa, a->sa_len) || listen(fd, 1024)) {
     if (fd >= 0) close(fd);
-    snprintf(err, errsz, "cannot listen on %s:%u", host, port);
+    snprintf(err, errsz, "cannot listen on %s%s%s:%u", a->v6 ? "[" : "", a->host, a->v6 ? "]" : "",
+             a->port);
     return -1;
   }
   return fd;
 }
 
 int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, size_t errsz) {
-  char host[256];
-  unsigned port;
-  if (sg_parse_listen(cfg->listen, host, sizeof host, &port)) {
-    snprintf(err, errsz, "bad listen address '%s' (want host:port)", cfg->listen);
-    return -1;
-  }
-  int lfd = listen_on(host, port, err, errsz);
+  sg_listen_addr la;
+  if (sg_listen_parse(cfg->listen, &la, err, errsz)) return -1;
+  int lfd = listen_on(&la, err, errsz);
   if (lfd < 0) return -1;
   struct sockaddr_storage bound;
   socklen_t bl = sizeof bound;
-  unsigned bound_port = port;
+  unsigned bound_port = la.port;
   if (getsockname(lfd, (struct sockaddr *)&bound, &bl) == 0)
     bound_port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
                                                    : ((struct sockaddr_in *)&bound)->sin_port);

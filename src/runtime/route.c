@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/metrics.h"
+#include "http/common/request_id.h"
 #include "runtime/server.h"
 
 static void preflight(sg__rt_req *r) {
@@ -38,13 +39,6 @@ static route route_of(const char *path) {
   return R_NONE;
 }
 
-static bool rid_ok(const char *s) {
-  size_t n = 0;
-  for (; s[n]; n++)
-    if (n >= 128 || s[n] < 0x21 || s[n] > 0x7e || s[n] == '"' || s[n] == '\\') return false;
-  return n > 0;
-}
-
 static void method_not_allowed(sg__rt_req *r, const char *allow) {
   sg__rt_hdrs h = {.allow = allow};
   sg__rt_error(r, SG_E_METHOD_NOT_ALLOWED, NULL, &h);
@@ -65,7 +59,7 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
   r.route = r.rt->route_ids[which];
   r.message = NULL;
   const char *x = req ? req->xrid.p : NULL;
-  r.xrid_generated = !(x && rid_ok(x));
+  r.xrid_generated = !(x && sg_http_request_id_ok(x));
   if (!r.xrid_generated)
     snprintf(r.xrid, sizeof r.xrid, "%s", x);
   else

@@ -20,6 +20,7 @@
 #include "compiler/artifact.h"
 #include "compiler/typo.h"
 #include "edge/edge.h"
+#include "http/common/request_id.h"
 #include "runtime/http1.h"
 #include "runtime/runtime.h"
 
@@ -278,7 +279,7 @@ typedef struct {
   sg_runtime *rt;
   const char *method, *path;
   int64_t t0_us;
-  char xrid[129];      /* echoed x-request-id, or a generated one */
+  char xrid[SG_HTTP_REQUEST_ID_MAX + 1]; /* echoed x-request-id, or a generated one */
   bool xrid_generated; /* xrid is ours (may then double as the body's requestId) */
   const char *message; /* a constant, JSON-safe message more precise than the table's, or NULL */
   const char *origin;  /* Origin header or NULL */

@@ -15,6 +15,7 @@
 
 #include "common/metrics.h"
 #include "common/util.h"
+#include "http/common/listen.h"
 #include "runtime/server.h"
 #include "runtime/state.h"
 
@@ -24,33 +25,6 @@ static int fail(const char *what, const char *detail) {
   fprintf(stderr, "{\"error\":\"runtime: %s%s%s\"}\n", what, detail ? ": " : "",
           detail ? detail : "");
   return -1;
-}
-
-/* Splits "host:port", "[v6]:port", ":port" or "port". host is "" for any address. */
-static int split_listen(const char *s, char *host, size_t hsz, char *port, size_t psz) {
-  const char *colon;
-  if (s[0] == '[') {
-    const char *end = strchr(s, ']');
-    if (!end || end[1] != ':') return -1;
-    if ((size_t)(end - s - 1) >= hsz) return -1;
-    memcpy(host, s + 1, (size_t)(end - s - 1));
-    host[end - s - 1] = '\0';
-    colon = end + 1;
-  } else {
-    colon = strrchr(s, ':');
-    if (!colon) {
-      host[0] = '\0';
-      colon = s - 1;
-    } else {
-      if ((size_t)(colon - s) >= hsz) return -1;
-      memcpy(host, s, (size_t)(colon - s));
-      host[colon - s] = '\0';
-    }
-  }
-  int64_t p;
-  if (sg_parse_i64(colon + 1, 0, 65535, &p)) return -1;
-  snprintf(port, psz, "%lld", (long long)p);
-  return 0;
 }
 
 unsigned sg_runtime_port(const sg_runtime *rt) { return rt->port; }
@@ -73,10 +47,10 @@ static void runtime_free(sg_runtime *rt) {
 int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   if (!cfg || !cfg->edge || !cfg->state_dir)
     return fail("edge and state directory are required", NULL);
-  char host[256], port[8];
   const char *addr = cfg->listen ? cfg->listen : "127.0.0.1:8081";
-  if (split_listen(addr, host, sizeof host, port, sizeof port))
-    return fail("bad listen address", addr);
+  sg_listen_addr la;
+  char why[320];
+  if (sg_listen_parse(addr, &la, why, sizeof why)) return fail(why, NULL);
 
   sg_runtime *rt = calloc(1, sizeof *rt);
   if (!rt) return fail("out of memory", NULL);
@@ -128,23 +102,14 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   sg__rt_routes_register(rt);
   sg__rt_metrics_start(rt);
 
-  struct addrinfo hints = {
-      .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-  struct addrinfo *ai = NULL;
-  int gai = getaddrinfo(host[0] ? host : "0.0.0.0", port, &hints, &ai);
-  if (gai) {
-    fail("cannot resolve listen address", gai_strerror(gai));
-    goto err;
-  }
-  rt->listen_fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  rt->listen_fd = socket(la.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
   if (rt->listen_fd < 0 || setsockopt(rt->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) ||
-      bind(rt->listen_fd, ai->ai_addr, ai->ai_addrlen) || listen(rt->listen_fd, 1024)) {
-    freeaddrinfo(ai);
+      bind(rt->listen_fd, (const struct sockaddr *)&la.sa, la.sa_len) ||
+      listen(rt->listen_fd, 1024)) {
     fail("cannot listen", addr);
     goto err;
   }
-  freeaddrinfo(ai);
   struct sockaddr_storage ss;
   socklen_t sl = sizeof ss;
   if (getsockname(rt->listen_fd, (struct sockaddr *)&ss, &sl) == 0)
@@ -164,10 +129,9 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     fail("cannot start loader thread", NULL);
     goto err;
   }
-  bool v6 = strchr(host, ':') != NULL;
   fprintf(stderr,
           "{\"level\":\"info\",\"msg\":\"runtime listening\",\"url\":\"http://%s%s%s:%u\"}\n",
-          v6 ? "[" : "", host[0] ? host : "0.0.0.0", v6 ? "]" : "", rt->port);
+          la.v6 ? "[" : "", la.host, la.v6 ? "]" : "", rt->port);
   fflush(stderr);
   *out = rt;
   return 0;
