@@ -15,7 +15,7 @@
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
-#include "http/metrics_http.h"
+#include "http/mhd/metrics_http.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
 

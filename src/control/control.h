@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http/http.h"
+#include "http/mhd/http.h"
 #include "store/store.h"
 
 typedef struct {

@@ -126,6 +126,8 @@ json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
 
 /* GET /readyz (readyz.c): 200 when the store answers and the edge store is usable. */
 void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp);
+/* GET /healthz (readyz.c): liveness. */
+void sg__control_healthz(sg_req *req, sg_resp *resp);
 /* The control plane's metrics collector (readyz.c): publish queue depth, store and edge
  * health. */
 void sg__control_metrics(sg_buf *out, void *ctx);

@@ -3,7 +3,8 @@
  *
  * Ready means a request could be served now: the store answers a query (the publish
  * queue count, one indexed read) and the edge store, where publishes and list changes
- * go, is usable. /healthz stays a bare liveness answer.
+ * go, is usable. /healthz stays a bare liveness answer. Methods, headers and the body's
+ * shape are the rule of every listener (http/common/health.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,23 +12,42 @@
 #include "common/metrics.h"
 #include "control/internal.h"
 #include "edge/edge.h"
+#include "http/common/health.h"
+
+/* A probe answers GET and HEAD only, never from a cache (http/common/health.h). */
+static bool probe_method(sg_req *req, sg_resp *resp) {
+  sg_resp_header(resp, "Cache-Control", SG_HEALTH_CACHE_CONTROL);
+  if (sg_health_method_ok(req->method)) return true;
+  sg_resp_header(resp, "Allow", SG_HEALTH_ALLOW);
+  sg_resp_error(resp, req, SG_E_METHOD_NOT_ALLOWED, NULL, NULL);
+  return false;
+}
+
+void sg__control_healthz(sg_req *req, sg_resp *resp) {
+  if (!probe_method(req, resp)) return;
+  resp->status = 200;
+  sg_buf_reset(&resp->body);
+  sg_buf_append(&resp->body, sg_health_live_body, sg_health_live_len);
+}
 
 void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp) {
-  if (strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0) {
-    sg_resp_header(resp, "Allow", "GET, HEAD");
-    sg_resp_error(resp, req, SG_E_METHOD_NOT_ALLOWED, NULL, NULL);
-    return;
-  }
+  if (!probe_method(req, resp)) return;
   int64_t depth;
   bool store_ok = sg_store_queue_depth(c->cfg.store, &depth) == SG_E_OK;
   bool edge_ok = sg_edge_check(c->cfg.edge) == 0;
   bool ready = store_ok && edge_ok;
-  sg_resp_header(resp, "Cache-Control", "no-store");
-  if (!ready) sg_resp_header(resp, "Retry-After", "1");
-  sg_resp_json(resp, ready ? 200 : 503,
-               json_pack("{s:s,s:{s:s,s:s}}", "status", ready ? "ready" : "not_ready", "checks",
-                         "store", store_ok ? "ok" : "unavailable", "edge",
-                         edge_ok ? "ok" : "unavailable"));
+  const sg_health_check checks[] = {{"store", store_ok ? "ok" : "unavailable"},
+                                    {"edge", edge_ok ? "ok" : "unavailable"}};
+  char body[256];
+  size_t n;
+  resp->status = (int)sg_health_ready_body(ready, checks, 2, NULL, body, sizeof body, &n);
+  if (!ready) {
+    char ra[16];
+    snprintf(ra, sizeof ra, "%d", SG_HEALTH_RETRY_AFTER);
+    sg_resp_header(resp, "Retry-After", ra);
+  }
+  sg_buf_reset(&resp->body);
+  sg_buf_append(&resp->body, body, n);
 }
 
 void sg__control_metrics(sg_buf *out, void *ctx) {

@@ -287,7 +287,7 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
   sg_control *c = req->app;
   if (strcmp(req->path, "/healthz") == 0) {
     req->route = "/healthz";
-    sg_resp_json(resp, 200, json_pack("{s:s}", "status", "ok"));
+    sg__control_healthz(req, resp);
     return;
   }
   if (strcmp(req->path, "/readyz") == 0) {

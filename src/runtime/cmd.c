@@ -19,7 +19,7 @@
 #include "common/args.h"
 #include "common/fds.h"
 #include "common/util.h"
-#include "http/metrics_http.h"
+#include "http/mhd/metrics_http.h"
 #include "runtime/runtime.h"
 
 static const sg_flag_spec flags[] = {

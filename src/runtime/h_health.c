@@ -1,7 +1,7 @@
-/* GET /healthz: liveness of the runtime listener. */
+/* GET /healthz: liveness of the runtime listener (the rule: http/common/health.h). */
+#include "http/common/health.h"
 #include "runtime/rt.h"
 
 void sg__h_health(sg__rt_req *r) {
-  static const char body[] = "{\"status\":\"ok\"}";
-  sg__rt_respond(r, 200, body, sizeof body - 1, NULL);
+  sg__rt_respond(r, 200, sg_health_live_body, sg_health_live_len, NULL);
 }

@@ -1,5 +1,6 @@
 /*
- * GET /readyz on the runtime listener, and the runtime's metrics.
+ * GET /readyz on the runtime listener, and the runtime's metrics. The answer's shape,
+ * methods and headers are the rule of every listener (http/common/health.h).
  *
  * Ready means the runtime can answer queries: it holds a snapshot read from the edge
  * store. A runtime whose edge store was unreadable at start answers 503 here (and
@@ -13,6 +14,7 @@
 
 #include "common/metrics.h"
 #include "common/util.h"
+#include "http/common/health.h"
 #include "runtime/rt.h"
 
 /* The edge store counts as reachable when the loader read it this recently. */
@@ -22,8 +24,8 @@
  * the start when it never did), and whether that is recent. */
 static double snapshot_age(const sg_runtime *rt, bool *edge_ok) {
   int64_t now = sg_mono_ms(), synced = atomic_load(&rt->edge_synced_ms);
-  int64_t stale = EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS
-                                                                 : 5 * (int64_t)rt->cfg.poll_ms;
+  int64_t stale =
+      EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS : 5 * (int64_t)rt->cfg.poll_ms;
   *edge_ok = synced > 0 && now - synced <= stale;
   return (double)(now - (synced > 0 ? synced : rt->started_ms)) / 1000.0;
 }
@@ -35,14 +37,15 @@ void sg__h_ready(sg__rt_req *r) {
   sg__rcu_leave(&r->rt->rcu);
   bool edge_ok;
   double age = snapshot_age(r->rt, &edge_ok);
-  char body[256];
-  int n = snprintf(body, sizeof body,
-                   "{\"status\":\"%s\",\"checks\":{\"snapshot\":\"%s\",\"edge\":\"%s\"},"
-                   "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f}",
-                   loaded ? "ready" : "not_ready", loaded ? "ok" : "not_loaded",
-                   edge_ok ? "ok" : "unavailable", rev, age);
-  sg__rt_hdrs h = {.retry_after = loaded ? 0 : 1};
-  sg__rt_respond(r, loaded ? 200 : 503, body, (size_t)n, &h);
+  const sg_health_check checks[] = {{"snapshot", loaded ? "ok" : "not_loaded"},
+                                    {"edge", edge_ok ? "ok" : "unavailable"}};
+  char extra[96], body[256];
+  snprintf(extra, sizeof extra, "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f", rev, age);
+  size_t n;
+  unsigned status = sg_health_ready_body(loaded, checks, 2, extra, body, sizeof body, &n);
+  sg__rt_hdrs h = {.retry_after = loaded ? 0 : SG_HEALTH_RETRY_AFTER,
+                   .cache_control = SG_HEALTH_CACHE_CONTROL};
+  sg__rt_respond(r, status, body, n, &h);
 }
 
 void sg__rt_metrics(sg_buf *out, void *ctx) {

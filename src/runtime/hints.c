@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 #include "runtime/rt.h"
 
 _Static_assert(SG__H1_BODY_MAX == 4096, "update the 413 message");

@@ -1,7 +1,7 @@
 /*
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
- * Threads: HTTP workers (one epoll loop each, loop.c; framing in http1.c), one loader
+ * Threads: HTTP workers (one epoll loop each, http/loop.c; framing in http/http1.c), one loader
  * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
  * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
@@ -21,7 +21,7 @@
 #include "compiler/typo.h"
 #include "edge/edge.h"
 #include "http/common/request_id.h"
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 #include "runtime/runtime.h"
 
 /* ================================================================ origins ======== */

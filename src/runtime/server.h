@@ -1,13 +1,13 @@
 /*
- * Internals shared by the files of the runtime's server (respond.c, route.c, loop.c,
- * loader.c, server.c); the handlers' interface is rt.h.
+ * Internals shared by the runtime's HTTP server (http/respond.c, http/route.c, http/loop.c)
+ * and its loader.c and server.c; the handlers' interface is rt.h.
  */
 #ifndef SG_RUNTIME_SERVER_H
 #define SG_RUNTIME_SERVER_H
 
 #include <stdint.h>
 
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 #include "runtime/rt.h"
 
 /* respond.c: the monotonic clock in microseconds (request durations). */

@@ -65,3 +65,19 @@ def test_colon_port_listens_on_every_interface_for_every_flag(flag):
     rc, err = _start({flag: f":{port}"}, timeout=3)
     assert rc is None, err  # still serving when the timeout hit
     assert f"0.0.0.0:{port}" in (err or "") or flag == "--control-listen", err
+
+
+# -- /healthz and /readyz: one rule (src/http/common/health.c) ------------------------------
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_probes_same_methods_and_headers_on_both_listeners(server, path):
+    for listener, call in (("control", server.control), ("runtime", server.runtime)):
+        r = call("GET", path)
+        assert r.status == 200, (listener, r)
+        assert r.header("cache-control") == "no-store", (listener, path, r.headers)
+        assert r.json()["status"] in ("ok", "ready"), (listener, r)
+        assert call("HEAD", path).status == 200, listener
+        for method in ("POST", "PUT", "DELETE"):
+            r = call(method, path)
+            assert r.status == 405, (listener, path, method, r)
+            assert r.header("allow") == "GET, HEAD", (listener, path, method, r.headers)
+            assert r.json()["code"] == "method_not_allowed", (listener, r)

@@ -1,4 +1,4 @@
-"""The runtime listener at the HTTP level, over raw sockets (src/runtime/http1.c + server.c).
+"""The runtime listener at the HTTP level, over raw sockets (src/runtime/http/: http1.c, loop.c, route.c, respond.c).
 
 Everything here is what a hostile or unusual client does on the wire: oversized heads and
 bodies, malformed request lines, pipelining without reading, half requests, HTTP/1.0,

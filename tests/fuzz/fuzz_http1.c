@@ -1,4 +1,4 @@
-/* libFuzzer target: the runtime's HTTP/1.1 framing (src/runtime/http1.c) on any bytes.
+/* libFuzzer target: the runtime's HTTP/1.1 framing (src/runtime/http/http1.c) on any bytes.
  *
  * The input after its first 4 bytes is the byte stream a client sends; those 4 bytes give
  * a cycle of read sizes (1..256, or up to 32 KiB with the high bit). A fresh connection is
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /*
- * HTTP/1.1 framing of the runtime listener (src/runtime/http1.c), driven with plain bytes:
+ * HTTP/1.1 framing of the runtime listener (src/runtime/http/http1.c), driven with plain bytes:
  * the bytes go into sg__h1_rbuf, sg__h1_feed parses them, a recording handler answers each
  * request, and the test reads back c->out as a client would.
  */
@@ -18,7 +18,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/util.h"
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 
 /* ================================================================ recorder ======= */
 

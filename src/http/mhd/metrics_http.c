@@ -1,7 +1,7 @@
 /*
  * The metrics listener: one route, GET /metrics.
  */
-#include "http/metrics_http.h"
+#include "http/mhd/metrics_http.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * of a list. The counts of connections per client address are shared with the HTTP
  * server's threads (which report handed-over connections closing) under one mutex.
  */
-#include "http/gate.h"
+#include "http/mhd/gate.h"
 
 #include <errno.h>
 #include <netinet/in.h>

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/metrics.h"
+#include "http/common/health.h"
 #include "http/common/request_id.h"
 #include "runtime/server.h"
 
@@ -88,10 +89,10 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
     return method_not_allowed(&r, "POST, OPTIONS");
   case R_HEALTH:
     if (get) return sg__h_health(&r);
-    return method_not_allowed(&r, "GET, HEAD");
+    return method_not_allowed(&r, SG_HEALTH_ALLOW);
   case R_READY:
     if (get) return sg__h_ready(&r);
-    return method_not_allowed(&r, "GET, HEAD");
+    return method_not_allowed(&r, SG_HEALTH_ALLOW);
   case R_NONE:
   default: return sg__rt_error(&r, SG_E_NOT_FOUND, NULL, NULL);
   }

@@ -18,8 +18,8 @@
 #include "common/metrics.h"
 #include "common/util.h"
 #include "http/common/listen.h"
-#include "http/gate.h"
-#include "http/http.h"
+#include "http/mhd/gate.h"
+#include "http/mhd/http.h"
 
 struct sg_http_server {
   struct MHD_Daemon *d;

@@ -1,4 +1,4 @@
-/* Unit tests of the control-plane error body and response helpers (src/http/response.c). */
+/* Unit tests of the control-plane error body and response helpers (src/http/mhd/response.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "http/http.h"
+#include "http/mhd/http.h"
 
 static const char *header(const sg_resp *r, const char *name) {
   for (size_t i = 0; i < r->nheaders; i++)

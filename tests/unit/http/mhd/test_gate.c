@@ -1,4 +1,4 @@
-/* The control listener's front gate (src/http/gate.c) on real loopback sockets. */
+/* The control listener's front gate (src/http/mhd/gate.c) on real loopback sockets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "http/gate.h"
+#include "http/mhd/gate.h"
 
 /* What the gate handed over, for the test thread to look at. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

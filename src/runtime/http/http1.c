@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "runtime/http1.h"
+#include "runtime/http/http1.h"
 
 #define UNSET SIZE_MAX
 

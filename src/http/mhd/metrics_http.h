@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "http/http.h"
+#include "http/mhd/http.h"
 
 /* Starts the listener on addr ("host:port"; port 0 picks a free one) and prints
  * {"level":"info","msg":"metrics listening","url":"http://host:port/metrics"} to stderr.

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/http.h"
+#include "http/mhd/http.h"
 
 void sg_resp_header(sg_resp *r, const char *name, const char *value) {
   if (r->nheaders >= SG_HTTP_MAX_HEADERS) return;
