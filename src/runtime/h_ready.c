@@ -7,6 +7,12 @@
  * the edge store becomes unreachable, because it keeps serving its last snapshot (DESIGN
  * §6); the body then says "edge": "unavailable", and suggestd_snapshot_age_seconds grows,
  * which is what to alert on.
+ *
+ * The shared state (runtime/state.h) is the third check: "state" is "unavailable" while
+ * the Redis holding a fleet's shared state is unreachable. The runtime stays ready then,
+ * because queries go on (quotas counted here until Redis returns); only selection
+ * reports answer 503. suggestd_shared_state_up and suggestd_quota_pending_queries say the
+ * same in metrics.
  */
 #include <stdio.h>
 #include <sys/stat.h>
@@ -14,6 +20,7 @@
 #include "common/metrics.h"
 #include "common/util.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 /* The edge store counts as reachable when the loader read it this recently. */
 #define EDGE_STALE_MS 5000
@@ -35,12 +42,13 @@ void sg__h_ready(sg__rt_req *r) {
   sg__rcu_leave(&r->rt->rcu);
   bool edge_ok;
   double age = snapshot_age(r->rt, &edge_ok);
+  bool state_ok = sg_rt_state_check(r->rt->state) == 0;
   char body[256];
   int n = snprintf(body, sizeof body,
-                   "{\"status\":\"%s\",\"checks\":{\"snapshot\":\"%s\",\"edge\":\"%s\"},"
-                   "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f}",
+                   "{\"status\":\"%s\",\"checks\":{\"snapshot\":\"%s\",\"edge\":\"%s\","
+                   "\"state\":\"%s\"},\"revision\":%llu,\"snapshotAgeSeconds\":%.1f}",
                    loaded ? "ready" : "not_ready", loaded ? "ok" : "not_loaded",
-                   edge_ok ? "ok" : "unavailable", rev, age);
+                   edge_ok ? "ok" : "unavailable", state_ok ? "ok" : "unavailable", rev, age);
   sg__rt_hdrs h = {.retry_after = loaded ? 0 : 1};
   sg__rt_respond(r, loaded ? 200 : 503, body, (size_t)n, &h);
 }
@@ -78,6 +86,16 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   sg_metrics_family(out, "suggestd_artifact_bytes", "gauge",
                     "Bytes of the artifacts held (memory-mapped) by the served snapshot.");
   sg_buf_printf(out, "suggestd_artifact_bytes %llu\n", bytes);
+  sg_rt_state_stats st;
+  sg_rt_state_stats_get(rt->state, &st);
+  sg_metrics_family(out, "suggestd_shared_state_up", "gauge",
+                    "1 when the runtime's state (Redis for a fleet, else its state directory) "
+                    "is reachable; 0 means selection reports answer 503.");
+  sg_buf_printf(out, "suggestd_shared_state_up %d\n", st.up ? 1 : 0);
+  sg_metrics_family(out, "suggestd_quota_pending_queries", "gauge",
+                    "Queries counted by this runtime but not yet added to the fleet's quota "
+                    "counters (grows while Redis is unreachable).");
+  sg_buf_printf(out, "suggestd_quota_pending_queries %llu\n", (unsigned long long)st.quota_pending);
   sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
                     "Open connections on the runtime listener.");
   sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));

@@ -76,11 +76,15 @@ typedef struct sg__quota sg__quota;
 /* UTC calendar month of a Unix time as year*12 + (month-1). */
 int sg__utc_month(int64_t unix_s);
 /* Opens the counters file path (JSON {"month":"YYYY-MM","used":{"app":n,…}}); counts
- * of another month than `month` are dropped. A missing file is an empty table. */
+ * of another month than `month` are dropped. A missing file is an empty table; a NULL
+ * path is a table kept in memory only (sg__quota_flush then writes nothing). */
 int sg__quota_open(const char *path, int month, sg__quota **out);
 /* The slot of app_id, created at 0 if new. Slots live until sg__quota_close, so
  * snapshots hold plain pointers to them. Loader thread only. */
 sg__quota_slot *sg__quota_slot_for(sg__quota *q, const char *app_id);
+/* The number of slots, and slot i in creation order (loader thread only). */
+size_t sg__quota_count(const sg__quota *q);
+sg__quota_slot *sg__quota_at(const sg__quota *q, size_t i);
 /* Request threads: takes one unit unless used >= limit. Returns true when taken. */
 bool sg__quota_take(sg__quota_slot *s, uint64_t limit);
 /* Writes the file when a counter changed; on a new month resets every counter first.
@@ -117,11 +121,14 @@ void sg__selection_free(sg__selection *s);
 
 typedef struct sg__events sg__events;
 
-typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY } sg__ev_result;
+typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMITED } sg__ev_result;
 
 /* Opens <dir> (created), reloads selection ids seen in the last 24 h from its segments
  * and starts the writer thread. */
 int sg__events_open(const char *dir, sg__events **out);
+/* Appends the event's line (the format of events.c, ending in a newline) to b. */
+int sg__event_line(sg_buf *b, const sg__selection *s, const char *app_id, const char *key_id,
+                   int64_t now_ms);
 /* Dedupes on selectionId (24 h window) and queues the event for the writer thread. */
 sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const char *app_id,
                                 const char *key_id, int64_t now_ms);

@@ -695,10 +695,15 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     goto err;
   }
   /* It says what failed. */
-  if (sg_rt_state_open(rt->state_dir, rt->cfg.selection_rate, &rt->state)) goto err;
+  /* A Redis edge holds the state the fleet shares as well; a directory edge keeps it
+   * in the state directory, for this process alone. */
+  const char *state = strncmp(cfg->edge, "redis://", 8) == 0 ? cfg->edge : rt->state_dir;
+  if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
   if (sg__snapshot_load(rt->edge, rt->state, NULL, &rt->records, &first) == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
+    /* Learn the fleet's quota counts before the first query rather than a second later. */
+    sg_rt_state_flush(rt->state, sg_now_s());
   } else {
     /* Serve anyway: /readyz answers 503 and /v1 calls artifact_unavailable until the
      * loader reads the edge store (it retries every poll period). */
