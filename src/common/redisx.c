@@ -88,7 +88,7 @@ int sg_redisx_parse(const char *url, sg_redisx_url *out, char *err, size_t errsz
   memset(out, 0, sizeof *out);
   out->chunk_bytes = 32u << 20;
   out->changelog = 100000;
-  snprintf(out->prefix, sizeof out->prefix, "suggestd");
+  snprintf(out->prefix, sizeof out->prefix, "sg");
   if (!url) return fail(err, errsz, "no Redis URL");
   if (strncmp(url, "rediss://", 9) == 0)
     return fail(err, errsz,

@@ -13,7 +13,8 @@
  *   db        0..15 (SELECT after connecting), default 0
  * The server part is read and connected to by common/redisurl.h (sg_redis_url_parse,
  * sg_redis_connect); this adds the options, reconnecting and scripts.
- *   prefix    namespace of every key ([A-Za-z0-9_.-], 1..64 chars), default "suggestd"
+ *   prefix    namespace of the edge store's keys ([A-Za-z0-9_.-], 1..64 chars), default
+ *             "sg" (keys "sg:edge:…", next to the runtime state's "sg:state:…")
  *   chunk     artifact chunk size for the edge store (64 KiB..256 MiB, default 32 MiB)
  *   changelog edge change-log entries kept (16..10000000, default 100000)
  * rediss:// (TLS) is refused: the hiredis this builds against has no TLS.

@@ -193,6 +193,8 @@ typedef struct sg__rt_snapshot {
   uint64_t revision;
   bool unloaded;         /* a placeholder: the edge store could not be read yet (not ready) */
   bool missing_artifact; /* some published list has no openable artifact: retry */
+  bool fetch_failed;     /* ... because it could not be fetched (I/O, Redis down): retry */
+  bool ever_complete;    /* this or an earlier snapshot had every artifact it could fetch */
   sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
   size_t key_mask;
   sg__rt_list *lists; /* sorted by id */
@@ -214,8 +216,8 @@ void sg__records_free(sg__rt_records *c);
  * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
  * from st. */
 struct sg_rt_state;
-int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
-                      sg__rt_snapshot **out);
+int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev,
+                      sg__rt_records **cache, sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
@@ -262,7 +264,7 @@ struct sg_runtime {
   sg__rt_records *records; /* the loader's decoded edge records */
   sg__rcu rcu;
   struct sg_rt_state *state; /* rate limits, quotas, selection dedupe and events */
-  int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
+  int listen_fd, wake_fd;    /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;
   _Atomic long connections; /* open HTTP connections, for the cap */

@@ -1,7 +1,7 @@
 /*
  * Redis backend of the edge store (src/edge/redis), through hiredis (common/redisx).
  *
- * Keys, with P = "<prefix>:edge:" (prefix from the URL, default "suggestd"); the layout is
+ * Keys, with P = "<prefix>:edge:" (prefix from the URL, default "sg"); the layout is
  * documented in docs/EDGE.md "Redis layout":
  *   P rev                    the store revision (INCR)
  *   P rec:<kind>             hash id -> record JSON
