@@ -1,8 +1,8 @@
 /*
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
- * Threads: HTTP workers (one epoll loop each, server.c; framing in http1.c), one loader
- * (edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
+ * Threads: HTTP workers (one epoll loop each, loop.c; framing in http1.c), one loader
+ * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
  * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
 #ifndef SG_RUNTIME_RT_H
