@@ -26,7 +26,7 @@ static void test_parse(void **state) {
   assert_string_equal(u.server.host, "127.0.0.1");
   assert_int_equal(u.server.port, 6390);
   assert_int_equal(u.server.db, 3);
-  assert_string_equal(u.prefix, "suggestd");
+  assert_string_equal(u.prefix, "sg");
   assert_int_equal(u.chunk_bytes, 32u << 20);
   assert_int_equal(sg_redisx_parse("redis://localhost", &u, err, sizeof err), 0);
   assert_string_equal(u.server.host, "localhost");
