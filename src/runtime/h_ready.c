@@ -64,11 +64,7 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   bool loaded = !s->unloaded;
   unsigned long long rev = (unsigned long long)s->revision, bytes = 0;
   size_t n_arts = s->n_arts;
-  for (size_t i = 0; i < s->n_arts; i++) {
-    uint64_t size;
-    if (sg_edge_artifact_stat(rt->edge, s->arts[i]->hash, &size) == 0)
-      bytes += (unsigned long long)size;
-  }
+  for (size_t i = 0; i < s->n_arts; i++) bytes += (unsigned long long)s->arts[i]->bytes;
   sg__rcu_leave(&rt->rcu);
   bool edge_ok;
   double age = snapshot_age(rt, &edge_ok);

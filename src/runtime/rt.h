@@ -2,8 +2,8 @@
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
  * Threads: HTTP workers (one epoll loop each, loop.c; framing in http1.c), one loader
- * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
- * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
+ * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request
+ * threads never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
 #ifndef SG_RUNTIME_RT_H
 #define SG_RUNTIME_RT_H
@@ -144,7 +144,8 @@ typedef enum { SG__VIS_PRIVATE, SG__VIS_PUBLIC, SG__VIS_SHARED } sg__visibility;
 typedef struct sg__rt_art {
   _Atomic long refs;
   sg_artifact *a;
-  char hash[72]; /* "sha256:<hex>" */
+  uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
+  char hash[72];  /* "sha256:<hex>" */
 } sg__rt_art;
 
 typedef struct {

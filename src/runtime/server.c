@@ -4,6 +4,7 @@
  * Responses are in respond.c, routing in route.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
@@ -104,6 +105,14 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   }
   if (sg_edge_open(cfg->edge, &rt->edge)) {
     fail("cannot open edge store", strerror(errno));
+    goto err;
+  }
+  /* A remote edge's artifacts are fetched into <state-dir>/artifacts (content-addressed,
+   * verified on every load), so a restart reads them locally. */
+  char cache[PATH_MAX];
+  if (snprintf(cache, sizeof cache, "%s/artifacts", rt->state_dir) >= (int)sizeof cache ||
+      sg_edge_set_cache_dir(rt->edge, cache)) {
+    fail("cannot create the artifact cache", strerror(errno));
     goto err;
   }
   /* It says what failed. */

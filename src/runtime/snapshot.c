@@ -288,6 +288,7 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
     }
     atomic_init(&a->refs, 1);
     a->a = art;
+    if (sg_edge_artifact_stat(e, hash, &a->bytes)) a->bytes = 0;
     snprintf(a->hash, sizeof a->hash, "%s", hash);
   }
   s->arts[s->n_arts++] = a;
