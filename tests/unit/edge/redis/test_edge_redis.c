@@ -11,12 +11,14 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/redis_server.h"
@@ -341,6 +343,32 @@ static void test_cache_and_outage(void **state) {
   assert_int_equal(sg_edge_check(f->e), 0);
   assert_int_equal(sg_edge_put(f->e, SG_EDGE_LIST, "lst_2", "{}", 2, &rev), 0);
   assert_int_equal(rev, 2);
+
+  /* Pruning keeps what is named and what is recent; old temp files go. */
+  sg_buf b;
+  char hash_b[72];
+  sg_test_artifact(300, 12, &b, hash_b);
+  assert_int_equal(sg_edge_put_artifact(f->e, hash_b, b.data, b.len), 0);
+  assert_int_equal(sg_edge_artifact_load(f->e, hash_b, &art), 0);
+  sg_artifact_close(art);
+  char path_b[256], tmp[300];
+  snprintf(path_b, sizeof path_b, "%s/%s.sga", dir, hash_b + 7);
+  snprintf(tmp, sizeof tmp, "%s.tmp-0123", path);
+  assert_int_equal(sg_write_file_atomic(tmp, "x", 1), 0);
+  const char *keep[] = {hash_b};
+  size_t removed = 9;
+  assert_int_equal(sg_edge_cache_prune(f->e, keep, 1, 60, &removed), 0);
+  assert_int_equal(removed, 0); /* all recent */
+  struct timespec old[2] = {{.tv_sec = time(NULL) - 3600}, {.tv_sec = time(NULL) - 3600}};
+  assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+  assert_int_equal(utimensat(AT_FDCWD, path_b, old, 0), 0);
+  assert_int_equal(utimensat(AT_FDCWD, tmp, old, 0), 0);
+  assert_int_equal(sg_edge_cache_prune(f->e, keep, 1, 60, &removed), 0);
+  assert_int_equal(removed, 2);
+  assert_int_equal(stat(path, &st), -1);
+  assert_int_equal(stat(tmp, &st), -1);
+  assert_int_equal(stat(path_b, &st), 0);
+  sg_buf_free(&b);
 
   char cmd[160];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
