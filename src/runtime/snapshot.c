@@ -253,9 +253,12 @@ static void art_release(sg__rt_art *a) {
   }
 }
 
-/* The shared artifact of hash: from this snapshot, the previous one, or opened now. */
+/* The shared artifact of hash: from this snapshot, the previous one, or opened now. NULL
+ * when it cannot be had; *transient then says whether trying again may help (the fetch
+ * failed) rather than the edge store lacking it or holding bytes that are no artifact. */
 static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev,
-                               const char *hash) {
+                               const char *hash, bool *transient) {
+  *transient = false;
   for (size_t i = 0; i < s->n_arts; i++)
     if (strcmp(s->arts[i]->hash, hash) == 0) return s->arts[i];
   sg__rt_art *a = NULL;
@@ -273,7 +276,8 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
       /* Absent, damaged or no artifact: the edge store's answer. Anything else (I/O, a
        * remote store unreachable mid-fetch) may pass: the runtime is not ready until a
        * first snapshot had none of those. */
-      if (errno != ENOENT && errno != EBADMSG && errno != EINVAL) s->fetch_failed = true;
+      if (errno != ENOENT && errno != EBADMSG && errno != EINVAL)
+        *transient = s->fetch_failed = true;
       if (errno != ENOENT)
         fprintf(stderr,
                 "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
@@ -311,14 +315,16 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   if (hash) l->content_hash = arena_strdup(&s->arena, hash);
   l->published = hash && !l->archived;
   if (l->published) {
-    l->art = art_acquire(e, s, prev, hash);
+    bool transient, unused;
+    l->art = art_acquire(e, s, prev, hash, &transient);
     if (!l->art) s->missing_artifact = true;
-    /* A list moves to a new version only once its artifact is here: until then the
-     * version this runtime already serves stays (with its hash in the bootstrap and the
-     * request ids), and the loader retries the new one. */
-    const sg__rt_list *old = prev && !l->art ? find_prev_list(prev, l->id) : NULL;
+    /* A list moves to a new version only once its artifact is here: when fetching it
+     * failed, the version this runtime already serves stays (with its hash in the
+     * bootstrap and the request ids), and the loader retries the new one. An artifact
+     * the edge store lacks or holds damaged answers artifact_unavailable, as it must. */
+    const sg__rt_list *old = transient && prev ? find_prev_list(prev, l->id) : NULL;
     if (old && old->art && old->content_hash && strcmp(old->content_hash, hash) != 0 &&
-        (l->art = art_acquire(e, s, prev, old->content_hash)))
+        (l->art = art_acquire(e, s, prev, old->content_hash, &unused)))
       hash = l->content_hash = arena_strdup(&s->arena, old->content_hash);
   }
 

@@ -110,7 +110,7 @@ class Server:
         self.proc = None
         self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
-        self.edge = edge_for(data_dir)  # an --edge URL for every process, or None
+        self.edge_url = edge_for(data_dir)  # an --edge URL for every process, or None
 
     # -- process --------------------------------------------------------------------------
     def start(self):
@@ -119,8 +119,8 @@ class Server:
             args += ["--control-listen", f"127.0.0.1:{self.control_port}"]
         if self.mode in ("serve", "runtime"):
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
-        if self.edge and "--edge" not in self.extra:
-            args += ["--edge", self.edge]
+        if self.edge_url and "--edge" not in self.extra:
+            args += ["--edge", self.edge_url]
         args += self.extra
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
@@ -174,7 +174,7 @@ class Server:
 
     # -- admin CLI ------------------------------------------------------------------------
     def admin(self, *words, check=True):
-        edge = ["--edge", self.edge] if self.edge else []
+        edge = ["--edge", self.edge_url] if self.edge_url else []
         r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir, *edge],
                            capture_output=True, text=True, timeout=30)
         if check:

@@ -102,7 +102,7 @@ def fleet(redis):
         edge = edge or redis.url
         flags = (NO_LIMITS if mode != "runtime" else []) + ["--edge", edge] + list(extra)
         s = Server(d, mode=mode, extra=flags)
-        s.edge = edge
+        s.edge_url = edge
         procs.append(s)
         return s.start()
 
@@ -264,3 +264,31 @@ def test_rediss_and_bad_urls_are_refused_clearly(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert json.loads(r.stderr.strip().splitlines()[-1])["error"], r.stderr
+
+
+def test_list_keeps_its_version_until_the_new_artifact_is_local(redis, fleet):
+    s = fleet("serve")
+    t, lst, v, pk = publish_list(s)
+    rt = fleet("runtime")
+    assert wait_until(lambda: ready(rt), timeout=15)
+    want = answers(rt, pk)
+    # The runtime cannot store a fetched artifact (its cache folder is a file now).
+    cache = os.path.join(rt.data_dir, "runtime", "artifacts")
+    shutil.move(cache, cache + ".away")
+    with open(cache, "w") as f:
+        f.write("not a folder")
+    try:
+        t.add_items(lst["id"], [{"value": "pamplona", "displayValue": "Pamplona"}])
+        v2 = t.publish(lst["id"])
+        assert v2["state"] == "active", v2
+        assert wait_until(lambda: b"Pamplona" in s.runtime(
+            "GET", "/v1/query", params={"key": pk, "q": "pamp"}).body, timeout=10)
+        time.sleep(1.5)  # several reloads of the new list record
+        # Still the old version, whole and ready: not artifact_unavailable.
+        assert answers(rt, pk) == want
+        assert ready(rt)
+    finally:
+        os.unlink(cache)
+        shutil.move(cache + ".away", cache)
+    assert wait_until(lambda: answers(rt, pk) == answers(s, pk), timeout=15)
+    assert os.path.exists(os.path.join(cache, v2["contentHash"].split(":", 1)[1] + ".sga"))
