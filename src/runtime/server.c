@@ -119,6 +119,12 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   /* A Redis edge holds the state the fleet shares as well; a directory edge keeps it
    * in the state directory, for this process alone. */
   const char *state = strncmp(cfg->edge, "redis://", 8) == 0 ? cfg->edge : rt->state_dir;
+  /* The URL's options (?prefix=…) are the edge store's; the state takes the server part. */
+  char server_url[1024];
+  if (state == cfg->edge && strchr(state, '?')) {
+    snprintf(server_url, sizeof server_url, "%.*s", (int)strcspn(state, "?"), state);
+    state = server_url;
+  }
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
   if (sg__snapshot_load(rt->edge, rt->state, NULL, &rt->records, &first) == 0) {

@@ -249,7 +249,7 @@ def test_redis_killed_queries_keep_answering_and_changes_catch_up(redis, fleet):
 
     assert wait_until(has_pamplona, timeout=15)
     assert metric(mport, "suggestd_edge_up") == 1
-    assert answers(rt, pk) == answers(s, pk)
+    assert wait_until(lambda: answers(rt, pk) == answers(s, pk), timeout=10)
 
 
 def test_rediss_and_bad_urls_are_refused_clearly(tmp_path):
@@ -292,3 +292,16 @@ def test_list_keeps_its_version_until_the_new_artifact_is_local(redis, fleet):
         shutil.move(cache + ".away", cache)
     assert wait_until(lambda: answers(rt, pk) == answers(s, pk), timeout=15)
     assert os.path.exists(os.path.join(cache, v2["contentHash"].split(":", 1)[1] + ".sga"))
+
+
+def test_prefix_option_namespaces_the_edge(redis, fleet):
+    url = redis.url + "/0?prefix=alt"
+    s = fleet("serve", edge=url)
+    t, lst, v, pk = publish_list(s)
+    assert wait_until(lambda: s.runtime("GET", "/v1/query", params={"key": pk, "q": "pa"})
+                      .status == 200, timeout=10)
+    rt = fleet("runtime", edge=url)
+    assert wait_until(lambda: ready(rt), timeout=15)
+    assert answers(rt, pk) == answers(s, pk)
+    assert redis.cmd("HGET", "alt:edge:rec:lists", lst["id"]) is not None
+    assert redis.cmd("EXISTS", "sg:edge:rev") == 0
