@@ -8,6 +8,12 @@
  * the edge store becomes unreachable, because it keeps serving its last snapshot (DESIGN
  * §6); the body then says "edge": "unavailable", and suggestd_snapshot_age_seconds grows,
  * which is what to alert on.
+ *
+ * The shared state (runtime/state.h) is the third check: "state" is "unavailable" while
+ * the Redis holding a fleet's shared state is unreachable. The runtime stays ready then,
+ * because queries go on (quotas counted here until Redis returns); only selection
+ * reports answer 503. suggestd_shared_state_up and suggestd_quota_pending_queries say the
+ * same in metrics.
  */
 #include <stdio.h>
 #include <sys/stat.h>
@@ -16,6 +22,7 @@
 #include "common/util.h"
 #include "http/common/health.h"
 #include "runtime/rt.h"
+#include "runtime/state.h"
 
 /* The edge store counts as reachable when the loader read it this recently. */
 #define EDGE_STALE_MS 5000
@@ -32,17 +39,23 @@ static double snapshot_age(const sg_runtime *rt, bool *edge_ok) {
 
 void sg__h_ready(sg__rt_req *r) {
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
-  bool loaded = !s->unloaded;
+  /* A cold runtime is ready once it holds every artifact it could fetch, not as soon as
+   * it read the records: a load balancer must not send it queries it cannot answer. */
+  bool loaded = !s->unloaded && s->ever_complete, placeholder = s->unloaded;
   unsigned long long rev = (unsigned long long)s->revision;
   sg__rcu_leave(&r->rt->rcu);
   bool edge_ok;
   double age = snapshot_age(r->rt, &edge_ok);
-  const sg_health_check checks[] = {{"snapshot", loaded ? "ok" : "not_loaded"},
-                                    {"edge", edge_ok ? "ok" : "unavailable"}};
+  bool state_ok = sg_rt_state_check(r->rt->state) == 0;
+  const sg_health_check checks[] = {{"snapshot", loaded        ? "ok"
+                                                 : placeholder ? "not_loaded"
+                                                               : "loading"},
+                                    {"edge", edge_ok ? "ok" : "unavailable"},
+                                    {"state", state_ok ? "ok" : "unavailable"}};
   char extra[96], body[256];
   snprintf(extra, sizeof extra, "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f", rev, age);
   size_t n;
-  unsigned status = sg_health_ready_body(loaded, checks, 2, extra, body, sizeof body, &n);
+  unsigned status = sg_health_ready_body(loaded, checks, 3, extra, body, sizeof body, &n);
   sg__rt_hdrs h = {.retry_after = loaded ? 0 : SG_HEALTH_RETRY_AFTER,
                    .cache_control = SG_HEALTH_CACHE_CONTROL};
   sg__rt_respond(r, status, body, n, &h);
@@ -54,11 +67,7 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   bool loaded = !s->unloaded;
   unsigned long long rev = (unsigned long long)s->revision, bytes = 0;
   size_t n_arts = s->n_arts;
-  for (size_t i = 0; i < s->n_arts; i++) {
-    uint64_t size;
-    if (sg_edge_artifact_stat(rt->edge, s->arts[i]->hash, &size) == 0)
-      bytes += (unsigned long long)size;
-  }
+  for (size_t i = 0; i < s->n_arts; i++) bytes += (unsigned long long)s->arts[i]->bytes;
   sg__rcu_leave(&rt->rcu);
   bool edge_ok;
   double age = snapshot_age(rt, &edge_ok);
@@ -81,6 +90,16 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   sg_metrics_family(out, "suggestd_artifact_bytes", "gauge",
                     "Bytes of the artifacts held (memory-mapped) by the served snapshot.");
   sg_buf_printf(out, "suggestd_artifact_bytes %llu\n", bytes);
+  sg_rt_state_stats st;
+  sg_rt_state_stats_get(rt->state, &st);
+  sg_metrics_family(out, "suggestd_shared_state_up", "gauge",
+                    "1 when the runtime's state (Redis for a fleet, else its state directory) "
+                    "is reachable; 0 means selection reports answer 503.");
+  sg_buf_printf(out, "suggestd_shared_state_up %d\n", st.up ? 1 : 0);
+  sg_metrics_family(out, "suggestd_quota_pending_queries", "gauge",
+                    "Queries counted by this runtime but not yet added to the fleet's quota "
+                    "counters (grows while Redis is unreachable).");
+  sg_buf_printf(out, "suggestd_quota_pending_queries %llu\n", (unsigned long long)st.quota_pending);
   sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
                     "Open connections on the runtime listener.");
   sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));

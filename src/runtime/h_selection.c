@@ -37,17 +37,15 @@ void sg__h_selection(sg__rt_req *r) {
   sg__rt_hdrs h = {0};
   if (e == SG_E_OK) {
     char rkey[33];
-    int retry;
+    int retry = 1;
     sg_hex(r->key_digest, 16, rkey);
-    if (!sg_rt_state_rate_take(r->rt->state, rkey, sg_mono_ms(), &retry)) {
+    sg__ev_result res = sg_rt_state_selection_record(r->rt->state, &sel, k->app->id, k->id, rkey,
+                                                     sg_now_ms(), &retry);
+    if (res == SG__EV_RATE_LIMITED) {
       e = SG_E_RATE_LIMITED;
       h.retry_after = retry;
-    }
-  }
-  if (e == SG_E_OK) {
-    sg__ev_result res =
-        sg_rt_state_selection_record(r->rt->state, &sel, k->app->id, k->id, sg_now_ms());
-    if (res == SG__EV_BUSY) {
+    } else if (res == SG__EV_BUSY) {
+      /* Not recorded (queue full, shared state unreachable): the client retries. */
       e = SG_E_UNAVAILABLE;
       h.retry_after = 1;
     }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -12,9 +13,25 @@
 #include "runtime/server.h"
 #include "runtime/state.h"
 
+/* A remote edge's local artifact cache keeps what the snapshot serves, and for a while
+ * what it served before (a rollback or a flip back finds it locally). */
+#define CACHE_PRUNE_MS 60000
+#define CACHE_KEEP_S 600
+
+static void prune_cache(sg_runtime *rt, const sg__rt_snapshot *s) {
+  const char **keep = calloc(s->n_arts + 1, sizeof *keep);
+  if (!keep) return;
+  for (size_t i = 0; i < s->n_arts; i++) keep[i] = s->arts[i]->hash;
+  size_t removed = 0;
+  if (sg_edge_cache_prune(rt->edge, keep, s->n_arts, CACHE_KEEP_S, &removed) == 0 && removed)
+    fprintf(stderr, "{\"level\":\"info\",\"msg\":\"artifact cache pruned\",\"removed\":%zu}\n",
+            removed);
+  free(keep);
+}
+
 void *sg__rt_loader_main(void *arg) {
   sg_runtime *rt = arg;
-  int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms();
+  int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms(), last_prune = 0;
   bool failing = false;
   /* A list whose artifact is missing or damaged is retried on its own, every second at
    * first and less often while it stays bad (reading and hashing a large artifact is not
@@ -45,10 +62,14 @@ void *sg__rt_loader_main(void *arg) {
       if (retry) last_retry = now;
       if (!retry)
         retry_ms = 1000;
-      else if (!cur->unloaded && retry_ms < 30000)
-        retry_ms *= 2;
+      else if (!cur->unloaded && retry_ms < (cur->fetch_failed ? 4000 : 30000))
+        retry_ms *= 2; /* a fetch that failed (Redis blinked) is worth retrying sooner */
       if (sg__snapshot_load(rt->edge, rt->state, cur, &rt->records, &next) == 0) {
         sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
+        if (!next->missing_artifact && now - last_prune >= CACHE_PRUNE_MS) {
+          last_prune = now;
+          prune_cache(rt, next);
+        }
       } else {
         synced = false;
         /* Once per failure spell, not every poll period. */

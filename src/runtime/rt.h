@@ -77,11 +77,15 @@ typedef struct sg__quota sg__quota;
 /* UTC calendar month of a Unix time as year*12 + (month-1). */
 int sg__utc_month(int64_t unix_s);
 /* Opens the counters file path (JSON {"month":"YYYY-MM","used":{"app":n,…}}); counts
- * of another month than `month` are dropped. A missing file is an empty table. */
+ * of another month than `month` are dropped. A missing file is an empty table; a NULL
+ * path is a table kept in memory only (sg__quota_flush then writes nothing). */
 int sg__quota_open(const char *path, int month, sg__quota **out);
 /* The slot of app_id, created at 0 if new. Slots live until sg__quota_close, so
  * snapshots hold plain pointers to them. Loader thread only. */
 sg__quota_slot *sg__quota_slot_for(sg__quota *q, const char *app_id);
+/* The number of slots, and slot i in creation order (loader thread only). */
+size_t sg__quota_count(const sg__quota *q);
+sg__quota_slot *sg__quota_at(const sg__quota *q, size_t i);
 /* Request threads: takes one unit unless used >= limit. Returns true when taken. */
 bool sg__quota_take(sg__quota_slot *s, uint64_t limit);
 /* Writes the file when a counter changed; on a new month resets every counter first.
@@ -118,11 +122,14 @@ void sg__selection_free(sg__selection *s);
 
 typedef struct sg__events sg__events;
 
-typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY } sg__ev_result;
+typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMITED } sg__ev_result;
 
 /* Opens <dir> (created), reloads selection ids seen in the last 24 h from its segments
  * and starts the writer thread. */
 int sg__events_open(const char *dir, sg__events **out);
+/* Appends the event's line (the format of events.c, ending in a newline) to b. */
+int sg__event_line(sg_buf *b, const sg__selection *s, const char *app_id, const char *key_id,
+                   int64_t now_ms);
 /* Dedupes on selectionId (24 h window) and queues the event for the writer thread. */
 sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const char *app_id,
                                 const char *key_id, int64_t now_ms);
@@ -138,7 +145,8 @@ typedef enum { SG__VIS_PRIVATE, SG__VIS_PUBLIC, SG__VIS_SHARED } sg__visibility;
 typedef struct sg__rt_art {
   _Atomic long refs;
   sg_artifact *a;
-  char hash[72]; /* "sha256:<hex>" */
+  uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
+  char hash[72];  /* "sha256:<hex>" */
 } sg__rt_art;
 
 typedef struct {
@@ -187,6 +195,8 @@ typedef struct sg__rt_snapshot {
   uint64_t revision;
   bool unloaded;         /* a placeholder: the edge store could not be read yet (not ready) */
   bool missing_artifact; /* some published list has no openable artifact: retry */
+  bool fetch_failed;     /* ... because it could not be fetched (I/O, Redis down): retry */
+  bool ever_complete;    /* this or an earlier snapshot had every artifact it could fetch */
   sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
   size_t key_mask;
   sg__rt_list *lists; /* sorted by id */
@@ -208,8 +218,8 @@ void sg__records_free(sg__rt_records *c);
  * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
  * from st. */
 struct sg_rt_state;
-int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
-                      sg__rt_snapshot **out);
+int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev,
+                      sg__rt_records **cache, sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
@@ -256,7 +266,7 @@ struct sg_runtime {
   sg__rt_records *records; /* the loader's decoded edge records */
   sg__rcu rcu;
   struct sg_rt_state *state; /* rate limits, quotas, selection dedupe and events */
-  int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
+  int listen_fd, wake_fd;    /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;
   _Atomic long connections; /* open HTTP connections, for the cap */

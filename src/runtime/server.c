@@ -4,6 +4,7 @@
  * Responses are in respond.c, routing in route.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
@@ -80,11 +81,30 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     fail("cannot open edge store", strerror(errno));
     goto err;
   }
+  /* A remote edge's artifacts are fetched into <state-dir>/artifacts (content-addressed,
+   * verified on every load), so a restart reads them locally. */
+  char cache[PATH_MAX];
+  if (snprintf(cache, sizeof cache, "%s/artifacts", rt->state_dir) >= (int)sizeof cache ||
+      sg_edge_set_cache_dir(rt->edge, cache)) {
+    fail("cannot create the artifact cache", strerror(errno));
+    goto err;
+  }
   /* It says what failed. */
-  if (sg_rt_state_open(rt->state_dir, rt->cfg.selection_rate, &rt->state)) goto err;
+  /* A Redis edge holds the state the fleet shares as well; a directory edge keeps it
+   * in the state directory, for this process alone. */
+  const char *state = strncmp(cfg->edge, "redis://", 8) == 0 ? cfg->edge : rt->state_dir;
+  /* The URL's options (?prefix=…) are the edge store's; the state takes the server part. */
+  char server_url[1024];
+  if (state == cfg->edge && strchr(state, '?')) {
+    snprintf(server_url, sizeof server_url, "%.*s", (int)strcspn(state, "?"), state);
+    state = server_url;
+  }
+  if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
   if (sg__snapshot_load(rt->edge, rt->state, NULL, &rt->records, &first) == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
+    /* Learn the fleet's quota counts before the first query rather than a second later. */
+    sg_rt_state_flush(rt->state, sg_now_s());
   } else {
     /* Serve anyway: /readyz answers 503 and /v1 calls artifact_unavailable until the
      * loader reads the edge store (it retries every poll period). */

@@ -11,9 +11,10 @@ int sg_rt_state_open(const char *spec, uint32_t selection_rate, sg_rt_state **ou
     errno = EINVAL;
     return -1;
   }
-  if (strncmp(spec, "redis://", 8) == 0 || strncmp(spec, "rediss://", 9) == 0) {
-    errno = ENOTSUP;
+  if (strncmp(spec, "rediss://", 9) == 0) {
+    errno = ENOTSUP; /* hiredis 0.14 as built here has no TLS */
     return -1;
   }
+  if (strncmp(spec, "redis://", 8) == 0) return sg__rt_state_redis_open(spec, selection_rate, out);
   return sg__rt_state_local_open(spec, selection_rate, out);
 }

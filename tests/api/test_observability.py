@@ -306,7 +306,7 @@ def test_runtime_not_ready_until_edge_store_readable(make_server, tmp_path):
         f.write("0\n")
     os.rename(os.path.join(edge, "REVISION.tmp"), os.path.join(edge, "REVISION"))
     assert wait_until(lambda: s.runtime("GET", "/readyz").status == 200, timeout=5)
-    assert s.runtime("GET", "/readyz").json()["checks"] == {"snapshot": "ok", "edge": "ok"}
+    assert s.runtime("GET", "/readyz").json()["checks"] == {"snapshot": "ok", "edge": "ok", "state": "ok"}
     assert m.value("suggestd_snapshot_loaded") == 1
     assert s.runtime("GET", "/v1/query",
                      params={"key": "pk_anything", "q": "pa"}).json()["code"] == "invalid_key"

@@ -284,28 +284,33 @@ fail:
   return -1;
 }
 
+int sg__event_line(sg_buf *b, const sg__selection *s, const char *app_id, const char *key_id,
+                   int64_t now_ms) {
+  char ts[32];
+  sg_rfc3339(now_ms / 1000, ts);
+  int rc =
+      sg_buf_printf(b, "{\"tsMs\":%lld,\"ts\":\"%s\",\"selectionId\":\"%s\",\"queryRequestId\":",
+                    (long long)now_ms, ts, s->selection_id);
+  rc = rc || sg_buf_json_str(b, s->query_request_id, strlen(s->query_request_id));
+  rc = rc || sg_buf_puts(b, ",\"listId\":");
+  rc = rc || sg_buf_json_str(b, s->list_id, strlen(s->list_id));
+  rc = rc || sg_buf_puts(b, ",\"itemId\":");
+  rc = rc || sg_buf_json_str(b, s->item_id, strlen(s->item_id));
+  rc = rc || sg_buf_printf(b, ",\"position\":%lld,\"query\":", (long long)s->position);
+  rc = rc || (s->query ? sg_buf_json_str(b, s->query, strlen(s->query)) : sg_buf_puts(b, "null"));
+  rc = rc || sg_buf_puts(b, ",\"applicationId\":");
+  rc = rc || sg_buf_json_str(b, app_id, strlen(app_id));
+  rc = rc || sg_buf_puts(b, ",\"keyId\":");
+  rc = rc || sg_buf_json_str(b, key_id, strlen(key_id));
+  rc = rc || sg_buf_puts(b, "}\n");
+  return rc ? -1 : 0;
+}
+
 sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const char *app_id,
                                 const char *key_id, int64_t now_ms) {
   sg_buf b;
   sg_buf_init(&b, 16384);
-  char ts[32];
-  sg_rfc3339(now_ms / 1000, ts);
-  int rc =
-      sg_buf_printf(&b, "{\"tsMs\":%lld,\"ts\":\"%s\",\"selectionId\":\"%s\",\"queryRequestId\":",
-                    (long long)now_ms, ts, s->selection_id);
-  rc = rc || sg_buf_json_str(&b, s->query_request_id, strlen(s->query_request_id));
-  rc = rc || sg_buf_puts(&b, ",\"listId\":");
-  rc = rc || sg_buf_json_str(&b, s->list_id, strlen(s->list_id));
-  rc = rc || sg_buf_puts(&b, ",\"itemId\":");
-  rc = rc || sg_buf_json_str(&b, s->item_id, strlen(s->item_id));
-  rc = rc || sg_buf_printf(&b, ",\"position\":%lld,\"query\":", (long long)s->position);
-  rc = rc || (s->query ? sg_buf_json_str(&b, s->query, strlen(s->query)) : sg_buf_puts(&b, "null"));
-  rc = rc || sg_buf_puts(&b, ",\"applicationId\":");
-  rc = rc || sg_buf_json_str(&b, app_id, strlen(app_id));
-  rc = rc || sg_buf_puts(&b, ",\"keyId\":");
-  rc = rc || sg_buf_json_str(&b, key_id, strlen(key_id));
-  rc = rc || sg_buf_puts(&b, "}\n");
-  if (rc) {
+  if (sg__event_line(&b, s, app_id, key_id, now_ms)) {
     sg_buf_free(&b);
     sg_metrics_selection_dropped(1);
     return SG__EV_BUSY;

@@ -25,18 +25,19 @@ typedef struct {
   sg_ratelimit *rl;
 } local_state;
 
-static bool local_rate_take(sg_rt_state *st, const char *key, int64_t now_ms, int *retry_after_s) {
-  return sg_ratelimit_take_retry(((local_state *)st)->rl, key, now_ms, retry_after_s);
-}
-
 static sg__quota_slot *local_quota_slot(sg_rt_state *st, const char *app_id) {
   return sg__quota_slot_for(((local_state *)st)->quota, app_id);
 }
 
 static sg__ev_result local_selection_record(sg_rt_state *st, const sg__selection *s,
                                             const char *app_id, const char *key_id,
-                                            int64_t now_ms) {
-  return sg__events_submit(((local_state *)st)->events, s, app_id, key_id, now_ms);
+                                            const char *rate_key, int64_t now_ms,
+                                            int *retry_after_s) {
+  local_state *l = (local_state *)st;
+  /* The bucket runs on the monotonic clock: a wall-clock step must not refill it. */
+  if (!sg_ratelimit_take_retry(l->rl, rate_key, sg_mono_ms(), retry_after_s))
+    return SG__EV_RATE_LIMITED;
+  return sg__events_submit(l->events, s, app_id, key_id, now_ms);
 }
 
 static int local_flush(sg_rt_state *st, int64_t now_s) {
@@ -47,6 +48,10 @@ static void local_sync(sg_rt_state *st) { sg__events_sync(((local_state *)st)->e
 
 static int local_check(sg_rt_state *st) {
   return access(((local_state *)st)->dir, R_OK | W_OK | X_OK);
+}
+
+static void local_stats(sg_rt_state *st, sg_rt_state_stats *out) {
+  *out = (sg_rt_state_stats){.shared = false, .up = local_check(st) == 0};
 }
 
 static void local_close(sg_rt_state *st) {
@@ -60,12 +65,12 @@ static void local_close(sg_rt_state *st) {
 }
 
 static const sg_rt_state_ops local_ops = {
-    .rate_take = local_rate_take,
     .quota_slot = local_quota_slot,
     .selection_record = local_selection_record,
     .flush = local_flush,
     .sync = local_sync,
     .check = local_check,
+    .stats = local_stats,
     .close = local_close,
 };
 

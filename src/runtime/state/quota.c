@@ -51,14 +51,14 @@ static void month_str(int month, char out[16]) {
 
 int sg__quota_open(const char *path, int month, sg__quota **out) {
   sg__quota *q = calloc(1, sizeof *q);
-  if (!q || !(q->path = strdup(path))) {
+  if (!q || (path && !(q->path = strdup(path)))) {
     free(q);
     return -1;
   }
   q->month = month;
   char *text = NULL;
   size_t len = 0;
-  if (sg_read_file(path, 1 << 24, &text, &len) == 0) {
+  if (path && sg_read_file(path, 1 << 24, &text, &len) == 0) {
     json_t *root = json_loadb(text, len, 0, NULL);
     free(text);
     char want[16];
@@ -119,12 +119,17 @@ bool sg__quota_take(sg__quota_slot *s, uint64_t limit) {
   return false;
 }
 
+size_t sg__quota_count(const sg__quota *q) { return q->n; }
+
+sg__quota_slot *sg__quota_at(const sg__quota *q, size_t i) { return i < q->n ? q->slots[i] : NULL; }
+
 int sg__quota_flush(sg__quota *q, int month) {
   if (month != q->month) {
     for (size_t i = 0; i < q->n; i++) atomic_store(&q->slots[i]->used, 0);
     q->month = month;
     q->dirty = true;
   }
+  if (!q->path) return 0; /* a table without a file (the Redis backend counts for it) */
   bool changed = q->dirty;
   for (size_t i = 0; i < q->n && !changed; i++)
     changed =

@@ -33,14 +33,20 @@ static void test_local_state(void **state) {
   assert_int_equal(sg_rt_state_open(spec, 2, &st), 0);
   assert_int_equal(sg_rt_state_check(st), 0);
 
-  /* Rate limit: two a minute per key, then refused with a wait. */
+  /* Rate limit: two a minute per key (a duplicate takes a token too), then refused
+   * with a wait, and nothing recorded. */
   int retry = 0;
-  int64_t now = sg_mono_ms();
-  assert_true(sg_rt_state_rate_take(st, "k1", now, &retry));
-  assert_true(sg_rt_state_rate_take(st, "k1", now, &retry));
-  assert_false(sg_rt_state_rate_take(st, "k1", now, &retry));
+  sg__selection r1 = selection("1e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
+  sg__selection r2 = selection("2e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
+  assert_int_equal(sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+                   SG__EV_ACCEPTED);
+  assert_int_equal(sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+                   SG__EV_DUPLICATE);
+  assert_int_equal(sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+                   SG__EV_RATE_LIMITED);
   assert_true(retry >= 1);
-  assert_true(sg_rt_state_rate_take(st, "k2", now, &retry));
+  assert_int_equal(sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k2", sg_now_ms(), &retry),
+                   SG__EV_ACCEPTED);
 
   /* Quota: counted on the slot, persisted by flush. */
   sg__quota_slot *slot = sg_rt_state_quota_slot(st, "app_1");
@@ -52,9 +58,9 @@ static void test_local_state(void **state) {
 
   /* Selection: accepted once, then a duplicate. */
   sg__selection s = selection("0e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
-  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", sg_now_ms()),
+  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", "k3", sg_now_ms(), &retry),
                    SG__EV_ACCEPTED);
-  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", sg_now_ms()),
+  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", "k3", sg_now_ms(), &retry),
                    SG__EV_DUPLICATE);
   sg_rt_state_sync(st);
   sg_rt_state_close(st);
@@ -64,11 +70,13 @@ static void test_local_state(void **state) {
   slot = sg_rt_state_quota_slot(st, "app_1");
   assert_true(sg__quota_take(slot, 3));
   assert_false(sg__quota_take(slot, 3));
-  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", sg_now_ms()),
+  assert_int_equal(sg_rt_state_selection_record(st, &s, "app_1", "pk_1", "k4", sg_now_ms(), &retry),
                    SG__EV_DUPLICATE);
   sg_rt_state_close(st);
 
-  assert_int_equal(sg_rt_state_open("redis://localhost", 2, &st), -1);
+  assert_int_equal(sg_rt_state_open("redis://", 2, &st), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_rt_state_open("rediss://localhost", 2, &st), -1);
   assert_int_equal(errno, ENOTSUP);
   assert_int_equal(sg_rt_state_open("", 2, &st), -1);
   assert_int_equal(errno, EINVAL);
