@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/redisx.h"
 #include "common/util.h"
 #include "edge/edge_internal.h"
 
@@ -61,10 +62,7 @@ static int bad_arg(void) {
 
 int sg_edge_open(const char *spec, sg_edge **out) {
   if (!spec || !*spec || !out) return bad_arg();
-  if (strncmp(spec, "redis://", 8) == 0 || strncmp(spec, "rediss://", 9) == 0) {
-    errno = ENOTSUP;
-    return -1;
-  }
+  if (sg_redisx_is_url(spec)) return sg__edge_redis_open(spec, out);
   if (strncmp(spec, "file://", 7) == 0) spec += 7;
   return sg__edge_dir_open(spec, out);
 }
@@ -73,6 +71,11 @@ int sg_edge_open_data_dir(const char *data_dir, sg_edge **out) {
   char p[PATH_MAX];
   if (!data_dir || snprintf(p, sizeof p, "%s/edge", data_dir) >= (int)sizeof p) return bad_arg();
   return sg_edge_open(p, out);
+}
+
+int sg_edge_set_cache_dir(sg_edge *e, const char *dir) {
+  if (!e || !dir || !*dir) return bad_arg();
+  return e->dir ? 0 : sg__edge_redis_set_cache_dir(e, dir);
 }
 
 void sg_edge_close(sg_edge *e) {

@@ -4,7 +4,8 @@
  * The control plane and the admin CLI write here; the runtime only reads (it loads a
  * snapshot and reloads it when the revision changes). Record formats are in
  * docs/EDGE.md. Two backends share this interface: a directory (default, implemented in
- * dir/dir.c) and Redis (later; "redis://…" specs fail with ENOTSUP until then).
+ * dir/dir.c) and Redis ("redis://host:port[/db][?options]", redis/redis.c; the URL is
+ * read by common/redisx.h; "rediss://" fails with ENOTSUP).
  *
  * Conventions for every call:
  *  - Returns 0 on success or -1 with errno set (EINVAL: bad id/hash/argument, ENOENT:
@@ -42,8 +43,15 @@ typedef struct sg_edge sg_edge;
 typedef struct sg_artifact sg_artifact;
 
 /* Opens (creating the layout if missing) the store named by spec: a directory path
- * (the conventional one is <data-dir>/edge). On success *out owns the handle. */
+ * (the conventional one is <data-dir>/edge) or a Redis URL. On success *out owns the
+ * handle. A Redis store that is down is no error here: calls fail (ECONNREFUSED) until it
+ * is back, and each reconnects (common/redisx.h). */
 int sg_edge_open(const char *spec, sg_edge **out);
+/* Where a remote backend keeps the artifacts sg_edge_artifact_load fetched (a local
+ * content-addressed cache, <dir>/<hex>.sga, created if missing); without one it fetches
+ * into a temporary file for each load. No-op for a directory store, whose artifacts are
+ * local already. */
+int sg_edge_set_cache_dir(sg_edge *e, const char *dir);
 /* Convenience: opens <data_dir>/edge. */
 int sg_edge_open_data_dir(const char *data_dir, sg_edge **out);
 void sg_edge_close(sg_edge *e);

@@ -38,5 +38,8 @@ struct sg_edge {
 
 /* Directory backend: opens/creates the layout under dir. */
 int sg__edge_dir_open(const char *dir, sg_edge **out);
+/* Redis backend (src/edge/redis): url as sg_redisx_parse reads it. */
+int sg__edge_redis_open(const char *url, sg_edge **out);
+int sg__edge_redis_set_cache_dir(sg_edge *e, const char *dir);
 
 #endif

@@ -1,0 +1,344 @@
+/*
+ * sg_redisx: Redis URLs and a shared hiredis connection with reconnect and backoff.
+ */
+#include "common/redisx.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+
+#define BACKOFF_MIN_MS 100
+#define BACKOFF_MAX_MS 5000
+
+struct sg_redisx {
+  sg_redisx_url url;
+  int timeout_ms;
+  pthread_mutex_t mu;
+  redisContext *c;  /* NULL while disconnected */
+  int64_t retry_at; /* monotonic ms before which no reconnect is tried */
+  int backoff_ms;   /* the next wait after a failed connect */
+  _Atomic bool up;
+};
+
+/* ---------------------------------------------------------------- URLs ----------- */
+
+bool sg_redisx_is_url(const char *spec) {
+  return spec && (strncmp(spec, "redis://", 8) == 0 || strncmp(spec, "rediss://", 9) == 0);
+}
+
+static int fail(char *err, size_t errsz, const char *msg) {
+  snprintf(err, errsz, "%s", msg);
+  errno = EINVAL;
+  return -1;
+}
+
+/* Copies [s, s+n) into out (cap bytes with the NUL), percent-decoding it. */
+static int copy_decoded(const char *s, size_t n, char *out, size_t cap) {
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c == '%') {
+      unsigned v;
+      char h[3] = {0};
+      if (i + 2 >= n) return -1;
+      memcpy(h, s + i + 1, 2);
+      if (strspn(h, "0123456789abcdefABCDEF") != 2 || sscanf(h, "%2x", &v) != 1 || v == 0)
+        return -1;
+      c = (char)v;
+      i += 2;
+    }
+    if (o + 1 >= cap) return -1;
+    out[o++] = c;
+  }
+  out[o] = '\0';
+  return 0;
+}
+
+static int parse_u64(const char *s, size_t n, uint64_t min, uint64_t max, uint64_t *out) {
+  char buf[24];
+  int64_t v;
+  if (n == 0 || n >= sizeof buf) return -1;
+  memcpy(buf, s, n);
+  buf[n] = '\0';
+  if (sg_parse_i64(buf, (int64_t)min, (int64_t)max, &v)) return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+static bool prefix_ok(const char *p) {
+  size_t n = strlen(p);
+  return n >= 1 && n <= 64 &&
+         strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+int sg_redisx_parse(const char *url, sg_redisx_url *out, char *err, size_t errsz) {
+  memset(out, 0, sizeof *out);
+  out->port = 6379;
+  out->chunk_bytes = 32u << 20;
+  out->changelog = 100000;
+  snprintf(out->prefix, sizeof out->prefix, "suggestd");
+  if (!url) return fail(err, errsz, "no Redis URL");
+  if (strncmp(url, "rediss://", 9) == 0)
+    return fail(err, errsz,
+                "rediss:// (Redis over TLS) is not supported by this build: use redis:// "
+                "on a trusted network or a TLS tunnel");
+  if (strncmp(url, "redis://", 8) != 0) return fail(err, errsz, "a Redis URL starts with redis://");
+  if (strlen(url) > 1024) return fail(err, errsz, "Redis URL too long");
+  const char *p = url + 8;
+  const char *end = p + strcspn(p, "/?#");
+  if (*end == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
+  /* userinfo@host:port */
+  const char *at = memchr(p, '@', (size_t)(end - p));
+  if (at) {
+    const char *colon = memchr(p, ':', (size_t)(at - p));
+    const char *uend = colon ? colon : at;
+    if (copy_decoded(p, (size_t)(uend - p), out->user, sizeof out->user) ||
+        (colon &&
+         copy_decoded(colon + 1, (size_t)(at - colon - 1), out->password, sizeof out->password)))
+      return fail(err, errsz, "Redis URL: bad user or password");
+    p = at + 1;
+  }
+  const char *hend;
+  if (*p == '[') {
+    const char *rb = memchr(p, ']', (size_t)(end - p));
+    if (!rb) return fail(err, errsz, "Redis URL: unterminated [IPv6] host");
+    if ((size_t)(rb - p - 1) >= sizeof out->host || rb == p + 1)
+      return fail(err, errsz, "Redis URL: bad host");
+    memcpy(out->host, p + 1, (size_t)(rb - p - 1));
+    hend = rb + 1;
+  } else {
+    hend = p + strcspn(p, ":/?#");
+    if (hend > end) hend = end;
+    size_t hn = (size_t)(hend - p);
+    if (hn == 0 || hn >= sizeof out->host) return fail(err, errsz, "Redis URL: bad host");
+    memcpy(out->host, p, hn);
+    if (strspn(out->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") !=
+        hn)
+      return fail(err, errsz, "Redis URL: bad host");
+  }
+  if (hend < end) {
+    uint64_t port;
+    if (*hend != ':' || parse_u64(hend + 1, (size_t)(end - hend - 1), 1, 65535, &port))
+      return fail(err, errsz, "Redis URL: the port must be 1..65535");
+    out->port = (int)port;
+  }
+  p = end;
+  if (*p == '/') {
+    p++;
+    size_t dn = strcspn(p, "?#");
+    uint64_t db;
+    if (dn > 0) {
+      if (parse_u64(p, dn, 0, 15, &db)) return fail(err, errsz, "Redis URL: the db must be 0..15");
+      out->db = (int)db;
+    }
+    p += dn;
+  }
+  if (*p == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
+  if (*p == '?') {
+    p++;
+    while (*p) {
+      size_t n = strcspn(p, "&#");
+      if (p[n] == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
+      const char *eq = memchr(p, '=', n);
+      if (!eq) return fail(err, errsz, "Redis URL: an option is name=value");
+      size_t kn = (size_t)(eq - p), vn = n - kn - 1;
+      const char *v = eq + 1;
+      if (kn == 6 && strncmp(p, "prefix", 6) == 0) {
+        if (vn >= sizeof out->prefix) return fail(err, errsz, "Redis URL: bad prefix");
+        memcpy(out->prefix, v, vn);
+        out->prefix[vn] = '\0';
+        if (!prefix_ok(out->prefix))
+          return fail(err, errsz, "Redis URL: prefix is 1..64 of [A-Za-z0-9_.-]");
+      } else if (kn == 5 && strncmp(p, "chunk", 5) == 0) {
+        if (parse_u64(v, vn, 64u << 10, 256u << 20, &out->chunk_bytes))
+          return fail(err, errsz, "Redis URL: chunk must be 65536..268435456 bytes");
+      } else if (kn == 9 && strncmp(p, "changelog", 9) == 0) {
+        if (parse_u64(v, vn, 16, 10000000, &out->changelog))
+          return fail(err, errsz, "Redis URL: changelog must be 16..10000000");
+      } else {
+        return fail(err, errsz, "Redis URL: unknown option (prefix, chunk, changelog)");
+      }
+      p += n;
+      if (*p == '&') p++;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- connection ----- */
+
+static struct timeval tv_of(int ms) {
+  struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
+  return tv;
+}
+
+/* With the mutex held: a reply to a setup command, checked. */
+static bool setup_ok(redisContext *c, redisReply *rep) {
+  bool ok = rep && rep->type != REDIS_REPLY_ERROR;
+  if (rep) freeReplyObject(rep);
+  return ok && !c->err;
+}
+
+/* With the mutex held: a connected, authenticated context on the right db, or NULL
+ * with errno (ECONNREFUSED while the backoff has not run out). */
+static redisContext *connect_locked(sg_redisx *r) {
+  if (r->c) return r->c;
+  int64_t now = sg_mono_ms();
+  if (now < r->retry_at) {
+    errno = ECONNREFUSED;
+    return NULL;
+  }
+  redisContext *c = redisConnectWithTimeout(r->url.host, r->url.port, tv_of(r->timeout_ms));
+  bool ok = c && !c->err && redisSetTimeout(c, tv_of(r->timeout_ms)) == REDIS_OK;
+  if (ok) redisEnableKeepAlive(c);
+  if (ok && r->url.password[0]) {
+    redisReply *rep = r->url.user[0] ? redisCommand(c, "AUTH %s %s", r->url.user, r->url.password)
+                                     : redisCommand(c, "AUTH %s", r->url.password);
+    ok = setup_ok(c, rep);
+  }
+  if (ok && r->url.db) ok = setup_ok(c, redisCommand(c, "SELECT %d", r->url.db));
+  if (!ok) {
+    if (c) redisFree(c);
+    r->retry_at = now + r->backoff_ms;
+    r->backoff_ms = r->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : r->backoff_ms * 2;
+    atomic_store(&r->up, false);
+    errno = ECONNREFUSED;
+    return NULL;
+  }
+  r->backoff_ms = BACKOFF_MIN_MS;
+  r->c = c;
+  return c;
+}
+
+/* With the mutex held: after a command on c answered rep (NULL: the connection broke). */
+static redisReply *finish_locked(sg_redisx *r, redisReply *rep) {
+  if (!rep) {
+    int e = r->c->err == REDIS_ERR_IO && errno ? errno : EIO;
+    redisFree(r->c);
+    r->c = NULL;
+    atomic_store(&r->up, false);
+    /* The first reconnect after a working connection is immediate (a restarted server
+     * is usually back); the backoff only grows while connects fail. */
+    r->retry_at = 0;
+    errno = e == EAGAIN ? ETIMEDOUT : e;
+    return NULL;
+  }
+  atomic_store(&r->up, true);
+  return rep;
+}
+
+int sg_redisx_open(const sg_redisx_url *u, int timeout_ms, bool lazy, sg_redisx **out) {
+  sg_redisx *r = calloc(1, sizeof *r);
+  if (!r) return -1;
+  r->url = *u;
+  r->timeout_ms = timeout_ms > 0 ? timeout_ms : 5000;
+  r->backoff_ms = BACKOFF_MIN_MS;
+  pthread_mutex_init(&r->mu, NULL);
+  pthread_mutex_lock(&r->mu);
+  redisContext *c = connect_locked(r);
+  if (c) atomic_store(&r->up, true);
+  pthread_mutex_unlock(&r->mu);
+  if (!c && !lazy) {
+    sg_redisx_close(r);
+    errno = ECONNREFUSED;
+    return -1;
+  }
+  *out = r;
+  return 0;
+}
+
+void sg_redisx_close(sg_redisx *r) {
+  if (!r) return;
+  if (r->c) redisFree(r->c);
+  pthread_mutex_destroy(&r->mu);
+  explicit_bzero(r->url.password, sizeof r->url.password);
+  free(r);
+}
+
+redisReply *sg_redisx_argv(sg_redisx *r, int argc, const char **argv, const size_t *lens) {
+  pthread_mutex_lock(&r->mu);
+  redisReply *rep = NULL;
+  redisContext *c = connect_locked(r);
+  if (c) rep = finish_locked(r, redisCommandArgv(c, argc, argv, lens));
+  int e = errno;
+  pthread_mutex_unlock(&r->mu);
+  errno = e;
+  return rep;
+}
+
+redisReply *sg_redisx_cmd(sg_redisx *r, const char *fmt, ...) {
+  pthread_mutex_lock(&r->mu);
+  redisReply *rep = NULL;
+  redisContext *c = connect_locked(r);
+  if (c) {
+    va_list ap;
+    va_start(ap, fmt);
+    rep = finish_locked(r, redisvCommand(c, fmt, ap));
+    va_end(ap);
+  }
+  int e = errno;
+  pthread_mutex_unlock(&r->mu);
+  errno = e;
+  return rep;
+}
+
+redisReply *sg_redisx_eval(sg_redisx *r, sg_redisx_script *s, int nkeys, int argc,
+                           const char **argv, const size_t *lens) {
+  enum { MAX_ARGS = 32 };
+  if (argc < 0 || argc > MAX_ARGS - 3 || nkeys < 0 || nkeys > argc) {
+    errno = EINVAL;
+    return NULL;
+  }
+  const char *av[MAX_ARGS];
+  size_t al[MAX_ARGS];
+  char nk[16];
+  snprintf(nk, sizeof nk, "%d", nkeys);
+  av[2] = nk;
+  al[2] = strlen(nk);
+  for (int i = 0; i < argc; i++) {
+    av[3 + i] = argv[i];
+    al[3 + i] = lens ? lens[i] : strlen(argv[i]);
+  }
+  /* The script's SHA-1 is learnt from the server (SCRIPT LOAD) once; a server that
+   * forgot it (restarted, SCRIPT FLUSH) answers NOSCRIPT and gets the source again. */
+  pthread_mutex_lock(&r->mu);
+  char sha[41];
+  memcpy(sha, s->sha, sizeof sha);
+  pthread_mutex_unlock(&r->mu);
+  if (!sha[0]) {
+    redisReply *rep = sg_redisx_cmd(r, "SCRIPT LOAD %s", s->src);
+    if (!rep) return NULL;
+    if (rep->type == REDIS_REPLY_STRING && rep->len == 40) {
+      pthread_mutex_lock(&r->mu);
+      memcpy(s->sha, rep->str, 40);
+      s->sha[40] = '\0';
+      memcpy(sha, s->sha, sizeof sha);
+      pthread_mutex_unlock(&r->mu);
+    }
+    freeReplyObject(rep);
+  }
+  if (sha[0]) {
+    av[0] = "EVALSHA";
+    al[0] = 7;
+    av[1] = sha;
+    al[1] = 40;
+    redisReply *rep = sg_redisx_argv(r, argc + 3, av, al);
+    if (!rep || rep->type != REDIS_REPLY_ERROR || strncmp(rep->str, "NOSCRIPT", 8) != 0) return rep;
+    freeReplyObject(rep);
+  }
+  av[0] = "EVAL";
+  al[0] = 4;
+  av[1] = s->src;
+  al[1] = strlen(s->src);
+  return sg_redisx_argv(r, argc + 3, av, al);
+}
+
+bool sg_redisx_up(const sg_redisx *r) { return atomic_load(&((sg_redisx *)r)->up); }
+
+const sg_redisx_url *sg_redisx_url_of(const sg_redisx *r) { return &r->url; }
