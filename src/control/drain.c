@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/redisurl.h"
+#include "common/redisx.h"
 #include "common/statekeys.h"
 #include "common/util.h"
 #include "control/internal.h"
@@ -33,11 +33,11 @@
 
 struct sg__drain {
   sg_store *store;
-  sg_redis_url url;
+  sg_redisx *x;
+  char stream[120]; /* "<prefix>:state:selections" */
   char consumer[96];
   atomic_bool stop;
   pthread_t thread;
-  bool started;
 };
 
 /* The event of one stream entry ([id, [field, value, …]]) into *ev, pointing into *json
@@ -75,35 +75,29 @@ static int parse_entry(const redisReply *entry, json_t **json, sg_selection_even
   return ev->ts_ms > 0 ? 0 : -1;
 }
 
-/* Sends XACK then XDEL for ids (pipelined). 0 when both were answered. */
-static int ack(redisContext *c, const char **ids, size_t n) {
+/* Sends XACK then XDEL for ids. 0 when both were answered. */
+static int ack(sg__drain *d, const char **ids, size_t n) {
   if (n == 0) return 0;
   const char *argv[3 + BATCH];
-  size_t lens[3 + BATCH];
   argv[0] = "XACK";
-  argv[1] = SG_STATE_KEY_STREAM;
+  argv[1] = d->stream;
   argv[2] = SG_STATE_STREAM_GROUP;
   for (size_t i = 0; i < n; i++) argv[3 + i] = ids[i];
-  for (size_t i = 0; i < 3 + n; i++) lens[i] = strlen(argv[i]);
-  redisAppendCommandArgv(c, (int)(3 + n), argv, lens);
+  redisReply *r = sg_redisx_argv(d->x, (int)(3 + n), argv, NULL);
+  if (!r) return -1;
+  freeReplyObject(r);
+  /* Acknowledged and stored: the entry has no further use (the stream is never trimmed
+   * otherwise). Left behind by a failure here, it is only memory. */
   argv[1] = "XDEL";
-  argv[2] = SG_STATE_KEY_STREAM;
-  lens[1] = 4;
-  lens[2] = strlen(SG_STATE_KEY_STREAM);
-  redisAppendCommandArgv(c, (int)(2 + n), argv + 1, lens + 1);
-  int rc = 0;
-  for (int k = 0; k < 2; k++) {
-    redisReply *r = NULL;
-    if (redisGetReply(c, (void **)&r) != REDIS_OK) return -1;
-    if (r->type == REDIS_REPLY_ERROR) rc = -1;
-    freeReplyObject(r);
-  }
-  return rc;
+  argv[2] = d->stream;
+  r = sg_redisx_argv(d->x, (int)(2 + n), argv + 1, NULL);
+  if (r) freeReplyObject(r);
+  return 0;
 }
 
 /* Stores and acknowledges the entries of one read. -1 when Redis failed (reconnect), -2
  * when the store failed (the entries stay pending; read them again later). */
-static int handle(sg__drain *d, redisContext *c, const redisReply *entries) {
+static int handle(sg__drain *d, const redisReply *entries) {
   if (entries->type != REDIS_REPLY_ARRAY) return 0;
   size_t n = entries->elements < BATCH ? entries->elements : BATCH;
   sg_selection_event ev[BATCH] = {0};
@@ -131,7 +125,7 @@ static int handle(sg__drain *d, redisContext *c, const redisReply *entries) {
             sg_err_code(rc));
     return -2;
   }
-  return ack(c, ids, nids) ? -1 : 0;
+  return ack(d, ids, nids) ? -1 : 0;
 }
 
 static void pause_ms(sg__drain *d, int ms) {
@@ -140,42 +134,37 @@ static void pause_ms(sg__drain *d, int ms) {
 
 static void *drain_main(void *arg) {
   sg__drain *d = arg;
-  redisContext *c = NULL;
+  bool fresh = true;       /* (re)connected: make sure the group exists */
   bool own_pending = true; /* read our own unacknowledged entries first ("0") */
   int64_t last_claim = 0;
   bool failing = false;
   while (!atomic_load(&d->stop)) {
-    if (!c) {
-      c = sg_redis_connect(&d->url, 1000, BLOCK_MS + 2000);
-      redisReply *r = c ? redisCommand(c, "XGROUP CREATE %s %s 0 MKSTREAM", SG_STATE_KEY_STREAM,
-                                       SG_STATE_STREAM_GROUP)
-                        : NULL;
+    redisReply *r;
+    if (fresh) {
+      r = sg_redisx_cmd(d->x, "XGROUP CREATE %s %s 0 MKSTREAM", d->stream, SG_STATE_STREAM_GROUP);
       /* BUSYGROUP: another process (or an earlier run) made it. */
       bool ok = r && (r->type != REDIS_REPLY_ERROR || strncmp(r->str, "BUSYGROUP", 9) == 0);
       if (r) freeReplyObject(r);
       if (!ok) {
         if (!failing) fprintf(stderr, "{\"error\":\"selection drain: Redis unreachable\"}\n");
         failing = true;
-        if (c) redisFree(c);
-        c = NULL;
         pause_ms(d, 500);
         continue;
       }
-      failing = false;
+      failing = fresh = false;
       own_pending = true;
     }
-    redisReply *r;
     int64_t now = sg_mono_ms();
     const redisReply *entries = NULL;
     if (now - last_claim >= CLAIM_EVERY_MS) {
       last_claim = now;
-      r = redisCommand(c, "XAUTOCLAIM %s %s %s %d 0-0 COUNT %d", SG_STATE_KEY_STREAM,
-                       SG_STATE_STREAM_GROUP, d->consumer, CLAIM_IDLE_MS, BATCH);
+      r = sg_redisx_cmd(d->x, "XAUTOCLAIM %s %s %s %d 0-0 COUNT %d", d->stream,
+                        SG_STATE_STREAM_GROUP, d->consumer, CLAIM_IDLE_MS, BATCH);
       if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) entries = r->element[1];
     } else {
-      r = redisCommand(c, "XREADGROUP GROUP %s %s COUNT %d BLOCK %d STREAMS %s %s",
-                       SG_STATE_STREAM_GROUP, d->consumer, BATCH, BLOCK_MS, SG_STATE_KEY_STREAM,
-                       own_pending ? "0" : ">");
+      r = sg_redisx_cmd(d->x, "XREADGROUP GROUP %s %s COUNT %d BLOCK %d STREAMS %s %s",
+                        SG_STATE_STREAM_GROUP, d->consumer, BATCH, BLOCK_MS, d->stream,
+                        own_pending ? "0" : ">");
       /* [[stream, [entries]]], or nil when nothing came within BLOCK_MS. */
       if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
           r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 2)
@@ -183,20 +172,18 @@ static void *drain_main(void *arg) {
       if (own_pending && r && (!entries || entries->elements == 0)) own_pending = false;
     }
     int rc = -1;
-    if (r && r->type != REDIS_REPLY_ERROR) rc = entries ? handle(d, c, entries) : 0;
-    if (r && r->type == REDIS_REPLY_ERROR)
+    if (r && r->type != REDIS_REPLY_ERROR) rc = entries ? handle(d, entries) : 0;
+    if (r && r->type == REDIS_REPLY_ERROR) /* NOGROUP: Redis lost its data; make it again */
       fprintf(stderr, "{\"error\":\"selection drain: %s\"}\n", r->str);
     if (r) freeReplyObject(r);
     if (rc == -2) {
       own_pending = true;
       pause_ms(d, 1000);
     } else if (rc == -1) {
-      redisFree(c);
-      c = NULL;
-      pause_ms(d, 500);
+      fresh = true;
+      pause_ms(d, 200);
     }
   }
-  if (c) redisFree(c);
   return NULL;
 }
 
@@ -204,20 +191,26 @@ int sg__drain_start(sg_store *store, const char *url, sg__drain **out) {
   sg__drain *d = calloc(1, sizeof *d);
   if (!d) return -1;
   d->store = store;
-  if (sg_redis_url_parse(url, &d->url)) {
+  sg_redisx_url u;
+  char err[256];
+  if (sg_redisx_parse(url, &u, err, sizeof err) ||
+      sg_redisx_open(&u, BLOCK_MS + 2000, true, &d->x)) {
+    explicit_bzero(&u, sizeof u);
     free(d);
     return -1;
   }
+  snprintf(d->stream, sizeof d->stream, "%s:%s", u.prefix, SG_STATE_KEY_STREAM);
+  explicit_bzero(&u, sizeof u);
   char host[64] = "host";
   gethostname(host, sizeof host - 1);
   char rnd[24];
   sg_random_id("", rnd, sizeof rnd);
   snprintf(d->consumer, sizeof d->consumer, "%.40s-%ld-%s", host, (long)getpid(), rnd);
   if (pthread_create(&d->thread, NULL, drain_main, d)) {
+    sg_redisx_close(d->x);
     free(d);
     return -1;
   }
-  d->started = true;
   *out = d;
   return 0;
 }
@@ -225,6 +218,7 @@ int sg__drain_start(sg_store *store, const char *url, sg__drain **out) {
 void sg__drain_stop(sg__drain *d) {
   if (!d) return;
   atomic_store(&d->stop, true);
-  if (d->started) pthread_join(d->thread, NULL);
+  pthread_join(d->thread, NULL);
+  sg_redisx_close(d->x);
   free(d);
 }

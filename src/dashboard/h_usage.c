@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/redisurl.h"
+#include "common/redisx.h"
 #include "common/statekeys.h"
 #include "common/util.h"
 #include "dashboard/internal.h"
@@ -35,32 +35,45 @@ static void month_of(int64_t unix_s, char out[40]) {
 /* This month's counters of apps (an array of application objects) from the fleet's
  * Redis: an object app id -> count, or NULL when Redis cannot be read. */
 static json_t *fleet_usage(const char *url, const json_t *apps, const char *month) {
-  sg_redis_url u;
-  if (sg_redis_url_parse(url, &u)) return NULL;
-  redisContext *rc = sg_redis_connect(&u, 500, 1000);
-  if (!rc) return NULL;
-  json_t *used = json_object();
-  size_t i;
-  json_t *a;
-  json_array_foreach(apps, i, a) {
-    const char *id = json_string_value(json_object_get(a, "id"));
-    if (id) redisAppendCommand(rc, "GET %s%s:%s", SG_STATE_KEY_QUOTA, month, id);
+  sg_redisx_url u;
+  char err[256];
+  sg_redisx *x = NULL;
+  int bad = sg_redisx_parse(url, &u, err, sizeof err) || sg_redisx_open(&u, 1000, false, &x);
+  if (bad) {
+    explicit_bzero(&u, sizeof u);
+    return NULL;
   }
-  json_array_foreach(apps, i, a) {
-    const char *id = json_string_value(json_object_get(a, "id"));
-    if (!id) continue;
-    redisReply *r = NULL;
-    if (redisGetReply(rc, (void **)&r) != REDIS_OK) {
-      json_decref(used);
-      used = NULL;
-      break;
+  /* One MGET of every application's counter. */
+  size_t n = json_array_size(apps);
+  const char **argv = calloc(n + 1, sizeof *argv);
+  char *keys = calloc(n ? n : 1, 256);
+  json_t *used = NULL;
+  if (argv && keys) {
+    argv[0] = "MGET";
+    for (size_t i = 0; i < n; i++) {
+      const char *id = json_string_value(json_object_get(json_array_get(apps, i), "id"));
+      snprintf(keys + i * 256, 256, "%s:%s%s:%s", u.prefix, SG_STATE_KEY_QUOTA, month,
+               id ? id : "");
+      argv[i + 1] = keys + i * 256;
     }
-    int64_t n = 0;
-    if (r->type == REDIS_REPLY_STRING) sg_parse_i64(r->str, 0, INT64_MAX, &n);
-    json_object_set_new(used, id, json_integer(n));
-    freeReplyObject(r);
+    redisReply *r = n ? sg_redisx_argv(x, (int)n + 1, argv, NULL) : NULL;
+    if (!n) {
+      used = json_object();
+    } else if (r && r->type == REDIS_REPLY_ARRAY && r->elements == n) {
+      used = json_object();
+      for (size_t i = 0; i < n; i++) {
+        const char *id = json_string_value(json_object_get(json_array_get(apps, i), "id"));
+        int64_t v = 0;
+        if (r->element[i]->type == REDIS_REPLY_STRING) sg_parse_i64(r->element[i]->str, 0, INT64_MAX, &v);
+        if (id) json_object_set_new(used, id, json_integer(v));
+      }
+    }
+    if (r) freeReplyObject(r);
   }
-  redisFree(rc);
+  free(argv);
+  free(keys);
+  sg_redisx_close(x);
+  explicit_bzero(&u, sizeof u);
   return used;
 }
 
