@@ -8,7 +8,7 @@
  *   or a duplicate id appends nothing. Redis unreachable: BUSY (503 with retry-after), as
  *   an event accepted now could be lost.
  * - Quotas: the query path counts on a local slot exactly as the local backend does (one
- *   atomic increment, no round trip). flush (loader thread, once a second) sends each
+ *   atomic increment, no round trip). flush (loader thread, every 500 ms) sends each
  *   slot's delta since the last flush with INCRBY on the month's counter and sets the
  *   slot to the fleet total it reads back plus what was counted meanwhile, so a quota
  *   holds across runtimes with an overshoot of at most one flush interval. When Redis is
