@@ -31,6 +31,9 @@
 #include "runtime/state.h"
 
 #define POOL 4
+/* A selection runs on a worker thread that also serves queries: a Redis that hangs may
+ * hold it this long at most (then 503, and reconnects back off). */
+#define SELECTION_TIMEOUT_MS 250
 #define TIMEOUT_MS 1000
 /* Slots reconciled by one script call (sg_redisx_eval takes at most 29 arguments). */
 #define QUOTA_BATCH 14
@@ -293,7 +296,7 @@ int sg__rt_state_redis_open(const char *url, uint32_t selection_rate, sg_rt_stat
   /* Lazy: the state works (queries counted here) until Redis is there. */
   for (int i = 0; ok && i < POOL; i++) {
     r->pool[i].script.src = SELECTION_LUA;
-    ok = sg_redisx_open(&u, TIMEOUT_MS, true, &r->pool[i].x) == 0;
+    ok = sg_redisx_open(&u, SELECTION_TIMEOUT_MS, true, &r->pool[i].x) == 0;
   }
   ok = ok && sg_redisx_open(&u, TIMEOUT_MS, true, &r->loader) == 0 &&
        sg__quota_open(NULL, r->month, &r->quota) == 0;
