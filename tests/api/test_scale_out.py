@@ -24,7 +24,8 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, NO_LIMITS, ROOT, Server, Tenant, wait_until
+from conftest import BINARY, NO_LIMITS, ROOT, Server, wait_until
+from test_publish_queue import claims
 
 LEASE_S = 3
 PENDING = ("queued", "staged")
@@ -111,14 +112,7 @@ class Fleet:
         return FleetServer(d, "runtime", self.redis.url, db_dir=self.db).start()
 
     def tenant(self, quota=None):
-        c = self.controls[0]
-        ws = c.admin("workspace", "create", "--name", "Acme")["id"]
-        args = ["application", "create", "--workspace", ws, "--name", "web"]
-        if quota is not None:
-            args += ["--monthly-quota", str(quota)]
-        app = c.admin(*args)["id"]
-        sk = c.admin("secret-key", "create", "--application", app)
-        return Tenant(c, ws, app, sk["id"], sk["secretKey"])
+        return self.controls[0].tenant(quota)  # admin commands carry --edge (FleetServer)
 
     def close(self):
         for s in self.controls + self.runtimes:
@@ -157,16 +151,6 @@ def serving(server, key, text="pa"):
 
 def version(t, list_id, n):
     return t.api("GET", f"/lists/{list_id}/versions/{n}").json()
-
-
-def claims(server, list_id, number):
-    out = []
-    for line in server.read_log().splitlines():
-        if '"publish claimed"' in line and list_id in line:
-            o = json.loads(line)
-            if o["list"] == list_id and o["version"] == number:
-                out.append(o)
-    return out
 
 
 def test_killed_control_process_publish_is_finished_by_the_other(fleet):

@@ -60,6 +60,17 @@ static long long cli_int(const char *args) {
   return atoll(out);
 }
 
+/* The fleet's counter of app this UTC month (at now). */
+static long long quota_in_redis(const char *app, int64_t now) {
+  char args[160];
+  time_t t = (time_t)now;
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  snprintf(args, sizeof args, "get " P SG_STATE_KEY_QUOTA "%04d-%02d:%s", tm.tm_year + 1900,
+           tm.tm_mon + 1, app);
+  return cli_int(args);
+}
+
 static void test_selection_across_runtimes(void **state) {
   (void)state;
   NEED_REDIS();
@@ -147,13 +158,7 @@ static void test_quota_across_runtimes(void **state) {
   assert_false(sg__quota_take(qb, 5));
   sg_rt_state_stats_get(b, &st);
   assert_int_equal(st.quota_pending, 0);
-  char key[128];
-  time_t t = (time_t)now;
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  snprintf(key, sizeof key, "get " P SG_STATE_KEY_QUOTA "%04d-%02d:app_q", tm.tm_year + 1900,
-           tm.tm_mon + 1);
-  assert_int_equal(cli_int(key), 5);
+  assert_int_equal(quota_in_redis("app_q", now), 5);
   /* A new UTC month starts from what the fleet counted there (nothing yet). */
   assert_int_equal(sg_rt_state_flush(a, now + 32LL * 86400), 0);
   assert_int_equal(atomic_load(&qa->used), 0);
@@ -199,13 +204,7 @@ static void test_redis_down_and_back(void **state) {
   }
   assert_int_equal(sg_rt_state_check(a), 0);
   assert_int_equal(atomic_load(&q->used), 6);
-  char key[128];
-  time_t t = (time_t)now;
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  snprintf(key, sizeof key, "get " P SG_STATE_KEY_QUOTA "%04d-%02d:app_down", tm.tm_year + 1900,
-           tm.tm_mon + 1);
-  assert_int_equal(cli_int(key), 6);
+  assert_int_equal(quota_in_redis("app_down", now), 6);
   sg__ev_result res;
   while ((res = sg_rt_state_selection_record(a, &s, "app_1", "pk_1", "kD", sg_now_ms(), &retry)) ==
              SG__EV_BUSY &&
