@@ -40,20 +40,11 @@ struct sg__drain {
   pthread_t thread;
 };
 
-/* The event of one stream entry ([id, [field, value, …]]) into *ev, pointing into *json
- * (kept alive by the caller). -1 when it is not a valid event. */
-static int parse_entry(const redisReply *entry, json_t **json, sg_selection_event *ev) {
+int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_selection_event *ev) {
   *json = NULL;
-  if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 ||
-      entry->element[1]->type != REDIS_REPLY_ARRAY)
-    return -1;
-  const redisReply *fields = entry->element[1];
-  const redisReply *line = NULL;
-  for (size_t i = 0; i + 1 < fields->elements; i += 2)
-    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, "e") == 0)
-      line = fields->element[i + 1];
-  if (!line || line->type != REDIS_REPLY_STRING || line->len > MAX_EVENT_BYTES) return -1;
-  json_t *o = json_loadb(line->str, line->len, JSON_REJECT_DUPLICATES, NULL);
+  memset(ev, 0, sizeof *ev);
+  if (len > MAX_EVENT_BYTES) return -1;
+  json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, NULL);
   if (!json_is_object(o)) {
     json_decref(o);
     return -1;
@@ -73,6 +64,22 @@ static int parse_entry(const redisReply *entry, json_t **json, sg_selection_even
   ev->ts_ms = json_integer_value(ts);
   ev->position = json_integer_value(pos);
   return ev->ts_ms > 0 ? 0 : -1;
+}
+
+/* The event of one stream entry ([id, [field, value, …]]) into *ev, pointing into *json
+ * (kept alive by the caller). -1 when it is not a valid event. */
+static int parse_entry(const redisReply *entry, json_t **json, sg_selection_event *ev) {
+  *json = NULL;
+  if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 ||
+      entry->element[1]->type != REDIS_REPLY_ARRAY)
+    return -1;
+  const redisReply *fields = entry->element[1];
+  const redisReply *line = NULL;
+  for (size_t i = 0; i + 1 < fields->elements; i += 2)
+    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, "e") == 0)
+      line = fields->element[i + 1];
+  if (!line || line->type != REDIS_REPLY_STRING) return -1;
+  return sg__drain_event_parse(line->str, line->len, json, ev);
 }
 
 /* Sends XACK then XDEL for ids. 0 when both were answered. */

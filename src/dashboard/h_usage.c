@@ -8,7 +8,7 @@
  * runtime's state directory; without one, usage answers with "used": null.
  *
  * A fleet (--edge redis://…) keeps them elsewhere: the monthly counters in Redis (the
- * runtimes add to them once a second, common/statekeys.h), and the selection events in
+ * runtimes add to them every 500 ms, common/statekeys.h), and the selection events in
  * the store, where every control process's drain (control/drain.c) moves them.
  */
 #include <stdio.h>

@@ -326,3 +326,36 @@ def test_redis_down_queries_go_on_and_state_catches_up(fleet):
         timeout=10)
     assert r, "selection still refused after Redis returned"
     assert wait_until(lambda: stored_selections(fleet, sid) == 1, timeout=10)
+
+
+def test_dashboard_shows_the_fleets_usage_and_selections(fleet):
+    from dashboard_helpers import Member, create_member
+    t = fleet.tenant(quota=1000)
+    create_member(fleet.controls[0], t.workspace_id, "viewer@example.com", "viewer")
+    viewer = Member(fleet.controls[1], "viewer@example.com")
+    lst, pk = published(fleet, t)
+    key = pk["publishableKey"]
+    r1, r2 = fleet.runtimes
+    hit = wait_until(lambda: serving(r1, key) and serving(r2, key), timeout=10)
+    item = hit.json()["items"][0]["itemId"]
+    for i in range(6):
+        assert q((r1, r2)[i % 2], key, "pa").status == 200
+    for i in range(3):
+        body = selection_body(key, lst["id"], item, str(uuid.uuid4()))
+        assert (r1, r2)[i % 2].runtime("POST", "/v1/selection", body=body).status == 200
+    month = time.strftime("%Y-%m", time.gmtime())
+    counter = f"suggestd:state:quota:{month}:{t.application_id}"
+
+    def usage():
+        u = viewer.call("GET", "/usage").json()
+        app = next(a for a in u["applications"] if a["id"] == t.application_id)
+        return u if u["usageAvailable"] and app["used"] == int(fleet.redis.cli("get", counter) or -1) \
+            and app["used"] >= 8 else None
+    assert wait_until(usage, timeout=5), viewer.call("GET", "/usage").json()
+
+    def selections():
+        s = viewer.call("GET", f"/lists/{lst['id']}/selections?days=2").json()
+        return s if s["total"] == 3 else None
+    s = wait_until(selections, timeout=10)
+    assert s and s["eventsAvailable"] and s["perDay"][-1]["selections"] == 3, s
+    assert [(x["itemId"], x["selections"]) for x in s["topItems"]] == [(item, 3)]
