@@ -38,28 +38,6 @@ static int fail(char *err, size_t errsz, const char *msg) {
   return -1;
 }
 
-/* Copies [s, s+n) into out (cap bytes with the NUL), percent-decoding it. */
-static int copy_decoded(const char *s, size_t n, char *out, size_t cap) {
-  size_t o = 0;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    if (c == '%') {
-      unsigned v;
-      char h[3] = {0};
-      if (i + 2 >= n) return -1;
-      memcpy(h, s + i + 1, 2);
-      if (strspn(h, "0123456789abcdefABCDEF") != 2 || sscanf(h, "%2x", &v) != 1 || v == 0)
-        return -1;
-      c = (char)v;
-      i += 2;
-    }
-    if (o + 1 >= cap) return -1;
-    out[o++] = c;
-  }
-  out[o] = '\0';
-  return 0;
-}
-
 static int parse_u64(const char *s, size_t n, uint64_t min, uint64_t max, uint64_t *out) {
   char buf[24];
   int64_t v;
@@ -77,113 +55,60 @@ static bool prefix_ok(const char *p) {
          strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
+/* The options after '?': name=value pairs joined by '&'. */
+static int parse_options(const char *p, sg_redisx_url *out, char *err, size_t errsz) {
+  while (*p) {
+    size_t n = strcspn(p, "&");
+    const char *eq = memchr(p, '=', n);
+    if (!eq) return fail(err, errsz, "Redis URL: an option is name=value");
+    size_t kn = (size_t)(eq - p), vn = n - kn - 1;
+    const char *v = eq + 1;
+    if (kn == 6 && strncmp(p, "prefix", 6) == 0) {
+      if (vn >= sizeof out->prefix) return fail(err, errsz, "Redis URL: bad prefix");
+      memcpy(out->prefix, v, vn);
+      out->prefix[vn] = '\0';
+      if (!prefix_ok(out->prefix))
+        return fail(err, errsz, "Redis URL: prefix is 1..64 of [A-Za-z0-9_.-]");
+    } else if (kn == 5 && strncmp(p, "chunk", 5) == 0) {
+      if (parse_u64(v, vn, 64u << 10, 256u << 20, &out->chunk_bytes))
+        return fail(err, errsz, "Redis URL: chunk must be 65536..268435456 bytes");
+    } else if (kn == 9 && strncmp(p, "changelog", 9) == 0) {
+      if (parse_u64(v, vn, 16, 10000000, &out->changelog))
+        return fail(err, errsz, "Redis URL: changelog must be 16..10000000");
+    } else {
+      return fail(err, errsz, "Redis URL: unknown option (prefix, chunk, changelog)");
+    }
+    p += n;
+    if (*p == '&') p++;
+  }
+  return 0;
+}
+
 int sg_redisx_parse(const char *url, sg_redisx_url *out, char *err, size_t errsz) {
   memset(out, 0, sizeof *out);
-  out->port = 6379;
   out->chunk_bytes = 32u << 20;
   out->changelog = 100000;
-  snprintf(out->prefix, sizeof out->prefix, "suggestd");
+  snprintf(out->prefix, sizeof out->prefix, "sg");
   if (!url) return fail(err, errsz, "no Redis URL");
   if (strncmp(url, "rediss://", 9) == 0)
     return fail(err, errsz,
                 "rediss:// (Redis over TLS) is not supported by this build: use redis:// "
                 "on a trusted network or a TLS tunnel");
   if (strncmp(url, "redis://", 8) != 0) return fail(err, errsz, "a Redis URL starts with redis://");
-  if (strlen(url) > 1024) return fail(err, errsz, "Redis URL too long");
-  const char *p = url + 8;
-  const char *end = p + strcspn(p, "/?#");
-  if (*end == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
-  /* userinfo@host:port */
-  const char *at = memchr(p, '@', (size_t)(end - p));
-  if (at) {
-    const char *colon = memchr(p, ':', (size_t)(at - p));
-    const char *uend = colon ? colon : at;
-    if (copy_decoded(p, (size_t)(uend - p), out->user, sizeof out->user) ||
-        (colon &&
-         copy_decoded(colon + 1, (size_t)(at - colon - 1), out->password, sizeof out->password)))
-      return fail(err, errsz, "Redis URL: bad user or password");
-    p = at + 1;
-  }
-  const char *hend;
-  if (*p == '[') {
-    const char *rb = memchr(p, ']', (size_t)(end - p));
-    if (!rb) return fail(err, errsz, "Redis URL: unterminated [IPv6] host");
-    if ((size_t)(rb - p - 1) >= sizeof out->host || rb == p + 1)
-      return fail(err, errsz, "Redis URL: bad host");
-    memcpy(out->host, p + 1, (size_t)(rb - p - 1));
-    hend = rb + 1;
-  } else {
-    hend = p + strcspn(p, ":/?#");
-    if (hend > end) hend = end;
-    size_t hn = (size_t)(hend - p);
-    if (hn == 0 || hn >= sizeof out->host) return fail(err, errsz, "Redis URL: bad host");
-    memcpy(out->host, p, hn);
-    if (strspn(out->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") !=
-        hn)
-      return fail(err, errsz, "Redis URL: bad host");
-  }
-  if (hend < end) {
-    uint64_t port;
-    if (*hend != ':' || parse_u64(hend + 1, (size_t)(end - hend - 1), 1, 65535, &port))
-      return fail(err, errsz, "Redis URL: the port must be 1..65535");
-    out->port = (int)port;
-  }
-  p = end;
-  if (*p == '/') {
-    p++;
-    size_t dn = strcspn(p, "?#");
-    uint64_t db;
-    if (dn > 0) {
-      if (parse_u64(p, dn, 0, 15, &db)) return fail(err, errsz, "Redis URL: the db must be 0..15");
-      out->db = (int)db;
-    }
-    p += dn;
-  }
-  if (*p == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
-  if (*p == '?') {
-    p++;
-    while (*p) {
-      size_t n = strcspn(p, "&#");
-      if (p[n] == '#') return fail(err, errsz, "Redis URL: no fragment allowed");
-      const char *eq = memchr(p, '=', n);
-      if (!eq) return fail(err, errsz, "Redis URL: an option is name=value");
-      size_t kn = (size_t)(eq - p), vn = n - kn - 1;
-      const char *v = eq + 1;
-      if (kn == 6 && strncmp(p, "prefix", 6) == 0) {
-        if (vn >= sizeof out->prefix) return fail(err, errsz, "Redis URL: bad prefix");
-        memcpy(out->prefix, v, vn);
-        out->prefix[vn] = '\0';
-        if (!prefix_ok(out->prefix))
-          return fail(err, errsz, "Redis URL: prefix is 1..64 of [A-Za-z0-9_.-]");
-      } else if (kn == 5 && strncmp(p, "chunk", 5) == 0) {
-        if (parse_u64(v, vn, 64u << 10, 256u << 20, &out->chunk_bytes))
-          return fail(err, errsz, "Redis URL: chunk must be 65536..268435456 bytes");
-      } else if (kn == 9 && strncmp(p, "changelog", 9) == 0) {
-        if (parse_u64(v, vn, 16, 10000000, &out->changelog))
-          return fail(err, errsz, "Redis URL: changelog must be 16..10000000");
-      } else {
-        return fail(err, errsz, "Redis URL: unknown option (prefix, chunk, changelog)");
-      }
-      p += n;
-      if (*p == '&') p++;
-    }
-  }
-  return 0;
+  /* The server part is common/redisurl's; the options are the edge store's. */
+  char base[1024];
+  size_t n = strcspn(url, "?");
+  if (n >= sizeof base) return fail(err, errsz, "Redis URL too long");
+  memcpy(base, url, n);
+  base[n] = '\0';
+  int rc = sg_redis_url_parse(base, &out->server);
+  explicit_bzero(base, sizeof base);
+  if (rc || out->server.db > 15)
+    return fail(err, errsz, "bad Redis URL: redis://[[user]:password@]host[:port][/db 0..15]");
+  return url[n] == '?' ? parse_options(url + n + 1, out, err, errsz) : 0;
 }
 
 /* ---------------------------------------------------------------- connection ----- */
-
-static struct timeval tv_of(int ms) {
-  struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
-  return tv;
-}
-
-/* With the mutex held: a reply to a setup command, checked. */
-static bool setup_ok(redisContext *c, redisReply *rep) {
-  bool ok = rep && rep->type != REDIS_REPLY_ERROR;
-  if (rep) freeReplyObject(rep);
-  return ok && !c->err;
-}
 
 /* With the mutex held: a connected, authenticated context on the right db, or NULL
  * with errno (ECONNREFUSED while the backoff has not run out). */
@@ -194,23 +119,16 @@ static redisContext *connect_locked(sg_redisx *r) {
     errno = ECONNREFUSED;
     return NULL;
   }
-  redisContext *c = redisConnectWithTimeout(r->url.host, r->url.port, tv_of(r->timeout_ms));
-  bool ok = c && !c->err && redisSetTimeout(c, tv_of(r->timeout_ms)) == REDIS_OK;
-  if (ok) redisEnableKeepAlive(c);
-  if (ok && r->url.password[0]) {
-    redisReply *rep = r->url.user[0] ? redisCommand(c, "AUTH %s %s", r->url.user, r->url.password)
-                                     : redisCommand(c, "AUTH %s", r->url.password);
-    ok = setup_ok(c, rep);
-  }
-  if (ok && r->url.db) ok = setup_ok(c, redisCommand(c, "SELECT %d", r->url.db));
-  if (!ok) {
-    if (c) redisFree(c);
+  redisContext *c = sg_redis_connect(&r->url.server, r->timeout_ms, r->timeout_ms);
+  if (!c) {
+    int e = errno;
     r->retry_at = now + r->backoff_ms;
     r->backoff_ms = r->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : r->backoff_ms * 2;
     atomic_store(&r->up, false);
-    errno = ECONNREFUSED;
+    errno = e;
     return NULL;
   }
+  redisEnableKeepAlive(c);
   r->backoff_ms = BACKOFF_MIN_MS;
   r->c = c;
   return c;
@@ -257,7 +175,7 @@ void sg_redisx_close(sg_redisx *r) {
   if (!r) return;
   if (r->c) redisFree(r->c);
   pthread_mutex_destroy(&r->mu);
-  explicit_bzero(r->url.password, sizeof r->url.password);
+  explicit_bzero(&r->url.server, sizeof r->url.server);
   free(r);
 }
 

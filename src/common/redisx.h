@@ -1,5 +1,5 @@
 /*
- * sg_redisx: the one place that parses a Redis URL and holds a hiredis connection.
+ * sg_redisx: a Redis URL with the edge store's options, and a shared hiredis handle.
  *
  * Shared by every Redis backend (the edge store, src/edge/redis; the runtime's shared
  * state, src/runtime/state), so they read the same URLs and behave alike when Redis goes
@@ -11,7 +11,10 @@
  * URL: redis://[[user]:password@]host[:port][/db][?prefix=NAME&chunk=BYTES&changelog=N]
  *   host      a name, an IPv4 address or a bracketed IPv6 address; port default 6379
  *   db        0..15 (SELECT after connecting), default 0
- *   prefix    namespace of every key ([A-Za-z0-9_.-], 1..64 chars), default "suggestd"
+ * The server part is read and connected to by common/redisurl.h (sg_redis_url_parse,
+ * sg_redis_connect); this adds the options, reconnecting and scripts.
+ *   prefix    namespace of the edge store's keys ([A-Za-z0-9_.-], 1..64 chars), default
+ *             "sg" (keys "sg:edge:…", next to the runtime state's "sg:state:…")
  *   chunk     artifact chunk size for the edge store (64 KiB..256 MiB, default 32 MiB)
  *   changelog edge change-log entries kept (16..10000000, default 100000)
  * rediss:// (TLS) is refused: the hiredis this builds against has no TLS.
@@ -27,11 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/redisurl.h"
+
 typedef struct {
-  char host[256];
-  int port;
-  int db;
-  char user[128], password[256]; /* empty: none; never logged */
+  sg_redis_url server; /* host, port, user, password (never logged), db */
   char prefix[65];
   uint64_t chunk_bytes;
   uint64_t changelog;

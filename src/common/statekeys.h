@@ -2,7 +2,7 @@
  * Redis key names of the runtime's shared state (runtime/state/redis.c), which the
  * control plane also reads: its selection drain (control/drain.c) and the dashboard's
  * usage page. One place, so writer and readers cannot drift apart. Every key begins with
- * the URL's prefix and a colon (common/redisx.h; "suggestd:" by default):
+ * the URL's prefix and a colon (common/redisx.h; "sg:" by default):
  *
  *   state:rl:<32 hex>              selection token bucket of a publishable key (hash
  *                                  t = tokens, ts = ms of the last take), expires once

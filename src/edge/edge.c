@@ -78,6 +78,15 @@ int sg_edge_set_cache_dir(sg_edge *e, const char *dir) {
   return e->dir ? 0 : sg__edge_redis_set_cache_dir(e, dir);
 }
 
+int sg_edge_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                        size_t *removed) {
+  size_t k = 0;
+  if (!e || (!keep && n) || older_than_s < 0) return bad_arg();
+  int rc = e->dir ? 0 : sg__edge_redis_cache_prune(e, keep, n, older_than_s, &k);
+  if (removed) *removed = k;
+  return rc;
+}
+
 void sg_edge_close(sg_edge *e) {
   if (e) e->ops->close(e);
 }

@@ -52,6 +52,13 @@ int sg_edge_open(const char *spec, sg_edge **out);
  * into a temporary file for each load. No-op for a directory store, whose artifacts are
  * local already. */
 int sg_edge_set_cache_dir(sg_edge *e, const char *dir);
+/* Removes from that cache the artifacts not named in keep[0..n) ("sha256:<hex>" or the
+ * bare hex) and the temporary files of fetches that never finished, when last written more
+ * than older_than_s seconds ago. *removed (may be NULL) gets how many went. No-op without
+ * a cache. What a process has loaded lives in its own memory, so removing its file is
+ * safe: it is fetched again if ever needed. */
+int sg_edge_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                        size_t *removed);
 /* Convenience: opens <data_dir>/edge. */
 int sg_edge_open_data_dir(const char *data_dir, sg_edge **out);
 void sg_edge_close(sg_edge *e);

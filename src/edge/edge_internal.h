@@ -41,5 +41,7 @@ int sg__edge_dir_open(const char *dir, sg_edge **out);
 /* Redis backend (src/edge/redis): url as sg_redisx_parse reads it. */
 int sg__edge_redis_open(const char *url, sg_edge **out);
 int sg__edge_redis_set_cache_dir(sg_edge *e, const char *dir);
+int sg__edge_redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                               size_t *removed);
 
 #endif

@@ -1,13 +1,15 @@
 /*
  * `suggestd runtime`: the runtime listener alone, on an edge store.
  *
- *   suggestd runtime (--edge DIR | --data-dir DIR) [--runtime-listen 127.0.0.1:8081]
+ *   suggestd runtime (--edge DIR|URL | --data-dir DIR) [--runtime-listen 127.0.0.1:8081]
  *                    [--selection-rate 600] [--state-dir DIR] [--threads N] [--quiet]
  *                    [--metrics-listen 127.0.0.1:9464]
  *
  * --data-dir D means --edge D/edge and --state-dir D/runtime. With --edge alone the
  * state (quota counters, selection events) goes to <edge>/runtime-state unless
- * --state-dir says otherwise. Runs until SIGTERM or SIGINT, then shuts down gracefully.
+ * --state-dir says otherwise; a Redis edge (redis://…) needs --data-dir or --state-dir, where
+ * its artifacts are cached (<state-dir>/artifacts). Runs until SIGTERM or SIGINT, then shuts down
+ * gracefully.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,9 +25,15 @@
 #include "runtime/runtime.h"
 
 static const sg_flag_spec flags[] = {
-    {"edge", true, false},           {"data-dir", true, false},  {"runtime-listen", true, false},
-    {"selection-rate", true, false}, {"state-dir", true, false}, {"threads", true, false},
-    {"quiet", false, false},         {"metrics-listen", true, false}, {NULL, false, false},
+    {"edge", true, false},
+    {"data-dir", true, false},
+    {"runtime-listen", true, false},
+    {"selection-rate", true, false},
+    {"state-dir", true, false},
+    {"threads", true, false},
+    {"quiet", false, false},
+    {"metrics-listen", true, false},
+    {NULL, false, false},
 };
 
 static int usage_error(const char *msg) {

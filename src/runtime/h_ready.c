@@ -29,15 +29,17 @@
  * the start when it never did), and whether that is recent. */
 static double snapshot_age(const sg_runtime *rt, bool *edge_ok) {
   int64_t now = sg_mono_ms(), synced = atomic_load(&rt->edge_synced_ms);
-  int64_t stale = EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS
-                                                                 : 5 * (int64_t)rt->cfg.poll_ms;
+  int64_t stale =
+      EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS : 5 * (int64_t)rt->cfg.poll_ms;
   *edge_ok = synced > 0 && now - synced <= stale;
   return (double)(now - (synced > 0 ? synced : rt->started_ms)) / 1000.0;
 }
 
 void sg__h_ready(sg__rt_req *r) {
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
-  bool loaded = !s->unloaded;
+  /* A cold runtime is ready once it holds every artifact it could fetch, not as soon as
+   * it read the records: a load balancer must not send it queries it cannot answer. */
+  bool loaded = !s->unloaded && s->ever_complete, placeholder = s->unloaded;
   unsigned long long rev = (unsigned long long)s->revision;
   sg__rcu_leave(&r->rt->rcu);
   bool edge_ok;
@@ -47,7 +49,10 @@ void sg__h_ready(sg__rt_req *r) {
   int n = snprintf(body, sizeof body,
                    "{\"status\":\"%s\",\"checks\":{\"snapshot\":\"%s\",\"edge\":\"%s\","
                    "\"state\":\"%s\"},\"revision\":%llu,\"snapshotAgeSeconds\":%.1f}",
-                   loaded ? "ready" : "not_ready", loaded ? "ok" : "not_loaded",
+                   loaded ? "ready" : "not_ready",
+                   loaded        ? "ok"
+                   : placeholder ? "not_loaded"
+                                 : "loading",
                    edge_ok ? "ok" : "unavailable", state_ok ? "ok" : "unavailable", rev, age);
   sg__rt_hdrs h = {.retry_after = loaded ? 0 : 1};
   sg__rt_respond(r, loaded ? 200 : 503, body, (size_t)n, &h);
@@ -59,11 +64,7 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   bool loaded = !s->unloaded;
   unsigned long long rev = (unsigned long long)s->revision, bytes = 0;
   size_t n_arts = s->n_arts;
-  for (size_t i = 0; i < s->n_arts; i++) {
-    uint64_t size;
-    if (sg_edge_artifact_stat(rt->edge, s->arts[i]->hash, &size) == 0)
-      bytes += (unsigned long long)size;
-  }
+  for (size_t i = 0; i < s->n_arts; i++) bytes += (unsigned long long)s->arts[i]->bytes;
   sg__rcu_leave(&rt->rcu);
   bool edge_ok;
   double age = snapshot_age(rt, &edge_ok);

@@ -1,6 +1,6 @@
 /*
  * HTTP/1.1 framing for the runtime listener: request parsing (libhttp-parser) and
- * response writing into a per-connection output buffer. No I/O here — server.c owns the
+ * response writing into a per-connection output buffer. No I/O here — loop.c owns the
  * sockets and the epoll loops — so this file is unit-tested and fuzzed on plain bytes.
  *
  * One sg__h1_conn per TCP connection. The server reads into sg__h1_rbuf and calls

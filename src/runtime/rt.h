@@ -1,9 +1,9 @@
 /*
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
- * Threads: HTTP workers (one epoll loop each, server.c; framing in http1.c), one loader
- * (edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
- * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
+ * Threads: HTTP workers (one epoll loop each, loop.c; framing in http1.c), one loader
+ * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request
+ * threads never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
 #ifndef SG_RUNTIME_RT_H
 #define SG_RUNTIME_RT_H
@@ -144,7 +144,8 @@ typedef enum { SG__VIS_PRIVATE, SG__VIS_PUBLIC, SG__VIS_SHARED } sg__visibility;
 typedef struct sg__rt_art {
   _Atomic long refs;
   sg_artifact *a;
-  char hash[72]; /* "sha256:<hex>" */
+  uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
+  char hash[72];  /* "sha256:<hex>" */
 } sg__rt_art;
 
 typedef struct {
@@ -193,6 +194,8 @@ typedef struct sg__rt_snapshot {
   uint64_t revision;
   bool unloaded;         /* a placeholder: the edge store could not be read yet (not ready) */
   bool missing_artifact; /* some published list has no openable artifact: retry */
+  bool fetch_failed;     /* ... because it could not be fetched (I/O, Redis down): retry */
+  bool ever_complete;    /* this or an earlier snapshot had every artifact it could fetch */
   sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
   size_t key_mask;
   sg__rt_list *lists; /* sorted by id */
@@ -214,8 +217,8 @@ void sg__records_free(sg__rt_records *c);
  * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
  * from st. */
 struct sg_rt_state;
-int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
-                      sg__rt_snapshot **out);
+int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev,
+                      sg__rt_records **cache, sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
@@ -262,7 +265,7 @@ struct sg_runtime {
   sg__rt_records *records; /* the loader's decoded edge records */
   sg__rcu rcu;
   struct sg_rt_state *state; /* rate limits, quotas, selection dedupe and events */
-  int listen_fd, wake_fd; /* wake_fd: eventfd that stops the workers */
+  int listen_fd, wake_fd;    /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;
   _Atomic long connections; /* open HTTP connections, for the cap */

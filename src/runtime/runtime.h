@@ -2,7 +2,7 @@
  * The runtime: the public /v1 API (query, bootstrap, selection) served from an in-memory
  * snapshot of the edge store. It never opens the relational store.
  *
- * sg_runtime_start loads the edge store, starts the HTTP listener (server.c: one epoll
+ * sg_runtime_start loads the edge store, starts the HTTP listener (loop.c: one epoll
  * worker thread per CPU, HTTP/1.1 framing in http1.c), a loader thread that polls the edge revision
  * every 200 ms and swaps in a new snapshot, and a writer thread for selection events. Every call
  * into the runtime from outside happens on the starting thread.

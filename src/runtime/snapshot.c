@@ -241,6 +241,11 @@ static sg__rt_app *find_app(sg__rt_snapshot *s, const char *id) {
   return id ? bsearch(&k, s->apps, s->n_apps, sizeof k, cmp_app) : NULL;
 }
 
+static const sg__rt_list *find_prev_list(const sg__rt_snapshot *prev, const char *id) {
+  sg__rt_list k = {.id = (char *)id};
+  return id ? bsearch(&k, prev->lists, prev->n_lists, sizeof k, cmp_list) : NULL;
+}
+
 static void art_release(sg__rt_art *a) {
   if (a && atomic_fetch_sub(&a->refs, 1) == 1) {
     sg_artifact_close(a->a);
@@ -248,9 +253,12 @@ static void art_release(sg__rt_art *a) {
   }
 }
 
-/* The shared artifact of hash: from this snapshot, the previous one, or opened now. */
+/* The shared artifact of hash: from this snapshot, the previous one, or opened now. NULL
+ * when it cannot be had; *transient then says whether trying again may help (the fetch
+ * failed) rather than the edge store lacking it or holding bytes that are no artifact. */
 static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *prev,
-                               const char *hash) {
+                               const char *hash, bool *transient) {
+  *transient = false;
   for (size_t i = 0; i < s->n_arts; i++)
     if (strcmp(s->arts[i]->hash, hash) == 0) return s->arts[i];
   sg__rt_art *a = NULL;
@@ -265,6 +273,11 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
     /* Read into private memory and checked against its contentHash: a damaged or
      * truncated file answers artifact_unavailable and can never fault the process. */
     if (sg_edge_artifact_load(e, hash, &art)) {
+      /* Absent, damaged or no artifact: the edge store's answer. Anything else (I/O, a
+       * remote store unreachable mid-fetch) may pass: the runtime is not ready until a
+       * first snapshot had none of those. */
+      if (errno != ENOENT && errno != EBADMSG && errno != EINVAL)
+        *transient = s->fetch_failed = true;
       if (errno != ENOENT)
         fprintf(stderr,
                 "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
@@ -279,6 +292,7 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
     }
     atomic_init(&a->refs, 1);
     a->a = art;
+    if (sg_edge_artifact_stat(e, hash, &a->bytes)) a->bytes = 0;
     snprintf(a->hash, sizeof a->hash, "%s", hash);
   }
   s->arts[s->n_arts++] = a;
@@ -301,8 +315,17 @@ static int build_list(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snapshot *pre
   if (hash) l->content_hash = arena_strdup(&s->arena, hash);
   l->published = hash && !l->archived;
   if (l->published) {
-    l->art = art_acquire(e, s, prev, hash);
+    bool transient, unused;
+    l->art = art_acquire(e, s, prev, hash, &transient);
     if (!l->art) s->missing_artifact = true;
+    /* A list moves to a new version only once its artifact is here: when fetching it
+     * failed, the version this runtime already serves stays (with its hash in the
+     * bootstrap and the request ids), and the loader retries the new one. An artifact
+     * the edge store lacks or holds damaged answers artifact_unavailable, as it must. */
+    const sg__rt_list *old = transient && prev ? find_prev_list(prev, l->id) : NULL;
+    if (old && old->art && old->content_hash && strcmp(old->content_hash, hash) != 0 &&
+        (l->art = art_acquire(e, s, prev, old->content_hash, &unused)))
+      hash = l->content_hash = arena_strdup(&s->arena, old->content_hash);
   }
 
   /* Prebuilt bootstrap body and its ETag. */
@@ -360,8 +383,8 @@ static bool hex_digest(const char *hex, uint8_t out[32]) {
   return sodium_hex2bin(out, 32, hex, 64, NULL, &bl, NULL) == 0 && bl == 32;
 }
 
-int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev, sg__rt_records **cache,
-                      sg__rt_snapshot **out) {
+int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev,
+                      sg__rt_records **cache, sg__rt_snapshot **out) {
   if (!*cache && !(*cache = calloc(1, sizeof **cache))) return -1;
   sg__rt_snapshot *s = calloc(1, sizeof *s);
   if (!s) return -1;
@@ -432,6 +455,7 @@ int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev, 
     if (b == 0) s->n_lists++;
   }
   qsort(s->lists, s->n_lists, sizeof *s->lists, cmp_list);
+  s->ever_complete = !s->fetch_failed || (prev && prev->ever_complete);
 
   /* Signing keys (public halves, for token verification). */
   recs *rk = &r[SG_EDGE_SIGNING_KEY];

@@ -79,6 +79,23 @@ def request(port, method, path, body=None, headers=None, raw=None, timeout=30):
     return out
 
 
+# SUGGESTD_TEST_EDGE=redis://HOST:PORT runs every Server on that Redis edge: each data
+# directory gets its own database (1..15, round robin), emptied when first handed out, so
+# processes sharing a data directory share an edge. Tests that read edge files do not fit.
+TEST_EDGE = os.environ.get("SUGGESTD_TEST_EDGE", "")
+_edge_dbs = {}
+
+
+def edge_for(data_dir):
+    if not TEST_EDGE.startswith("redis://"):
+        return None
+    if data_dir not in _edge_dbs:
+        url = f"{TEST_EDGE.rstrip('/')}/{len(_edge_dbs) % 15 + 1}"
+        subprocess.run(["redis-cli", "-u", url, "FLUSHDB"], check=True, capture_output=True)
+        _edge_dbs[data_dir] = url
+    return _edge_dbs[data_dir]
+
+
 class Server:
     """A running suggestd process plus helpers for the admin CLI and both APIs."""
 
@@ -93,6 +110,7 @@ class Server:
         self.proc = None
         self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
+        self.edge_url = edge_for(data_dir)  # an --edge URL for every process, or None
 
     # -- process --------------------------------------------------------------------------
     def start(self):
@@ -101,6 +119,8 @@ class Server:
             args += ["--control-listen", f"127.0.0.1:{self.control_port}"]
         if self.mode in ("serve", "runtime"):
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
+        if self.edge_url and "--edge" not in self.extra:
+            args += ["--edge", self.edge_url]
         args += self.extra
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
@@ -154,7 +174,8 @@ class Server:
 
     # -- admin CLI ------------------------------------------------------------------------
     def admin(self, *words, check=True):
-        r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir],
+        edge = ["--edge", self.edge_url] if self.edge_url else []
+        r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir, *edge],
                            capture_output=True, text=True, timeout=30)
         if check:
             assert r.returncode == 0, f"admin {words} failed: {r.stderr}"

@@ -24,7 +24,7 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, NO_LIMITS, ROOT, Server, wait_until
+from conftest import NO_LIMITS, ROOT, Server, wait_until
 from test_publish_queue import claims
 
 LEASE_S = 3
@@ -61,12 +61,9 @@ class Redis:
         assert wait_until(lambda: self.cli("ping") != "PONG", timeout=5)
 
     def start(self):
-        d = self.dir + "/srv"
-        subprocess.run(["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
-                        "--dir", d, "--daemonize", "yes", "--pidfile", d + "/redis.pid",
-                        "--logfile", d + "/redis.log", "--save", "", "--appendonly", "yes",
-                        "--appendfsync", "always", "--protected-mode", "no"], check=True,
-                       capture_output=True)
+        """Starts it again on its port and data (scripts/redis.sh reuses both)."""
+        subprocess.run([os.path.join(ROOT, "scripts", "redis.sh"), "start", self.dir + "/srv"],
+                       capture_output=True, check=True)
         assert wait_until(lambda: self.cli("ping") == "PONG", timeout=5)
 
     def close(self):
@@ -76,21 +73,11 @@ class Redis:
 
 
 class FleetServer(Server):
-    """A process of the fleet: every admin command goes to the same database and edge."""
+    """A process of the fleet: it and its admin commands use the fleet's Redis edge."""
 
-    def __init__(self, data_dir, mode, edge, extra=(), db_dir=None):
+    def __init__(self, data_dir, mode, edge, extra=()):
         super().__init__(data_dir, mode=mode, extra=["--edge", edge, *extra])
-        self.edge = edge
-        self.db_dir = db_dir or data_dir
-
-    def admin(self, *words, check=True):
-        r = subprocess.run([BINARY, "admin", *words,
-                            "--data-dir", self.db_dir, "--edge", self.edge],
-                           capture_output=True, text=True, timeout=30)
-        if check:
-            assert r.returncode == 0, f"admin {words} failed: {r.stderr}"
-            return json.loads(r.stdout)
-        return r
+        self.edge_url = edge  # conftest's admin() passes it on
 
 
 class Fleet:
@@ -109,7 +96,7 @@ class Fleet:
     def new_runtime(self):
         d = tempfile.mkdtemp(prefix="suggestd-fleet-rt-")
         self.dirs.append(d)
-        return FleetServer(d, "runtime", self.redis.url, db_dir=self.db).start()
+        return FleetServer(d, "runtime", self.redis.url).start()
 
     def tenant(self, quota=None):
         return self.controls[0].tenant(quota)  # admin commands carry --edge (FleetServer)
@@ -282,7 +269,7 @@ def test_same_selection_on_both_runtimes_counts_once(fleet):
                       body=selection_body(key, lst["id"], item, other)).status == 200
     assert wait_until(lambda: stored_selections(fleet, other) == 1, timeout=10)
     assert stored_selections(fleet, sid) == 1
-    assert fleet.redis.cli("xlen", "suggestd:state:selections") == "0"
+    assert fleet.redis.cli("xlen", "sg:state:selections") == "0"
 
 
 def test_redis_down_queries_go_on_and_state_catches_up(fleet):
@@ -293,7 +280,7 @@ def test_redis_down_queries_go_on_and_state_catches_up(fleet):
     hit = wait_until(lambda: serving(r1, key) and serving(r2, key), timeout=10)
     item = hit.json()["items"][0]["itemId"]
     month = time.strftime("%Y-%m", time.gmtime())
-    counter = f"suggestd:state:quota:{month}:{t.application_id}"
+    counter = f"sg:state:quota:{month}:{t.application_id}"
     time.sleep(1.5)
     before = int(fleet.redis.cli("get", counter) or 0)
 
@@ -344,7 +331,7 @@ def test_dashboard_shows_the_fleets_usage_and_selections(fleet):
         body = selection_body(key, lst["id"], item, str(uuid.uuid4()))
         assert (r1, r2)[i % 2].runtime("POST", "/v1/selection", body=body).status == 200
     month = time.strftime("%Y-%m", time.gmtime())
-    counter = f"suggestd:state:quota:{month}:{t.application_id}"
+    counter = f"sg:state:quota:{month}:{t.application_id}"
 
     def usage():
         u = viewer.call("GET", "/usage").json()

@@ -2,7 +2,7 @@
  *
  * The input after its first 4 bytes is the byte stream a client sends; those 4 bytes give
  * a cycle of read sizes (1..256, or up to 32 KiB with the high bit). A fresh connection is
- * fed the stream read by read, the way server.c does: into sg__h1_rbuf, never more than
+ * fed the stream read by read, the way loop.c does: into sg__h1_rbuf, never more than
  * its room, writing out and calling sg__h1_drained whenever reading stops while answers
  * wait (and after some reads anyway). The handler answers every request and reads every
  * field of it, including every argument and the body, checking the contract of http1.h.

@@ -1,7 +1,7 @@
 /*
  * Redis backend of the edge store (src/edge/redis), through hiredis (common/redisx).
  *
- * Keys, with P = "<prefix>:edge:" (prefix from the URL, default "suggestd"); the layout is
+ * Keys, with P = "<prefix>:edge:" (prefix from the URL, default "sg"); the layout is
  * documented in docs/EDGE.md "Redis layout":
  *   P rev                    the store revision (INCR)
  *   P rec:<kind>             hash id -> record JSON
@@ -838,6 +838,40 @@ int sg__edge_redis_open(const char *url, sg_edge **out) {
   }
   explicit_bzero(&u, sizeof u);
   *out = &re->base;
+  return 0;
+}
+
+static bool kept(const char *hex, const char *const *keep, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const char *k = strncmp(keep[i], "sha256:", 7) == 0 ? keep[i] + 7 : keep[i];
+    if (strncmp(k, hex, 64) == 0 && k[64] == '\0') return true;
+  }
+  return false;
+}
+
+int sg__edge_redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                               size_t *removed) {
+  redis_edge *re = R(e);
+  if (!re->cache_dir) return 0;
+  DIR *d = opendir(re->cache_dir);
+  if (!d) return -1;
+  int dfd = dirfd(d);
+  time_t now = time(NULL);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    /* "<64 hex>.sga" or "<64 hex>.sga.tmp-<random>"; anything else is left alone. */
+    size_t len = strlen(de->d_name);
+    bool art = len == 68 && strcmp(de->d_name + 64, ".sga") == 0;
+    bool tmp = len > 72 && strncmp(de->d_name + 64, ".sga.tmp-", 9) == 0;
+    if ((!art && !tmp) || strspn(de->d_name, "0123456789abcdef") != 64) continue;
+    if (art && kept(de->d_name, keep, n)) continue;
+    struct stat st;
+    if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+        (int64_t)(now - st.st_mtime) < older_than_s)
+      continue;
+    if (unlinkat(dfd, de->d_name, 0) == 0) (*removed)++;
+  }
+  closedir(d);
   return 0;
 }
 

@@ -21,7 +21,7 @@
 #include "control/internal.h"
 #include "runtime/state.h"
 
-#define P "suggestd:"
+#define P "sg:"
 
 static long long cli_int(const sg_test_redis *srv, const char *args) {
   char out[256];

@@ -1,11 +1,12 @@
 /*
  * Unit tests of the edge interface (src/edge/edge.h) that hold for every backend.
  *
- * The backend comes from SUGGESTD_TEST_EDGE (a spec as `--edge` takes it); by default a
- * fresh temporary directory. Record ids carry a random prefix per test, so a shared
- * backend (a Redis database, later) can run them too; revisions are compared relative to
- * the revision a test starts at. Tests of one backend's files live under its folder
- * (tests/unit/edge/dir).
+ * The backend comes from SUGGESTD_TEST_EDGE (a spec as `--edge` takes it); without it
+ * every test runs twice: on a fresh temporary directory, then on a throwaway Redis
+ * (skipped when redis-server is missing, except under CI=true). Record ids carry a random
+ * prefix per test, so a shared backend (one Redis database) can run them too; revisions
+ * are compared relative to the revision a test starts at. Tests of one backend's own
+ * layout live under its folder (tests/unit/edge/dir, tests/unit/edge/redis).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,8 +21,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/redis_server.h"
+#include "compiler/artifact.h"
+#include "edge/artifact_fixture.h"
 #include "common/util.h"
 #include "edge/edge.h"
+
+/* The backend under test: a spec, or NULL for a fresh directory per test. */
+static const char *g_spec;
 
 typedef struct {
   sg_edge *e;
@@ -32,9 +39,9 @@ typedef struct {
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   assert_non_null(f);
-  const char *spec = getenv("SUGGESTD_TEST_EDGE");
+  const char *spec = g_spec;
   char p[300];
-  if (!spec || !*spec) {
+  if (!spec) {
     snprintf(f->root, sizeof f->root, "/tmp/sg-edge-test-XXXXXX");
     assert_non_null(mkdtemp(f->root));
     snprintf(p, sizeof p, "%s/edge", f->root);
@@ -169,9 +176,9 @@ static void test_two_writers_never_go_backwards(void **state) {
     pids[w] = fork();
     assert_true(pids[w] >= 0);
     if (pids[w] == 0) {
-      const char *spec = getenv("SUGGESTD_TEST_EDGE");
+      const char *spec = g_spec;
       char p[300];
-      if (!spec || !*spec) snprintf(p, sizeof p, "%s/edge", f->root), spec = p;
+      if (!spec) snprintf(p, sizeof p, "%s/edge", f->root), spec = p;
       sg_edge *e;
       if (sg_edge_open(spec, &e)) _exit(2);
       /* The even writer starts late, so both orders of arrival happen. */
@@ -293,6 +300,118 @@ static void test_changes_compacted(void **state) {
     assert_int_equal(sg_edge_changes_since(e, r0 + 1, on_change, &c, &upto), SG_EDGE_TOO_OLD);
 }
 
+typedef struct {
+  const char *hex;
+  int found;
+  int64_t written_at;
+} find_art;
+
+static int on_artifact(const char *hex, int64_t written_at, void *ctx) {
+  find_art *fa = ctx;
+  assert_int_equal(strlen(hex), 64);
+  if (strcmp(hex, fa->hex) == 0) fa->found++, fa->written_at = written_at;
+  return 0;
+}
+
+/* Artifacts: stored by content hash, idempotent, listed, loaded (checked against the
+ * hash), deleted; they never bump the revision. */
+static void test_artifacts(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  sg_buf a;
+  char hash[72];
+  /* The salt differs per run, so a shared backend starts without this artifact. */
+  uint32_t salt;
+  sg_random_bytes(&salt, sizeof salt);
+  sg_test_artifact(3000, salt, &a, hash);
+  uint64_t r0, r1, size = 0;
+  assert_int_equal(sg_edge_revision(e, &r0), 0);
+  assert_int_equal(sg_edge_artifact_stat(e, hash, &size), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_put_artifact(e, hash, a.data, a.len), 0);
+  assert_int_equal(sg_edge_put_artifact(e, hash + 7, a.data, a.len), 0); /* idempotent */
+  assert_int_equal(sg_edge_artifact_stat(e, hash, &size), 0);
+  assert_int_equal(size, a.len);
+  assert_int_equal(sg_edge_revision(e, &r1), 0);
+  assert_int_equal(r1, r0); /* artifacts do not bump */
+  find_art fa = {.hex = hash + 7};
+  assert_int_equal(sg_edge_artifacts(e, on_artifact, &fa), 0);
+  assert_int_equal(fa.found, 1);
+  assert_true(fa.written_at > 0);
+  sg_artifact *art;
+  assert_int_equal(sg_edge_artifact_load(e, hash, &art), 0);
+  assert_int_equal(sg_artifact_item_count(art), 3000);
+  sg_artifact_close(art);
+  /* Bytes that are no artifact: stored (content-addressed) but refused on load. */
+  char junk[72];
+  sg_sha256_tagged("junk", 4, junk);
+  assert_int_equal(sg_edge_put_artifact(e, junk, "junk", 4), 0);
+  assert_int_equal(sg_edge_artifact_load(e, junk, &art), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_delete_artifact(e, junk), 0);
+  /* Deleted: gone from stat, load and the listing; a second delete answers ENOENT. */
+  assert_int_equal(sg_edge_delete_artifact(e, hash), 0);
+  assert_int_equal(sg_edge_artifact_stat(e, hash, NULL), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_artifact_load(e, hash, &art), -1);
+  assert_int_equal(errno, ENOENT);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), -1);
+  assert_int_equal(errno, ENOENT);
+  fa.found = 0;
+  assert_int_equal(sg_edge_artifacts(e, on_artifact, &fa), 0);
+  assert_int_equal(fa.found, 0);
+  /* Arguments. */
+  assert_int_equal(sg_edge_put_artifact(e, "sha256:xyz", a.data, a.len), -1);
+  assert_int_equal(errno, EINVAL);
+  sg_buf_free(&a);
+}
+
+/* Records: get, foreach in id order, delete. */
+typedef struct {
+  const char *prefix;
+  char seen[512];
+} ids_seen;
+
+static int collect_ids(const char *id, const char *json, size_t len, void *ctx) {
+  ids_seen *s = ctx;
+  assert_int_equal(strlen(json), len);
+  size_t pn = strlen(s->prefix);
+  if (strncmp(id, s->prefix, pn) == 0 && strlen(s->seen) + strlen(id) < sizeof s->seen - 2) {
+    strcat(s->seen, id + pn + 1);
+    strcat(s->seen, ",");
+  }
+  return 0;
+}
+
+static void test_records(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char a[64], b[64], c[64];
+  id_of(f, "rb", a, sizeof a);
+  id_of(f, "ra", b, sizeof b);
+  id_of(f, "rc", c, sizeof c);
+  uint64_t r0, r1;
+  assert_int_equal(sg_edge_revision(e, &r0), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_SIGNING_KEY, a, "{\"k\":1}", 7, &r1), 0);
+  assert_true(r1 > r0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_SIGNING_KEY, b, "{}", 2, NULL), 0);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_SIGNING_KEY, c, "{}", 2, NULL), 0);
+  assert_record(e, SG_EDGE_SIGNING_KEY, a, "{\"k\":1}");
+  assert_record(e, SG_EDGE_WORKSPACE, a, NULL); /* kinds are separate */
+  ids_seen seen = {.prefix = f->prefix};
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_SIGNING_KEY, collect_ids, &seen), 0);
+  assert_string_equal(seen.seen, "a,b,c,");
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_SIGNING_KEY, a, NULL), 0);
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_SIGNING_KEY, a, NULL), -1);
+  assert_int_equal(errno, ENOENT);
+  seen.seen[0] = '\0';
+  assert_int_equal(sg_edge_foreach(e, SG_EDGE_SIGNING_KEY, collect_ids, &seen), 0);
+  assert_string_equal(seen.seen, "a,c,");
+  assert_int_equal(sg_edge_check(e), 0);
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_SIGNING_KEY, b, NULL), 0);
+  assert_int_equal(sg_edge_delete(e, SG_EDGE_SIGNING_KEY, c, NULL), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_put_if_newer, setup, teardown),
@@ -300,6 +419,26 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_two_writers_never_go_backwards, setup, teardown),
       cmocka_unit_test_setup_teardown(test_changes_since, setup, teardown),
       cmocka_unit_test_setup_teardown(test_changes_compacted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_records, setup, teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  const char *env = getenv("SUGGESTD_TEST_EDGE");
+  if (env && *env) {
+    g_spec = env;
+    return cmocka_run_group_tests(tests, NULL, NULL);
+  }
+  int failed = cmocka_run_group_tests_name("edge on a directory", tests, NULL, NULL);
+  sg_test_redis srv = {0};
+  if (!sg_test_redis_start(&srv)) {
+    if (getenv("CI")) {
+      fprintf(stderr, "redis-server is missing; run scripts/deps.sh\n");
+      return 1;
+    }
+    fprintf(stderr, "redis-server is missing: the Redis edge tests are skipped\n");
+    return failed;
+  }
+  g_spec = srv.url;
+  failed += cmocka_run_group_tests_name("edge on Redis", tests, NULL, NULL);
+  sg_test_redis_stop(&srv);
+  return failed;
 }

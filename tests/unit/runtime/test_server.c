@@ -1,4 +1,4 @@
-/* The runtime's epoll server (src/runtime/server.c): connections spread over the workers
+/* The runtime's epoll server (src/runtime/server.c, loop.c): connections spread over the workers
  * are all tracked, answered, and closed and freed when the runtime stops (the ASan run
  * of this test reports any connection left behind). */
 #include <setjmp.h>

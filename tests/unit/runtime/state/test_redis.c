@@ -18,7 +18,7 @@
 #include "common/statekeys.h"
 
 /* The default key prefix of a redis:// URL (common/redisx.h). */
-#define P "suggestd:"
+#define P "sg:"
 #include "common/util.h"
 #include "runtime/state.h"
 
