@@ -178,16 +178,21 @@ static int fsync_dir_of(const char *path) {
   return rc;
 }
 
-int sg_write_file_atomic(const char *path, const void *data, size_t n) {
-  char tmp[PATH_MAX];
+int sg_temp_path(const char *path, char *out, size_t cap) {
   char rnd[17];
   uint8_t r[8];
   sg_random_bytes(r, sizeof r);
   sg_hex(r, sizeof r, rnd);
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%s", path, rnd) >= (int)sizeof tmp) {
+  if (snprintf(out, cap, "%s.tmp-%s", path, rnd) >= (int)cap) {
     errno = ENAMETOOLONG;
     return -1;
   }
+  return 0;
+}
+
+int sg_write_file_atomic(const char *path, const void *data, size_t n) {
+  char tmp[PATH_MAX];
+  if (sg_temp_path(path, tmp, sizeof tmp)) return -1;
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
   const char *p = data;

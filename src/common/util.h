@@ -46,6 +46,9 @@ bool sg_etag_match(const char *if_match, const char *etag);
 /* Parses a whole decimal int64 in [min,max]; returns 0 on success, -1 otherwise. */
 int sg_parse_i64(const char *s, int64_t min, int64_t max, int64_t *out);
 
+/* "<path>.tmp-<16 random hex>" into out (cap bytes): the temporary name of an atomic
+ * write (temp, fsync, rename). -1 with ENAMETOOLONG when it does not fit. */
+int sg_temp_path(const char *path, char *out, size_t cap);
 /* Writes data to path atomically: temp file in the same dir, fsync, rename, fsync dir.
  * Returns 0 or -1 with errno set. */
 int sg_write_file_atomic(const char *path, const void *data, size_t n);

@@ -29,8 +29,8 @@
  * the start when it never did), and whether that is recent. */
 static double snapshot_age(const sg_runtime *rt, bool *edge_ok) {
   int64_t now = sg_mono_ms(), synced = atomic_load(&rt->edge_synced_ms);
-  int64_t stale =
-      EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS : 5 * (int64_t)rt->cfg.poll_ms;
+  int64_t stale = EDGE_STALE_MS > 5 * (int64_t)rt->cfg.poll_ms ? EDGE_STALE_MS
+                                                                 : 5 * (int64_t)rt->cfg.poll_ms;
   *edge_ok = synced > 0 && now - synced <= stale;
   return (double)(now - (synced > 0 ? synced : rt->started_ms)) / 1000.0;
 }

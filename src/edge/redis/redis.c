@@ -655,14 +655,8 @@ static int fetch_into(redis_edge *re, const char *hex, int fd) {
 /* Fetches the artifact into dir/<hex>.sga: a temp file, fsync'd, renamed, the folder
  * fsync'd; the temp file is removed on any failure. */
 static int fetch_to_cache(redis_edge *re, const char *hex, const char *dir, const char *path) {
-  char tmp[PATH_MAX], rnd[17];
-  uint8_t r[8];
-  sg_random_bytes(r, sizeof r);
-  sg_hex(r, sizeof r, rnd);
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%s", path, rnd) >= (int)sizeof tmp) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
+  char tmp[PATH_MAX];
+  if (sg_temp_path(path, tmp, sizeof tmp)) return -1;
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return -1;
   int rc = fetch_into(re, hex, fd);
@@ -716,6 +710,20 @@ static int redis_artifact_load(sg_edge *e, const char *hex, sg_artifact **out) {
   return rc;
 }
 
+/* A (hex, value) pair of a listing reply: true with both copied when h is 64 lower-case
+ * hex digits and v a string shorter than cap. */
+static bool hex_pair(const redisReply *h, const redisReply *v, char hex[65], char *val,
+                     size_t cap) {
+  if (h->type != REDIS_REPLY_STRING || h->len != 64 || v->type != REDIS_REPLY_STRING ||
+      v->len >= cap)
+    return false;
+  memcpy(hex, h->str, 64);
+  hex[64] = '\0';
+  memcpy(val, v->str, v->len);
+  val[v->len] = '\0';
+  return strspn(hex, "0123456789abcdef") == 64;
+}
+
 static int redis_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
   char ki[KEY_MAX];
   redisReply *rep = sg_redisx_cmd(R(e)->r, "ZRANGE %s 0 -1 WITHSCORES",
@@ -723,18 +731,11 @@ static int redis_artifacts(sg_edge *e, sg_edge_artifact_cb cb, void *ctx) {
   if (!rep || rep->type != REDIS_REPLY_ARRAY) return reply_fail(rep);
   int rc = 0;
   for (size_t i = 0; rc == 0 && i + 1 < rep->elements; i += 2) {
-    const redisReply *h = rep->element[i], *s = rep->element[i + 1];
-    char hex[65], sc[32];
-    if (h->type != REDIS_REPLY_STRING || h->len != 64 || s->type != REDIS_REPLY_STRING ||
-        s->len >= sizeof sc)
-      continue;
-    memcpy(hex, h->str, 64);
-    hex[64] = '\0';
-    memcpy(sc, s->str, s->len);
-    sc[s->len] = '\0';
-    int64_t t;
-    if (strspn(hex, "0123456789abcdef") != 64 || sg_parse_i64(sc, 0, INT64_MAX, &t)) continue;
-    rc = cb(hex, t, ctx);
+    char hex[65], sc[24];
+    uint64_t t;
+    if (hex_pair(rep->element[i], rep->element[i + 1], hex, sc, sizeof sc) &&
+        elem_u64(rep->element[i + 1], &t) == 0 && t <= INT64_MAX)
+      rc = cb(hex, (int64_t)t, ctx);
   }
   freeReplyObject(rep);
   return rc;
@@ -764,17 +765,11 @@ static int redis_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
   int64_t now = sg_now_s();
   int rc = 0;
   for (size_t i = 0; rc == 0 && i + 1 < rep->elements; i += 2) {
-    const redisReply *h = rep->element[i], *v = rep->element[i + 1];
     char hex[65], val[64];
-    if (h->type != REDIS_REPLY_STRING || h->len != 64 || v->type != REDIS_REPLY_STRING ||
-        v->len >= sizeof val)
-      continue;
-    memcpy(hex, h->str, 64);
-    hex[64] = '\0';
-    memcpy(val, v->str, v->len);
-    val[v->len] = '\0';
     long long start;
-    if (sscanf(val, "%lld", &start) != 1 || now - start < older_than_s) continue;
+    if (!hex_pair(rep->element[i], rep->element[i + 1], hex, val, sizeof val) ||
+        sscanf(val, "%lld", &start) != 1 || now - start < older_than_s)
+      continue;
     char km[KEY_MAX], cp[KEY_MAX];
     chunk_prefix(re, hex, cp, sizeof cp);
     const char *argv[] = {key(re, km, sizeof km, "art:", hex), kw, hex, val, cp};
