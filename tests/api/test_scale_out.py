@@ -12,7 +12,6 @@ each runtime with its own data directory.
 
 Needs redis-server (scripts/deps.sh installs it): skipped without it, except under CI=true.
 """
-import json
 import os
 import shutil
 import sqlite3
@@ -25,11 +24,9 @@ import uuid
 import pytest
 
 from conftest import NO_LIMITS, ROOT, Server, wait_until
-from test_publish_queue import claims
+from test_publish_queue import PENDING, claims, publish_and_kill_holder, version
 
 LEASE_S = 3
-PENDING = ("queued", "staged")
-BIG = 200000  # a compile that outlasts the kill
 
 
 def redis_missing():
@@ -136,31 +133,13 @@ def serving(server, key, text="pa"):
     return r if r.status == 200 and r.json().get("items") else None
 
 
-def version(t, list_id, n):
-    return t.api("GET", f"/lists/{list_id}/versions/{n}").json()
-
-
 def test_killed_control_process_publish_is_finished_by_the_other(fleet):
-    a, b = fleet.controls
-    t = fleet.tenant()
-    lst = t.create_list("Big", visibility="public")
-    body = "".join(json.dumps({"value": f"item {i:07d} w{i % 977}"}) + "\n"
-                   for i in range(BIG)).encode()
-    r = t.api("POST", f"/lists/{lst['id']}/items/import?mode=append", raw=body,
-              headers={"Content-Type": "application/x-ndjson"})
-    assert r.status == 200, r
-    r = t.api("POST", f"/lists/{lst['id']}/versions")
-    assert r.status == 202, r
-    n = r.json()["versionNumber"]
-    assert wait_until(lambda: claims(a, lst["id"], n) or claims(b, lst["id"], n), timeout=10,
-                      interval=0.01)
-    holder, other = (a, b) if claims(a, lst["id"], n) else (b, a)
-    holder.stop(sig_kill=True)
-    t.server = other
-    assert wait_until(lambda: version(t, lst["id"], n)["state"] not in PENDING, timeout=60)
-    assert version(t, lst["id"], n)["state"] == "active"
-    assert claims(other, lst["id"], n), "the survivor did not take the version over"
-    pk = t.publishable_key(lst["id"])["publishableKey"]
+    t, other, list_id, n, _ = publish_and_kill_holder(fleet.controls)
+    assert wait_until(lambda: version(t, list_id, n)["state"] not in PENDING, timeout=60)
+    assert version(t, list_id, n)["state"] == "active"
+    assert claims(other, list_id, n), "the survivor did not take the version over"
+    assert t.api("PATCH", f"/lists/{list_id}", {"visibility": "public"}).status == 200
+    pk = t.publishable_key(list_id)["publishableKey"]
     for rt in fleet.runtimes:
         r = wait_until(lambda: serving(rt, pk, "item 0000001"), timeout=30)
         assert r, f"runtime does not serve the version: {rt.read_log()[-1500:]}"
