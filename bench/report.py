@@ -243,6 +243,47 @@ else:
                     f"{werr} wrk, {h['runtimeErrors']} runtime",
                     werr == 0 and h["runtimeErrors"] == 0))
 
+# ---- scale-out ---------------------------------------------------------------------------
+w("## 4. Scale-out\n")
+so = load("scale-out.json")
+if not so:
+    w("Not run (bench/scale_out.sh needs redis-server and haproxy: scripts/deps.sh).\n")
+else:
+    w(f"bench/scale_out.sh: one Redis 7 (edge and shared state), one `suggestd control`, "
+      f"two `suggestd runtime --threads 1 --quiet` started with empty data dirs, haproxy "
+      f"(one thread, round robin, keep-alive to the backends). The {so['items']:,}-city list "
+      f"is imported and published through the control plane. `wrk -t1 -c32 "
+      f"-d{so['seconds']}s`, {so['rounds']} rounds, over {so['paths']:,} `/v1/query` paths. "
+      "wrk, haproxy and every runtime share this machine's CPUs, so two runtimes cannot "
+      "add CPU here: the figure shows what the balancer and a second process cost or "
+      "give on the same cores, not the scaling of a fleet on separate machines.\n")
+    by = {}
+    for r in so["wrk"]:
+        if r["round"]:
+            by.setdefault(r["target"], []).append(r)
+    label = {"alone": "1 runtime, direct", "haproxy-1": "1 runtime behind haproxy",
+             "haproxy-2": "2 runtimes behind haproxy"}
+    w("| Setup | Median requests/s | ÷ 1 runtime direct | worst p99 | errors |")
+    w("|---|---:|---:|---:|---:|")
+    med = {t: statistics.median(x["rps"] for x in v) for t, v in by.items()}
+    for t in ("alone", "haproxy-1", "haproxy-2"):
+        if t not in by:
+            continue
+        e = sum(x["errConnect"] + x["errRead"] + x["errWrite"] + x["errStatus"] + x["errTimeout"]
+                for x in by[t])
+        w(f"| {label[t]} | {med[t]:,.0f} | {med[t] / med['alone']:.2f}× | "
+          f"{max(x['p99us'] for x in by[t]) / 1000:.3f} ms | {e} |")
+    w("")
+    pubs = so["publishes"]
+    w("Publish to every runtime serving (one item added, `POST /versions`, asynchronous: "
+      "from the POST to the version being active, and to both runtimes' `/v1/bootstrap` "
+      "reporting its hash; polled every 10 ms):\n")
+    w("| Version | Active after | Every runtime serving after |")
+    w("|---:|---:|---:|")
+    for p_ in pubs:
+        w(f"| {p_['version']} | {p_['activeMs']:,} ms | {p_['allServingMs']:,} ms |")
+    w("")
+
 # ---- targets ---------------------------------------------------------------------------
 w("## Targets\n")
 w("| Target | Figure | Met |")

@@ -13,6 +13,8 @@
 #      /v1/query on the 135k-city list (exact mix, and the typo mix as suggestd-typo), created and published through the control plane
 #      (admin CLI, POST/PATCH /lists, `suggestd import --replace --publish`), next to
 #      nginx answering the same byte size with `return 200` and with a static file.
+#   4. Scale-out (bench/scale_out.sh): /v1/query throughput of one runtime alone, one and
+#      two runtimes behind haproxy (Redis edge), and publish → every runtime serving.
 #
 # Installs wrk and nginx with apt-get when missing and fetches the datasets. Loopback
 # only (127.0.0.1); every loop is bounded; the whole run takes about 10 minutes.
@@ -354,6 +356,16 @@ EOF
       accessLogNon200: ($bad|tonumber), import: $imp[0]}' >"$D/http.json"
   cleanup
   PIDS=()
+fi
+
+# ---- 4: scale-out (bench/scale_out.sh) -------------------------------------------------------
+# One Redis, one control process, two runtimes behind haproxy; needs redis-server and
+# haproxy (scripts/deps.sh). Without them the table says it was not run.
+rm -f "$W/scale-out.json"
+if [[ " $SETS " == *" cities "* ]]; then
+  log "scale-out"
+  SO_SECONDS=$HTTP_SECONDS SO_ROUNDS=$HTTP_ROUNDS bench/scale_out.sh "$W/scale-out.json" ||
+    log "scale-out not measured (see the lines above)"
 fi
 
 # ---- RESULTS.md ----------------------------------------------------------------------------

@@ -130,7 +130,8 @@ static int runtime_url_flag(sg_args *a, bool with_runtime, sg_control_config *cc
 }
 
 /* The dashboard's flags (docs/DASHBOARD.md). The runtime's state directory, where usage
- * and selection events are read from, is <data-dir>/runtime as `serve` lays it out. */
+ * and selection events are read from, is <data-dir>/runtime as `serve` lays it out;
+ * with a Redis edge they come from that Redis and the store instead. */
 static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc) {
   int64_t idle;
   if (sg_parse_i64(sg_args_get_or(a, "session-idle-seconds", "43200"), 1, 365LL * 86400, &idle))
@@ -144,7 +145,11 @@ static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc)
   if (runtime_url_flag(a, with_runtime, cc)) return 1;
   static char state[4096];
   const char *dir = sg_args_get(a, "data-dir");
-  if (dir) {
+  const char *edge = sg_args_get(a, "edge");
+  if (edge && strncmp(edge, "redis://", 8) == 0) {
+    /* A fleet: the runtimes' state is in that Redis, not in a directory here. */
+    cc->state_redis = edge;
+  } else if (dir) {
     snprintf(state, sizeof state, "%s/runtime", dir);
     cc->runtime_state_dir = state;
   }

@@ -1,24 +1,25 @@
 /*
  * Redis key names of the runtime's shared state (runtime/state/redis.c), which the
  * control plane also reads: its selection drain (control/drain.c) and the dashboard's
- * usage page. One place, so writer and readers cannot drift apart.
+ * usage page. One place, so writer and readers cannot drift apart. Every key begins with
+ * the URL's prefix and a colon (common/redisx.h; "sg:" by default):
  *
- *   sg:state:rl:<32 hex>              selection token bucket of a publishable key (hash
- *                                     t = tokens, ts = ms of the last refill), expires
- *                                     once full again
- *   sg:state:seen:<uuid>              a selectionId seen, expires after 24 h
- *   sg:state:selections               the selection event stream (field e = the event's
- *                                     JSON line), drained by group "drain"
- *   sg:state:quota:<YYYY-MM>:<app>    served queries of an application in a UTC month
+ *   state:rl:<32 hex>              selection token bucket of a publishable key (hash
+ *                                  t = tokens, ts = ms of the last take), expires once
+ *                                  full again
+ *   state:seen:<uuid>              a selectionId seen, expires after 24 h
+ *   state:selections               the selection event stream (field e = the event's
+ *                                  JSON line), drained by group "drain"
+ *   state:quota:<YYYY-MM>:<app>    served queries of an application in a UTC month
  */
 #ifndef SG_COMMON_STATEKEYS_H
 #define SG_COMMON_STATEKEYS_H
 
-#define SG_STATE_KEY_RATE "sg:state:rl:"
-#define SG_STATE_KEY_SEEN "sg:state:seen:"
-#define SG_STATE_KEY_STREAM "sg:state:selections"
+#define SG_STATE_KEY_RATE "state:rl:"
+#define SG_STATE_KEY_SEEN "state:seen:"
+#define SG_STATE_KEY_STREAM "state:selections"
 #define SG_STATE_STREAM_GROUP "drain"
-#define SG_STATE_KEY_QUOTA "sg:state:quota:"
+#define SG_STATE_KEY_QUOTA "state:quota:"
 /* Selections are refused (503) rather than appended once the stream holds this many
  * undrained events: the drain is far behind, and trimming would lose events. */
 #define SG_STATE_STREAM_MAX 5000000

@@ -20,7 +20,8 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
-      sg__dashboard_start(c) || sg__publish_start(c)) {
+      sg__dashboard_start(c) || sg__publish_start(c) ||
+      (cfg->state_redis && sg__drain_start(cfg->store, cfg->state_redis, &c->drain))) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
     return -1;
@@ -55,6 +56,7 @@ void sg_control_stop(sg_control *c) {
   sg_metrics_remove_collector(sg__control_metrics, c);
   sg_http_stop(c->http);
   sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
+  sg__drain_stop(c->drain);
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
   sg__dashboard_stop(c);

@@ -31,6 +31,9 @@ typedef struct {
   uint32_t signin_rate_email;     /* sign-in attempts per minute per email (0: off) */
   const char *runtime_state_dir;  /* the runtime's state dir (usage, selections), or NULL */
   const char *runtime_public_url; /* the runtime's origin as browsers reach it (preview), or NULL */
+  /* A fleet's shared runtime state (the redis:// URL of --edge), or NULL: then selection
+   * events are drained from it into the store, and usage reads its quota counters. */
+  const char *state_redis;
 } sg_control_config;
 
 typedef struct sg_control sg_control;

@@ -20,7 +20,19 @@ struct sg_control {
   struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
   struct sg__dashboard *dash; /* src/dashboard: sessions, sign-in limits */
+  struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
 };
+
+/* The selection drain (drain.c): a thread moving a fleet's selection events from the
+ * Redis at url into store. Start fails only on a bad URL or no resources. */
+typedef struct sg__drain sg__drain;
+int sg__drain_start(sg_store *store, const char *url, sg__drain **out);
+/* Stops it (within about half a second) and frees it; NULL is fine. */
+void sg__drain_stop(sg__drain *d);
+/* Parses one event line of the stream (the runtime's JSON object, at most 8 KiB) into ev,
+ * whose strings point into *json (the caller decrefs it, also on failure). 0, or -1 when
+ * it is not a selection event. */
+int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_selection_event *ev);
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */

@@ -6,12 +6,18 @@
  * selection events to <state-dir>/events/selections-YYYY-MM-DD.ndjson. The control plane
  * of `suggestd serve` (and of `suggestd control --data-dir D`) reads those files from the
  * runtime's state directory; without one, usage answers with "used": null.
+ *
+ * A fleet (--edge redis://…) keeps them elsewhere: the monthly counters in Redis (the
+ * runtimes add to them every 500 ms, common/statekeys.h), and the selection events in
+ * the store, where every control process's drain (control/drain.c) moves them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "common/redisx.h"
+#include "common/statekeys.h"
 #include "common/util.h"
 #include "dashboard/internal.h"
 
@@ -26,6 +32,51 @@ static void month_of(int64_t unix_s, char out[40]) {
   snprintf(out, 40, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
 }
 
+/* This month's counters of apps (an array of application objects) from the fleet's
+ * Redis: an object app id -> count, or NULL when Redis cannot be read. */
+static json_t *fleet_usage(const char *url, const json_t *apps, const char *month) {
+  sg_redisx_url u;
+  char err[256];
+  sg_redisx *x = NULL;
+  int bad = sg_redisx_parse(url, &u, err, sizeof err) || sg_redisx_open(&u, 1000, false, &x);
+  if (bad) {
+    explicit_bzero(&u, sizeof u);
+    return NULL;
+  }
+  /* One MGET of every application's counter. */
+  size_t n = json_array_size(apps);
+  const char **argv = calloc(n + 1, sizeof *argv);
+  char *keys = calloc(n ? n : 1, 256);
+  json_t *used = NULL;
+  if (argv && keys) {
+    argv[0] = "MGET";
+    for (size_t i = 0; i < n; i++) {
+      const char *id = json_string_value(json_object_get(json_array_get(apps, i), "id"));
+      snprintf(keys + i * 256, 256, "%s:%s%s:%s", u.prefix, SG_STATE_KEY_QUOTA, month,
+               id ? id : "");
+      argv[i + 1] = keys + i * 256;
+    }
+    redisReply *r = n ? sg_redisx_argv(x, (int)n + 1, argv, NULL) : NULL;
+    if (!n) {
+      used = json_object();
+    } else if (r && r->type == REDIS_REPLY_ARRAY && r->elements == n) {
+      used = json_object();
+      for (size_t i = 0; i < n; i++) {
+        const char *id = json_string_value(json_object_get(json_array_get(apps, i), "id"));
+        int64_t v = 0;
+        if (r->element[i]->type == REDIS_REPLY_STRING) sg_parse_i64(r->element[i]->str, 0, INT64_MAX, &v);
+        if (id) json_object_set_new(used, id, json_integer(v));
+      }
+    }
+    if (r) freeReplyObject(r);
+  }
+  free(argv);
+  free(keys);
+  sg_redisx_close(x);
+  explicit_bzero(&u, sizeof u);
+  return used;
+}
+
 void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   json_t *apps = NULL;
   sg_err e = sg_store_application_list(c->cfg.store, d->m.workspace_id, &apps);
@@ -36,7 +87,12 @@ void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   char month[40];
   month_of(sg_now_s(), month);
   json_t *used = NULL;
-  if (c->cfg.runtime_state_dir) {
+  bool available = c->cfg.runtime_state_dir != NULL;
+  if (c->cfg.state_redis) {
+    /* Redis down: "used" is null and usageAvailable false, as without a runtime. */
+    used = fleet_usage(c->cfg.state_redis, apps, month);
+    available = used != NULL;
+  } else if (c->cfg.runtime_state_dir) {
     char path[4096], *text = NULL;
     size_t len = 0;
     snprintf(path, sizeof path, "%s/quota.json", c->cfg.runtime_state_dir);
@@ -63,9 +119,8 @@ void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   }
   json_decref(used);
   sg_resp_json(resp, 200,
-               json_pack("{s:s,s:b,s:o,s:s}", "month", month, "usageAvailable",
-                         c->cfg.runtime_state_dir != NULL, "applications", apps, "requestId",
-                         req->request_id));
+               json_pack("{s:s,s:b,s:o,s:s}", "month", month, "usageAvailable", available,
+                         "applications", apps, "requestId", req->request_id));
 }
 
 /* ---- selections ---------------------------------------------------------------------------- */
@@ -169,6 +224,20 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
   json_t *per_day = json_array();
   counts table = {0};
   int64_t total = 0, now = sg_now_s();
+  json_t *stored = NULL; /* a fleet: the drained events in the store */
+  if (c->cfg.state_redis) {
+    time_t t0 = (time_t)(now - (days - 1) * 86400);
+    struct tm tm0;
+    gmtime_r(&t0, &tm0);
+    tm0.tm_hour = tm0.tm_min = tm0.tm_sec = 0;
+    e = sg_store_selection_stats(c->cfg.store, req->params[0], (int64_t)timegm(&tm0) * 1000,
+                                 TOP_ITEMS, &stored);
+    if (e != SG_E_OK) {
+      json_decref(per_day);
+      sg_resp_error(resp, req, e, NULL, NULL);
+      return;
+    }
+  }
   for (int64_t k = days - 1; k >= 0; k--) {
     time_t t = (time_t)(now - k * 86400);
     struct tm tm;
@@ -176,7 +245,9 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     char date[40];
     snprintf(date, sizeof date, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
     int64_t n = 0;
-    if (c->cfg.runtime_state_dir) {
+    if (stored) {
+      n = json_integer_value(json_object_get(json_object_get(stored, "perDay"), date));
+    } else if (c->cfg.runtime_state_dir) {
       char path[4200];
       snprintf(path, sizeof path, "%s/events/selections-%s.ndjson", c->cfg.runtime_state_dir, date);
       count_segment(path, req->params[0], &n, &table);
@@ -192,12 +263,18 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     if (items[k].item[0]) items[nitems++] = items[k];
   if (nitems) qsort(items, nitems, sizeof *items, by_count);
   json_t *top = json_array();
-  for (size_t k = 0; k < nitems && k < TOP_ITEMS; k++) {
+  json_t *stored_top = json_object_get(stored, "topItems");
+  size_t ntop = stored ? json_array_size(stored_top) : nitems;
+  for (size_t k = 0; k < ntop && k < TOP_ITEMS; k++) {
     json_t *item = NULL;
-    json_t *o =
-        json_pack("{s:s,s:I}", "itemId", items[k].item, "selections", (json_int_t)items[k].n);
+    json_t *st_k = json_array_get(stored_top, k);
+    const char *item_id =
+        stored ? json_string_value(json_object_get(st_k, "itemId")) : items[k].item;
+    json_int_t count = stored ? json_integer_value(json_object_get(st_k, "selections"))
+                              : (json_int_t)items[k].n;
+    json_t *o = json_pack("{s:s,s:I}", "itemId", item_id, "selections", count);
     /* The item as it is now (it may have been deleted since). */
-    if (sg_store_item_get(c->cfg.store, d->m.workspace_id, req->params[0], items[k].item, &item) ==
+    if (sg_store_item_get(c->cfg.store, d->m.workspace_id, req->params[0], item_id, &item) ==
         SG_E_OK) {
       json_object_set(o, "value", json_object_get(item, "value"));
       json_object_set(o, "displayValue", json_object_get(item, "displayValue"));
@@ -209,10 +286,12 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     json_array_append_new(top, o);
   }
   free(items);
+  json_decref(stored);
   sg_resp_json(resp, 200,
                json_pack("{s:s,s:I,s:I,s:b,s:o,s:o,s:s}", "listId", req->params[0], "days",
                          (json_int_t)days, "total", (json_int_t)total, "eventsAvailable",
-                         c->cfg.runtime_state_dir != NULL, "perDay", per_day, "topItems", top,
+                         c->cfg.runtime_state_dir != NULL || c->cfg.state_redis != NULL, "perDay",
+                         per_day, "topItems", top,
                          "requestId", req->request_id));
 }
 

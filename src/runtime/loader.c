@@ -32,6 +32,12 @@ static void prune_cache(sg_runtime *rt, const sg__rt_snapshot *s) {
 void *sg__rt_loader_main(void *arg) {
   sg_runtime *rt = arg;
   int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms(), last_prune = 0;
+  /* A shared state is reconciled twice a second: a runtime learns what the others served
+   * at most a second after they served it (their flush, then its own), which bounds a
+   * fleet's quota overshoot to about a second of its traffic. */
+  sg_rt_state_stats stats;
+  sg_rt_state_stats_get(rt->state, &stats);
+  const int64_t flush_ms = stats.shared ? 500 : 1000;
   bool failing = false;
   /* A list whose artifact is missing or damaged is retried on its own, every second at
    * first and less often while it stays bad (reading and hashing a large artifact is not
@@ -79,7 +85,7 @@ void *sg__rt_loader_main(void *arg) {
     failing = !synced;
     if (synced) atomic_store(&rt->edge_synced_ms, now);
     sg__rt_log_flush();
-    if (now - last_flush >= 1000) {
+    if (now - last_flush >= flush_ms) {
       last_flush = now;
       if (sg_rt_state_flush(rt->state, sg_now_s()))
         fprintf(stderr, "{\"error\":\"quota flush failed: %s\"}\n", strerror(errno));

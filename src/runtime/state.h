@@ -8,7 +8,7 @@
  * the 24-hour dedupe window. The query path stays as cheap as
  * before whatever the backend: counting a query is one atomic increment on a slot the
  * backend hands out (sg__quota_take), and the backend reconciles the slots with its
- * store in flush, on the loader thread, about once a second.
+ * store in flush, on the loader thread (every second for local, every 500 ms for Redis).
  */
 #ifndef SG_RUNTIME_STATE_H
 #define SG_RUNTIME_STATE_H
@@ -20,12 +20,11 @@
 
 typedef struct sg_rt_state sg_rt_state;
 
-/* Metrics of the state backend (runtime metrics): 1 when the shared state is reachable,
- * and the query counts counted here but not yet added to the shared counters. */
+/* What the runtime's /readyz and metrics report of its state backend. */
 typedef struct {
   bool shared; /* a fleet backend (Redis), false for local */
-  bool up;
-  uint64_t quota_pending;
+  bool up;                /* reachable, as the last operations found it */
+  uint64_t quota_pending; /* queries counted here, not yet in the shared counters */
 } sg_rt_state_stats;
 
 typedef struct {
@@ -41,8 +40,9 @@ typedef struct {
   sg__ev_result (*selection_record)(sg_rt_state *st, const sg__selection *s, const char *app_id,
                                     const char *key_id, const char *rate_key, int64_t now_ms,
                                     int *retry_after_s);
-  /* Persists the quota counters (rolling them over on a new UTC month). Loader thread,
-   * about once a second, and at shutdown. */
+  /* Persists (local) or reconciles with the fleet (Redis) the quota counters, rolling
+   * them over on a new UTC month. Loader thread, every 1 s (local) or 500 ms (shared),
+   * and at shutdown. */
   int (*flush)(sg_rt_state *st, int64_t now_s);
   /* Blocks until every event accepted so far is durable (tests, shutdown). */
   void (*sync)(sg_rt_state *st);

@@ -600,3 +600,15 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
   return st->ops->item_search(st, workspace_id, list_id, prefix, limit, after, data, more);
 }
+
+sg_err sg_store_selections_add(sg_store *st, const sg_selection_event *ev, size_t n) {
+  if (!st || (n && !ev)) return SG_E_INTERNAL;
+  if (n == 0) return SG_E_OK;
+  return st->ops->selections_add(st, ev, n);
+}
+
+sg_err sg_store_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
+                                json_t **out) {
+  if (!st || !list_id || !out || top > SG_STORE_MAX_PAGE) return SG_E_INTERNAL;
+  return st->ops->selection_stats(st, list_id, since_ms, top, out);
+}

@@ -404,6 +404,25 @@ sg_err sg_store_checkpoint(sg_store *st);
 /* A 32-byte secret created on first use and kept in the store (cursor signing). */
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]);
 
+/* ---- selection events (the fleet's drain, docs/STORE.md) -------------------------------- */
+/* One selection report as a runtime recorded it (the event line of runtime/state/events.c).
+ * query may be NULL; every other string is set. */
+typedef struct {
+  const char *selection_id, *query_request_id, *list_id, *item_id, *query, *application_id,
+      *key_id;
+  int64_t ts_ms, position;
+} sg_selection_event;
+
+/* Stores n events in one transaction. Idempotent: an event already stored (same
+ * selectionId and tsMs, as when the drain delivers an event again after a crash) is
+ * skipped, so the drain may acknowledge its batch once this returns SG_E_OK. */
+sg_err sg_store_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+/* Selection analytics of one list since since_ms: *out = {"perDay": {"YYYY-MM-DD" (UTC):
+ * count, …} (days without events absent), "topItems": [{"itemId", "selections"}, …]}
+ * (at most `top`, most selected first, ties by itemId). */
+sg_err sg_store_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
+                                json_t **out);
+
 /* ---- health ------------------------------------------------------------------------------ */
 /* The number of versions waiting for the publish pipeline (queued or staged). One cheap
  * indexed query: /readyz uses it to check that the store answers, /metrics as the publish

@@ -153,6 +153,9 @@ struct sg_store_ops {
   sg_err (*item_search)(sg_store *st, const char *workspace_id, const char *list_id,
                         const char *prefix, size_t limit, const json_t *after, json_t **data,
                         bool *more);
+  sg_err (*selections_add)(sg_store *st, const sg_selection_event *ev, size_t n);
+  sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
+                            json_t **out);
 };
 
 /* Every backend handle begins with the generic part: a backend's own struct embeds it as

@@ -8,32 +8,35 @@
  *   or a duplicate id appends nothing. Redis unreachable: BUSY (503 with retry-after), as
  *   an event accepted now could be lost.
  * - Quotas: the query path counts on a local slot exactly as the local backend does (one
- *   atomic increment, no round trip). flush (loader thread, once a second) sends each
+ *   atomic increment, no round trip). flush (loader thread, every 500 ms) sends each
  *   slot's delta since the last flush with INCRBY on the month's counter and sets the
  *   slot to the fleet total it reads back plus what was counted meanwhile, so a quota
  *   holds across runtimes with an overshoot of at most one flush interval. When Redis is
  *   down the deltas stay in the slots (queries go on being counted and limited locally)
  *   and are sent, summed, once it returns.
- * Request threads share a small pool of connections (a mutex each); the loader thread
- * has its own. After a failure, request threads do not try again for RETRY_MS, so a
- * Redis outage costs a selection one failed connect at most that often.
+ * Connections are common/redisx handles: request threads share a small pool of them,
+ * the loader thread has its own, and while Redis is down a handle tries to reconnect at
+ * most once per back-off (100 ms growing to 5 s), so an outage costs a selection no wait.
+ * Keys live under the URL's prefix (common/statekeys.h).
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/redisurl.h"
+#include "common/redisx.h"
 #include "common/statekeys.h"
 #include "common/util.h"
 #include "runtime/state.h"
 
 #define POOL 4
-#define CONNECT_MS 300
-#define IO_MS 1000
-#define RETRY_MS 250
+/* A selection runs on a worker thread that also serves queries: a Redis that hangs may
+ * hold it this long at most (then 503, and reconnects back off). */
+#define SELECTION_TIMEOUT_MS 250
+#define TIMEOUT_MS 1000
+/* Slots reconciled by one script call (sg_redisx_eval takes at most 29 arguments). */
+#define QUOTA_BATCH 14
 
 /* KEYS: bucket, seen id, stream. ARGV: per-minute rate, event line, stream cap.
  * Returns {0, seconds to wait} (no token), {1} recorded, {2} duplicate, {3} stream full. */
@@ -58,114 +61,78 @@ static const char SELECTION_LUA[] =
     "redis.call('XADD', KEYS[3], '*', 'e', ARGV[2])\n"
     "return {1}\n";
 
+/* KEYS: monthly counters. ARGV: their deltas, then the expiry in seconds. Returns the
+ * totals, in order. */
+static const char QUOTA_LUA[] =
+    "local ttl = ARGV[#KEYS + 1]\n"
+    "local out = {}\n"
+    "for i, k in ipairs(KEYS) do\n"
+    "  out[i] = redis.call('INCRBY', k, ARGV[i])\n"
+    "  redis.call('EXPIRE', k, ttl)\n"
+    "end\n"
+    "return out\n";
+
 typedef struct {
-  pthread_mutex_t mu;
-  redisContext *c;
-  char sha[41]; /* of SELECTION_LUA on this connection's server, "" until loaded */
+  sg_redisx *x;
+  sg_redisx_script script; /* per handle: its SHA-1 is guarded by the handle's mutex */
 } conn;
 
 typedef struct {
   sg_rt_state base;
-  sg_redis_url url;
+  char prefix[80]; /* "<URL prefix>:" */
   uint32_t rate;
   conn pool[POOL];
   atomic_uint next;
-  _Atomic int64_t failed_ms; /* monotonic ms of the last failure, 0 = none */
-  atomic_bool up;
   /* loader thread only */
-  redisContext *loader;
+  sg_redisx *loader;
+  sg_redisx_script quota_script;
   sg__quota *quota; /* slots in memory; flush reconciles them with Redis */
   int month;
+  atomic_bool up;           /* what the last flush or selection found */
   _Atomic uint64_t pending; /* counted here, not yet in Redis (metrics) */
 } redis_state;
 
-static void mark(redis_state *r, bool ok) {
-  atomic_store(&r->up, ok);
-  if (!ok) atomic_store(&r->failed_ms, sg_mono_ms());
-}
-
 /* ---------------------------------------------------------------- selections ----- */
-
-/* Runs the selection script on c (loading it first on a new connection). The reply, or
- * NULL when the connection failed. */
-static redisReply *run_script(conn *k, const char *keys[3], const char *rate, const char *line,
-                              size_t line_len, const char *cap) {
-  if (!k->sha[0]) {
-    redisReply *l = redisCommand(k->c, "SCRIPT LOAD %s", SELECTION_LUA);
-    if (!l) return NULL;
-    if (l->type == REDIS_REPLY_STRING && l->len == 40) memcpy(k->sha, l->str, 41);
-    freeReplyObject(l);
-    if (!k->sha[0]) return NULL;
-  }
-  const char *argv[] = {"EVALSHA", k->sha, "3", keys[0], keys[1], keys[2], rate, line, cap};
-  size_t lens[9];
-  for (int i = 0; i < 9; i++) lens[i] = strlen(argv[i]);
-  lens[7] = line_len;
-  redisReply *rep = redisCommandArgv(k->c, 9, argv, lens);
-  if (rep && rep->type == REDIS_REPLY_ERROR && strncmp(rep->str, "NOSCRIPT", 8) == 0) {
-    /* Redis restarted and forgot the script: load it again, once. */
-    freeReplyObject(rep);
-    k->sha[0] = '\0';
-    redisReply *l = redisCommand(k->c, "SCRIPT LOAD %s", SELECTION_LUA);
-    if (!l) return NULL;
-    if (l->type == REDIS_REPLY_STRING && l->len == 40) memcpy(k->sha, l->str, 41);
-    freeReplyObject(l);
-    if (!k->sha[0]) return NULL;
-    argv[1] = k->sha;
-    rep = redisCommandArgv(k->c, 9, argv, lens);
-  }
-  return rep;
-}
 
 static sg__ev_result redis_selection_record(sg_rt_state *st, const sg__selection *s,
                                             const char *app_id, const char *key_id,
                                             const char *rate_key, int64_t now_ms,
                                             int *retry_after_s) {
   redis_state *r = (redis_state *)st;
-  char kb[sizeof SG_STATE_KEY_RATE + 64], ks[sizeof SG_STATE_KEY_SEEN + 40], rate[16], cap[16];
-  snprintf(kb, sizeof kb, "%s%.64s", SG_STATE_KEY_RATE, rate_key);
-  snprintf(ks, sizeof ks, "%s%s", SG_STATE_KEY_SEEN, s->selection_id);
+  char kb[160], ks[160], rate[16], cap[16];
+  snprintf(kb, sizeof kb, "%s%s%.64s", r->prefix, SG_STATE_KEY_RATE, rate_key);
+  snprintf(ks, sizeof ks, "%s%s%s", r->prefix, SG_STATE_KEY_SEEN, s->selection_id);
+  char stream[120];
+  snprintf(stream, sizeof stream, "%s%s", r->prefix, SG_STATE_KEY_STREAM);
   snprintf(rate, sizeof rate, "%u", r->rate);
   snprintf(cap, sizeof cap, "%d", SG_STATE_STREAM_MAX);
-  const char *keys[3] = {kb, ks, SG_STATE_KEY_STREAM};
   sg_buf line;
   sg_buf_init(&line, 2048);
   if (sg__event_line(&line, s, app_id, key_id, now_ms)) {
     sg_buf_free(&line);
     return SG__EV_BUSY;
   }
-  line.len--; /* the stream entry is the object, without the newline of a file line */
-
+  /* The stream entry is the object, without the newline of a file line. */
+  const char *argv[] = {kb, ks, stream, rate, line.data, cap};
+  size_t lens[] = {strlen(kb), strlen(ks), strlen(stream), strlen(rate), line.len - 1, strlen(cap)};
   conn *k = &r->pool[atomic_fetch_add(&r->next, 1) % POOL];
-  sg__ev_result res = SG__EV_BUSY;
-  pthread_mutex_lock(&k->mu);
-  if (!k->c) {
-    int64_t failed = atomic_load(&r->failed_ms);
-    if (failed == 0 || sg_mono_ms() - failed >= RETRY_MS) {
-      k->c = sg_redis_connect(&r->url, CONNECT_MS, IO_MS);
-      k->sha[0] = '\0';
-      if (!k->c) mark(r, false);
-    }
-  }
-  redisReply *rep = k->c ? run_script(k, keys, rate, line.data, line.len, cap) : NULL;
-  if (k->c && !rep) { /* the connection broke: a new one next time */
-    redisFree(k->c);
-    k->c = NULL;
-    mark(r, false);
-  }
-  pthread_mutex_unlock(&k->mu);
+  redisReply *rep = sg_redisx_eval(k->x, &k->script, 3, 6, argv, lens);
   sg_buf_free(&line);
-  if (!rep) return SG__EV_BUSY;
+  if (!rep) {
+    atomic_store(&r->up, false);
+    return SG__EV_BUSY; /* unreachable: the client retries after a second */
+  }
+  sg__ev_result res = SG__EV_BUSY;
   if (rep->type == REDIS_REPLY_ARRAY && rep->elements >= 1 &&
       rep->element[0]->type == REDIS_REPLY_INTEGER) {
-    mark(r, true);
+    atomic_store(&r->up, true);
     switch (rep->element[0]->integer) {
     case 0:
       res = SG__EV_RATE_LIMITED;
-      if (rep->elements >= 2 && rep->element[1]->type == REDIS_REPLY_INTEGER)
-        *retry_after_s = rep->element[1]->integer > 0 && rep->element[1]->integer < 3600
-                             ? (int)rep->element[1]->integer
-                             : 1;
+      *retry_after_s = 1;
+      if (rep->elements >= 2 && rep->element[1]->type == REDIS_REPLY_INTEGER &&
+          rep->element[1]->integer > 0 && rep->element[1]->integer < 3600)
+        *retry_after_s = (int)rep->element[1]->integer;
       break;
     case 1:
       res = SG__EV_ACCEPTED;
@@ -174,7 +141,6 @@ static sg__ev_result redis_selection_record(sg_rt_state *st, const sg__selection
       res = SG__EV_DUPLICATE;
       break;
     default: /* the stream is full: the drain is far behind */
-      res = SG__EV_BUSY;
       break;
     }
   } else {
@@ -191,77 +157,70 @@ static sg__quota_slot *redis_quota_slot(sg_rt_state *st, const char *app_id) {
   return sg__quota_slot_for(((redis_state *)st)->quota, app_id);
 }
 
-static void quota_key(char *out, size_t cap, int month, const char *app_id) {
-  snprintf(out, cap, "%s%04d-%02d:%s", SG_STATE_KEY_QUOTA, month / 12, month % 12 + 1, app_id);
-}
-
-static bool loader_conn(redis_state *r) {
-  if (!r->loader && !(r->loader = sg_redis_connect(&r->url, CONNECT_MS, IO_MS))) mark(r, false);
-  return r->loader != NULL;
-}
-
-static void loader_broke(redis_state *r) {
-  redisFree(r->loader);
-  r->loader = NULL;
-  mark(r, false);
-}
-
-/* Sends every slot's delta for `month` (one pipelined round trip) and rebases the slots
- * on the fleet totals read back. Slots whose reply did not arrive keep their delta. */
-static int send_deltas(redis_state *r, int month) {
-  size_t n = sg__quota_count(r->quota);
-  if (!loader_conn(r)) return -1;
-  if (n == 0) { /* nothing to send: still learn whether Redis is there */
-    redisReply *p = redisCommand(r->loader, "PING");
-    if (!p) {
-      loader_broke(r);
-      return -1;
-    }
-    freeReplyObject(p);
-    mark(r, true);
-    return 0;
-  }
-  uint64_t *cur = malloc(n * sizeof *cur);
-  if (!cur) return -1;
-  char key[sizeof SG_STATE_KEY_QUOTA + 16 + SG_EDGE_MAX_ID];
+/* Sends the deltas of slots [from, to) for `month` in one script call and rebases each
+ * slot on the fleet total read back. -1 (the deltas kept) when Redis did not answer. */
+static int send_batch(redis_state *r, int month, size_t from, size_t to) {
+  char keys[QUOTA_BATCH][sizeof SG_STATE_KEY_QUOTA + 100 + SG_EDGE_MAX_ID];
+  char deltas[QUOTA_BATCH][24], ttl[16];
+  const char *argv[2 * QUOTA_BATCH + 1];
+  uint64_t cur[QUOTA_BATCH];
+  size_t n = to - from;
   for (size_t i = 0; i < n; i++) {
-    sg__quota_slot *s = sg__quota_at(r->quota, i);
+    sg__quota_slot *s = sg__quota_at(r->quota, from + i);
     cur[i] = atomic_load_explicit(&s->used, memory_order_relaxed);
-    /* Refused queries add and take back one unit; a snapshot taken between the two can
+    /* A refused query adds and takes back one unit; a value read between the two can
      * sit below the base: nothing to send then. */
     uint64_t delta = cur[i] > s->flushed ? cur[i] - s->flushed : 0;
-    if (delta > INT64_MAX) delta = INT64_MAX;
-    quota_key(key, sizeof key, month, s->app_id);
-    redisAppendCommand(r->loader, "INCRBY %s %lld", key, (long long)delta);
-    redisAppendCommand(r->loader, "EXPIRE %s %d", key, SG_STATE_QUOTA_TTL_S);
+    if (delta > INT64_MAX / 2) delta = INT64_MAX / 2;
+    snprintf(keys[i], sizeof keys[i], "%s%s%04d-%02d:%s", r->prefix, SG_STATE_KEY_QUOTA,
+             month / 12, month % 12 + 1, s->app_id);
+    snprintf(deltas[i], sizeof deltas[i], "%llu", (unsigned long long)delta);
+    argv[i] = keys[i];
+    argv[n + i] = deltas[i];
   }
+  snprintf(ttl, sizeof ttl, "%d", SG_STATE_QUOTA_TTL_S);
+  argv[2 * n] = ttl;
+  redisReply *rep = sg_redisx_eval(r->loader, &r->quota_script, (int)n, (int)(2 * n + 1), argv, NULL);
+  if (!rep) return -1;
   int rc = 0;
+  if (rep->type == REDIS_REPLY_ARRAY && rep->elements == n) {
+    for (size_t i = 0; i < n; i++) {
+      sg__quota_slot *s = sg__quota_at(r->quota, from + i);
+      const redisReply *t = rep->element[i];
+      if (t->type != REDIS_REPLY_INTEGER || t->integer < 0) continue;
+      /* used = total + whatever was counted since cur[i] was read (wrapping arithmetic,
+       * so a total below cur[i] subtracts). */
+      atomic_fetch_add_explicit(&s->used, (uint64_t)t->integer - cur[i], memory_order_relaxed);
+      s->flushed = (uint64_t)t->integer;
+    }
+  } else {
+    fprintf(stderr, "{\"error\":\"quota script failed: %s\"}\n",
+            rep->type == REDIS_REPLY_ERROR ? rep->str : "unexpected reply");
+    rc = -1; /* say, a key holding something else: retried next time */
+  }
+  freeReplyObject(rep);
+  return rc;
+}
+
+static int send_deltas(redis_state *r, int month) {
+  size_t n = sg__quota_count(r->quota);
+  int rc = 0;
+  if (n == 0) { /* nothing to send: still learn whether Redis is there */
+    redisReply *p = sg_redisx_cmd(r->loader, "PING");
+    if (p) freeReplyObject(p);
+    rc = p ? 0 : -1;
+  }
+  for (size_t from = 0; from < n && rc == 0; from += QUOTA_BATCH)
+    rc = send_batch(r, month, from, from + QUOTA_BATCH < n ? from + QUOTA_BATCH : n);
   uint64_t pending = 0;
   for (size_t i = 0; i < n; i++) {
     sg__quota_slot *s = sg__quota_at(r->quota, i);
-    redisReply *inc = NULL, *exp = NULL;
-    if (rc == 0 && (redisGetReply(r->loader, (void **)&inc) != REDIS_OK ||
-                    redisGetReply(r->loader, (void **)&exp) != REDIS_OK)) {
-      loader_broke(r);
-      rc = -1;
-    }
-    if (inc && inc->type == REDIS_REPLY_INTEGER && inc->integer >= 0) {
-      uint64_t total = (uint64_t)inc->integer;
-      /* used = total + whatever was counted since cur[i] was read (wrapping arithmetic,
-       * so a total below cur[i] subtracts). */
-      atomic_fetch_add_explicit(&s->used, total - cur[i], memory_order_relaxed);
-      s->flushed = total;
-    } else if (rc == 0) {
-      rc = -1; /* an error reply (say, the key holds something else): retried next time */
-    }
-    uint64_t now = atomic_load_explicit(&s->used, memory_order_relaxed);
-    pending += now > s->flushed ? now - s->flushed : 0;
-    if (inc) freeReplyObject(inc);
-    if (exp) freeReplyObject(exp);
+    uint64_t used = atomic_load_explicit(&s->used, memory_order_relaxed);
+    pending += used > s->flushed ? used - s->flushed : 0;
   }
-  free(cur);
   atomic_store(&r->pending, pending);
-  if (rc == 0) mark(r, true);
+  atomic_store(&r->up, sg_redisx_up(r->loader));
+  if (rc) errno = errno ? errno : EIO;
   return rc;
 }
 
@@ -302,12 +261,9 @@ static void redis_stats(sg_rt_state *st, sg_rt_state_stats *out) {
 
 static void redis_close(sg_rt_state *st) {
   redis_state *r = (redis_state *)st;
-  if (r->quota) redis_flush(st, sg_now_s()); /* what this runtime counted last */
-  for (int i = 0; i < POOL; i++) {
-    if (r->pool[i].c) redisFree(r->pool[i].c);
-    pthread_mutex_destroy(&r->pool[i].mu);
-  }
-  if (r->loader) redisFree(r->loader);
+  if (r->quota && r->loader) redis_flush(st, sg_now_s()); /* what this runtime counted last */
+  for (int i = 0; i < POOL; i++) sg_redisx_close(r->pool[i].x);
+  sg_redisx_close(r->loader);
   sg__quota_close(r->quota);
   free(r);
 }
@@ -327,18 +283,31 @@ int sg__rt_state_redis_open(const char *url, uint32_t selection_rate, sg_rt_stat
   if (!r) return -1;
   r->base.ops = &redis_ops;
   r->rate = selection_rate ? selection_rate : 600;
-  for (int i = 0; i < POOL; i++) pthread_mutex_init(&r->pool[i].mu, NULL);
   r->month = sg__utc_month(sg_now_s());
-  if (sg_redis_url_parse(url, &r->url) || sg__quota_open(NULL, r->month, &r->quota)) {
+  r->quota_script.src = QUOTA_LUA;
+  sg_redisx_url u;
+  char err[256];
+  bool ok = sg_redisx_parse(url, &u, err, sizeof err) == 0;
+  if (!ok) {
+    fprintf(stderr, "{\"error\":\"runtime: shared state: %s\"}\n", err);
+    errno = EINVAL;
+  }
+  snprintf(r->prefix, sizeof r->prefix, "%s:", u.prefix);
+  /* Lazy: the state works (queries counted here) until Redis is there. */
+  for (int i = 0; ok && i < POOL; i++) {
+    r->pool[i].script.src = SELECTION_LUA;
+    ok = sg_redisx_open(&u, SELECTION_TIMEOUT_MS, true, &r->pool[i].x) == 0;
+  }
+  ok = ok && sg_redisx_open(&u, TIMEOUT_MS, true, &r->loader) == 0 &&
+       sg__quota_open(NULL, r->month, &r->quota) == 0;
+  explicit_bzero(&u, sizeof u);
+  if (!ok) {
     int e = errno;
-    fprintf(stderr, "{\"error\":\"runtime: bad shared state URL or out of memory\"}\n");
-    r->quota = NULL;
     redis_close(&r->base);
-    errno = e ? e : EINVAL;
+    errno = e;
     return -1;
   }
-  /* Not required: the state works (queries counted locally) until Redis is there. */
-  if (loader_conn(r)) mark(r, true);
+  atomic_store(&r->up, sg_redisx_up(r->loader));
   *out = &r->base;
   return 0;
 }

@@ -216,5 +216,13 @@ const char *const sg__sqlite_migrations[] = {
     "ALTER TABLE versions ADD COLUMN lease_owner TEXT;"
     "ALTER TABLE versions ADD COLUMN lease_until_ms INTEGER;"
     "CREATE INDEX versions_leased ON versions(lease_owner) WHERE lease_owner IS NOT NULL;",
+    /* 9: selection events drained from a fleet's Redis stream (issue 14). The key makes a
+     * second delivery of the same event a no-op; a selectionId reported again after the
+     * runtimes' 24-hour dedupe window is a new event (another tsMs). */
+    "CREATE TABLE selections(selection_id TEXT NOT NULL, ts_ms INTEGER NOT NULL,"
+    "  application_id TEXT NOT NULL, key_id TEXT NOT NULL, list_id TEXT NOT NULL,"
+    "  item_id TEXT NOT NULL, query_request_id TEXT NOT NULL, position INTEGER NOT NULL,"
+    "  query TEXT, PRIMARY KEY(selection_id, ts_ms)) WITHOUT ROWID;"
+    "CREATE INDEX selections_list ON selections(list_id, ts_ms);",
     NULL,
 };

@@ -244,6 +244,9 @@ sg_err sg__sqlite_edge_state(sg_store *st, const char *kind, const char *id, int
 sg_err sg__sqlite_checkpoint(sg_store *st);
 sg_err sg__sqlite_secret(sg_store *st, const char *name, uint8_t out[32]);
 sg_err sg__sqlite_queue_depth(sg_store *st, int64_t *n);
+sg_err sg__sqlite_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+sg_err sg__sqlite_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
+                                  json_t **out);
 sg_err sg__sqlite_member_create(sg_store *st, const char *workspace_id, const char *email,
                                 sg_role role, const char *password_hash, json_t **out);
 sg_err sg__sqlite_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,

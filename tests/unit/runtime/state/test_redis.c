@@ -16,6 +16,9 @@
 
 #include "common/redis_server.h"
 #include "common/statekeys.h"
+
+/* The default key prefix of a redis:// URL (common/redisx.h). */
+#define P "sg:"
 #include "common/util.h"
 #include "runtime/state.h"
 
@@ -57,6 +60,17 @@ static long long cli_int(const char *args) {
   return atoll(out);
 }
 
+/* The fleet's counter of app this UTC month (at now). */
+static long long quota_in_redis(const char *app, int64_t now) {
+  char args[160];
+  time_t t = (time_t)now;
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  snprintf(args, sizeof args, "get " P SG_STATE_KEY_QUOTA "%04d-%02d:%s", tm.tm_year + 1900,
+           tm.tm_mon + 1, app);
+  return cli_int(args);
+}
+
 static void test_selection_across_runtimes(void **state) {
   (void)state;
   NEED_REDIS();
@@ -67,13 +81,13 @@ static void test_selection_across_runtimes(void **state) {
   int retry = 0;
   sg__selection s1 = selection("0e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
   sg__selection s2 = selection("1e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
-  long long before = cli_int("xlen " SG_STATE_KEY_STREAM);
+  long long before = cli_int("xlen " P SG_STATE_KEY_STREAM);
   /* The same selectionId through both runtimes: recorded once, appended once. */
   assert_int_equal(sg_rt_state_selection_record(a, &s1, "app_1", "pk_1", "kA", sg_now_ms(), &retry),
                    SG__EV_ACCEPTED);
   assert_int_equal(sg_rt_state_selection_record(b, &s1, "app_1", "pk_1", "kA", sg_now_ms(), &retry),
                    SG__EV_DUPLICATE);
-  assert_int_equal(cli_int("xlen " SG_STATE_KEY_STREAM), before + 1);
+  assert_int_equal(cli_int("xlen " P SG_STATE_KEY_STREAM), before + 1);
   /* The bucket (3 a minute) is shared: the third token was the duplicate's. */
   assert_int_equal(sg_rt_state_selection_record(a, &s2, "app_1", "pk_1", "kA", sg_now_ms(), &retry),
                    SG__EV_ACCEPTED);
@@ -82,12 +96,12 @@ static void test_selection_across_runtimes(void **state) {
   assert_int_equal(sg_rt_state_selection_record(b, &s3, "app_1", "pk_1", "kA", sg_now_ms(), &retry),
                    SG__EV_RATE_LIMITED);
   assert_true(retry >= 1 && retry <= 20);
-  assert_int_equal(cli_int("xlen " SG_STATE_KEY_STREAM), before + 2);
+  assert_int_equal(cli_int("xlen " P SG_STATE_KEY_STREAM), before + 2);
   /* A refused report did not set its id: accepted under another key's bucket. */
   assert_int_equal(sg_rt_state_selection_record(b, &s3, "app_1", "pk_1", "kB", sg_now_ms(), &retry),
                    SG__EV_ACCEPTED);
   /* The dedupe key expires after 24 hours. */
-  long long ttl = cli_int("ttl " SG_STATE_KEY_SEEN "0e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
+  long long ttl = cli_int("ttl " P SG_STATE_KEY_SEEN "0e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
   assert_true(ttl > 86000 && ttl <= 86400);
   sg_rt_state_close(a);
   sg_rt_state_close(b);
@@ -105,7 +119,7 @@ static void test_event_line_is_json(void **state) {
   sg_rt_state_close(a);
   char cmd[256], line[1024] = "";
   snprintf(cmd, sizeof cmd,
-           "redis-cli -p %d --raw xrevrange " SG_STATE_KEY_STREAM " + - count 1 | sed -n 3p",
+           "redis-cli -p %d --raw xrevrange " P SG_STATE_KEY_STREAM " + - count 1 | sed -n 3p",
            srv.port);
   FILE *p = popen(cmd, "r");
   assert_non_null(p);
@@ -144,13 +158,7 @@ static void test_quota_across_runtimes(void **state) {
   assert_false(sg__quota_take(qb, 5));
   sg_rt_state_stats_get(b, &st);
   assert_int_equal(st.quota_pending, 0);
-  char key[128];
-  time_t t = (time_t)now;
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  snprintf(key, sizeof key, "get " SG_STATE_KEY_QUOTA "%04d-%02d:app_q", tm.tm_year + 1900,
-           tm.tm_mon + 1);
-  assert_int_equal(cli_int(key), 5);
+  assert_int_equal(quota_in_redis("app_q", now), 5);
   /* A new UTC month starts from what the fleet counted there (nothing yet). */
   assert_int_equal(sg_rt_state_flush(a, now + 32LL * 86400), 0);
   assert_int_equal(atomic_load(&qa->used), 0);
@@ -187,21 +195,24 @@ static void test_redis_down_and_back(void **state) {
   assert_int_equal(sg_rt_state_flush(a, now), -1);
 
   sg_test_redis_resume(&srv);
-  /* The kept deltas arrive once, summed; the refused selection is accepted now. */
-  assert_int_equal(sg_rt_state_flush(a, now), 0);
+  /* The kept deltas arrive once, summed (after the reconnect back-off, at most 5 s);
+   * the refused selection is accepted now. */
+  int64_t until = sg_mono_ms() + 8000;
+  while (sg_rt_state_flush(a, now) != 0 && sg_mono_ms() < until) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
   assert_int_equal(sg_rt_state_check(a), 0);
   assert_int_equal(atomic_load(&q->used), 6);
-  char key[128];
-  time_t t = (time_t)now;
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  snprintf(key, sizeof key, "get " SG_STATE_KEY_QUOTA "%04d-%02d:app_down", tm.tm_year + 1900,
-           tm.tm_mon + 1);
-  assert_int_equal(cli_int(key), 6);
-  struct timespec ts = {0, 300 * 1000000L}; /* past the reconnect back-off */
-  nanosleep(&ts, NULL);
-  assert_int_equal(sg_rt_state_selection_record(a, &s, "app_1", "pk_1", "kD", sg_now_ms(), &retry),
-                   SG__EV_ACCEPTED);
+  assert_int_equal(quota_in_redis("app_down", now), 6);
+  sg__ev_result res;
+  while ((res = sg_rt_state_selection_record(a, &s, "app_1", "pk_1", "kD", sg_now_ms(), &retry)) ==
+             SG__EV_BUSY &&
+         sg_mono_ms() < until) {
+    struct timespec ts = {0, 100 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  assert_int_equal(res, SG__EV_ACCEPTED);
   sg_rt_state_close(a);
 }
 
