@@ -300,8 +300,7 @@ static int migrate(PGconn *c, char *err, size_t errsz) {
       PGresult *m = PQexec(c, sg__pg_migrations[v - 1]);
       bool ok = PQresultStatus(m) == PGRES_COMMAND_OK;
       PQclear(m);
-      if (!ok ||
-          sg__pg_x(c, "INSERT INTO sg_migrations(version) VALUES($1::integer)", 1, p))
+      if (!ok || sg__pg_x(c, "INSERT INTO sg_migrations(version) VALUES($1::integer)", 1, p))
         goto fail;
     }
     if (sg__pg_x(c, "COMMIT", 0, NULL)) goto fail;

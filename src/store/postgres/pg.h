@@ -78,6 +78,28 @@ const char *sg__pg_bytea(const uint8_t *p, size_t n, char *buf);
 /* int64 as decimal text into buf[24]. */
 const char *sg__pg_int(int64_t v, char buf[24]);
 
+/* ---- shared by the backend's files -------------------------------------------------------- */
+/* The API representation of row i of a result that selected SG__STORE_LIST_COLS /
+ * SG__STORE_ITEM_COLS first. */
+json_t *sg__pg_list_row(const PGresult *r, int i);
+json_t *sg__pg_item_row(const PGresult *r, int i);
+/* The first `limit` rows of r (selected with LIMIT limit + 1) built with row();
+ * *more tells whether a further row exists. */
+json_t *sg__pg_page(const PGresult *r, size_t limit, json_t *(*row)(const PGresult *r, int i),
+                    bool *more);
+/* Loads list id of workspace_id (any workspace's when NULL; *out then carries
+ * "workspaceId"), locking its row FOR UPDATE when lock; *row_version (may be NULL) gets
+ * its row version. SG_E_INVALID_LIST when absent. */
+sg_err sg__pg_list_load(PGconn *c, const char *workspace_id, const char *id, bool lock,
+                        json_t **out, int64_t *row_version);
+/* SG_E_OK when list_id is a list of workspace_id, else SG_E_INVALID_LIST. */
+sg_err sg__pg_list_exists(PGconn *c, const char *workspace_id, const char *list_id);
+/* Locks the list's row and answers SG_E_OK when it is an active list of workspace_id,
+ * else SG_E_LIST_ARCHIVED or SG_E_INVALID_LIST. */
+sg_err sg__pg_list_writable(PGconn *c, const char *workspace_id, const char *list_id);
+/* Takes the list's next item clock (locks the list's row); 0 or -1. */
+int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock);
+
 /* ---- the operations (ops.c collects them into sg__pg_store_ops) ---------------------- */
 extern const sg_store_ops sg__pg_store_ops;
 void sg__pg_close(sg_store *st);
