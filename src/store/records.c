@@ -6,9 +6,11 @@
  * so that every backend answers the API with the same bytes.
  */
 #include <sodium.h>
+#include <string.h>
 
 #include "common/util.h"
 #include "store/rules.h"
+#include "store/store.h"
 
 json_t *sg__store_simple_record(const char *id, const char *status) {
   json_t *o = json_object();
@@ -99,5 +101,28 @@ json_t *sg__store_item_record(const sg__store_item_row *r) {
   json_object_set_new(o, "locales", json_text(r->locales, true));
   json_object_set_new(o, "displayOrder", json_integer(r->display_order));
   json_object_set_new(o, "createdAt", ts_json(r->created_at));
+  return o;
+}
+
+static bool has_artifact(const char *state) {
+  return strcmp(state, SG_VERSION_STAGED) == 0 || strcmp(state, SG_VERSION_ACTIVE) == 0 ||
+         strcmp(state, SG_VERSION_SUPERSEDED) == 0;
+}
+
+json_t *sg__store_version_record(const sg__store_version_row *r) {
+  json_t *o = json_object();
+  json_object_set_new(o, "versionNumber", json_integer(r->number));
+  json_object_set_new(o, "state", json_string(r->state));
+  json_object_set_new(o, "contentHash",
+                      r->content_hash && has_artifact(r->state) ? json_string(r->content_hash)
+                                                                : json_null());
+  json_object_set_new(o, "itemCount", json_integer(r->item_count));
+  json_t *errs = r->validation_errors ? json_loads(r->validation_errors, 0, NULL) : NULL;
+  if (errs) json_object_set_new(o, "validationErrors", errs);
+  json_object_set_new(o, "createdAt", ts_json(r->created_at));
+  json_object_set_new(o, "activatedAt",
+                      r->has_activated_at ? ts_json(r->activated_at) : json_null());
+  if (r->failure_reason && strcmp(r->state, SG_VERSION_FAILED) == 0)
+    json_object_set_new(o, "failureReason", json_string(r->failure_reason));
   return o;
 }

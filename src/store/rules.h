@@ -75,4 +75,17 @@ typedef struct {
 /* The API representation of an item. */
 json_t *sg__store_item_record(const sg__store_item_row *r);
 
+/* The version columns, in the order sg__store_version_row is filled. */
+#define SG__STORE_VERSION_COLS                                                                     \
+  "version_number, state, content_hash, item_count, validation_errors, created_at,"                \
+  " activated_at, failure_reason"
+/* A version row (strings NULL for SQL NULL). */
+typedef struct {
+  int64_t number, item_count, created_at, activated_at;
+  bool has_activated_at;
+  const char *state, *content_hash, *validation_errors /* JSON text */, *failure_reason;
+} sg__store_version_row;
+/* The API representation of a version. */
+json_t *sg__store_version_record(const sg__store_version_row *r);
+
 #endif

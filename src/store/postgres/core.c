@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "store/postgres/pg.h"
@@ -374,6 +375,10 @@ int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz) {
     return -1;
   }
   st->conninfo = conninfo;
+  char host[256] = "", rnd[24];
+  gethostname(host, sizeof host - 1);
+  sg_random_id("", rnd, sizeof rnd);
+  snprintf(st->owner, sizeof st->owner, "%s %ld %s", host, (long)getpid(), rnd);
   pthread_mutex_init(&st->mu, NULL);
   pthread_cond_init(&st->cv, NULL);
   st->base.ops = &sg__pg_store_ops;

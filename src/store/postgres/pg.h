@@ -23,6 +23,10 @@ typedef struct sg__pg sg__pg;
 struct sg__pg {
   sg_store base;  /* first: sg__pg_of converts back */
   char *conninfo; /* the URL with target_session_attrs and connect_timeout added */
+  /* This store as the owner of a lease (publish queue, in-flight idempotency records):
+   * "<host> <pid> <random>". A lease ends by expiry, so an owner on any host that dies
+   * is replaced once its lease runs out. */
+  char owner[320];
   pthread_mutex_t mu;
   pthread_cond_t cv;
   PGconn *conns[SG__PG_POOL];

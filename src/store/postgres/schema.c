@@ -102,6 +102,8 @@ const char *const sg__pg_migrations[] = {
     "  created_at BIGINT NOT NULL, activated_at BIGINT,"
     "  queued_async BIGINT NOT NULL DEFAULT 0, lease_owner TEXT COLLATE \"C\", lease_until_ms "
     "BIGINT,"
+    /* The queue order (SQLite's rowid). */
+    "  qseq BIGSERIAL,"
     "  PRIMARY KEY(list_id, version_number));"
     "CREATE INDEX versions_pending ON versions(state) WHERE state IN ('queued', 'staged');"
     "CREATE INDEX versions_unsynced ON versions(edge_synced) WHERE state='active' AND"

@@ -91,6 +91,11 @@ static void pg_db_of(const char *dir, char *db, size_t dbsz) {
   snprintf(db, dbsz, "%.*s", (int)strcspn(slash + 1, "?"), slash + 1);
 }
 
+bool store_test_is_postgres(void) {
+  const char *env = getenv("SUGGESTD_TEST_STORE");
+  return env && (strncmp(env, "postgres://", 11) == 0 || strncmp(env, "postgresql://", 13) == 0);
+}
+
 int store_test_drop(const char *dir) {
   const char *env = getenv("SUGGESTD_TEST_STORE");
   if (!pg_env(env)) return 0;

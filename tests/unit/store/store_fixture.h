@@ -12,6 +12,8 @@
 #ifndef SG_TESTS_STORE_FIXTURE_H
 #define SG_TESTS_STORE_FIXTURE_H
 
+#include <stdbool.h>
+
 #include "store/store.h"
 
 typedef struct {
@@ -26,6 +28,9 @@ void store_test_spec(const char *dir, char *out, size_t outsz);
  * (with the error on stderr). */
 int store_test_open(const char *dir, sg_store **st);
 
+/* Whether the backend under test is PostgreSQL (for the few expectations that differ:
+ * ownership by lease instead of process liveness). */
+bool store_test_is_postgres(void);
 /* Drops the per-test PostgreSQL database of dir, if the backend under test made one
  * (call after closing the store); 0 or -1. */
 int store_test_drop(const char *dir);
