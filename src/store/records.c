@@ -126,3 +126,26 @@ json_t *sg__store_version_record(const sg__store_version_row *r) {
     json_object_set_new(o, "failureReason", json_string(r->failure_reason));
   return o;
 }
+
+json_t *sg__store_member_record(const char *id, const char *workspace_id, const char *email,
+                                const char *role, const char *status, int64_t created_at) {
+  return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "id", id, "workspaceId", workspace_id, "email",
+                   email, "role", role, "status", status, "createdAt", ts_json(created_at));
+}
+
+json_t *sg__store_audit_record(const sg__store_audit_row *r) {
+  char at[32];
+  sg_rfc3339(r->at_ms / 1000, at);
+  json_t *details = r->details ? json_loads(r->details, 0, NULL) : NULL;
+  json_t *o = json_object();
+  json_object_set_new(o, "seq", json_integer(r->seq));
+  json_object_set_new(o, "at", json_string(at));
+  json_object_set_new(o, "actor", json_string(r->actor));
+  json_object_set_new(o, "actorEmail", r->actor_email ? json_string(r->actor_email) : json_null());
+  json_object_set_new(o, "action", json_string(r->action));
+  json_object_set_new(o, "target", r->target ? json_string(r->target) : json_null());
+  json_object_set_new(o, "requestId", r->request_id ? json_string(r->request_id) : json_null());
+  json_object_set_new(o, "status", r->status ? json_integer(r->status) : json_null());
+  json_object_set_new(o, "details", details ? details : json_object());
+  return o;
+}

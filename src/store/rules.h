@@ -88,4 +88,15 @@ typedef struct {
 /* The API representation of a version. */
 json_t *sg__store_version_record(const sg__store_version_row *r);
 
+/* {id, workspaceId, email, role, status, createdAt}: a dashboard member. */
+json_t *sg__store_member_record(const char *id, const char *workspace_id, const char *email,
+                                const char *role, const char *status, int64_t created_at);
+/* An audit row (strings NULL for SQL NULL; status 0: an admin command). */
+typedef struct {
+  int64_t seq, at_ms;
+  int status;
+  const char *actor, *actor_email, *action, *target, *request_id, *details /* JSON text */;
+} sg__store_audit_row;
+json_t *sg__store_audit_record(const sg__store_audit_row *r);
+
 #endif

@@ -169,6 +169,13 @@ const char *const sg__pg_migrations[] = {
     "\"C\" NOT NULL, target TEXT COLLATE \"C\","
     "  request_id TEXT COLLATE \"C\", status BIGINT NOT NULL, details TEXT COLLATE \"C\", at_ms "
     "BIGINT NOT NULL);"
-    "CREATE INDEX audit_workspace ON audit(workspace_id, seq);",
+    "CREATE INDEX audit_workspace ON audit(workspace_id, seq);"
+    /* Insertion order for `admin … list` (SQLite's rowid) among rows created in the same
+     * second. */
+    "ALTER TABLE workspaces ADD COLUMN rseq BIGSERIAL;"
+    "ALTER TABLE applications ADD COLUMN rseq BIGSERIAL;"
+    "ALTER TABLE secret_keys ADD COLUMN rseq BIGSERIAL;"
+    "ALTER TABLE publishable_keys ADD COLUMN rseq BIGSERIAL;"
+    "ALTER TABLE subscriptions ADD COLUMN rseq BIGSERIAL;",
     NULL,
 };
