@@ -45,4 +45,34 @@ json_t *sg__store_subscription_record(const char *id, const char *workspace_id, 
 json_t *sg__store_signing_key_record(const char *kid, const uint8_t public_key[32],
                                      int64_t created_at, bool retired, int64_t retired_at);
 
+/* The list columns every backend selects, in the order sg__store_list_row is filled. */
+#define SG__STORE_LIST_COLS                                                                        \
+  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"                 \
+  " default_locale, supported_locales, display_order, active_version_number, created_at,"          \
+  " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
+/* The item columns, in the order sg__store_item_row is filled. */
+#define SG__STORE_ITEM_COLS                                                                        \
+  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
+
+/* A list row in plain C values (strings NULL for SQL NULL), as every backend selects it. */
+typedef struct {
+  const char *id, *name, *description, *slug, *visibility, *status, *default_locale,
+      *supported_locales /* JSON text */, *active_content_hash;
+  int64_t min_query_chars, debounce_ms, display_order, created_at, updated_at;
+  bool typo_enabled;
+  int64_t typo_min_one, typo_min_two;
+  bool has_active_version;
+  int64_t active_version_number;
+} sg__store_list_row;
+/* The API representation of a list (the same bytes from every backend). */
+json_t *sg__store_list_record(const sg__store_list_row *r);
+
+/* An item row: aliases and locales are the stored compact JSON texts (NULL: empty). */
+typedef struct {
+  const char *id, *value, *display_value, *aliases, *parent_id, *locales;
+  int64_t rank, display_order, created_at;
+} sg__store_item_row;
+/* The API representation of an item. */
+json_t *sg__store_item_record(const sg__store_item_row *r);
+
 #endif

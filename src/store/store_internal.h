@@ -171,6 +171,9 @@ struct sg_store_export {
 extern const sg_store_ops sg__sqlite_store_ops;
 /* Opens the SQLite database at db_path; dir holds its import scratch space. */
 int sg__sqlite_open(const char *dir, const char *db_path, sg_store **out, char *err, size_t errsz);
+/* Opens the PostgreSQL database at the libpq URL url (postgres:// or postgresql://,
+ * several hosts allowed), migrating its schema (src/store/postgres/). */
+int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz);
 
 /* Whether id can name a record: 1..SG_STORE_MAX_ID bytes of [A-Za-z0-9_-]. An id that
  * fails this names nothing in any backend, so the generic layer answers "not found"

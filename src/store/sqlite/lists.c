@@ -11,48 +11,32 @@
 #include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define LIST_COLS                                                                                  \
-  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"                 \
-  " default_locale, supported_locales, display_order, active_version_number, created_at,"          \
-  " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
+#define LIST_COLS SG__STORE_LIST_COLS
 
-static json_t *ts_json(sqlite3_stmt *s, int col) {
-  char buf[32];
-  sg_rfc3339(sqlite3_column_int64(s, col), buf);
-  return json_string(buf);
-}
-
-/* Builds the API representation of the row under s. */
+/* Builds the API representation of the row under s (LIST_COLS). */
 static json_t *row_to_list(sqlite3_stmt *s) {
-  json_t *o = json_object();
-  json_object_set_new(o, "id", json_string(sg__sq_col(s, 0)));
-  json_object_set_new(o, "name", json_string(sg__sq_col(s, 1)));
-  const char *d = sg__sq_col(s, 2);
-  json_object_set_new(o, "description", d ? json_string(d) : json_null());
-  json_object_set_new(o, "slug", json_string(sg__sq_col(s, 3)));
-  json_object_set_new(o, "visibility", json_string(sg__sq_col(s, 4)));
-  json_object_set_new(o, "status", json_string(sg__sq_col(s, 5)));
-  json_object_set_new(o, "queryPolicy",
-                      json_pack("{s:I,s:I,s:{s:b,s:I,s:I}}", "minQueryChars",
-                                (json_int_t)sqlite3_column_int64(s, 6), "debounceMs",
-                                (json_int_t)sqlite3_column_int64(s, 7), "typoTolerance", "enabled",
-                                sqlite3_column_int64(s, 16) != 0, "minCharsOneTypo",
-                                (json_int_t)sqlite3_column_int64(s, 17), "minCharsTwoTypos",
-                                (json_int_t)sqlite3_column_int64(s, 18)));
-  json_t *locales = json_loads(sg__sq_col(s, 9), 0, NULL);
-  json_object_set_new(o, "localePolicy",
-                      json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8), "supportedLocales",
-                                locales ? locales : json_array()));
-  json_object_set_new(o, "displayOrder", json_integer(sqlite3_column_int64(s, 10)));
-  json_object_set_new(o, "activeVersionNumber",
-                      sqlite3_column_type(s, 11) == SQLITE_NULL
-                          ? json_null()
-                          : json_integer(sqlite3_column_int64(s, 11)));
-  const char *h = sg__sq_col(s, 15);
-  json_object_set_new(o, "activeContentHash", h ? json_string(h) : json_null());
-  json_object_set_new(o, "createdAt", ts_json(s, 12));
-  json_object_set_new(o, "updatedAt", ts_json(s, 13));
-  return o;
+  sg__store_list_row r = {
+      .id = sg__sq_col(s, 0),
+      .name = sg__sq_col(s, 1),
+      .description = sg__sq_col(s, 2),
+      .slug = sg__sq_col(s, 3),
+      .visibility = sg__sq_col(s, 4),
+      .status = sg__sq_col(s, 5),
+      .min_query_chars = sqlite3_column_int64(s, 6),
+      .debounce_ms = sqlite3_column_int64(s, 7),
+      .default_locale = sg__sq_col(s, 8),
+      .supported_locales = sg__sq_col(s, 9),
+      .display_order = sqlite3_column_int64(s, 10),
+      .has_active_version = sqlite3_column_type(s, 11) != SQLITE_NULL,
+      .active_version_number = sqlite3_column_int64(s, 11),
+      .created_at = sqlite3_column_int64(s, 12),
+      .updated_at = sqlite3_column_int64(s, 13),
+      .active_content_hash = sg__sq_col(s, 15),
+      .typo_enabled = sqlite3_column_int64(s, 16) != 0,
+      .typo_min_one = sqlite3_column_int64(s, 17),
+      .typo_min_two = sqlite3_column_int64(s, 18),
+  };
+  return sg__store_list_record(&r);
 }
 
 sg_err sg__sq_list_load(sg__sq *st, const char *workspace_id, const char *id, json_t **out) {
