@@ -89,6 +89,7 @@ const sg_store_ops sg__pg_store_ops = {
     .export_open = sg__pg_export_open,
     .export_next = sg__pg_export_next,
     .export_close = sg__pg_export_close,
+    .wait_work = sg__pg_wait_work,
     .checkpoint = sg__pg_checkpoint,
     .secret = sg__pg_secret,
 };
