@@ -76,21 +76,13 @@ sg_err sg__pg_import_begin(sg_store *base, sg_store_import **out) {
   return SG_E_OK;
 }
 
-/* Compact JSON text of v, or NULL when absent, null or empty (the stored form). */
-static char *json_text(const json_t *v) {
-  if (!v || json_is_null(v)) return NULL;
-  if (json_is_array(v) && json_array_size(v) == 0) return NULL;
-  if (json_is_object(v) && json_object_size(v) == 0) return NULL;
-  return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-}
-
 sg_err sg__pg_import_add(sg_store_import *handle, int64_t line, const json_t *item,
                          const char *parent_value) {
   pg_import *imp = (pg_import *)handle;
   char id[32], ln[24], rank[24], order[24];
   sg_random_id("itm_", id, sizeof id);
-  char *aliases = json_text(json_object_get(item, "aliases"));
-  char *locales = json_text(json_object_get(item, "locales"));
+  char *aliases = sg__store_json_text(json_object_get(item, "aliases"));
+  char *locales = sg__store_json_text(json_object_get(item, "locales"));
   const char *p[] = {sg__pg_int(line, ln),
                      json_string_value(json_object_get(item, "value")),
                      json_string_value(json_object_get(item, "displayValue")),
