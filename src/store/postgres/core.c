@@ -212,10 +212,16 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ",
       "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
   };
+  int unreachable = 0;
   for (int attempt = 0; attempt < SG__PG_ATTEMPTS; attempt++) {
     if (attempt) backoff(attempt);
     PGconn *c = sg__pg_acquire(st);
-    if (!c) continue; /* unreachable now: wait and try again */
+    if (!c) {
+      /* Unreachable (each try may take connect_timeout) or the pool stayed busy: one
+       * more try after a backoff, then the caller gets its 503 promptly. */
+      if (++unreachable >= 2) return SG_E_UNAVAILABLE;
+      continue;
+    }
     last_state[0] = '\0';
     last_lost = false;
     sg_err rc;

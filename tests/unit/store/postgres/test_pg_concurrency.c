@@ -155,15 +155,18 @@ static void test_two_claimers_never_get_the_same_version(void **state) {
   sg_store_close(other);
 }
 
-/* Ends every other connection to the test's database, as a server restart or a failover
- * would. */
+/* Ends every connection to the test's database, as a server restart or a failover
+ * would (from the maintenance database, which stays reachable). */
 static void kill_connections(const store_fixture *f) {
   char spec[1024];
   store_test_spec(f->dir, spec, sizeof spec);
-  PGconn *c = PQconnectdb(spec);
+  const char *db[] = {strrchr(spec, '/') + 1};
+  PGconn *c = PQconnectdb(getenv("SUGGESTD_TEST_STORE"));
   assert_int_equal(PQstatus(c), CONNECTION_OK);
-  PGresult *r = PQexec(c, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
-                          " WHERE datname=current_database() AND pid<>pg_backend_pid()");
+  PGresult *r = PQexecParams(c,
+                             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                             " WHERE datname=$1",
+                             1, NULL, db, NULL, NULL, 0);
   assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
   assert_true(atoi(PQgetvalue(r, 0, 0)) >= 1);
   PQclear(r);
@@ -185,6 +188,38 @@ static void test_lost_connection_is_retried(void **state) {
   assert_int_equal(sg_store_item_create(f->st, f->ws, f->list, body, &item), SG_E_OK);
   json_decref(body);
   json_decref(item);
+}
+
+/* Runs sql on the server's maintenance database (the URL under test). */
+static void admin_sql(const char *sql) {
+  PGconn *c = PQconnectdb(getenv("SUGGESTD_TEST_STORE"));
+  assert_int_equal(PQstatus(c), CONNECTION_OK);
+  PGresult *r = PQexec(c, sql);
+  if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)
+    fail_msg("%s: %s", sql, PQerrorMessage(c));
+  PQclear(r);
+  PQfinish(c);
+}
+
+/* A database that refuses connections is a prompt SG_E_UNAVAILABLE (the 503 with
+ * retry-after), not an internal error; once it takes connections again the store
+ * reconnects by itself. */
+static void test_unreachable_database_is_unavailable_then_recovers(void **state) {
+  store_fixture *f = *state;
+  char spec[1024], sql[512];
+  store_test_spec(f->dir, spec, sizeof spec);
+  const char *db = strrchr(spec, '/') + 1;
+  snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" ALLOW_CONNECTIONS false", db);
+  admin_sql(sql);
+  kill_connections(f);
+  json_t *l = NULL;
+  int64_t t0 = sg_mono_ms();
+  assert_int_equal(sg_store_list_get(f->st, f->ws, f->list, &l), SG_E_UNAVAILABLE);
+  assert_true(sg_mono_ms() - t0 < 5000);
+  snprintf(sql, sizeof sql, "ALTER DATABASE \"%s\" ALLOW_CONNECTIONS true", db);
+  admin_sql(sql);
+  assert_int_equal(sg_store_list_get(f->st, f->ws, f->list, &l), SG_E_OK);
+  json_decref(l);
 }
 
 /* A version created through another store (another process) wakes a waiting worker at
@@ -229,6 +264,7 @@ PG_TEST(test_racing_version_creates_get_distinct_consecutive_numbers)
 PG_TEST(test_two_claimers_never_get_the_same_version)
 PG_TEST(test_lost_connection_is_retried)
 PG_TEST(test_version_create_wakes_waiting_workers)
+PG_TEST(test_unreachable_database_is_unavailable_then_recovers)
 
 int main(void) {
   if (sg_init()) return 1;
@@ -241,6 +277,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_lost_connection_is_retried_or_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_version_create_wakes_waiting_workers_or_skip, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(
+          test_unreachable_database_is_unavailable_then_recovers_or_skip, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
