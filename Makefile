@@ -3,7 +3,8 @@
 #   make            build build/suggestd (release flags)
 #   make run        install what is missing, build, serve the embedded default
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
-#                   the JS client (node --test) and the browser tests (headless Chromium)
+#                   the JS client (node --test) and the browser tests (headless Chromium);
+#                   the store unit tests and the API suite run on SQLite and on PostgreSQL
 #   make bench      benchmarks (bench/run.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
@@ -35,7 +36,8 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san fuzz fuzz-smoke api bench soak clean format datasets \
+.PHONY: all deps run test unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench soak \
+        clean format datasets \
         js browser node-deps openapi crash-test crash-smoke
 
 all: $(B)/suggestd
@@ -121,6 +123,14 @@ unit-san: $(UNIT_SAN_BINS)
 
 unit: unit-plain unit-san
 
+# The backend-neutral store tests (tests/unit/store/test_*.c) again on a throwaway
+# PostgreSQL cluster, plain and sanitizer builds (scripts/with-pg.sh: skipped with a
+# message when PostgreSQL cannot start, except under CI=true).
+STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c))
+unit-pg: $(addprefix $(B)/unit/,$(STORE_UNIT)) $(addprefix $(B)/unit-san/,$(STORE_UNIT))
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  scripts/with-pg.sh "store unit tests on PostgreSQL" scripts/run-unit.sh $^
+
 # --- fuzz targets (clang + libFuzzer); `make fuzz-smoke` runs each for a short budget ---
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(FUZZ_SRC))
 FUZZ_LIB_SRC := $(LIB_SRC)
@@ -147,6 +157,10 @@ api: $(B)/suggestd
 	@rm -f $(B)/api-responses.ndjson
 	@SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
 
+# The same suite with every store on PostgreSQL (tests/api/conftest.py, SUGGESTD_TEST_DATABASE).
+api-pg: $(B)/suggestd
+	@scripts/with-pg.sh "API suite on PostgreSQL" scripts/run-api.sh
+
 # --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
 js:
 	@cd clients/js && node --test test/
@@ -169,7 +183,7 @@ crash-test: $(B)/suggestd
 crash-smoke: $(B)/suggestd
 	@python3 tests/crash/crash_test.py --trials 5
 
-test: all datasets unit fuzz-smoke api crash-smoke js browser openapi
+test: all datasets unit unit-pg fuzz-smoke api api-pg crash-smoke js browser openapi
 
 run: deps
 	@$(MAKE) --no-print-directory all

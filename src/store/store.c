@@ -28,6 +28,16 @@ bool sg__store_id_ok(const char *id) {
 
 bool sg__store_limit_ok(size_t limit) { return limit >= 1 && limit <= SG_STORE_MAX_PAGE; }
 
+/* An operation a backend leaves out (NULL in its table) answers SG_E_INTERNAL with a log
+ * line naming it, so a gap shows up as a clear error instead of a crash. */
+static sg_err sg__store_missing(const sg_store_ops *ops, const char *op) {
+  fprintf(stderr,
+          "{\"level\":\"error\",\"msg\":\"store operation not implemented\","
+          "\"backend\":\"%s\",\"op\":\"%s\"}\n",
+          ops->name, op);
+  return SG_E_INTERNAL;
+}
+
 static bool has_suffix(const char *s, size_t len, const char *suffix) {
   size_t n = strlen(suffix);
   return len > n && strcmp(s + len - n, suffix) == 0;
@@ -78,8 +88,7 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
   }
   *out = NULL;
   if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0) {
-    snprintf(err, errsz, "the PostgreSQL backend is not available in this build yet");
-    return -1;
+    return sg__pg_open(spec, out, err, errsz);
   }
   /* Any other "scheme://" is a backend this build does not know; a plain path (which may
    * contain "://" only after a slash) is the SQLite data directory or file. */
@@ -98,57 +107,67 @@ void sg_store_close(sg_store *st) {
 
 sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->workspace_create) return sg__store_missing(st->ops, "workspace_create");
   return st->ops->workspace_create(st, name, out);
 }
 
 sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,
                                      json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->workspace_set_status) return sg__store_missing(st->ops, "workspace_set_status");
   return st->ops->workspace_set_status(st, id, status, out);
 }
 
 sg_err sg_store_application_create(sg_store *st, const char *workspace_id, const char *name,
                                    int64_t monthly_quota, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_create) return sg__store_missing(st->ops, "application_create");
   return st->ops->application_create(st, workspace_id, name, monthly_quota, out);
 }
 
 sg_err sg_store_application_set_status(sg_store *st, const char *id, const char *status,
                                        json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_set_status) return sg__store_missing(st->ops, "application_set_status");
   return st->ops->application_set_status(st, id, status, out);
 }
 
 sg_err sg_store_application_set_quota(sg_store *st, const char *id, int64_t monthly_quota,
                                       json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_set_quota) return sg__store_missing(st->ops, "application_set_quota");
   return st->ops->application_set_quota(st, id, monthly_quota, out);
 }
 
 sg_err sg_store_secret_key_create(sg_store *st, const char *application_id, const char *id,
                                   const uint8_t digest[32]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret_key_create) return sg__store_missing(st->ops, "secret_key_create");
   return st->ops->secret_key_create(st, application_id, id, digest);
 }
 
 sg_err sg_store_secret_key_revoke(sg_store *st, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret_key_revoke) return sg__store_missing(st->ops, "secret_key_revoke");
   return st->ops->secret_key_revoke(st, id, out);
 }
 
 sg_err sg_store_authenticate(sg_store *st, const char *key_id, const uint8_t digest[32],
                              sg_principal *out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->authenticate) return sg__store_missing(st->ops, "authenticate");
   return st->ops->authenticate(st, key_id, digest, out);
 }
 
 sg_err sg_store_application_get(sg_store *st, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_get) return sg__store_missing(st->ops, "application_get");
   return st->ops->application_get(st, id, out);
 }
 
 sg_err sg_store_workspace_get(sg_store *st, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->workspace_get) return sg__store_missing(st->ops, "workspace_get");
   return st->ops->workspace_get(st, id, out);
 }
 
@@ -156,12 +175,14 @@ sg_err sg_store_publishable_key_create(sg_store *st, const char *id, const char 
                                        const char *list_id, const char *digest_hex,
                                        const json_t *origins, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->publishable_key_create) return sg__store_missing(st->ops, "publishable_key_create");
   return st->ops->publishable_key_create(st, id, application_id, list_id, digest_hex, origins, out);
 }
 
 sg_err sg_store_publishable_key_revoke(sg_store *st, const char *id, json_t **out,
                                        char digest_hex[65]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->publishable_key_revoke) return sg__store_missing(st->ops, "publishable_key_revoke");
   return st->ops->publishable_key_revoke(st, id, out, digest_hex);
 }
 
@@ -169,44 +190,52 @@ sg_err sg_store_subscription_create(sg_store *st, const char *workspace_id, cons
                                     json_t **out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->subscription_create) return sg__store_missing(st->ops, "subscription_create");
   return st->ops->subscription_create(st, workspace_id, list_id, out);
 }
 
 sg_err sg_store_subscription_cancel(sg_store *st, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->subscription_cancel) return sg__store_missing(st->ops, "subscription_cancel");
   return st->ops->subscription_cancel(st, id, out);
 }
 
 sg_err sg_store_lists_mintable(sg_store *st, const char *workspace_id, const char *const *ids,
                                size_t n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->lists_mintable) return sg__store_missing(st->ops, "lists_mintable");
   return st->ops->lists_mintable(st, workspace_id, ids, n);
 }
 
 sg_err sg_store_signing_key_add(sg_store *st, const char *kid, const uint8_t sk[64],
                                 const uint8_t pk[32], int64_t now) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->signing_key_add) return sg__store_missing(st->ops, "signing_key_add");
   return st->ops->signing_key_add(st, kid, sk, pk, now);
 }
 
 sg_err sg_store_signing_key_current(sg_store *st, char kid[64], uint8_t sk[64]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->signing_key_current) return sg__store_missing(st->ops, "signing_key_current");
   return st->ops->signing_key_current(st, kid, sk);
 }
 
 sg_err sg_store_signing_keys_public(sg_store *st, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->signing_keys_public) return sg__store_missing(st->ops, "signing_keys_public");
   return st->ops->signing_keys_public(st, out);
 }
 
 sg_err sg_store_list_create(sg_store *st, const char *workspace_id, const char *name,
                             const char *description, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->list_create) return sg__store_missing(st->ops, "list_create");
   return st->ops->list_create(st, workspace_id, name, description, out);
 }
 
 sg_err sg_store_list_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->list_get) return sg__store_missing(st->ops, "list_get");
   return st->ops->list_get(st, workspace_id, id, out);
 }
 
@@ -214,12 +243,14 @@ sg_err sg_store_list_page(sg_store *st, const char *workspace_id, size_t limit, 
                           json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->list_page) return sg__store_missing(st->ops, "list_page");
   return st->ops->list_page(st, workspace_id, limit, after, data, more);
 }
 
 sg_err sg_store_list_patch(sg_store *st, const char *workspace_id, const char *id,
                            const json_t *changes, const char *if_match, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->list_patch) return sg__store_missing(st->ops, "list_patch");
   return st->ops->list_patch(st, workspace_id, id, changes, if_match, out);
 }
 
@@ -227,6 +258,7 @@ sg_err sg_store_item_create(sg_store *st, const char *workspace_id, const char *
                             const json_t *item, json_t **out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->item_create) return sg__store_missing(st->ops, "item_create");
   return st->ops->item_create(st, workspace_id, list_id, item, out);
 }
 
@@ -235,6 +267,7 @@ sg_err sg_store_item_page(sg_store *st, const char *workspace_id, const char *li
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->item_page) return sg__store_missing(st->ops, "item_page");
   return st->ops->item_page(st, workspace_id, list_id, limit, after, data, more);
 }
 
@@ -243,6 +276,7 @@ sg_err sg_store_item_get(sg_store *st, const char *workspace_id, const char *lis
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
+  if (!st->ops->item_get) return sg__store_missing(st->ops, "item_get");
   return st->ops->item_get(st, workspace_id, list_id, item_id, out);
 }
 
@@ -252,6 +286,7 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
+  if (!st->ops->item_update) return sg__store_missing(st->ops, "item_update");
   return st->ops->item_update(st, workspace_id, list_id, item_id, item, if_match, out);
 }
 
@@ -260,33 +295,39 @@ sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_id_ok(item_id)) return SG_E_INVALID_ITEM;
+  if (!st->ops->item_delete) return sg__store_missing(st->ops, "item_delete");
   return st->ops->item_delete(st, workspace_id, list_id, item_id, if_match, cur_out);
 }
 
 sg_err sg_store_items_prune(sg_store *st, const char *list_id, size_t max, size_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->items_prune) return sg__store_missing(st->ops, "items_prune");
   return st->ops->items_prune(st, list_id, max, n);
 }
 
 sg_err sg_store_import_begin(sg_store *st, sg_store_import **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->import_begin) return sg__store_missing(st->ops, "import_begin");
   return st->ops->import_begin(st, out);
 }
 
 sg_err sg_store_import_add(sg_store_import *imp, int64_t line, const json_t *item,
                            const char *parent_value) {
   if (!imp) return SG_E_INTERNAL;
+  if (!imp->ops->import_add) return sg__store_missing(imp->ops, "import_add");
   return imp->ops->import_add(imp, line, item, parent_value);
 }
 
 sg_err sg_store_admin_list(sg_store *st, const char *what, const char *application_id,
                            const char *list_id, const char *workspace_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->admin_list) return sg__store_missing(st->ops, "admin_list");
   return st->ops->admin_list(st, what, application_id, list_id, workspace_id, out);
 }
 
 sg_err sg_store_import_line_of(sg_store_import *imp, const char *value, int64_t *line) {
   if (!imp) return SG_E_INTERNAL;
+  if (!imp->ops->import_line_of) return sg__store_missing(imp->ops, "import_line_of");
   return imp->ops->import_line_of(imp, value, line);
 }
 
@@ -295,6 +336,7 @@ sg_err sg_store_import_apply(sg_store *st, sg_store_import *imp, const char *wor
                              sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->import_apply) return sg__store_missing(st->ops, "import_apply");
   return st->ops->import_apply(st, imp, workspace_id, list_id, replace, max_bad, counts, bad_lines,
                                n_bad);
 }
@@ -304,18 +346,20 @@ void sg_store_import_free(sg_store_import *imp) {
 }
 
 void sg_store_import_cleanup(sg_store *st) {
-  if (st) st->ops->import_cleanup(st);
+  if (st && st->ops->import_cleanup) st->ops->import_cleanup(st);
 }
 
 sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *list_id,
                             sg_store_export **out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->export_open) return sg__store_missing(st->ops, "export_open");
   return st->ops->export_open(st, workspace_id, list_id, out);
 }
 
 sg_err sg_store_export_next(sg_store_export *x, json_t **out) {
   if (!x) return SG_E_INTERNAL;
+  if (!x->ops->export_next) return sg__store_missing(x->ops, "export_next");
   return x->ops->export_next(x, out);
 }
 
@@ -327,6 +371,7 @@ sg_err sg_store_version_create(sg_store *st, const char *workspace_id, const cha
                                json_t **out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_create) return sg__store_missing(st->ops, "version_create");
   return st->ops->version_create(st, workspace_id, list_id, out);
 }
 
@@ -334,6 +379,7 @@ sg_err sg_store_version_get(sg_store *st, const char *workspace_id, const char *
                             int64_t number, json_t **out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_get) return sg__store_missing(st->ops, "version_get");
   return st->ops->version_get(st, workspace_id, list_id, number, out);
 }
 
@@ -342,6 +388,7 @@ sg_err sg_store_version_page(sg_store *st, const char *workspace_id, const char 
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->version_page) return sg__store_missing(st->ops, "version_page");
   return st->ops->version_page(st, workspace_id, list_id, limit, after, data, more);
 }
 
@@ -354,6 +401,7 @@ sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t num
 sg_err sg_store_version_set_async(sg_store *st, const char *list_id, int64_t number) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_set_async) return sg__store_missing(st->ops, "version_set_async");
   return st->ops->version_set_async(st, list_id, number);
 }
 
@@ -361,23 +409,27 @@ sg_err sg_store_version_claim(sg_store *st, const char *list_id, int64_t number,
                               sg_version_job *job) {
   if (!st || !job || lease_ms < 0) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_claim) return sg__store_missing(st->ops, "version_claim");
   return st->ops->version_claim(st, list_id, number, lease_ms, job);
 }
 
 sg_err sg_store_version_leases_renew(sg_store *st, int64_t lease_ms) {
   if (!st || lease_ms < 0) return SG_E_INTERNAL;
+  if (!st->ops->version_leases_renew) return sg__store_missing(st->ops, "version_leases_renew");
   return st->ops->version_leases_renew(st, lease_ms);
 }
 
 sg_err sg_store_version_release(sg_store *st, const char *list_id, int64_t number) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_release) return sg__store_missing(st->ops, "version_release");
   return st->ops->version_release(st, list_id, number);
 }
 
 sg_err sg_store_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
                              sg_version_ref *out, bool *found) {
   if (!st || !out || !found) return SG_E_INTERNAL;
+  if (!st->ops->version_next) return sg__store_missing(st->ops, "version_next");
   return st->ops->version_next(st, after_workspace, fresh_s, out, found);
 }
 
@@ -386,24 +438,28 @@ sg_err sg_store_snapshot_items(sg_store *st, const char *list_id, int64_t snapsh
                                int (*cb)(const sg_store_item_row *row, void *ctx), void *ctx,
                                int64_t *last_seq, size_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->snapshot_items) return sg__store_missing(st->ops, "snapshot_items");
   return st->ops->snapshot_items(st, list_id, snapshot_seq, after_seq, limit, cb, ctx, last_seq, n);
 }
 
 sg_err sg_store_version_set_draft(sg_store *st, const char *list_id, int64_t number,
                                   const json_t *validation_errors) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->version_set_draft) return sg__store_missing(st->ops, "version_set_draft");
   return st->ops->version_set_draft(st, list_id, number, validation_errors);
 }
 
 sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t number,
                                    const char *content_hash) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->version_set_staged) return sg__store_missing(st->ops, "version_set_staged");
   return st->ops->version_set_staged(st, list_id, number, content_hash);
 }
 
 sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
                                    const char *reason) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->version_set_failed) return sg__store_missing(st->ops, "version_set_failed");
   return st->ops->version_set_failed(st, list_id, number, reason);
 }
 
@@ -411,17 +467,20 @@ sg_err sg_store_version_activate(sg_store *st, const char *workspace_id, const c
                                  int64_t number, bool *activated, json_t **list_out) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
+  if (!st->ops->version_activate) return sg__store_missing(st->ops, "version_activate");
   return st->ops->version_activate(st, workspace_id, list_id, number, activated, list_out);
 }
 
 sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
                                  sg_version_ref *out, size_t max, size_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->versions_pending) return sg__store_missing(st->ops, "versions_pending");
   return st->ops->versions_pending(st, list_id, before, out, max, n);
 }
 
 sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->artifacts_in_use) return sg__store_missing(st->ops, "artifacts_in_use");
   return st->ops->artifacts_in_use(st, out);
 }
 
@@ -429,6 +488,7 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
                            const char *method, const char *path, const uint8_t body_hash[32],
                            sg_idem_state *state, int *status, char **body, char **headers) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->idem_begin) return sg__store_missing(st->ops, "idem_begin");
   return st->ops->idem_begin(st, workspace_id, key, method, path, body_hash, state, status, body,
                              headers);
 }
@@ -436,116 +496,137 @@ sg_err sg_store_idem_begin(sg_store *st, const char *workspace_id, const char *k
 sg_err sg_store_idem_finish(sg_store *st, const char *workspace_id, const char *key, int status,
                             const char *body, const char *headers) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->idem_finish) return sg__store_missing(st->ops, "idem_finish");
   return st->ops->idem_finish(st, workspace_id, key, status, body, headers);
 }
 
 sg_err sg_store_edge_dirty(sg_store *st, sg_edge_dirty *out, size_t max, size_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->edge_dirty) return sg__store_missing(st->ops, "edge_dirty");
   return st->ops->edge_dirty(st, out, max, n);
 }
 
 sg_err sg_store_edge_source(sg_store *st, const char *kind, const char *id, int64_t *gen,
                             json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->edge_source) return sg__store_missing(st->ops, "edge_source");
   return st->ops->edge_source(st, kind, id, gen, out);
 }
 
 sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
                           int64_t revision) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->edge_done) return sg__store_missing(st->ops, "edge_done");
   return st->ops->edge_done(st, kind, id, gen, revision);
 }
 
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->edge_state) return sg__store_missing(st->ops, "edge_state");
   return st->ops->edge_state(st, kind, id, want, done, revision);
 }
 
 sg_err sg_store_checkpoint(sg_store *st) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->checkpoint) return sg__store_missing(st->ops, "checkpoint");
   return st->ops->checkpoint(st);
 }
 
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret) return sg__store_missing(st->ops, "secret");
   return st->ops->secret(st, name, out);
 }
 
 sg_err sg_store_queue_depth(sg_store *st, int64_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->queue_depth) return sg__store_missing(st->ops, "queue_depth");
   return st->ops->queue_depth(st, n);
 }
 
 sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char *email,
                               sg_role role, const char *password_hash, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_create) return sg__store_missing(st->ops, "member_create");
   return st->ops->member_create(st, workspace_id, email, role, password_hash, out);
 }
 
 sg_err sg_store_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
                                   size_t hashsz) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_for_signin) return sg__store_missing(st->ops, "member_for_signin");
   return st->ops->member_for_signin(st, email, out, hash, hashsz);
 }
 
 sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_list) return sg__store_missing(st->ops, "member_list");
   return st->ops->member_list(st, workspace_id, out);
 }
 
 sg_err sg_store_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_get) return sg__store_missing(st->ops, "member_get");
   return st->ops->member_get(st, workspace_id, id, out);
 }
 
 sg_err sg_store_member_set_role(sg_store *st, const char *workspace_id, const char *id,
                                 sg_role role, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_set_role) return sg__store_missing(st->ops, "member_set_role");
   return st->ops->member_set_role(st, workspace_id, id, role, out);
 }
 
 sg_err sg_store_member_disable(sg_store *st, const char *workspace_id, const char *id,
                                json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_disable) return sg__store_missing(st->ops, "member_disable");
   return st->ops->member_disable(st, workspace_id, id, out);
 }
 
 sg_err sg_store_member_set_password(sg_store *st, const char *id, const char *password_hash,
                                     const uint8_t *keep_digest) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->member_set_password) return sg__store_missing(st->ops, "member_set_password");
   return st->ops->member_set_password(st, id, password_hash, keep_digest);
 }
 
 sg_err sg_store_session_create(sg_store *st, const uint8_t digest[32], const char *member_id,
                                int64_t now_ms, int64_t stale_ms) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->session_create) return sg__store_missing(st->ops, "session_create");
   return st->ops->session_create(st, digest, member_id, now_ms, stale_ms);
 }
 
 sg_err sg_store_session_lookup(sg_store *st, const uint8_t digest[32], int64_t now_ms,
                                int64_t idle_ms, sg_member *member, int64_t *last_seen_ms) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->session_lookup) return sg__store_missing(st->ops, "session_lookup");
   return st->ops->session_lookup(st, digest, now_ms, idle_ms, member, last_seen_ms);
 }
 
 sg_err sg_store_session_touch(sg_store *st, const uint8_t digest[32], int64_t now_ms) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->session_touch) return sg__store_missing(st->ops, "session_touch");
   return st->ops->session_touch(st, digest, now_ms);
 }
 
 sg_err sg_store_session_delete(sg_store *st, const uint8_t digest[32]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->session_delete) return sg__store_missing(st->ops, "session_delete");
   return st->ops->session_delete(st, digest);
 }
 
 sg_err sg_store_session_delete_all(sg_store *st, const char *member_id, int64_t *n) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->session_delete_all) return sg__store_missing(st->ops, "session_delete_all");
   return st->ops->session_delete_all(st, member_id, n);
 }
 
 sg_err sg_store_audit_add(sg_store *st, const sg_audit_entry *e) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->audit_add) return sg__store_missing(st->ops, "audit_add");
   return st->ops->audit_add(st, e);
 }
 
@@ -553,42 +634,52 @@ sg_err sg_store_audit_page(sg_store *st, const char *workspace_id, size_t limit,
                            const json_t *after, json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->audit_page) return sg__store_missing(st->ops, "audit_page");
   return st->ops->audit_page(st, workspace_id, limit, after, data, more);
 }
 
 sg_err sg_store_application_list(sg_store *st, const char *workspace_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_list) return sg__store_missing(st->ops, "application_list");
   return st->ops->application_list(st, workspace_id, out);
 }
 
 sg_err sg_store_application_in_workspace(sg_store *st, const char *workspace_id,
                                          const char *application_id) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->application_in_workspace)
+    return sg__store_missing(st->ops, "application_in_workspace");
   return st->ops->application_in_workspace(st, workspace_id, application_id);
 }
 
 sg_err sg_store_secret_key_list(sg_store *st, const char *application_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret_key_list) return sg__store_missing(st->ops, "secret_key_list");
   return st->ops->secret_key_list(st, application_id, out);
 }
 
 sg_err sg_store_secret_key_workspace(sg_store *st, const char *key_id, char ws[64]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret_key_workspace) return sg__store_missing(st->ops, "secret_key_workspace");
   return st->ops->secret_key_workspace(st, key_id, ws);
 }
 
 sg_err sg_store_publishable_key_workspace(sg_store *st, const char *key_id, char ws[64]) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->publishable_key_workspace)
+    return sg__store_missing(st->ops, "publishable_key_workspace");
   return st->ops->publishable_key_workspace(st, key_id, ws);
 }
 
 sg_err sg_store_secret_key_touch(sg_store *st, const char *key_id, int64_t now_s) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->secret_key_touch) return sg__store_missing(st->ops, "secret_key_touch");
   return st->ops->secret_key_touch(st, key_id, now_s);
 }
 
 sg_err sg_store_publishable_key_list(sg_store *st, const char *application_id, json_t **out) {
   if (!st) return SG_E_INTERNAL;
+  if (!st->ops->publishable_key_list) return sg__store_missing(st->ops, "publishable_key_list");
   return st->ops->publishable_key_list(st, application_id, out);
 }
 
@@ -598,6 +689,7 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_id_ok(list_id)) return SG_E_INVALID_LIST;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->item_search) return sg__store_missing(st->ops, "item_search");
   return st->ops->item_search(st, workspace_id, list_id, prefix, limit, after, data, more);
 }
 
@@ -611,4 +703,12 @@ sg_err sg_store_selection_stats(sg_store *st, const char *list_id, int64_t since
                                 json_t **out) {
   if (!st || !list_id || !out || top > SG_STORE_MAX_PAGE) return SG_E_INTERNAL;
   return st->ops->selection_stats(st, list_id, since_ms, top, out);
+}
+
+bool sg_store_announces_work(const sg_store *st) { return st && st->ops->wait_work; }
+
+sg_err sg_store_wait_work(sg_store *st, int timeout_ms) {
+  if (!st) return SG_E_INTERNAL;
+  if (!st->ops->wait_work) return sg__store_missing(st->ops, "wait_work");
+  return st->ops->wait_work(st, timeout_ms);
 }

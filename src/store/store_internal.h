@@ -156,6 +156,9 @@ struct sg_store_ops {
   sg_err (*selections_add)(sg_store *st, const sg_selection_event *ev, size_t n);
   sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                             json_t **out);
+  /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to
+   * announce publish work; SG_E_OK when one did, SG_E_NOT_FOUND at the timeout. */
+  sg_err (*wait_work)(sg_store *st, int timeout_ms);
 };
 
 /* Every backend handle begins with the generic part: a backend's own struct embeds it as
@@ -174,6 +177,9 @@ struct sg_store_export {
 extern const sg_store_ops sg__sqlite_store_ops;
 /* Opens the SQLite database at db_path; dir holds its import scratch space. */
 int sg__sqlite_open(const char *dir, const char *db_path, sg_store **out, char *err, size_t errsz);
+/* Opens the PostgreSQL database at the libpq URL url (postgres:// or postgresql://,
+ * several hosts allowed), migrating its schema (src/store/postgres/). */
+int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz);
 
 /* Whether id can name a record: 1..SG_STORE_MAX_ID bytes of [A-Za-z0-9_-]. An id that
  * fails this names nothing in any backend, so the generic layer answers "not found"

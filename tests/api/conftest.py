@@ -10,14 +10,133 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import queue
 import time
 import urllib.parse
+import uuid
 import http.client
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BINARY = os.environ.get("SUGGESTD_BINARY", os.path.join(ROOT, "build", "suggestd"))
+
+# SUGGESTD_TEST_DATABASE=postgres://…/postgres (a server's maintenance database) runs the
+# suite on PostgreSQL: every data dir gets a fresh database of its own, created on first use
+# and dropped after the test, and every serve/control/admin run on that data dir is given
+# `--database URL` (the data dir still holds local state and the edge directory).
+TEST_DATABASE = os.environ.get("SUGGESTD_TEST_DATABASE") or None
+ON_POSTGRES = TEST_DATABASE is not None
+_databases = {}  # realpath of a data dir -> database URL
+_created = []  # database names created during the current test
+
+
+def psql(sql, url=None):
+    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url or TEST_DATABASE,
+                        "-c", sql], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, f"psql {sql!r}: {r.stderr}"
+    return r.stdout
+
+
+def database_url(data_dir):
+    """The database URL a data dir's processes use on PostgreSQL; None on SQLite."""
+    if not ON_POSTGRES:
+        return None
+    key = os.path.realpath(data_dir)
+    if key not in _databases:
+        name = "sg_t_" + uuid.uuid4().hex[:20]
+        psql(f'CREATE DATABASE "{name}"')
+        _created.append(name)
+        _databases[key] = urllib.parse.urlsplit(TEST_DATABASE)._replace(path="/" + name).geturl()
+    return _databases[key]
+
+
+def database_args(data_dir):
+    """`--database URL` for a data dir on PostgreSQL, nothing on SQLite."""
+    url = database_url(data_dir)
+    return ["--database", url] if url else []
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sqlite_only(reason): checks SQLite's own files; "
+                            "skipped on PostgreSQL")
+
+
+def pytest_collection_modifyitems(config, items):
+    if not ON_POSTGRES:
+        return
+    for item in items:
+        m = item.get_closest_marker("sqlite_only")
+        if m:
+            item.add_marker(pytest.mark.skip(reason="SQLite only: " + (m.args[0] if m.args else "")))
+
+
+# DROP DATABASE waits for a checkpoint (about 0.4 s): one thread drops them in the
+# background so the tests do not wait, and the session waits for it at the end.
+_drops = queue.Queue()
+
+
+def _dropper():
+    while True:
+        name = _drops.get()
+        try:
+            psql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        except AssertionError as e:  # a leftover in a throwaway cluster, not a failure
+            print(e)
+        finally:
+            _drops.task_done()
+
+
+@pytest.fixture(autouse=True)
+def _test_databases():
+    """Drops the databases a test created (after its servers stopped: autouse fixtures are
+    set up first, so they are torn down last)."""
+    yield
+    while _created:
+        name = _created.pop()
+        for k in [k for k, v in _databases.items() if v.endswith("/" + name)]:
+            del _databases[k]
+        _drops.put(name)
+
+
+def pytest_sessionstart(session):
+    if ON_POSTGRES:
+        threading.Thread(target=_dropper, daemon=True).start()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if ON_POSTGRES:
+        _drops.join()
+
+
+def destroy_store(data_dir):
+    """Deletes the store a data dir's processes use: SQLite's files, or the PostgreSQL
+    database (dropped even while connections remain)."""
+    url = database_url(data_dir)
+    if url:
+        psql(f'DROP DATABASE "{urllib.parse.urlsplit(url).path[1:]}" WITH (FORCE)')
+        return
+    for f in os.listdir(data_dir):
+        if f.startswith("suggestd.db"):
+            os.remove(os.path.join(data_dir, f))
+
+
+def store_bytes(data_dir):
+    """Everything the store holds for a data dir, as bytes (to check what is never stored
+    in the clear): SQLite's files, or a dump of the PostgreSQL database."""
+    url = database_url(data_dir)
+    if url:
+        return subprocess.run(["pg_dump", "--no-owner", "-d", url], capture_output=True,
+                              check=True, timeout=60).stdout
+    out = b""
+    for suffix in ("", "-wal"):
+        try:
+            with open(os.path.join(data_dir, "suggestd.db" + suffix), "rb") as f:
+                out += f.read()
+        except FileNotFoundError:
+            pass
+    return out
 
 
 def free_port():
@@ -99,8 +218,12 @@ def edge_for(data_dir):
 class Server:
     """A running suggestd process plus helpers for the admin CLI and both APIs."""
 
-    def __init__(self, data_dir, mode="serve", extra=None, env=None):
+    def __init__(self, data_dir, mode="serve", extra=None, env=None, database=None, edge=None):
         self.data_dir = data_dir
+        # The database of serve/control/admin on PostgreSQL (default: the data dir's own)
+        # and an edge directory other than <data_dir>/edge (several data dirs, one edge).
+        self.database = database or database_url(data_dir)
+        self.edge_dir = edge
         self.mode = mode
         self.extra = list(extra or [])
         self.env = dict(os.environ)
@@ -115,12 +238,12 @@ class Server:
     # -- process --------------------------------------------------------------------------
     def start(self):
         args = [BINARY, self.mode, "--data-dir", self.data_dir]
+        args += self.store_args(with_edge="--edge" not in self.extra,
+                                runtime=self.mode == "runtime")
         if self.mode in ("serve", "control"):
             args += ["--control-listen", f"127.0.0.1:{self.control_port}"]
         if self.mode in ("serve", "runtime"):
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
-        if self.edge_url and "--edge" not in self.extra:
-            args += ["--edge", self.edge_url]
         args += self.extra
         self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
@@ -173,9 +296,17 @@ class Server:
             return ""
 
     # -- admin CLI ------------------------------------------------------------------------
+    def store_args(self, with_edge=True, runtime=False):
+        """The flags naming this server's database (not for a runtime, which never reads
+        it) and edge (an edge directory of its own, or the Redis edge of the suite) beyond
+        its --data-dir."""
+        edge = self.edge_dir or self.edge_url
+        return ((["--database", self.database] if self.database and not runtime else []) +
+                (["--edge", edge] if edge and with_edge else []))
+
     def admin(self, *words, check=True):
-        edge = ["--edge", self.edge_url] if self.edge_url else []
-        r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir, *edge],
+        r = subprocess.run([BINARY, "admin", *words, "--data-dir", self.data_dir,
+                            *self.store_args()],
                            capture_output=True, text=True, timeout=30)
         if check:
             assert r.returncode == 0, f"admin {words} failed: {r.stderr}"

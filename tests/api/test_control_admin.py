@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, ON_POSTGRES, database_args, store_bytes
 
 
 def run(*words, env=None, data_dir=None):
@@ -22,7 +22,7 @@ def run(*words, env=None, data_dir=None):
     e.update(env or {})
     args = [BINARY, "admin", *words]
     if data_dir:
-        args += ["--data-dir", data_dir]
+        args += ["--data-dir", data_dir, *database_args(data_dir)]
     return subprocess.run(args, capture_output=True, text=True, timeout=30, env=e)
 
 
@@ -138,7 +138,7 @@ def test_secret_keys_are_unique_and_shown_once(cp):
     keys = {cp.admin("secret-key", "create", "--application", t.application_id)["secretKey"]
             for _ in range(5)}
     assert len(keys) == 5
-    db = open(os.path.join(cp.data_dir, "suggestd.db"), "rb").read()
+    db = store_bytes(cp.data_dir)
     for k in keys:
         secret = k.split("_", 2)[2]
         assert secret.encode() not in db
@@ -146,16 +146,19 @@ def test_secret_keys_are_unique_and_shown_once(cp):
 
 def test_flags_before_or_after_positionals(cp):
     d = cp.data_dir
-    ws1 = ok(run("--data-dir", d, "workspace", "create", "--name", "A"))["id"]
-    ws2 = ok(run("workspace", "--name", "B", "create", "--data-dir", d))["id"]
-    ws3 = ok(run("workspace", "create", f"--data-dir={d}", "--name=C"))["id"]
-    assert ok(run("workspace", "disable", ws1, "--data-dir", d))["status"] == "disabled"
-    assert ok(run("--data-dir", d, "workspace", "disable", ws2))["status"] == "disabled"
-    assert ok(run("workspace", f"--data-dir={d}", "disable", ws3))["status"] == "disabled"
+    db = database_args(d)
+    ws1 = ok(run(*db, "--data-dir", d, "workspace", "create", "--name", "A"))["id"]
+    ws2 = ok(run("workspace", "--name", "B", *db, "create", "--data-dir", d))["id"]
+    ws3 = ok(run("workspace", "create", f"--data-dir={d}", "--name=C", *db))["id"]
+    assert ok(run("workspace", *db, "disable", ws1, "--data-dir", d))["status"] == "disabled"
+    assert ok(run("--data-dir", d, "workspace", "disable", ws2, *db))["status"] == "disabled"
+    assert ok(run("workspace", f"--data-dir={d}", "disable", ws3, *db))["status"] == "disabled"
 
 
 def test_env_mirrors_data_dir(cp, tmp_path):
     env = {"SUGGESTD_DATA_DIR": cp.data_dir}
+    if ON_POSTGRES:
+        env["SUGGESTD_DATABASE"] = database_args(cp.data_dir)[1]
     ws = ok(run("workspace", "create", "--name", "Env", env=env))["id"]
     app = ok(run("application", "create", "--workspace", ws, "--name", "a", env=env))["id"]
     sk = ok(run("secret-key", "create", "--application", app, env=env))
@@ -164,7 +167,8 @@ def test_env_mirrors_data_dir(cp, tmp_path):
     # The flag wins over the environment.
     other = str(tmp_path / "other")
     ok(run("workspace", "create", "--name", "X", "--data-dir", other, env=env))
-    assert os.path.exists(os.path.join(other, "suggestd.db"))
+    if not ON_POSTGRES:  # (on PostgreSQL the store is the environment's database)
+        assert os.path.exists(os.path.join(other, "suggestd.db"))
 
 
 @pytest.mark.parametrize("words", [
@@ -294,6 +298,7 @@ def test_bad_server_flags_fail_with_json(tmp_path, flags):
     assert set(err) == {"error"}
 
 
+@pytest.mark.sqlite_only("names a SQLite file by a sqlite:// URL")
 def test_database_and_edge_flags_name_a_sqlite_file_and_a_directory(tmp_path):
     """`--database URL --edge URL` instead of --data-dir: the control plane on a SQLite
     file named by a sqlite:// URL, a runtime on the same edge directory."""

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, ROOT, request, wait_until
+from conftest import BINARY, ON_POSTGRES, ROOT, request, wait_until
 from control_helpers import assert_error
 from dashboard_helpers import Member, create_member, sign_in, workspace_with_members
 
@@ -404,7 +404,10 @@ def test_item_search_by_value_prefix(server):
     assert_error(r, 400, "invalid_request", field="cursor")
     assert_error(v.call("GET", path), 400, "invalid_request", field="q")
     assert_error(v.call("GET", f"/lists/lst_nope/items/search?q=a"), 404, "invalid_list")
-    # Served from the index, so it stays fast on a list of millions of items.
+    # Served from the index, so it stays fast on a list of millions of items (SQLite's
+    # plan; the PostgreSQL backend's own index is its unit tests' business).
+    if ON_POSTGRES:
+        return
     db = sqlite3.connect(f"file:{server.data_dir}/suggestd.db?mode=ro", uri=True)
     plan = " ".join(str(row) for row in db.execute(
         "EXPLAIN QUERY PLAN SELECT id FROM items WHERE list_id='x' AND to_clock IS NULL"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import NO_LIMITS, Server, wait_until
+from conftest import NO_LIMITS, Server, destroy_store, wait_until
 
 CITIES = [
     {"value": "Paris, FR", "displayValue": "Paris", "rank": 2100000, "aliases": ["Lutece"],
@@ -191,9 +191,7 @@ def test_runtime_survives_without_the_control_plane_or_its_database(tmp_path):
         before = wait_until(lambda: (lambda x: x if x.status == 200 else None)(q(rt, pk, "par")))
         assert before and ids(before)[0] == "Paris"
         ctl.stop()
-        for f in os.listdir(data):
-            if f.startswith("suggestd.db"):
-                os.remove(os.path.join(data, f))
+        destroy_store(data)
         after = q(rt, pk, "par")
         assert after.status == 200 and after.body == before.body
         # A restarted runtime still serves from the edge store alone.

@@ -1,5 +1,6 @@
 """The publish queue with more than one process (issue 12, docs/PUBLISHING.md): two
-`suggestd control` processes on one data directory compile each queued version once (a
+`suggestd control` processes on one data directory (on PostgreSQL: each with a data
+directory of its own, one database, one edge directory) compile each queued version once (a
 version is claimed with a lease; an attempt is counted only on a claim), a process killed
 mid-compile leaves its version to the other once the lease expires, older queued versions
 of a list are coalesced into the newest, and one tenant's backlog does not hold up another
@@ -17,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import NO_LIMITS, Server, Tenant, wait_until
+from conftest import NO_LIMITS, ON_POSTGRES, Server, Tenant, database_url, wait_until
 
 LEASE_S = 3
 PENDING = ("queued", "staged")  # unresolved: staged is the moment between compile and activation
@@ -53,7 +54,14 @@ def can_fake_host():
 def start_pair(data_dir, second_elsewhere=False, flags=QUEUE_FLAGS):
     procs = []
     for name in ("a", "b"):
-        s = Server(data_dir, mode="control", extra=flags)
+        if ON_POSTGRES and name == "b":
+            # Nothing shared but the database and the edge, as on another machine.
+            own = os.path.join(data_dir, "b")
+            os.makedirs(own, exist_ok=True)
+            s = Server(own, mode="control", extra=flags, database=database_url(data_dir),
+                       edge=os.path.join(data_dir, "edge"))
+        else:
+            s = Server(data_dir, mode="control", extra=flags)
         s.log_path = os.path.join(data_dir, f"control-{name}.log")
         if name == "b" and second_elsewhere:
             s.preexec = other_host

@@ -9,7 +9,11 @@ import json
 import os
 import socket
 
+import pytest
+
 from conftest import wait_until
+
+pytestmark = pytest.mark.sqlite_only("bounds SQLite's write-ahead log file")
 
 ND = {"Content-Type": "application/x-ndjson"}
 

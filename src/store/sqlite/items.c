@@ -11,39 +11,27 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
 #define ITEM_COLS SG__SQ_ITEM_COLS
 
-/* Parses a stored JSON column, falling back to a fresh empty value of the given kind. */
-static json_t *json_col(sqlite3_stmt *s, int col, bool object) {
-  const char *t = sg__sq_col(s, col);
-  json_t *v = t ? json_loads(t, 0, NULL) : NULL;
-  if (!v) v = object ? json_object() : json_array();
-  return v;
-}
-
 json_t *sg__sq_item_row(sqlite3_stmt *s) {
-  json_t *o = json_object();
-  json_object_set_new(o, "id", json_string(sg__sq_col(s, 0)));
-  json_object_set_new(o, "value", json_string(sg__sq_col(s, 1)));
-  json_object_set_new(o, "displayValue", json_string(sg__sq_col(s, 2)));
-  json_object_set_new(o, "aliases", json_col(s, 3, false));
-  json_object_set_new(o, "rank", json_integer(sqlite3_column_int64(s, 4)));
-  const char *p = sg__sq_col(s, 5);
-  json_object_set_new(o, "parentId", p ? json_string(p) : json_null());
-  json_object_set_new(o, "locales", json_col(s, 6, true));
-  json_object_set_new(o, "displayOrder", json_integer(sqlite3_column_int64(s, 7)));
-  json_object_set_new(o, "createdAt", sg__sq_ts(s, 8));
-  return o;
+  sg__store_item_row r = {
+      .id = sg__sq_col(s, 0),
+      .value = sg__sq_col(s, 1),
+      .display_value = sg__sq_col(s, 2),
+      .aliases = sg__sq_col(s, 3),
+      .rank = sqlite3_column_int64(s, 4),
+      .parent_id = sg__sq_col(s, 5),
+      .locales = sg__sq_col(s, 6),
+      .display_order = sqlite3_column_int64(s, 7),
+      .created_at = sqlite3_column_int64(s, 8),
+  };
+  return sg__store_item_record(&r);
 }
 
-char *sg__sq_json_text(const json_t *v) {
-  if (!v || json_is_null(v)) return NULL;
-  if (json_is_array(v) && json_array_size(v) == 0) return NULL;
-  if (json_is_object(v) && json_object_size(v) == 0) return NULL;
-  return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-}
+char *sg__sq_json_text(const json_t *v) { return sg__store_json_text(v); }
 
 int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock) {
   static const char q[] =

@@ -4,55 +4,38 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/util.h"
 #include "compiler/normalize.h"
 #include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define LIST_COLS                                                                                  \
-  "id, name, description, slug, visibility, status, min_query_chars, debounce_ms,"                 \
-  " default_locale, supported_locales, display_order, active_version_number, created_at,"          \
-  " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
+#define LIST_COLS SG__STORE_LIST_COLS
 
-static json_t *ts_json(sqlite3_stmt *s, int col) {
-  char buf[32];
-  sg_rfc3339(sqlite3_column_int64(s, col), buf);
-  return json_string(buf);
-}
-
-/* Builds the API representation of the row under s. */
+/* Builds the API representation of the row under s (LIST_COLS). */
 static json_t *row_to_list(sqlite3_stmt *s) {
-  json_t *o = json_object();
-  json_object_set_new(o, "id", json_string(sg__sq_col(s, 0)));
-  json_object_set_new(o, "name", json_string(sg__sq_col(s, 1)));
-  const char *d = sg__sq_col(s, 2);
-  json_object_set_new(o, "description", d ? json_string(d) : json_null());
-  json_object_set_new(o, "slug", json_string(sg__sq_col(s, 3)));
-  json_object_set_new(o, "visibility", json_string(sg__sq_col(s, 4)));
-  json_object_set_new(o, "status", json_string(sg__sq_col(s, 5)));
-  json_object_set_new(o, "queryPolicy",
-                      json_pack("{s:I,s:I,s:{s:b,s:I,s:I}}", "minQueryChars",
-                                (json_int_t)sqlite3_column_int64(s, 6), "debounceMs",
-                                (json_int_t)sqlite3_column_int64(s, 7), "typoTolerance", "enabled",
-                                sqlite3_column_int64(s, 16) != 0, "minCharsOneTypo",
-                                (json_int_t)sqlite3_column_int64(s, 17), "minCharsTwoTypos",
-                                (json_int_t)sqlite3_column_int64(s, 18)));
-  json_t *locales = json_loads(sg__sq_col(s, 9), 0, NULL);
-  json_object_set_new(o, "localePolicy",
-                      json_pack("{s:s,s:o}", "defaultLocale", sg__sq_col(s, 8), "supportedLocales",
-                                locales ? locales : json_array()));
-  json_object_set_new(o, "displayOrder", json_integer(sqlite3_column_int64(s, 10)));
-  json_object_set_new(o, "activeVersionNumber",
-                      sqlite3_column_type(s, 11) == SQLITE_NULL
-                          ? json_null()
-                          : json_integer(sqlite3_column_int64(s, 11)));
-  const char *h = sg__sq_col(s, 15);
-  json_object_set_new(o, "activeContentHash", h ? json_string(h) : json_null());
-  json_object_set_new(o, "createdAt", ts_json(s, 12));
-  json_object_set_new(o, "updatedAt", ts_json(s, 13));
-  return o;
+  sg__store_list_row r = {
+      .id = sg__sq_col(s, 0),
+      .name = sg__sq_col(s, 1),
+      .description = sg__sq_col(s, 2),
+      .slug = sg__sq_col(s, 3),
+      .visibility = sg__sq_col(s, 4),
+      .status = sg__sq_col(s, 5),
+      .min_query_chars = sqlite3_column_int64(s, 6),
+      .debounce_ms = sqlite3_column_int64(s, 7),
+      .default_locale = sg__sq_col(s, 8),
+      .supported_locales = sg__sq_col(s, 9),
+      .display_order = sqlite3_column_int64(s, 10),
+      .has_active_version = sqlite3_column_type(s, 11) != SQLITE_NULL,
+      .active_version_number = sqlite3_column_int64(s, 11),
+      .created_at = sqlite3_column_int64(s, 12),
+      .updated_at = sqlite3_column_int64(s, 13),
+      .active_content_hash = sg__sq_col(s, 15),
+      .typo_enabled = sqlite3_column_int64(s, 16) != 0,
+      .typo_min_one = sqlite3_column_int64(s, 17),
+      .typo_min_two = sqlite3_column_int64(s, 18),
+  };
+  return sg__store_list_record(&r);
 }
 
 sg_err sg__sq_list_load(sg__sq *st, const char *workspace_id, const char *id, json_t **out) {
@@ -161,25 +144,6 @@ sg_err sg__sqlite_list_page(sg_store *base, const char *workspace_id, size_t lim
   return SG_E_OK;
 }
 
-/* The invariant of a locale policy: its default is one of its supported locales. */
-static bool default_locale_supported(const json_t *lp) {
-  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
-  size_t i;
-  const json_t *t;
-  json_array_foreach(json_object_get(lp, "supportedLocales"), i,
-                     t) if (def && json_is_string(t) &&
-                            strcasecmp(def, json_string_value(t)) == 0) return true;
-  return false;
-}
-
-/* The invariant of a typo policy: minCharsOneTypo <= minCharsTwoTypos (re-checked here
- * because two PATCHes may each move one of them). */
-static bool typo_order_valid(const json_t *qp) {
-  const json_t *tt = json_object_get(qp, "typoTolerance");
-  return json_integer_value(json_object_get(tt, "minCharsOneTypo")) <=
-         json_integer_value(json_object_get(tt, "minCharsTwoTypos"));
-}
-
 sg_err sg__sqlite_list_patch(sg_store *base, const char *workspace_id, const char *id,
                              const json_t *changes, const char *if_match, json_t **out) {
   sg__sq *st = sg__sq_of(base);
@@ -255,9 +219,7 @@ sg_err sg__sqlite_list_patch(sg_store *base, const char *workspace_id, const cha
   json_decref(cur);
   cur = NULL;
   rc = sg__sq_list_load(st, workspace_id, id, &patched);
-  if (rc == SG_E_OK && (!default_locale_supported(json_object_get(patched, "localePolicy")) ||
-                        !typo_order_valid(json_object_get(patched, "queryPolicy"))))
-    rc = SG_E_INVALID_REQUEST;
+  if (rc == SG_E_OK && !sg__store_list_policies_valid(patched)) rc = SG_E_INVALID_REQUEST;
   goto end;
 fail:
   rc = SG_E_INTERNAL;

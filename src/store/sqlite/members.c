@@ -11,9 +11,8 @@
 #define MEMBER_COLS "id, workspace_id, email, role, status, created_at"
 
 static json_t *member_row(sqlite3_stmt *s) {
-  return json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "id", sg__sq_col(s, 0), "workspaceId",
-                   sg__sq_col(s, 1), "email", sg__sq_col(s, 2), "role", sg__sq_col(s, 3), "status",
-                   sg__sq_col(s, 4), "createdAt", sg__sq_ts(s, 5));
+  return sg__store_member_record(sg__sq_col(s, 0), sg__sq_col(s, 1), sg__sq_col(s, 2),
+                                 sg__sq_col(s, 3), sg__sq_col(s, 4), sqlite3_column_int64(s, 5));
 }
 
 /* Loads one member record of the workspace (NULL: any) with st->mu held. */
@@ -395,23 +394,18 @@ sg_err sg__sqlite_audit_add(sg_store *base, const sg_audit_entry *e) {
 }
 
 static json_t *audit_row(sqlite3_stmt *s) {
-  char at[32];
-  sg_rfc3339(sqlite3_column_int64(s, 8) / 1000, at);
-  json_t *details = NULL;
-  if (sqlite3_column_type(s, 7) != SQLITE_NULL) details = json_loads(sg__sq_col(s, 7), 0, NULL);
-  json_t *o = json_object();
-  json_object_set_new(o, "seq", json_integer(sqlite3_column_int64(s, 0)));
-  json_object_set_new(o, "at", json_string(at));
-  json_object_set_new(o, "actor", json_string(sg__sq_col(s, 1)));
-  const char *em = sg__sq_col(s, 2), *target = sg__sq_col(s, 4), *rid = sg__sq_col(s, 5);
-  json_object_set_new(o, "actorEmail", em ? json_string(em) : json_null());
-  json_object_set_new(o, "action", json_string(sg__sq_col(s, 3)));
-  json_object_set_new(o, "target", target ? json_string(target) : json_null());
-  json_object_set_new(o, "requestId", rid ? json_string(rid) : json_null());
-  int status = sqlite3_column_int(s, 6); /* 0: an admin command, which has no HTTP status */
-  json_object_set_new(o, "status", status ? json_integer(status) : json_null());
-  json_object_set_new(o, "details", details ? details : json_object());
-  return o;
+  sg__store_audit_row r = {
+      .seq = sqlite3_column_int64(s, 0),
+      .actor = sg__sq_col(s, 1),
+      .actor_email = sg__sq_col(s, 2),
+      .action = sg__sq_col(s, 3),
+      .target = sg__sq_col(s, 4),
+      .request_id = sg__sq_col(s, 5),
+      .status = sqlite3_column_int(s, 6),
+      .details = sg__sq_col(s, 7),
+      .at_ms = sqlite3_column_int64(s, 8),
+  };
+  return sg__store_audit_record(&r);
 }
 
 sg_err sg__sqlite_audit_page(sg_store *base, const char *workspace_id, size_t limit,

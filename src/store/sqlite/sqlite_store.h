@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+#include "store/rules.h"
 #include "store/store_internal.h"
 
 extern const char *const sg__sqlite_migrations[];
@@ -115,8 +116,7 @@ sg_err sg__sq_list_writable(sg__sq *st, const char *workspace_id, const char *li
  * Returns 0 and *clock, or -1. */
 int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock);
 /* The item columns, in the order sg__sq_item_row reads them. */
-#define SG__SQ_ITEM_COLS                                                                           \
-  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
+#define SG__SQ_ITEM_COLS SG__STORE_ITEM_COLS
 /* Builds the API representation of the item row under s (SG__SQ_ITEM_COLS first). */
 json_t *sg__sq_item_row(sqlite3_stmt *s);
 /* Compact JSON text of v in its stored form, or NULL when v is absent, null or empty

@@ -13,34 +13,22 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-#define VERSION_COLS                                                                               \
-  "version_number, state, content_hash, item_count, validation_errors, created_at,"                \
-  " activated_at, failure_reason"
-
-static bool has_artifact(const char *state) {
-  return strcmp(state, SG_VERSION_STAGED) == 0 || strcmp(state, SG_VERSION_ACTIVE) == 0 ||
-         strcmp(state, SG_VERSION_SUPERSEDED) == 0;
-}
+#define VERSION_COLS SG__STORE_VERSION_COLS
 
 /* Builds the API representation of the version row under s (VERSION_COLS order). */
 static json_t *row_to_version(sqlite3_stmt *s) {
-  json_t *o = json_object();
-  const char *state = sg__sq_col(s, 1);
-  const char *hash = sg__sq_col(s, 2);
-  json_object_set_new(o, "versionNumber", json_integer(sqlite3_column_int64(s, 0)));
-  json_object_set_new(o, "state", json_string(state));
-  json_object_set_new(o, "contentHash",
-                      hash && has_artifact(state) ? json_string(hash) : json_null());
-  json_object_set_new(o, "itemCount", json_integer(sqlite3_column_int64(s, 3)));
-  const char *ve = sg__sq_col(s, 4);
-  json_t *errs = ve ? json_loads(ve, 0, NULL) : NULL;
-  if (errs) json_object_set_new(o, "validationErrors", errs);
-  json_object_set_new(o, "createdAt", sg__sq_ts(s, 5));
-  json_object_set_new(o, "activatedAt", sg__sq_ts(s, 6));
-  const char *why = sg__sq_col(s, 7);
-  if (why && strcmp(state, SG_VERSION_FAILED) == 0)
-    json_object_set_new(o, "failureReason", json_string(why));
-  return o;
+  sg__store_version_row r = {
+      .number = sqlite3_column_int64(s, 0),
+      .state = sg__sq_col(s, 1),
+      .content_hash = sg__sq_col(s, 2),
+      .item_count = sqlite3_column_int64(s, 3),
+      .validation_errors = sg__sq_col(s, 4),
+      .created_at = sqlite3_column_int64(s, 5),
+      .has_activated_at = sqlite3_column_type(s, 6) != SQLITE_NULL,
+      .activated_at = sqlite3_column_int64(s, 6),
+      .failure_reason = sg__sq_col(s, 7),
+  };
+  return sg__store_version_record(&r);
 }
 
 /* Loads one version row (under the lock). SG_E_NOT_FOUND when absent. */
@@ -450,8 +438,8 @@ static bool leased_elsewhere(const char *owner, int64_t until_ms, int64_t now_ms
          !sg__sq_owner_dead(owner);
 }
 
-sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t number, int64_t lease_ms,
-                              sg_version_job *job) {
+sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t number,
+                                int64_t lease_ms, sg_version_job *job) {
   sg__sq *st = sg__sq_of(base);
   static const char q_get[] =
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
@@ -544,7 +532,7 @@ sg_err sg__sqlite_version_release(sg_store *base, const char *list_id, int64_t n
 #define NEXT_BATCH 64
 
 sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int64_t fresh_s,
-                             sg_version_ref *out, bool *found) {
+                               sg_version_ref *out, bool *found) {
   sg__sq *st = sg__sq_of(base);
   /* Workspaces after after_workspace first (false sorts before true), then wrapping. */
   static const char q[] =

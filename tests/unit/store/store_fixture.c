@@ -8,7 +8,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <libpq-fe.h>
+
 #include "store_fixture.h"
+
+/* With SUGGESTD_TEST_STORE=postgres://…/DB and no "%s" in it, each scratch directory gets
+ * a database of its own on that server, named after the directory, created on first use
+ * and dropped at teardown: the URL's database is only the one the test connects to for
+ * that. */
+static bool pg_env(const char *env) {
+  return env && (strncmp(env, "postgres://", 11) == 0 || strncmp(env, "postgresql://", 13) == 0) &&
+         !strstr(env, "%s");
+}
+
+/* env with its database (the path after the host) replaced by db, into out. */
+static void pg_url_with_db(const char *env, const char *db, char *out, size_t outsz) {
+  const char *hosts = strstr(env, "://") + 3;
+  const char *path = strchr(hosts, '/');
+  const char *query = strchr(hosts, '?');
+  if (!path || (query && path > query)) path = query ? query : hosts + strlen(hosts);
+  const char *rest = query ? query : "";
+  snprintf(out, outsz, "%.*s/%s%s", (int)(path - env), env, db, rest);
+}
+
+/* Runs one statement on the server's maintenance database; 0, or -1 with the error on
+ * stderr. An error whose SQLSTATE is `ok_state` counts as success. */
+static int pg_admin(const char *env, const char *sql, const char *ok_state) {
+  PGconn *c = PQconnectdb(env);
+  int rc = -1;
+  if (PQstatus(c) == CONNECTION_OK) {
+    PGresult *r = PQexec(c, sql);
+    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    if (PQresultStatus(r) == PGRES_COMMAND_OK || (state && ok_state && !strcmp(state, ok_state)))
+      rc = 0;
+    PQclear(r);
+  }
+  if (rc) fprintf(stderr, "store fixture: %s: %s", sql, PQerrorMessage(c));
+  PQfinish(c);
+  return rc;
+}
 
 void store_test_spec(const char *dir, char *out, size_t outsz) {
   const char *env = getenv("SUGGESTD_TEST_STORE");
@@ -23,6 +61,14 @@ void store_test_spec(const char *dir, char *out, size_t outsz) {
   snprintf(name, sizeof name, "%s", slash ? slash + 1 : dir);
   for (char *p = name; *p; p++)
     if (*p == '-') *p = '_';
+  if (pg_env(env)) {
+    char db[160];
+    snprintf(db, sizeof db, "sgt_%s", name);
+    for (char *p = db; *p; p++)
+      if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    pg_url_with_db(env, db, out, outsz);
+    return;
+  }
   size_t n = 0;
   for (const char *p = env; *p && n + 1 < outsz; p++) {
     if (p[0] == '%' && p[1] == 's') {
@@ -36,8 +82,39 @@ void store_test_spec(const char *dir, char *out, size_t outsz) {
   out[n] = '\0';
 }
 
+/* The per-test database's name for dir (see pg_env), from its URL. */
+static void pg_db_of(const char *dir, char *db, size_t dbsz) {
+  char spec[1024];
+  store_test_spec(dir, spec, sizeof spec);
+  const char *hosts = strstr(spec, "://") + 3;
+  const char *slash = strchr(hosts, '/');
+  snprintf(db, dbsz, "%.*s", (int)strcspn(slash + 1, "?"), slash + 1);
+}
+
+bool store_test_is_postgres(void) {
+  const char *env = getenv("SUGGESTD_TEST_STORE");
+  return env && (strncmp(env, "postgres://", 11) == 0 || strncmp(env, "postgresql://", 13) == 0);
+}
+
+int store_test_drop(const char *dir) {
+  const char *env = getenv("SUGGESTD_TEST_STORE");
+  if (!pg_env(env)) return 0;
+  char db[160], sql[256];
+  pg_db_of(dir, db, sizeof db);
+  snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS \"%s\" WITH (FORCE)", db);
+  return pg_admin(env, sql, NULL);
+}
+
 int store_test_open(const char *dir, sg_store **st) {
   char spec[1024], err[256];
+  const char *env = getenv("SUGGESTD_TEST_STORE");
+  if (pg_env(env)) {
+    char db[160], sql[256];
+    pg_db_of(dir, db, sizeof db);
+    /* 42P04: it exists already (a second open of the same test's store). */
+    snprintf(sql, sizeof sql, "CREATE DATABASE \"%s\"", db);
+    if (pg_admin(env, sql, "42P04")) return -1;
+  }
   store_test_spec(dir, spec, sizeof spec);
   if (sg_store_open(spec, st, err, sizeof err)) {
     fprintf(stderr, "store_test_open %s: %s\n", spec, err);
@@ -66,6 +143,7 @@ int store_fixture_setup(void **state) {
 int store_fixture_teardown(void **state) {
   store_fixture *f = *state;
   sg_store_close(f->st);
+  if (store_test_drop(f->dir)) return -1;
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
   int rc = system(cmd);

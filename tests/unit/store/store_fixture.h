@@ -4,11 +4,15 @@
  * The backend comes from the environment variable SUGGESTD_TEST_STORE (a spec as
  * sg_store_open takes it, e.g. "sqlite:///tmp/t/%s.db" or, once it exists,
  * "postgres://…/sg_%s"): every "%s" is replaced by a name unique to the test's scratch
- * directory, so each test starts from an empty store. Unset or empty: a fresh SQLite
+ * directory, so each test starts from an empty store. A postgres:// URL without "%s"
+ * (e.g. postgres://suggestd@127.0.0.1:5432/postgres) makes the fixture create a database
+ * of its own for each test on that server and drop it at teardown. Unset or empty: a fresh SQLite
  * store in the scratch directory. The same tests thus run unchanged against any backend;
  * tests that only make sense for one backend live in its folder (tests/unit/store/sqlite/). */
 #ifndef SG_TESTS_STORE_FIXTURE_H
 #define SG_TESTS_STORE_FIXTURE_H
+
+#include <stdbool.h>
 
 #include "store/store.h"
 
@@ -23,6 +27,13 @@ void store_test_spec(const char *dir, char *out, size_t outsz);
 /* Opens the store under test for dir (the same store each time for the same dir); 0 or -1
  * (with the error on stderr). */
 int store_test_open(const char *dir, sg_store **st);
+
+/* Whether the backend under test is PostgreSQL (for the few expectations that differ:
+ * ownership by lease instead of process liveness). */
+bool store_test_is_postgres(void);
+/* Drops the per-test PostgreSQL database of dir, if the backend under test made one
+ * (call after closing the store); 0 or -1. */
+int store_test_drop(const char *dir);
 
 /* cmocka group/test setup and teardown; *state is a store_fixture. */
 int store_fixture_setup(void **state);

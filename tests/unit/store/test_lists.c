@@ -37,6 +37,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
   sg_store_close(*state);
+  if (store_test_drop(root)) return -1;
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
   return system(cmd) == 0 ? 0 : -1;

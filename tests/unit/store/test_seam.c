@@ -27,10 +27,13 @@ static void expect_refused(const char *spec, const char *needle) {
   if (!strstr(err, needle)) fail_msg("spec '%s': error '%s' lacks '%s'", spec, err, needle);
 }
 
-static void test_postgres_refused_by_the_dispatcher(void **state) {
+static void test_postgres_urls_go_to_postgres(void **state) {
   (void)state;
-  expect_refused("postgres://u@localhost/db", "PostgreSQL backend is not available");
-  expect_refused("postgresql://localhost/db", "PostgreSQL backend is not available");
+  /* Both schemes reach libpq: nothing listens on port 1, and a malformed URL is refused
+   * before any connection is tried. */
+  expect_refused("postgres://u@127.0.0.1:1/db", "cannot connect to PostgreSQL");
+  expect_refused("postgresql://127.0.0.1:1/db", "cannot connect to PostgreSQL");
+  expect_refused("postgres://u@127.0.0.1:1/db?nosuchoption=1", "bad PostgreSQL URL");
   /* No SQLite file or folder named after the URL was made on the way. */
   struct stat sb;
   assert_int_not_equal(stat("postgres:", &sb), 0);
@@ -260,7 +263,7 @@ static void test_shared_list_rule(void **state) {
 int main(void) {
   assert_int_equal(sg_init(), 0);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_postgres_refused_by_the_dispatcher),
+      cmocka_unit_test(test_postgres_urls_go_to_postgres),
       cmocka_unit_test(test_bad_specs_refused),
       cmocka_unit_test(test_sqlite_forms_accepted),
       cmocka_unit_test_setup_teardown(test_argument_checks, store_fixture_setup,

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Runs a command against a throwaway PostgreSQL 15 cluster (scripts/pg.sh) and stops the
+# cluster afterwards, whatever the command's outcome:
+#
+#   scripts/with-pg.sh WHAT COMMAND [ARG]...
+#
+# The command sees SUGGESTD_TEST_DATABASE (the server's maintenance database, for the API
+# suite: tests/api/conftest.py creates a database per data dir) and SUGGESTD_TEST_STORE
+# (a URL whose "%s" the store unit tests replace by a unique database name).
+# When no cluster can be started (PostgreSQL not installed, initdb failing), WHAT is
+# skipped with the reason, exit 0; under CI=true that is a failure instead, so CI always
+# runs the PostgreSQL tests for real.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+what=${1:?usage: with-pg.sh WHAT COMMAND [ARG]...}
+shift
+dir=$(mktemp -d /tmp/suggestd-pg-XXXXXX)
+err=$(mktemp /tmp/suggestd-pg-err-XXXXXX)
+if ! url=$(scripts/pg.sh start "$dir" 2>"$err"); then
+  reason=$(tail -5 "$err")
+  scripts/pg.sh stop "$dir" >/dev/null 2>&1
+  rm -f "$err"
+  if [ "${CI:-}" = "true" ]; then
+    echo "$what: FAILED: cannot start PostgreSQL (CI=true requires it): $reason" >&2
+    exit 1
+  fi
+  echo "$what: SKIPPED: cannot start PostgreSQL ($reason); run scripts/deps.sh to install it" >&2
+  exit 0
+fi
+rm -f "$err"
+trap 'scripts/pg.sh stop "$dir"' EXIT
+trap 'exit 130' INT TERM
+export SUGGESTD_TEST_DATABASE=$url
+export SUGGESTD_TEST_STORE=${url%/postgres}/sg_%s
+echo "$what: on PostgreSQL at $url" >&2
+"$@"

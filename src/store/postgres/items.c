@@ -1,0 +1,442 @@
+/*
+ * PostgreSQL backend: items (the row-version chains of SQLite's migration 3, see
+ * src/store/sqlite/items.c), item search and history pruning.
+ *
+ * Every item write first locks its list's row (sg__pg_list_writable), so the writes of
+ * one list run one at a time as on SQLite: the clock, the uniqueness of values and the
+ * If-Match check follow. The end of the current row is itself conditional ("… WHERE
+ * seq = <the row read> AND to_clock IS NULL"), so an edit based on a row that another
+ * transaction already replaced changes nothing and is refused.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/postgres/pg.h"
+#include "store/rules.h"
+
+json_t *sg__pg_item_row(const PGresult *r, int i) {
+  sg__store_item_row row = {
+      .id = sg__pg_s(r, i, 0),
+      .value = sg__pg_s(r, i, 1),
+      .display_value = sg__pg_s(r, i, 2),
+      .aliases = sg__pg_s(r, i, 3),
+      .rank = sg__pg_i(r, i, 4),
+      .parent_id = sg__pg_s(r, i, 5),
+      .locales = sg__pg_s(r, i, 6),
+      .display_order = sg__pg_i(r, i, 7),
+      .created_at = sg__pg_i(r, i, 8),
+  };
+  return sg__store_item_record(&row);
+}
+
+int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock) {
+  const char *p[] = {list_id};
+  PGresult *r = sg__pg_q(
+      c, "UPDATE lists SET item_clock=item_clock+1 WHERE id=$1 RETURNING item_clock", 1, p);
+  if (!r) return -1;
+  int ok = PQntuples(r) == 1;
+  if (ok) *clock = sg__pg_i(r, 0, 0);
+  PQclear(r);
+  return ok ? 0 : -1;
+}
+
+/* The stored fields of an item body as text parameters, in the order every item
+ * statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder. */
+typedef struct {
+  char *aliases, *locales;
+  char rank[24], order[24];
+  const char *v[7];
+} item_params;
+
+static void item_params_init(item_params *ip, const json_t *item) {
+  ip->aliases = sg__store_json_text(json_object_get(item, "aliases"));
+  ip->locales = sg__store_json_text(json_object_get(item, "locales"));
+  ip->v[0] = json_string_value(json_object_get(item, "value"));
+  ip->v[1] = json_string_value(json_object_get(item, "displayValue"));
+  ip->v[2] = ip->aliases;
+  ip->v[3] = sg__pg_int(json_integer_value(json_object_get(item, "rank")), ip->rank);
+  ip->v[4] = json_string_value(json_object_get(item, "parentId"));
+  ip->v[5] = ip->locales;
+  ip->v[6] = sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), ip->order);
+}
+
+static void item_params_free(item_params *ip) {
+  free(ip->aliases);
+  free(ip->locales);
+}
+
+/* Loads the current row of item_id in list_id into *out and its seq. */
+static sg_err load_item(PGconn *c, const char *list_id, const char *item_id, json_t **out,
+                        int64_t *seq) {
+  const char *p[] = {item_id, list_id};
+  PGresult *r = sg__pg_q(c,
+                         "SELECT " SG__STORE_ITEM_COLS ", seq FROM items WHERE id=$1 AND"
+                         " list_id=$2 AND to_clock IS NULL",
+                         2, p);
+  if (!r) return SG_E_INTERNAL;
+  sg_err rc = SG_E_INVALID_ITEM;
+  if (PQntuples(r) == 1) {
+    *out = sg__pg_item_row(r, 0);
+    if (seq) *seq = sg__pg_i(r, 0, 9);
+    rc = SG_E_OK;
+  }
+  PQclear(r);
+  return rc;
+}
+
+typedef struct {
+  const char *workspace_id, *list_id, *item_id, *if_match;
+  const json_t *item;
+  item_params ip;
+  json_t *out; /* the result, or the current item for a 412 */
+} item_ctx;
+
+static sg_err item_result(sg_err rc, item_ctx *x, json_t **out) {
+  if (rc == SG_E_OK || (rc == SG_E_PRECONDITION_FAILED && x->out)) {
+    *out = x->out;
+  } else {
+    json_decref(x->out);
+  }
+  item_params_free(&x->ip);
+  return rc;
+}
+
+static sg_err create_fn(PGconn *c, void *vctx) {
+  item_ctx *x = vctx;
+  json_decref(x->out);
+  x->out = NULL;
+  sg_err rc = sg__pg_list_writable(c, x->workspace_id, x->list_id);
+  if (rc != SG_E_OK) return rc;
+  const char *parent = x->ip.v[4];
+  if (parent) {
+    const char *pp[] = {parent, x->list_id};
+    PGresult *r =
+        sg__pg_q(c, "SELECT 1 FROM items WHERE id=$1 AND list_id=$2 AND to_clock IS NULL", 2, pp);
+    if (!r) return SG_E_INTERNAL;
+    bool found = PQntuples(r) == 1;
+    PQclear(r);
+    if (!found) return SG_E_INVALID_REQUEST;
+  }
+  int64_t clock;
+  if (sg__pg_item_clock_next(c, x->list_id, &clock)) return SG_E_INTERNAL;
+  char now[24], clk[24];
+  const char *p[] = {x->item_id,
+                     x->list_id,
+                     x->ip.v[0],
+                     x->ip.v[1],
+                     x->ip.v[2],
+                     x->ip.v[3],
+                     x->ip.v[4],
+                     x->ip.v[5],
+                     x->ip.v[6],
+                     sg__pg_int(sg_now_s(), now),
+                     sg__pg_int(clock, clk)};
+  /* The unique indexes are the random id and (list_id, value) among current rows: a
+   * conflict is a duplicate value. */
+  PGresult *r = sg__pg_q(c,
+                         "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
+                         " parent_id, locales, display_order, created_at, from_clock)"
+                         " VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9::bigint, $10, $11)"
+                         " ON CONFLICT DO NOTHING",
+                         11, p);
+  if (!r) return SG_E_INTERNAL;
+  int64_t n = sg__pg_changed(r);
+  PQclear(r);
+  if (n != 1) return SG_E_DUPLICATE_VALUE;
+  return load_item(c, x->list_id, x->item_id, &x->out, NULL);
+}
+
+sg_err sg__pg_item_create(sg_store *base, const char *workspace_id, const char *list_id,
+                          const json_t *item, json_t **out) {
+  char id[32];
+  sg_random_id("itm_", id, sizeof id);
+  item_ctx x = {workspace_id, list_id, id, NULL, item, {0}, NULL};
+  item_params_init(&x.ip, item);
+  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
+}
+
+typedef struct {
+  const char *workspace_id, *list_id;
+  const char *sql;
+  int n;
+  const char *const *params;
+  size_t limit;
+  json_t *data;
+  bool *more;
+} page_ctx;
+
+static sg_err page_fn(PGconn *c, void *vctx) {
+  page_ctx *x = vctx;
+  json_decref(x->data);
+  x->data = NULL;
+  sg_err rc = sg__pg_list_exists(c, x->workspace_id, x->list_id);
+  if (rc != SG_E_OK) return rc;
+  PGresult *r = sg__pg_q(c, x->sql, x->n, x->params);
+  if (!r) return SG_E_INTERNAL;
+  x->data = sg__pg_page(r, x->limit, sg__pg_item_row, x->more);
+  PQclear(r);
+  return SG_E_OK;
+}
+
+/* Runs a page query of a list's items after checking, in the same snapshot, that the
+ * list is the workspace's. */
+static sg_err item_page_run(sg__pg *st, page_ctx *x, json_t **data) {
+  *x->more = false;
+  sg_err rc = sg__pg_tx(st, SG__PG_RO, page_fn, x);
+  if (rc == SG_E_OK)
+    *data = x->data;
+  else
+    json_decref(x->data);
+  return rc;
+}
+
+sg_err sg__pg_item_page(sg_store *base, const char *workspace_id, const char *list_id, size_t limit,
+                        const json_t *after, json_t **data, bool *more) {
+  char lim[24], order[24];
+  const char *p[] = {list_id, sg__pg_int((int64_t)limit + 1, lim),
+                     after ? sg__pg_int(json_integer_value(json_array_get(after, 0)), order) : NULL,
+                     json_string_value(json_array_get(after, 1))};
+  page_ctx x = {workspace_id,
+                list_id,
+                after ? "SELECT " SG__STORE_ITEM_COLS " FROM items WHERE list_id=$1 AND"
+                        " to_clock IS NULL AND (display_order, id) > ($3::bigint, $4)"
+                        " ORDER BY display_order, id LIMIT $2"
+                      : "SELECT " SG__STORE_ITEM_COLS " FROM items WHERE list_id=$1 AND"
+                        " to_clock IS NULL ORDER BY display_order, id LIMIT $2",
+                after ? 4 : 2,
+                p,
+                limit,
+                NULL,
+                more};
+  return item_page_run(sg__pg_of(base), &x, data);
+}
+
+#define FOLD "translate(value, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
+
+sg_err sg__pg_item_search(sg_store *base, const char *workspace_id, const char *list_id,
+                          const char *prefix, size_t limit, const json_t *after, json_t **data,
+                          bool *more) {
+  /* As on SQLite: ASCII case is ignored (the fold below is the index's expression), the
+   * order is the folded value then id, and the cursor is [value, id]. */
+  char lim[24];
+  char *like = sg__store_like_prefix(prefix);
+  if (!like) return SG_E_INTERNAL;
+  const char *p[] = {list_id, sg__pg_int((int64_t)limit + 1, lim), like,
+                     json_string_value(json_array_get(after, 0)),
+                     json_string_value(json_array_get(after, 1))};
+  page_ctx x = {
+      workspace_id,
+      list_id,
+      after ? "SELECT " SG__STORE_ITEM_COLS " FROM items WHERE list_id=$1 AND to_clock IS NULL"
+              " AND " FOLD " LIKE translate($3, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',"
+              " 'abcdefghijklmnopqrstuvwxyz') AND (" FOLD ", id) > (translate($4,"
+              " 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz'), $5)"
+              " ORDER BY " FOLD ", id LIMIT $2"
+            : "SELECT " SG__STORE_ITEM_COLS " FROM items WHERE list_id=$1 AND to_clock IS NULL"
+              " AND " FOLD " LIKE translate($3, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ',"
+              " 'abcdefghijklmnopqrstuvwxyz') ORDER BY " FOLD ", id LIMIT $2",
+      after ? 5 : 3,
+      p,
+      limit,
+      NULL,
+      more};
+  sg_err rc = item_page_run(sg__pg_of(base), &x, data);
+  free(like);
+  return rc;
+}
+
+typedef struct {
+  const char *workspace_id, *list_id, *item_id;
+  json_t *out;
+} get_ctx;
+
+static sg_err get_fn(PGconn *c, void *vctx) {
+  get_ctx *x = vctx;
+  json_decref(x->out);
+  x->out = NULL;
+  sg_err rc = sg__pg_list_exists(c, x->workspace_id, x->list_id);
+  return rc == SG_E_OK ? load_item(c, x->list_id, x->item_id, &x->out, NULL) : rc;
+}
+
+sg_err sg__pg_item_get(sg_store *base, const char *workspace_id, const char *list_id,
+                       const char *item_id, json_t **out) {
+  get_ctx x = {workspace_id, list_id, item_id, NULL};
+  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RO, get_fn, &x);
+  if (rc == SG_E_OK)
+    *out = x.out;
+  else
+    json_decref(x.out);
+  return rc;
+}
+
+/* Begins a write on one item: the list writable (and locked), the item current, and
+ * if_match (when not NULL) its ETag; on a mismatch x->out is the current item. */
+static sg_err begin_item_write(PGconn *c, item_ctx *x, json_t **cur, int64_t *seq) {
+  sg_err rc = sg__pg_list_writable(c, x->workspace_id, x->list_id);
+  if (rc != SG_E_OK) return rc;
+  if ((rc = load_item(c, x->list_id, x->item_id, cur, seq)) != SG_E_OK) return rc;
+  if (x->if_match) {
+    char etag[48];
+    sg_store_item_etag(*cur, etag);
+    if (!sg_etag_match(x->if_match, etag)) {
+      x->out = *cur;
+      *cur = NULL;
+      return SG_E_PRECONDITION_FAILED;
+    }
+  }
+  return SG_E_OK;
+}
+
+/* Ends the current row seq at clock; -1 unless exactly that row was current. */
+static int end_row(PGconn *c, int64_t seq, int64_t clock) {
+  char s[24], k[24];
+  const char *p[] = {sg__pg_int(seq, s), sg__pg_int(clock, k)};
+  PGresult *r = sg__pg_q(
+      c, "UPDATE items SET to_clock=$2::bigint WHERE seq=$1::bigint AND to_clock IS NULL", 2, p);
+  if (!r) return -1;
+  int64_t n = sg__pg_changed(r);
+  PQclear(r);
+  return n == 1 ? 0 : -1;
+}
+
+/* Depth bound of the parent walk that refuses cycles (as on SQLite). */
+#define PARENT_WALK_MAX 4096
+
+static sg_err check_parent(PGconn *c, const char *list_id, const char *item_id,
+                           const char *parent) {
+  char cur[160];
+  snprintf(cur, sizeof cur, "%s", parent);
+  for (int depth = 0; depth < PARENT_WALK_MAX; depth++) {
+    if (strcmp(cur, item_id) == 0) return SG_E_INVALID_REQUEST;
+    const char *p[] = {cur, list_id};
+    PGresult *r = sg__pg_q(
+        c, "SELECT parent_id FROM items WHERE id=$1 AND list_id=$2 AND to_clock IS NULL", 2, p);
+    if (!r) return SG_E_INTERNAL;
+    if (PQntuples(r) != 1) {
+      PQclear(r);
+      /* The first hop must exist; a dangling id further up is publish validation's. */
+      return depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK;
+    }
+    const char *up = sg__pg_s(r, 0, 0);
+    bool top = up == NULL;
+    if (!top) snprintf(cur, sizeof cur, "%s", up);
+    PQclear(r);
+    if (top) return SG_E_OK;
+  }
+  return SG_E_OK;
+}
+
+static sg_err update_fn(PGconn *c, void *vctx) {
+  item_ctx *x = vctx;
+  json_decref(x->out);
+  x->out = NULL;
+  json_t *cur = NULL;
+  int64_t seq = 0, clock = 0;
+  sg_err rc = begin_item_write(c, x, &cur, &seq);
+  if (rc != SG_E_OK) goto out;
+  const char *parent = x->ip.v[4];
+  if (parent && (rc = check_parent(c, x->list_id, x->item_id, parent)) != SG_E_OK) goto out;
+  /* An edit that changes nothing writes nothing: the ETag and history stay. */
+  json_t *next = json_deep_copy(cur);
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)x->item, k, v) json_object_set(next, k, v);
+  bool same = json_equal(next, cur);
+  json_decref(next);
+  if (same) {
+    x->out = cur;
+    return SG_E_OK;
+  }
+  rc = SG_E_INTERNAL;
+  if (sg__pg_item_clock_next(c, x->list_id, &clock)) goto out;
+  if (end_row(c, seq, clock)) {
+    rc = SG_E_PRECONDITION_FAILED;
+    goto out;
+  }
+  char s[24], clk[24];
+  const char *p[] = {sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1],
+                     x->ip.v[2],         x->ip.v[3], x->ip.v[4],
+                     x->ip.v[5],         x->ip.v[6], sg__pg_int(clock, clk)};
+  PGresult *r = sg__pg_q(c,
+                         "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
+                         " parent_id, locales, display_order, created_at, from_clock)"
+                         " SELECT id, list_id, $2, $3, $4, $5::bigint, $6, $7, $8::bigint,"
+                         " created_at, $9::bigint FROM items WHERE seq=$1::bigint"
+                         " ON CONFLICT DO NOTHING",
+                         9, p);
+  if (!r) goto out;
+  int64_t n = sg__pg_changed(r);
+  PQclear(r);
+  if (n != 1) {
+    rc = SG_E_DUPLICATE_VALUE;
+    goto out;
+  }
+  rc = load_item(c, x->list_id, x->item_id, &x->out, NULL);
+out:
+  json_decref(cur);
+  return rc;
+}
+
+sg_err sg__pg_item_update(sg_store *base, const char *workspace_id, const char *list_id,
+                          const char *item_id, const json_t *item, const char *if_match,
+                          json_t **out) {
+  item_ctx x = {workspace_id, list_id, item_id, if_match, item, {0}, NULL};
+  item_params_init(&x.ip, item);
+  *out = NULL;
+  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, update_fn, &x), &x, out);
+}
+
+static sg_err delete_fn(PGconn *c, void *vctx) {
+  item_ctx *x = vctx;
+  json_decref(x->out);
+  x->out = NULL;
+  json_t *cur = NULL;
+  int64_t seq = 0, clock = 0;
+  sg_err rc = begin_item_write(c, x, &cur, &seq);
+  json_decref(cur);
+  if (rc != SG_E_OK) return rc;
+  const char *p[] = {x->list_id, x->item_id};
+  PGresult *r = sg__pg_q(c,
+                         "SELECT 1 FROM items WHERE list_id=$1 AND parent_id=$2"
+                         " AND to_clock IS NULL LIMIT 1",
+                         2, p);
+  if (!r) return SG_E_INTERNAL;
+  bool kids = PQntuples(r) > 0;
+  PQclear(r);
+  if (kids) return SG_E_ITEM_HAS_CHILDREN;
+  if (sg__pg_item_clock_next(c, x->list_id, &clock)) return SG_E_INTERNAL;
+  return end_row(c, seq, clock) ? SG_E_PRECONDITION_FAILED : SG_E_OK;
+}
+
+sg_err sg__pg_item_delete(sg_store *base, const char *workspace_id, const char *list_id,
+                          const char *item_id, const char *if_match, json_t **cur_out) {
+  item_ctx x = {workspace_id, list_id, item_id, if_match, NULL, {0}, NULL};
+  *cur_out = NULL;
+  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, delete_fn, &x);
+  if (rc == SG_E_PRECONDITION_FAILED && x.out)
+    *cur_out = x.out;
+  else
+    json_decref(x.out);
+  return rc;
+}
+
+sg_err sg__pg_items_prune(sg_store *base, const char *list_id, size_t max, size_t *n) {
+  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved
+   * version has such a snapshot, nobody can read it again. */
+  char lim[24];
+  const char *p[] = {list_id, sg__pg_int((int64_t)max, lim)};
+  sg_err rc;
+  *n = 0;
+  PGresult *r = sg__pg_one(sg__pg_of(base),
+                           "DELETE FROM items WHERE seq IN (SELECT seq FROM items WHERE"
+                           " list_id=$1 AND to_clock IS NOT NULL AND to_clock <="
+                           " COALESCE((SELECT MIN(snapshot_seq) FROM versions WHERE list_id=$1"
+                           " AND state IN ('queued', 'staged')), 9223372036854775807)"
+                           " LIMIT $2::bigint)",
+                           2, p, &rc);
+  if (!r) return rc;
+  *n = (size_t)sg__pg_changed(r);
+  PQclear(r);
+  return SG_E_OK;
+}
