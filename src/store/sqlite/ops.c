@@ -90,4 +90,6 @@ const sg_store_ops sg__sqlite_store_ops = {
     .secret_key_touch = sg__sqlite_secret_key_touch,
     .publishable_key_list = sg__sqlite_publishable_key_list,
     .item_search = sg__sqlite_item_search,
+    .edge_records = sg__sqlite_edge_records,
+    /* No artifact copies: the data dir's edge directory is the durable one. */
 };

@@ -38,6 +38,37 @@ sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, siz
   return rc;
 }
 
+sg_err sg__sqlite_edge_records(sg_store *base, const char *after_kind, const char *after_id,
+                               sg_edge_dirty *out, size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE (kind, id) > (?, ?)"
+                          " ORDER BY kind, id LIMIT ?";
+  *n = 0;
+  sg__sq *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, q);
+  sg_err rc = SG_E_INTERNAL;
+  if (s) {
+    sg__sq_text(s, 1, after_kind);
+    sg__sq_text(s, 2, after_id);
+    sqlite3_bind_int64(s, 3, (sqlite3_int64)max);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
+      sg_edge_dirty *d = &out[*n];
+      const char *kind = sg__sq_col(s, 0), *id = sg__sq_col(s, 1);
+      /* A row too long for the struct names no edge record (ids are at most 128 bytes). */
+      if (!kind || !id || strlen(kind) >= sizeof d->kind || strlen(id) >= sizeof d->id) continue;
+      snprintf(d->kind, sizeof d->kind, "%s", kind);
+      snprintf(d->id, sizeof d->id, "%s", id);
+      d->gen = sqlite3_column_int64(s, 2);
+      (*n)++;
+    }
+    sqlite3_reset(s);
+    if (step == SQLITE_ROW || step == SQLITE_DONE) rc = SG_E_OK;
+  }
+  sg__sq_reader_release(r);
+  return rc;
+}
+
 sg_err sg__sqlite_edge_state(sg_store *base, const char *kind, const char *id, int64_t *want,
                              int64_t *done, int64_t *revision) {
   sg__sq *st = sg__sq_of(base);
