@@ -126,7 +126,7 @@ unit: unit-plain unit-san
 # The backend-neutral store tests (tests/unit/store/test_*.c) again on a throwaway
 # PostgreSQL cluster, plain and sanitizer builds (scripts/with-pg.sh: skipped with a
 # message when PostgreSQL cannot start, except under CI=true).
-STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c))
+STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c tests/unit/store/postgres/test_*.c))
 unit-pg: $(addprefix $(B)/unit/,$(STORE_UNIT)) $(addprefix $(B)/unit-san/,$(STORE_UNIT))
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  scripts/with-pg.sh "store unit tests on PostgreSQL" scripts/run-unit.sh $^
