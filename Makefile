@@ -123,7 +123,8 @@ unit-san: $(UNIT_SAN_BINS)
 
 unit: unit-plain unit-san
 
-# The backend-neutral store tests (tests/unit/store/test_*.c) again on a throwaway
+# The backend-neutral store tests (tests/unit/store/test_*.c) and the PostgreSQL-only ones
+# (tests/unit/store/postgres/) on a throwaway
 # PostgreSQL cluster, plain and sanitizer builds (scripts/with-pg.sh: skipped with a
 # message when PostgreSQL cannot start, except under CI=true).
 STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c tests/unit/store/postgres/test_*.c))
@@ -153,13 +154,16 @@ fuzz-smoke: $(FUZZ_BINS)
 
 # --- black-box API tests: pytest against the real binary on random ports ---------------
 # The API suite records every answer for the OpenAPI check (tests/node/openapi.test.mjs).
+# Two test files run at a time (SUGGESTD_API_JOBS): most of a test is waiting on the
+# server, so the suite takes about half as long on two cores.
+API_JOBS ?= 2
 api: $(B)/suggestd
 	@rm -f $(B)/api-responses.ndjson
-	@SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
+	@SUGGESTD_API_JOBS=$(API_JOBS) SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
 
 # The same suite with every store on PostgreSQL (tests/api/conftest.py, SUGGESTD_TEST_DATABASE).
 api-pg: $(B)/suggestd
-	@scripts/with-pg.sh "API suite on PostgreSQL" scripts/run-api.sh
+	@SUGGESTD_API_JOBS=$(API_JOBS) scripts/with-pg.sh "API suite on PostgreSQL" scripts/run-api.sh
 
 # --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
 js:
