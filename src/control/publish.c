@@ -76,9 +76,9 @@ struct sg__publisher {
   pthread_cond_t wake;         /* the worker's doorbell */
   pthread_cond_t wake_renewer; /* rung at stop */
   list_lock *locks;
-  bool kick, stop, started, renewing;
+  bool kick, stop, started, renewing, listening;
   int held; /* runs holding a store lease now: the renewer works only while > 0 */
-  pthread_t thread, renewer;
+  pthread_t thread, renewer, listener;
 };
 
 static void deadline_in(struct timespec *ts, int64_t ms) {
@@ -597,6 +597,25 @@ static void *renewer(void *arg) {
   return NULL;
 }
 
+/* With a store that announces publish work (PostgreSQL's NOTIFY, sent when any process
+ * creates or releases a version), rings the worker's doorbell at once instead of at its
+ * next tick. The wait is short so that stop is prompt. */
+static void *listener(void *arg) {
+  sg_control *c = arg;
+  struct sg__publisher *p = c->pub;
+  while (!stopping(p)) {
+    sg_err e = sg_store_wait_work(c->cfg.store, 500);
+    if (e == SG_E_OK) {
+      sg__publish_kick(c);
+    } else if (e != SG_E_NOT_FOUND) {
+      /* The database is away: the worker's own tick keeps polling meanwhile. */
+      struct timespec ts = {.tv_sec = 0, .tv_nsec = 500000000L};
+      nanosleep(&ts, NULL);
+    }
+  }
+  return NULL;
+}
+
 int sg__publish_start(sg_control *c) {
   struct sg__publisher *p = calloc(1, sizeof *p);
   if (!p) return -1;
@@ -611,6 +630,10 @@ int sg__publish_start(sg_control *c) {
   p->started = true;
   if (pthread_create(&p->renewer, NULL, renewer, c) != 0) return -1;
   p->renewing = true;
+  if (sg_store_announces_work(c->cfg.store)) {
+    if (pthread_create(&p->listener, NULL, listener, c) != 0) return -1;
+    p->listening = true;
+  }
   return 0;
 }
 
@@ -633,6 +656,7 @@ void sg__publish_stop(sg_control *c) {
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
     if (p->renewing) pthread_join(p->renewer, NULL);
+    if (p->listening) pthread_join(p->listener, NULL);
   }
   /* Every lock is released by now: the HTTP listener stopped before the worker. */
   while (p->locks) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/util.h"
 #include "compiler/normalize.h"
@@ -100,4 +101,40 @@ sg_role sg_role_parse(const char *s) {
 
 const char *sg_role_name(sg_role r) {
   return r >= SG_ROLE_VIEWER && r <= SG_ROLE_OWNER ? role_names[r] : role_names[0];
+}
+
+bool sg__store_list_policies_valid(const json_t *list) {
+  const json_t *lp = json_object_get(list, "localePolicy");
+  const json_t *tt = json_object_get(json_object_get(list, "queryPolicy"), "typoTolerance");
+  if (json_integer_value(json_object_get(tt, "minCharsOneTypo")) >
+      json_integer_value(json_object_get(tt, "minCharsTwoTypos")))
+    return false;
+  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
+  size_t i;
+  const json_t *t;
+  json_array_foreach(json_object_get(lp, "supportedLocales"), i, t) {
+    if (def && json_is_string(t) && strcasecmp(def, json_string_value(t)) == 0) return true;
+  }
+  return false;
+}
+
+char *sg__store_like_prefix(const char *prefix) {
+  size_t n = strlen(prefix);
+  char *p = malloc(2 * n + 2);
+  if (!p) return NULL;
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (prefix[i] == '%' || prefix[i] == '_' || prefix[i] == '\\') p[o++] = '\\';
+    p[o++] = prefix[i];
+  }
+  p[o++] = '%';
+  p[o] = '\0';
+  return p;
+}
+
+char *sg__store_json_text(const json_t *v) {
+  if (!v || json_is_null(v)) return NULL;
+  if (json_is_array(v) && json_array_size(v) == 0) return NULL;
+  if (json_is_object(v) && json_object_size(v) == 0) return NULL;
+  return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 }

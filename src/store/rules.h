@@ -29,6 +29,17 @@ bool sg__store_list_usable(const char *workspace_id, const char *owner_workspace
 bool sg__store_list_subscribable(const char *workspace_id, const char *owner_workspace_id,
                                  const char *visibility);
 
+/* The invariants of a list after a PATCH merged its policies: the default locale is one
+ * of the supported ones, and minCharsOneTypo <= minCharsTwoTypos. */
+bool sg__store_list_policies_valid(const json_t *list);
+/* The LIKE pattern matching strings that start with prefix ('%', '_' and '\\' escaped
+ * with '\\', then '%'); the caller frees it. NULL when out of memory. */
+char *sg__store_like_prefix(const char *prefix);
+/* Compact JSON text of v in its stored form, or NULL when v is absent, null or empty; the
+ * caller frees it. Every backend stores aliases and locales this way, so an unchanged
+ * item compares equal byte for byte. */
+char *sg__store_json_text(const json_t *v);
+
 /* ---- records (records.c): the JSON of edge records, the same from every backend ------ */
 /* {id, status} (status omitted when NULL): a workspace, a secret key. */
 json_t *sg__store_simple_record(const char *id, const char *status);

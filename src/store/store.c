@@ -693,6 +693,14 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
   return st->ops->item_search(st, workspace_id, list_id, prefix, limit, after, data, more);
 }
 
+bool sg_store_announces_work(const sg_store *st) { return st && st->ops->wait_work; }
+
+sg_err sg_store_wait_work(sg_store *st, int timeout_ms) {
+  if (!st) return SG_E_INTERNAL;
+  if (!st->ops->wait_work) return sg__store_missing(st->ops, "wait_work");
+  return st->ops->wait_work(st, timeout_ms);
+}
+
 sg_err sg_store_edge_records(sg_store *st, const char *after_kind, const char *after_id,
                              sg_edge_dirty *out, size_t max, size_t *n) {
   *n = 0;

@@ -442,4 +442,11 @@ sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]);
  * queue depth. */
 sg_err sg_store_queue_depth(sg_store *st, int64_t *n);
 
+/* Whether the backend announces publish work across processes (PostgreSQL's NOTIFY);
+ * without it the publish worker polls. */
+bool sg_store_announces_work(const sg_store *st);
+/* Waits up to timeout_ms for an announcement of publish work: SG_E_OK when one came,
+ * SG_E_NOT_FOUND at the timeout, SG_E_UNAVAILABLE when the database cannot be reached. */
+sg_err sg_store_wait_work(sg_store *st, int timeout_ms);
+
 #endif

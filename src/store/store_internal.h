@@ -153,6 +153,9 @@ struct sg_store_ops {
   sg_err (*item_search)(sg_store *st, const char *workspace_id, const char *list_id,
                         const char *prefix, size_t limit, const json_t *after, json_t **data,
                         bool *more);
+  /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to
+   * announce publish work; SG_E_OK when one did, SG_E_NOT_FOUND at the timeout. */
+  sg_err (*wait_work)(sg_store *st, int timeout_ms);
   sg_err (*edge_records)(sg_store *st, const char *after_kind, const char *after_id,
                          sg_edge_dirty *out, size_t max, size_t *n);
   /* Durable artifact copies: all four NULL for a backend that keeps none. */

@@ -3,6 +3,7 @@
  * and migrations.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,7 @@ int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz) {
   snprintf(st->owner, sizeof st->owner, "%s %ld %s", host, (long)getpid(), rnd);
   pthread_mutex_init(&st->mu, NULL);
   pthread_cond_init(&st->cv, NULL);
+  pthread_mutex_init(&st->listen_mu, NULL);
   st->base.ops = &sg__pg_store_ops;
   *out = &st->base;
   return 0;
@@ -390,6 +392,8 @@ void sg__pg_close(sg_store *base) {
   sg__pg *st = sg__pg_of(base);
   if (!st) return;
   for (int i = 0; i < SG__PG_POOL; i++) PQfinish(st->conns[i]);
+  PQfinish(st->listen);
+  pthread_mutex_destroy(&st->listen_mu);
   pthread_mutex_destroy(&st->mu);
   pthread_cond_destroy(&st->cv);
   free(st->conninfo);
@@ -427,4 +431,52 @@ static sg_err secret_fn(PGconn *c, void *vctx) {
 sg_err sg__pg_secret(sg_store *base, const char *name, uint8_t out[32]) {
   secret_ctx x = {name, out};
   return sg__pg_tx(sg__pg_of(base), SG__PG_RC, secret_fn, &x);
+}
+
+/* Takes every notification libpq has read; true when there was one. */
+static bool drain_notifies(PGconn *c) {
+  bool any = false;
+  PGnotify *n;
+  while ((n = PQnotifies(c))) {
+    any = true;
+    PQfreemem(n);
+  }
+  return any;
+}
+
+sg_err sg__pg_wait_work(sg_store *base, int timeout_ms) {
+  sg__pg *st = sg__pg_of(base);
+  sg_err rc = SG_E_NOT_FOUND;
+  pthread_mutex_lock(&st->listen_mu);
+  if (!st->listen || PQstatus(st->listen) != CONNECTION_OK) {
+    PQfinish(st->listen);
+    st->listen = connect_one(st->conninfo);
+    PGresult *r = st->listen ? PQexec(st->listen, "LISTEN sg_publish") : NULL;
+    bool ok = r && PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) {
+      PQfinish(st->listen);
+      st->listen = NULL;
+      rc = SG_E_UNAVAILABLE;
+      goto out;
+    }
+    /* Announcements sent while nobody listened are lost: report one, so the caller
+     * looks at the queue once. */
+    rc = SG_E_OK;
+    goto out;
+  }
+  if (PQconsumeInput(st->listen) && drain_notifies(st->listen)) {
+    rc = SG_E_OK;
+    goto out;
+  }
+  struct pollfd pfd = {.fd = PQsocket(st->listen), .events = POLLIN};
+  if (pfd.fd >= 0 && poll(&pfd, 1, timeout_ms) > 0) {
+    if (!PQconsumeInput(st->listen))
+      rc = SG_E_UNAVAILABLE; /* the next call reconnects */
+    else if (drain_notifies(st->listen))
+      rc = SG_E_OK;
+  }
+out:
+  pthread_mutex_unlock(&st->listen_mu);
+  return rc;
 }

@@ -30,15 +30,6 @@ json_t *sg__pg_item_row(const PGresult *r, int i) {
   return sg__store_item_record(&row);
 }
 
-/* Compact JSON text of v, or NULL when v is absent, null or empty (SQLite's
- * sg__sq_json_text: the same stored form on both engines). */
-static char *json_text(const json_t *v) {
-  if (!v || json_is_null(v)) return NULL;
-  if (json_is_array(v) && json_array_size(v) == 0) return NULL;
-  if (json_is_object(v) && json_object_size(v) == 0) return NULL;
-  return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-}
-
 int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock) {
   const char *p[] = {list_id};
   PGresult *r = sg__pg_q(
@@ -59,8 +50,8 @@ typedef struct {
 } item_params;
 
 static void item_params_init(item_params *ip, const json_t *item) {
-  ip->aliases = json_text(json_object_get(item, "aliases"));
-  ip->locales = json_text(json_object_get(item, "locales"));
+  ip->aliases = sg__store_json_text(json_object_get(item, "aliases"));
+  ip->locales = sg__store_json_text(json_object_get(item, "locales"));
   ip->v[0] = json_string_value(json_object_get(item, "value"));
   ip->v[1] = json_string_value(json_object_get(item, "displayValue"));
   ip->v[2] = ip->aliases;
@@ -221,21 +212,6 @@ sg_err sg__pg_item_page(sg_store *base, const char *workspace_id, const char *li
   return item_page_run(sg__pg_of(base), &x, data);
 }
 
-/* The LIKE pattern of a prefix: its %, _ and \ escaped, then '%'. Caller frees. */
-static char *like_pattern(const char *prefix) {
-  size_t n = strlen(prefix);
-  char *p = malloc(2 * n + 2);
-  if (!p) return NULL;
-  size_t o = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (prefix[i] == '%' || prefix[i] == '_' || prefix[i] == '\\') p[o++] = '\\';
-    p[o++] = prefix[i];
-  }
-  p[o++] = '%';
-  p[o] = '\0';
-  return p;
-}
-
 #define FOLD "translate(value, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')"
 
 sg_err sg__pg_item_search(sg_store *base, const char *workspace_id, const char *list_id,
@@ -244,7 +220,7 @@ sg_err sg__pg_item_search(sg_store *base, const char *workspace_id, const char *
   /* As on SQLite: ASCII case is ignored (the fold below is the index's expression), the
    * order is the folded value then id, and the cursor is [value, id]. */
   char lim[24];
-  char *like = like_pattern(prefix);
+  char *like = sg__store_like_prefix(prefix);
   if (!like) return SG_E_INTERNAL;
   const char *p[] = {list_id, sg__pg_int((int64_t)limit + 1, lim), like,
                      json_string_value(json_array_get(after, 0)),

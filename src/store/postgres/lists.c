@@ -9,7 +9,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/util.h"
 #include "store/postgres/pg.h"
@@ -177,24 +176,6 @@ sg_err sg__pg_list_page(sg_store *base, const char *workspace_id, size_t limit, 
   return SG_E_OK;
 }
 
-/* The invariant of a locale policy: its default is one of its supported locales. */
-static bool default_locale_supported(const json_t *lp) {
-  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
-  size_t i;
-  const json_t *t;
-  json_array_foreach(json_object_get(lp, "supportedLocales"), i, t) {
-    if (def && json_is_string(t) && strcasecmp(def, json_string_value(t)) == 0) return true;
-  }
-  return false;
-}
-
-/* minCharsOneTypo <= minCharsTwoTypos (two PATCHes may each move one of them). */
-static bool typo_order_valid(const json_t *qp) {
-  const json_t *tt = json_object_get(qp, "typoTolerance");
-  return json_integer_value(json_object_get(tt, "minCharsOneTypo")) <=
-         json_integer_value(json_object_get(tt, "minCharsTwoTypos"));
-}
-
 typedef struct {
   const char *workspace_id, *id, *if_match;
   const json_t *changes;
@@ -278,8 +259,7 @@ static sg_err patch_fn(PGconn *c, void *vctx) {
    * rather than applied over another. */
   if (n != 1) return SG_E_PRECONDITION_FAILED;
   rc = sg__pg_list_load(c, x->workspace_id, x->id, false, &x->out, NULL);
-  if (rc == SG_E_OK && (!default_locale_supported(json_object_get(x->out, "localePolicy")) ||
-                        !typo_order_valid(json_object_get(x->out, "queryPolicy")))) {
+  if (rc == SG_E_OK && !sg__store_list_policies_valid(x->out)) {
     json_decref(x->out);
     x->out = NULL;
     rc = SG_E_INVALID_REQUEST;

@@ -1,7 +1,6 @@
 /*
- * The PostgreSQL backend's table of operations (see store/store_internal.h). An
- * operation not yet written is left NULL: store.c answers SG_E_INTERNAL for it and logs
- * its name (docs/STORE.md lists what the backend covers).
+ * The PostgreSQL backend's table of operations (see store/store_internal.h): every
+ * operation of the seam.
  */
 #include "store/postgres/pg.h"
 
@@ -81,6 +80,16 @@ const sg_store_ops sg__pg_store_ops = {
     .publishable_key_workspace = sg__pg_publishable_key_workspace,
     .secret_key_touch = sg__pg_secret_key_touch,
     .publishable_key_list = sg__pg_publishable_key_list,
+    .import_begin = sg__pg_import_begin,
+    .import_add = sg__pg_import_add,
+    .import_line_of = sg__pg_import_line_of,
+    .import_apply = sg__pg_import_apply,
+    .import_free = sg__pg_import_free,
+    .import_cleanup = sg__pg_import_cleanup,
+    .export_open = sg__pg_export_open,
+    .export_next = sg__pg_export_next,
+    .export_close = sg__pg_export_close,
+    .wait_work = sg__pg_wait_work,
     .checkpoint = sg__pg_checkpoint,
     .secret = sg__pg_secret,
     .edge_records = sg__pg_edge_records,

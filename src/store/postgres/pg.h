@@ -32,6 +32,9 @@ struct sg__pg {
   PGconn *conns[SG__PG_POOL];
   bool busy[SG__PG_POOL];
   bool opening[SG__PG_POOL]; /* a slot reserved while its connection is being made */
+  /* The connection that LISTENs for sg_publish (wait_work), outside the pool. */
+  pthread_mutex_t listen_mu;
+  PGconn *listen;
 };
 
 static inline sg__pg *sg__pg_of(sg_store *st) { return (sg__pg *)st; }
@@ -211,6 +214,7 @@ sg_err sg__pg_edge_done(sg_store *st, const char *kind, const char *id, int64_t 
 sg_err sg__pg_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                          int64_t *done, int64_t *revision);
 sg_err sg__pg_checkpoint(sg_store *st);
+sg_err sg__pg_wait_work(sg_store *st, int timeout_ms);
 sg_err sg__pg_secret(sg_store *st, const char *name, uint8_t out[32]);
 sg_err sg__pg_queue_depth(sg_store *st, int64_t *n);
 sg_err sg__pg_member_create(sg_store *st, const char *workspace_id, const char *email, sg_role role,

@@ -5,22 +5,8 @@
 #include <string.h>
 
 #include "store/members.h"
+#include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
-
-/* The LIKE pattern of a prefix: its %, _ and \ escaped, then '%'. Caller frees. */
-static char *like_pattern(const char *prefix) {
-  size_t n = strlen(prefix);
-  char *p = malloc(2 * n + 2);
-  if (!p) return NULL;
-  size_t o = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (prefix[i] == '%' || prefix[i] == '_' || prefix[i] == '\\') p[o++] = '\\';
-    p[o++] = prefix[i];
-  }
-  p[o++] = '%';
-  p[o] = '\0';
-  return p;
-}
 
 sg_err sg__sqlite_item_search(sg_store *base, const char *workspace_id, const char *list_id,
                               const char *prefix, size_t limit, const json_t *after, json_t **data,
@@ -37,7 +23,7 @@ sg_err sg__sqlite_item_search(sg_store *base, const char *workspace_id, const ch
       " ORDER BY value COLLATE NOCASE, id LIMIT ?2";
   size_t n = strlen(prefix);
   char *hi = malloc(n + 5);
-  char *like = like_pattern(prefix);
+  char *like = sg__store_like_prefix(prefix);
   sg_err rc = SG_E_INTERNAL;
   *more = false;
   if (!hi || !like) goto done;

@@ -31,12 +31,7 @@ json_t *sg__sq_item_row(sqlite3_stmt *s) {
   return sg__store_item_record(&r);
 }
 
-char *sg__sq_json_text(const json_t *v) {
-  if (!v || json_is_null(v)) return NULL;
-  if (json_is_array(v) && json_array_size(v) == 0) return NULL;
-  if (json_is_object(v) && json_object_size(v) == 0) return NULL;
-  return json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
-}
+char *sg__sq_json_text(const json_t *v) { return sg__store_json_text(v); }
 
 int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock) {
   static const char q[] =

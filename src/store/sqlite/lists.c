@@ -4,7 +4,6 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/util.h"
 #include "compiler/normalize.h"
@@ -145,25 +144,6 @@ sg_err sg__sqlite_list_page(sg_store *base, const char *workspace_id, size_t lim
   return SG_E_OK;
 }
 
-/* The invariant of a locale policy: its default is one of its supported locales. */
-static bool default_locale_supported(const json_t *lp) {
-  const char *def = json_string_value(json_object_get(lp, "defaultLocale"));
-  size_t i;
-  const json_t *t;
-  json_array_foreach(json_object_get(lp, "supportedLocales"), i,
-                     t) if (def && json_is_string(t) &&
-                            strcasecmp(def, json_string_value(t)) == 0) return true;
-  return false;
-}
-
-/* The invariant of a typo policy: minCharsOneTypo <= minCharsTwoTypos (re-checked here
- * because two PATCHes may each move one of them). */
-static bool typo_order_valid(const json_t *qp) {
-  const json_t *tt = json_object_get(qp, "typoTolerance");
-  return json_integer_value(json_object_get(tt, "minCharsOneTypo")) <=
-         json_integer_value(json_object_get(tt, "minCharsTwoTypos"));
-}
-
 sg_err sg__sqlite_list_patch(sg_store *base, const char *workspace_id, const char *id,
                              const json_t *changes, const char *if_match, json_t **out) {
   sg__sq *st = sg__sq_of(base);
@@ -239,9 +219,7 @@ sg_err sg__sqlite_list_patch(sg_store *base, const char *workspace_id, const cha
   json_decref(cur);
   cur = NULL;
   rc = sg__sq_list_load(st, workspace_id, id, &patched);
-  if (rc == SG_E_OK && (!default_locale_supported(json_object_get(patched, "localePolicy")) ||
-                        !typo_order_valid(json_object_get(patched, "queryPolicy"))))
-    rc = SG_E_INVALID_REQUEST;
+  if (rc == SG_E_OK && !sg__store_list_policies_valid(patched)) rc = SG_E_INVALID_REQUEST;
   goto end;
 fail:
   rc = SG_E_INTERNAL;

@@ -187,6 +187,26 @@ static void test_lost_connection_is_retried(void **state) {
   json_decref(item);
 }
 
+/* A version created through another store (another process) wakes a waiting worker at
+ * once: NOTIFY sg_publish reaches wait_work; with nothing announced it times out. */
+static void test_version_create_wakes_waiting_workers(void **state) {
+  store_fixture *f = *state;
+  assert_true(sg_store_announces_work(f->st));
+  /* The first call connects and LISTENs; it reports work once, for what was missed. */
+  assert_int_equal(sg_store_wait_work(f->st, 100), SG_E_OK);
+  assert_int_equal(sg_store_wait_work(f->st, 200), SG_E_NOT_FOUND);
+  sg_store *other = NULL;
+  assert_int_equal(store_test_open(f->dir, &other), 0);
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_create(other, f->ws, f->list, &v), SG_E_OK);
+  json_decref(v);
+  int64_t t0 = sg_mono_ms();
+  assert_int_equal(sg_store_wait_work(f->st, 5000), SG_E_OK);
+  assert_true(sg_mono_ms() - t0 < 2000);
+  assert_int_equal(sg_store_wait_work(f->st, 200), SG_E_NOT_FOUND);
+  sg_store_close(other);
+}
+
 static int setup(void **state) {
   if (!store_test_is_postgres()) {
     fprintf(stderr, "skipped: SUGGESTD_TEST_STORE does not name a PostgreSQL server\n");
@@ -208,6 +228,7 @@ PG_TEST(test_if_match_race_has_one_winner)
 PG_TEST(test_racing_version_creates_get_distinct_consecutive_numbers)
 PG_TEST(test_two_claimers_never_get_the_same_version)
 PG_TEST(test_lost_connection_is_retried)
+PG_TEST(test_version_create_wakes_waiting_workers)
 
 int main(void) {
   if (sg_init()) return 1;
@@ -218,6 +239,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_two_claimers_never_get_the_same_version_or_skip, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_lost_connection_is_retried_or_skip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_version_create_wakes_waiting_workers_or_skip, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

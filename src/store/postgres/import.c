@@ -1,0 +1,324 @@
+/*
+ * PostgreSQL backend: bulk import and export (docs/STORE.md, "PostgreSQL").
+ *
+ * Import: an import holds one pooled connection for its whole life and stages its lines
+ * in a TEMP table of that session (UNIQUE(value), so a duplicate is reported with the
+ * line that repeats it, as on SQLite), in transactions of STAGE_BATCH rows. Apply runs
+ * SQLite's set-wise statements against the staged table in ONE transaction on the same
+ * connection under one new item clock, after locking the list's row: a crash or an error
+ * leaves the old item set, a commit the new one.
+ *
+ * Export: one short REPEATABLE READ, READ ONLY transaction streams the list's current
+ * items (single-row mode) into an unlinked temporary file as JSON lines; the transaction
+ * ends before the first line goes to the client, which then reads from the file at its
+ * own pace. So an export is an exact snapshot and a slow reader pins nothing in the
+ * database.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/util.h"
+#include "store/postgres/pg.h"
+#include "store/rules.h"
+
+/* Staged rows per staging transaction. */
+#define STAGE_BATCH 5000
+
+typedef struct {
+  sg_store_import base; /* first: the generic handle */
+  sg__pg *st;
+  PGconn *c;
+  size_t in_batch;
+} pg_import;
+
+void sg__pg_import_free(sg_store_import *handle) {
+  pg_import *imp = (pg_import *)handle;
+  if (!imp) return;
+  if (imp->c) {
+    /* The staged rows go with the TEMP table; the connection goes back clean. */
+    PGresult *r = PQexec(imp->c, "ROLLBACK; DROP TABLE IF EXISTS staged");
+    PQclear(r);
+    sg__pg_release(imp->st, imp->c);
+  }
+  free(imp);
+}
+
+/* Staging lives in TEMP tables, which PostgreSQL removes with their session. */
+void sg__pg_import_cleanup(sg_store *st) { (void)st; }
+
+sg_err sg__pg_import_begin(sg_store *base, sg_store_import **out) {
+  sg__pg *st = sg__pg_of(base);
+  pg_import *imp = calloc(1, sizeof *imp);
+  if (!imp) return SG_E_INTERNAL;
+  imp->base.ops = &sg__pg_store_ops;
+  imp->st = st;
+  if (!(imp->c = sg__pg_acquire(st))) {
+    free(imp);
+    return SG_E_UNAVAILABLE;
+  }
+  PGresult *r =
+      PQexec(imp->c, "DROP TABLE IF EXISTS staged;"
+                     "CREATE TEMP TABLE staged(line BIGINT PRIMARY KEY,"
+                     " value TEXT COLLATE \"C\" NOT NULL UNIQUE, display_value TEXT NOT NULL,"
+                     " aliases TEXT, rank BIGINT NOT NULL, parent_value TEXT COLLATE \"C\","
+                     " locales TEXT, display_order BIGINT NOT NULL, new_id TEXT NOT NULL,"
+                     " old_seq BIGINT, old_id TEXT, old_created BIGINT, parent_id TEXT,"
+                     " changed BOOLEAN NOT NULL DEFAULT true);"
+                     "BEGIN");
+  bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  PQclear(r);
+  if (!ok) {
+    sg__pg_import_free(&imp->base);
+    return SG_E_INTERNAL;
+  }
+  *out = &imp->base;
+  return SG_E_OK;
+}
+
+sg_err sg__pg_import_add(sg_store_import *handle, int64_t line, const json_t *item,
+                         const char *parent_value) {
+  pg_import *imp = (pg_import *)handle;
+  char id[32], ln[24], rank[24], order[24];
+  sg_random_id("itm_", id, sizeof id);
+  char *aliases = sg__store_json_text(json_object_get(item, "aliases"));
+  char *locales = sg__store_json_text(json_object_get(item, "locales"));
+  const char *p[] = {sg__pg_int(line, ln),
+                     json_string_value(json_object_get(item, "value")),
+                     json_string_value(json_object_get(item, "displayValue")),
+                     aliases,
+                     sg__pg_int(json_integer_value(json_object_get(item, "rank")), rank),
+                     parent_value,
+                     locales,
+                     sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), order),
+                     id};
+  PGresult *r = sg__pg_q(imp->c,
+                         "INSERT INTO staged(line, value, display_value, aliases, rank,"
+                         " parent_value, locales, display_order, new_id) VALUES($1::bigint, $2,"
+                         " $3, $4, $5::bigint, $6, $7, $8::bigint, $9) ON CONFLICT (value)"
+                         " DO NOTHING",
+                         9, p);
+  free(aliases);
+  free(locales);
+  if (!r) return SG_E_INTERNAL;
+  int64_t n = sg__pg_changed(r);
+  PQclear(r);
+  if (n != 1) return SG_E_DUPLICATE_VALUE;
+  if (++imp->in_batch >= STAGE_BATCH) {
+    imp->in_batch = 0;
+    if (sg__pg_x(imp->c, "COMMIT", 0, NULL) || sg__pg_x(imp->c, "BEGIN", 0, NULL))
+      return SG_E_INTERNAL;
+  }
+  return SG_E_OK;
+}
+
+sg_err sg__pg_import_line_of(sg_store_import *handle, const char *value, int64_t *line) {
+  pg_import *imp = (pg_import *)handle;
+  const char *p[] = {value};
+  PGresult *r = sg__pg_q(imp->c, "SELECT line FROM staged WHERE value=$1", 1, p);
+  if (!r) return SG_E_INTERNAL;
+  sg_err rc = SG_E_NOT_FOUND;
+  if (PQntuples(r) == 1) {
+    *line = sg__pg_i(r, 0, 0);
+    rc = SG_E_OK;
+  }
+  PQclear(r);
+  return rc;
+}
+
+/* The apply, as on SQLite (src/store/sqlite/import.c explains each step). $1 list id,
+ * $2 clock, $3 now. */
+static const char q_match[] =
+    "UPDATE staged s SET old_seq=i.seq, old_id=i.id, old_created=i.created_at FROM items i"
+    " WHERE i.list_id=$1 AND i.value=s.value AND i.to_clock IS NULL";
+static const char q_parent_staged[] =
+    "UPDATE staged s SET parent_id=COALESCE(p.old_id, p.new_id) FROM staged p"
+    " WHERE s.parent_value IS NOT NULL AND p.value=s.parent_value";
+static const char q_parent_list[] =
+    "UPDATE staged s SET parent_id=i.id FROM items i WHERE s.parent_value IS NOT NULL AND"
+    " s.parent_id IS NULL AND i.list_id=$1 AND i.value=s.parent_value AND i.to_clock IS NULL";
+static const char q_bad[] = "SELECT line FROM staged WHERE parent_value IS NOT NULL"
+                            " AND parent_id IS NULL ORDER BY line";
+static const char q_same[] =
+    "UPDATE staged s SET changed=false FROM items i WHERE s.old_seq IS NOT NULL AND"
+    " i.seq=s.old_seq AND i.value=s.value AND i.display_value=s.display_value"
+    " AND i.aliases IS NOT DISTINCT FROM s.aliases AND i.rank=s.rank"
+    " AND i.parent_id IS NOT DISTINCT FROM s.parent_id"
+    " AND i.locales IS NOT DISTINCT FROM s.locales AND i.display_order=s.display_order";
+static const char q_counts[] =
+    "SELECT count(*) FILTER (WHERE old_seq IS NULL), count(*) FILTER (WHERE old_seq IS NOT NULL"
+    " AND changed), count(*) FILTER (WHERE old_seq IS NOT NULL AND NOT changed) FROM staged";
+static const char q_delete[] =
+    "UPDATE items SET to_clock=$2::bigint WHERE list_id=$1 AND to_clock IS NULL"
+    " AND NOT EXISTS (SELECT 1 FROM staged s WHERE s.value=items.value)";
+static const char q_end[] =
+    "UPDATE items SET to_clock=$2::bigint WHERE list_id=$1 AND seq IN (SELECT old_seq FROM"
+    " staged WHERE old_seq IS NOT NULL AND changed)";
+static const char q_insert[] =
+    "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
+    " display_order, created_at, from_clock) SELECT COALESCE(old_id, new_id), $1, value,"
+    " display_value, aliases, rank, parent_id, locales, display_order,"
+    " COALESCE(old_created, $3::bigint), $2::bigint FROM staged WHERE changed"
+    " ORDER BY display_order, COALESCE(old_id, new_id)";
+
+sg_err sg__pg_import_apply(sg_store *base, sg_store_import *handle, const char *workspace_id,
+                           const char *list_id, bool replace, size_t max_bad,
+                           sg_import_counts *counts, json_t **bad_lines, int64_t *n_bad) {
+  (void)base;
+  pg_import *imp = (pg_import *)handle;
+  PGconn *c = imp->c;
+  memset(counts, 0, sizeof *counts);
+  *bad_lines = NULL;
+  *n_bad = 0;
+  /* Close staging, then one transaction for the whole apply. */
+  if (sg__pg_x(c, "COMMIT", 0, NULL) ||
+      sg__pg_x(c, "BEGIN ISOLATION LEVEL READ COMMITTED", 0, NULL))
+    return SG_E_INTERNAL;
+  sg_err rc = sg__pg_list_writable(c, workspace_id, list_id);
+  if (rc != SG_E_OK) goto end;
+  rc = SG_E_INTERNAL;
+  char clk[24], now[24];
+  const char *p[] = {list_id, NULL, sg__pg_int(sg_now_s(), now)};
+  if (sg__pg_x(c, q_match, 1, p) || sg__pg_x(c, "ANALYZE staged", 0, NULL) ||
+      sg__pg_x(c, q_parent_staged, 0, NULL) || (!replace && sg__pg_x(c, q_parent_list, 1, p)))
+    goto end;
+  PGresult *r = sg__pg_q(c, q_bad, 0, NULL);
+  if (!r) goto end;
+  for (int i = 0; i < PQntuples(r); i++) {
+    if (!*bad_lines) *bad_lines = json_array();
+    if ((size_t)*n_bad < max_bad)
+      json_array_append_new(*bad_lines, json_integer(sg__pg_i(r, i, 0)));
+    (*n_bad)++;
+  }
+  PQclear(r);
+  if (*n_bad) {
+    rc = SG_E_INVALID_REQUEST;
+    goto end;
+  }
+  if (sg__pg_x(c, q_same, 0, NULL) || !(r = sg__pg_q(c, q_counts, 0, NULL))) goto end;
+  counts->created = sg__pg_i(r, 0, 0);
+  counts->updated = sg__pg_i(r, 0, 1);
+  counts->unchanged = sg__pg_i(r, 0, 2);
+  PQclear(r);
+  /* The clock the import's changes carry; taken (and the list row updated) only when
+   * something changes, so an import that changes nothing leaves every snapshot alone. */
+  if (!(r = sg__pg_q(c, "SELECT item_clock + 1 FROM lists WHERE id=$1", 1, p))) goto end;
+  p[1] = sg__pg_int(sg__pg_i(r, 0, 0), clk);
+  PQclear(r);
+  if (replace) {
+    if (!(r = sg__pg_q(c, q_delete, 2, p))) goto end;
+    counts->deleted = sg__pg_changed(r);
+    PQclear(r);
+  }
+  /* Old rows end before the new ones go in: the unique indexes hold among current rows. */
+  if (sg__pg_x(c, q_end, 2, p) || sg__pg_x(c, q_insert, 3, p)) goto end;
+  if (counts->created + counts->updated + counts->deleted > 0 &&
+      sg__pg_x(c, "UPDATE lists SET item_clock=$2::bigint WHERE id=$1", 2, p))
+    goto end;
+  rc = SG_E_OK;
+end:;
+  PGresult *fin = PQexec(c, rc == SG_E_OK ? "COMMIT" : "ROLLBACK");
+  if (rc == SG_E_OK && PQresultStatus(fin) != PGRES_COMMAND_OK)
+    rc = PQstatus(c) == CONNECTION_BAD ? SG_E_UNAVAILABLE : SG_E_INTERNAL;
+  PQclear(fin);
+  /* A later apply on the same handle is not part of the contract; staging is reopened
+   * only so that free() finds the connection in a known state. */
+  PGresult *b = PQexec(c, "BEGIN");
+  PQclear(b);
+  if (rc != SG_E_INVALID_REQUEST) {
+    json_decref(*bad_lines);
+    *bad_lines = NULL;
+  }
+  if (rc == SG_E_INTERNAL && PQstatus(c) == CONNECTION_BAD) rc = SG_E_UNAVAILABLE;
+  return rc;
+}
+
+/* ---- export -------------------------------------------------------------------------------- */
+
+typedef struct {
+  sg_store_export base; /* first: the generic handle */
+  FILE *f;
+  char *line;
+  size_t cap;
+} pg_export;
+
+void sg__pg_export_close(sg_store_export *handle) {
+  pg_export *x = (pg_export *)handle;
+  if (!x) return;
+  if (x->f) fclose(x->f);
+  free(x->line);
+  free(x);
+}
+
+/* Streams the rows of the export query into f, one compact JSON item per line. */
+static sg_err copy_rows(PGconn *c, const char *list_id, FILE *f) {
+  const char *p[] = {list_id};
+  if (!PQsendQueryParams(c,
+                         "SELECT i.id, i.value, i.display_value, i.aliases, i.rank, i.parent_id,"
+                         " i.locales, i.display_order, i.created_at, p.value FROM items i"
+                         " LEFT JOIN items p ON p.id=i.parent_id AND p.list_id=i.list_id AND"
+                         " p.to_clock IS NULL WHERE i.list_id=$1 AND i.to_clock IS NULL"
+                         " ORDER BY i.display_order, i.id",
+                         1, NULL, p, NULL, NULL, 0) ||
+      !PQsetSingleRowMode(c))
+    return SG_E_INTERNAL;
+  sg_err rc = SG_E_OK;
+  PGresult *r;
+  while ((r = PQgetResult(c))) {
+    ExecStatusType s = PQresultStatus(r);
+    if (s == PGRES_SINGLE_TUPLE && rc == SG_E_OK) {
+      json_t *o = sg__pg_item_row(r, 0);
+      const char *pv = sg__pg_s(r, 0, 9);
+      json_object_set_new(o, "parentValue", pv ? json_string(pv) : json_null());
+      if (json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
+        rc = SG_E_INTERNAL;
+      json_decref(o);
+    } else if (s != PGRES_SINGLE_TUPLE && s != PGRES_TUPLES_OK) {
+      rc = PQstatus(c) == CONNECTION_BAD ? SG_E_UNAVAILABLE : SG_E_INTERNAL;
+    }
+    PQclear(r);
+  }
+  return rc;
+}
+
+sg_err sg__pg_export_open(sg_store *base, const char *workspace_id, const char *list_id,
+                          sg_store_export **out) {
+  sg__pg *st = sg__pg_of(base);
+  pg_export *x = calloc(1, sizeof *x);
+  if (!x) return SG_E_INTERNAL;
+  x->base.ops = &sg__pg_store_ops;
+  /* An unlinked file: the space returns to the system when the export ends, whatever
+   * way the process ends. */
+  if (!(x->f = tmpfile())) {
+    free(x);
+    return SG_E_INTERNAL;
+  }
+  PGconn *c = sg__pg_acquire(st);
+  if (!c) {
+    sg__pg_export_close(&x->base);
+    return SG_E_UNAVAILABLE;
+  }
+  sg_err rc = SG_E_INTERNAL;
+  if (sg__pg_x(c, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", 0, NULL)) goto done;
+  if ((rc = sg__pg_list_exists(c, workspace_id, list_id)) != SG_E_OK) goto done;
+  if ((rc = copy_rows(c, list_id, x->f)) != SG_E_OK) goto done;
+  rc = sg__pg_x(c, "COMMIT", 0, NULL) ? SG_E_INTERNAL : SG_E_OK;
+done:
+  if (rc == SG_E_INTERNAL && PQstatus(c) == CONNECTION_BAD) rc = SG_E_UNAVAILABLE;
+  sg__pg_release(st, c);
+  if (rc != SG_E_OK || fflush(x->f) || fseek(x->f, 0, SEEK_SET)) {
+    sg__pg_export_close(&x->base);
+    return rc == SG_E_OK ? SG_E_INTERNAL : rc;
+  }
+  *out = &x->base;
+  return SG_E_OK;
+}
+
+sg_err sg__pg_export_next(sg_store_export *handle, json_t **out) {
+  pg_export *x = (pg_export *)handle;
+  *out = NULL;
+  ssize_t n = getline(&x->line, &x->cap, x->f);
+  if (n < 0) return ferror(x->f) ? SG_E_INTERNAL : SG_E_OK;
+  *out = json_loadb(x->line, (size_t)n, 0, NULL);
+  return *out ? SG_E_OK : SG_E_INTERNAL;
+}
