@@ -5,7 +5,7 @@
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
 #                   the JS client (node --test) and the browser tests (headless Chromium);
 #                   the store unit tests and the API suite run on SQLite and on PostgreSQL
-#   make bench      benchmarks (bench/run.sh)
+#   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
 #
@@ -36,7 +36,7 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench soak \
+.PHONY: all deps run test unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench bench-pg soak \
         clean format datasets \
         js browser node-deps openapi crash-test crash-smoke
 
@@ -195,6 +195,11 @@ run: deps
 
 bench: all
 	@bench/run.sh
+
+# PostgreSQL next to SQLite: 1M-item import + publish, control-plane requests/s with one
+# and two control processes on one database (bench/pg.sh; docs/PERFORMANCE.md).
+bench-pg: all
+	@bench/pg.sh
 
 soak: all
 	@bench/soak.sh
