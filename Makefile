@@ -5,7 +5,7 @@
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
 #                   the JS client (node --test) and the browser tests (headless Chromium);
 #                   the store unit tests and the API suite run on SQLite and on PostgreSQL
-#   make bench      benchmarks (bench/run.sh)
+#   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
 #
@@ -36,7 +36,7 @@ REL_OBJ  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRC))
 SAN_OBJ  := $(patsubst src/%.c,$(B)/san/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-.PHONY: all deps run test unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench soak \
+.PHONY: all deps run test unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench bench-pg soak \
         clean format datasets \
         js browser node-deps openapi crash-test crash-smoke
 
@@ -123,10 +123,11 @@ unit-san: $(UNIT_SAN_BINS)
 
 unit: unit-plain unit-san
 
-# The backend-neutral store tests (tests/unit/store/test_*.c) again on a throwaway
+# The backend-neutral store tests (tests/unit/store/test_*.c) and the PostgreSQL-only ones
+# (tests/unit/store/postgres/) on a throwaway
 # PostgreSQL cluster, plain and sanitizer builds (scripts/with-pg.sh: skipped with a
 # message when PostgreSQL cannot start, except under CI=true).
-STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c))
+STORE_UNIT := $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/store/test_*.c tests/unit/store/postgres/test_*.c))
 unit-pg: $(addprefix $(B)/unit/,$(STORE_UNIT)) $(addprefix $(B)/unit-san/,$(STORE_UNIT))
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  scripts/with-pg.sh "store unit tests on PostgreSQL" scripts/run-unit.sh $^
@@ -153,13 +154,16 @@ fuzz-smoke: $(FUZZ_BINS)
 
 # --- black-box API tests: pytest against the real binary on random ports ---------------
 # The API suite records every answer for the OpenAPI check (tests/node/openapi.test.mjs).
+# Two test files run at a time (SUGGESTD_API_JOBS): most of a test is waiting on the
+# server, so the suite takes about half as long on two cores.
+API_JOBS ?= 2
 api: $(B)/suggestd
 	@rm -f $(B)/api-responses.ndjson
-	@SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
+	@SUGGESTD_API_JOBS=$(API_JOBS) SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
 
 # The same suite with every store on PostgreSQL (tests/api/conftest.py, SUGGESTD_TEST_DATABASE).
 api-pg: $(B)/suggestd
-	@scripts/with-pg.sh "API suite on PostgreSQL" scripts/run-api.sh
+	@SUGGESTD_API_JOBS=$(API_JOBS) scripts/with-pg.sh "API suite on PostgreSQL" scripts/run-api.sh
 
 # --- JavaScript client (clients/js) and Chromium tests (tests/node) ---------------------
 js:
@@ -191,6 +195,11 @@ run: deps
 
 bench: all
 	@bench/run.sh
+
+# PostgreSQL next to SQLite: 1M-item import + publish, control-plane requests/s with one
+# and two control processes on one database (bench/pg.sh; docs/PERFORMANCE.md).
+bench-pg: all
+	@bench/pg.sh
 
 soak: all
 	@bench/soak.sh

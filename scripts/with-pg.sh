@@ -6,7 +6,7 @@
 #
 # The command sees SUGGESTD_TEST_DATABASE (the server's maintenance database, for the API
 # suite: tests/api/conftest.py creates a database per data dir) and SUGGESTD_TEST_STORE
-# (a URL whose "%s" the store unit tests replace by a unique database name).
+# (the same URL: the store unit tests' fixture creates a database per test).
 # When no cluster can be started (PostgreSQL not installed, initdb failing), WHAT is
 # skipped with the reason, exit 0; under CI=true that is a failure instead, so CI always
 # runs the PostgreSQL tests for real.
@@ -31,6 +31,6 @@ rm -f "$err"
 trap 'scripts/pg.sh stop "$dir"' EXIT
 trap 'exit 130' INT TERM
 export SUGGESTD_TEST_DATABASE=$url
-export SUGGESTD_TEST_STORE=${url%/postgres}/sg_%s
+export SUGGESTD_TEST_STORE=$url
 echo "$what: on PostgreSQL at $url" >&2
 "$@"

@@ -54,6 +54,8 @@ static int print(ctx *c, json_t *o) {
   return 0;
 }
 
+static int edge_rebuild(ctx *c) { return sg__admin_edge_rebuild(c->st, c->edge); }
+
 static const char *need(ctx *c, const char *flag) {
   const char *v = sg_args_get(c->a, flag);
   if (!v || !*v) {
@@ -384,6 +386,7 @@ static const admin_cmd cmds[] = {
     {"member", "list", member_list, "member list --workspace W"},
     {"member", "disable", member_disable, "member disable ID"},
     {"member", "set-password", member_set_password, "member set-password ID --password-file F"},
+    {"edge", "rebuild", edge_rebuild, "edge rebuild"},
     {NULL, NULL, NULL, NULL},
 };
 

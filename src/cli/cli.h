@@ -16,5 +16,7 @@ int sg__cli_fail(const char *fmt, const char *arg);
 /* Opens the store and/or the edge store named by --data-dir / --database / --edge
  * (pass NULL for what is not needed). Returns 0, or prints the error and returns 1. */
 int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge);
+/* `admin edge rebuild` (src/admin/edge_rebuild.c): prints its summary or the error; 0 or 1. */
+int sg__admin_edge_rebuild(sg_store *st, sg_edge *e);
 
 #endif

@@ -16,6 +16,11 @@
  * the staged transition (sg__artifact_gc_hold), a collection holds it exclusively. Another
  * process's publish is covered by the file's write time: an artifact written (or found
  * already present, which refreshes the time) within the grace is never deleted.
+ *
+ * A store that keeps durable copies (PostgreSQL) has them collected by the same rule, in
+ * a pass of their own before the edge's (so a copy never outlives its reason to exist,
+ * and the edge copy is never the last one of an artifact still named): unnamed for the
+ * whole grace, and written (or re-put) longer than the grace ago.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -70,7 +75,13 @@ typedef struct {
   size_t n_named;
   int64_t now_ms, now_s, grace_s;
   size_t deleted;
+  bool store_pass; /* deleting the store's copies; the edge pass comes after */
 } pass;
+
+static int delete_copy(pass *ps, const char *h) {
+  if (ps->store_pass) return sg_store_artifact_delete(ps->c->cfg.store, h) == SG_E_OK ? 0 : -1;
+  return sg_edge_delete_artifact(ps->c->cfg.edge, h);
+}
 
 static int visit(const char *hex, int64_t written_at, void *arg) {
   pass *ps = arg;
@@ -97,11 +108,11 @@ static int visit(const char *hex, int64_t written_at, void *arg) {
     return 0;
   char h[72];
   snprintf(h, sizeof h, "sha256:%s", hex);
-  if (sg_edge_delete_artifact(ps->c->cfg.edge, h) == 0) {
-    fprintf(stderr, "{\"level\":\"info\",\"msg\":\"artifact deleted\",\"contentHash\":\"%s\"}\n",
-            h);
+  if (delete_copy(ps, h) == 0) {
+    fprintf(stderr, "{\"level\":\"info\",\"msg\":\"%s\",\"contentHash\":\"%s\"}\n",
+            ps->store_pass ? "artifact copy deleted from the store" : "artifact deleted", h);
     ps->deleted++;
-    u->seen = false; /* gone: dropped below */
+    if (!ps->store_pass) u->seen = false; /* gone: dropped below */
   }
   return 0;
 }
@@ -113,7 +124,7 @@ void sg__artifact_gc_run(sg_control *c) {
   if (sg_store_artifacts_in_use(c->cfg.store, &in_use) != SG_E_OK) goto out;
   size_t n = json_array_size(in_use);
   pass ps = {c,          calloc(n + 1, sizeof(char *)),    0, sg_mono_ms(),
-             sg_now_s(), (int64_t)c->cfg.artifact_grace_s, 0};
+             sg_now_s(), (int64_t)c->cfg.artifact_grace_s, 0, false};
   if (!ps.named) goto out;
   for (size_t i = 0; i < n; i++) {
     const char *h = json_string_value(json_array_get(in_use, i));
@@ -121,6 +132,11 @@ void sg__artifact_gc_run(sg_control *c) {
   }
   qsort(ps.named, ps.n_named, sizeof *ps.named, cmp_str);
   for (size_t i = 0; i < g->n; i++) g->v[i].seen = false;
+  if (sg_store_keeps_artifacts(c->cfg.store)) {
+    ps.store_pass = true;
+    sg_store_artifacts(c->cfg.store, visit, &ps);
+    ps.store_pass = false;
+  }
   sg_edge_artifacts(c->cfg.edge, visit, &ps);
   /* Forget artifacts that are named again, deleted, or gone. */
   size_t k = 0;

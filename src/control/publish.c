@@ -344,10 +344,13 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
   loader_free(&l);
   char hash[72];
   sg_sha256_tagged(art.data, art.len, hash);
-  /* Durable before the store names it: temp file, fsync, rename, fsync dir. Artifact
-   * collection waits until the store names it. */
+  /* Durable before the store names it: temp file, fsync, rename, fsync dir, and the
+   * store's own copy committed when it keeps one (PostgreSQL), so a staged version always
+   * has both. Artifact collection waits until the store names it. */
   sg__artifact_gc_hold(c);
-  if (sg_edge_put_artifact(c->cfg.edge, hash, art.data, art.len)) {
+  if (sg_edge_put_artifact(c->cfg.edge, hash, art.data, art.len) ||
+      (sg_store_keeps_artifacts(c->cfg.store) &&
+       sg_store_artifact_put(c->cfg.store, hash, art.data, art.len) != SG_E_OK)) {
     sg__artifact_gc_release(c);
     why = "artifact_write_failed";
     goto failed;

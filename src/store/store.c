@@ -712,3 +712,47 @@ sg_err sg_store_wait_work(sg_store *st, int timeout_ms) {
   if (!st->ops->wait_work) return sg__store_missing(st->ops, "wait_work");
   return st->ops->wait_work(st, timeout_ms);
 }
+
+sg_err sg_store_edge_records(sg_store *st, const char *after_kind, const char *after_id,
+                             sg_edge_dirty *out, size_t max, size_t *n) {
+  *n = 0;
+  if (!st || !after_kind || !after_id || !out || max == 0 || !st->ops->edge_records)
+    return SG_E_INTERNAL;
+  return st->ops->edge_records(st, after_kind, after_id, out, max, n);
+}
+
+/* ---- durable artifact copies --------------------------------------------------------- */
+/* "sha256:" and 64 lower-case hex digits: the only names a copy can have. */
+static bool content_hash_ok(const char *h) {
+  if (!h || strncmp(h, "sha256:", 7) != 0 || strlen(h) != 71) return false;
+  for (const char *p = h + 7; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'))) return false;
+  return true;
+}
+
+bool sg_store_keeps_artifacts(sg_store *st) { return st && st->ops->artifact_put; }
+
+sg_err sg_store_artifact_put(sg_store *st, const char *content_hash, const void *data, size_t len) {
+  if (!sg_store_keeps_artifacts(st) || !content_hash_ok(content_hash) || (!data && len))
+    return SG_E_INTERNAL;
+  return st->ops->artifact_put(st, content_hash, data, len);
+}
+
+sg_err sg_store_artifact_get(sg_store *st, const char *content_hash, uint64_t *size,
+                             sg_store_chunk_cb cb, void *ctx) {
+  if (!sg_store_keeps_artifacts(st) || !cb) return SG_E_INTERNAL;
+  if (!content_hash_ok(content_hash)) return SG_E_NOT_FOUND;
+  return st->ops->artifact_get(st, content_hash, size, cb, ctx);
+}
+
+sg_err sg_store_artifact_delete(sg_store *st, const char *content_hash) {
+  if (!sg_store_keeps_artifacts(st)) return SG_E_INTERNAL;
+  if (!content_hash_ok(content_hash)) return SG_E_NOT_FOUND;
+  return st->ops->artifact_delete(st, content_hash);
+}
+
+sg_err sg_store_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written_at, void *ctx),
+                          void *ctx) {
+  if (!sg_store_keeps_artifacts(st) || !cb) return SG_E_INTERNAL;
+  return st->ops->artifacts(st, cb, ctx);
+}

@@ -394,6 +394,38 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision);
 
+/* Every record the edge outbox knows (each (kind, id) ever mirrored, whether dirty or
+ * not) after the cursor (after_kind, after_id: "" for the first page), in (kind, id)
+ * order, up to max into out; *n is how many (fewer than max: the last page). gen is the
+ * record's `want` generation. `admin edge rebuild` walks them to rewrite the whole edge. */
+sg_err sg_store_edge_records(sg_store *st, const char *after_kind, const char *after_id,
+                             sg_edge_dirty *out, size_t max, size_t *n);
+
+/* ---- durable artifact copies ------------------------------------------------------------
+ * A backend that keeps its own copy of every artifact (PostgreSQL: the edge is then a
+ * projection that `admin edge rebuild` can restore) implements these; for one that does
+ * not (SQLite: the data dir's edge directory is the durable copy) sg_store_keeps_artifacts
+ * is false and the calls answer SG_E_INTERNAL. content_hash is "sha256:<64 hex>". */
+bool sg_store_keeps_artifacts(sg_store *st);
+/* Stores the bytes durably (committed when this returns SG_E_OK). Idempotent: a copy
+ * already stored under the hash is kept and its write time refreshed, so garbage
+ * collection treats it as new (the publish pipeline calls this before the version can
+ * go staged). */
+sg_err sg_store_artifact_put(sg_store *st, const char *content_hash, const void *data, size_t len);
+/* Streams a stored copy to cb in order, chunk by chunk (each valid only during the call;
+ * a non-zero return stops the read: SG_E_INTERNAL). *size (may be NULL) gets the total
+ * length first. SG_E_NOT_FOUND when no copy is stored. The bytes are as stored: the
+ * caller verifies them against the hash before use. */
+typedef int (*sg_store_chunk_cb)(const void *data, size_t len, void *ctx);
+sg_err sg_store_artifact_get(sg_store *st, const char *content_hash, uint64_t *size,
+                             sg_store_chunk_cb cb, void *ctx);
+/* Deletes a stored copy (SG_E_NOT_FOUND when absent). The caller makes sure nothing names it. */
+sg_err sg_store_artifact_delete(sg_store *st, const char *content_hash);
+/* Calls cb with the bare hex hash and the write time (Unix seconds) of every stored copy,
+ * as sg_edge_artifacts does for the edge (garbage collection). */
+sg_err sg_store_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written_at, void *ctx),
+                          void *ctx);
+
 /* ---- maintenance ------------------------------------------------------------------------ */
 /* Checkpoints the WAL into the database and truncates it, without waiting: when a reader
  * or writer is busy it does nothing (SG_E_OK) and the next call tries again. Call it

@@ -159,6 +159,15 @@ struct sg_store_ops {
   /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to
    * announce publish work; SG_E_OK when one did, SG_E_NOT_FOUND at the timeout. */
   sg_err (*wait_work)(sg_store *st, int timeout_ms);
+  sg_err (*edge_records)(sg_store *st, const char *after_kind, const char *after_id,
+                         sg_edge_dirty *out, size_t max, size_t *n);
+  /* Durable artifact copies: all four NULL for a backend that keeps none. */
+  sg_err (*artifact_put)(sg_store *st, const char *content_hash, const void *data, size_t len);
+  sg_err (*artifact_get)(sg_store *st, const char *content_hash, uint64_t *size,
+                         sg_store_chunk_cb cb, void *ctx);
+  sg_err (*artifact_delete)(sg_store *st, const char *content_hash);
+  sg_err (*artifacts)(sg_store *st, int (*cb)(const char *hex, int64_t written_at, void *ctx),
+                      void *ctx);
 };
 
 /* Every backend handle begins with the generic part: a backend's own struct embeds it as

@@ -92,4 +92,9 @@ const sg_store_ops sg__pg_store_ops = {
     .wait_work = sg__pg_wait_work,
     .checkpoint = sg__pg_checkpoint,
     .secret = sg__pg_secret,
+    .edge_records = sg__pg_edge_records,
+    .artifact_put = sg__pg_artifact_put,
+    .artifact_get = sg__pg_artifact_get,
+    .artifact_delete = sg__pg_artifact_delete,
+    .artifacts = sg__pg_artifacts,
 };

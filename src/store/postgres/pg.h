@@ -250,4 +250,14 @@ sg_err sg__pg_item_search(sg_store *st, const char *workspace_id, const char *li
                           const char *prefix, size_t limit, const json_t *after, json_t **data,
                           bool *more);
 
+/* artifacts.c: durable artifact copies and the edge outbox walk (pg-ops). */
+sg_err sg__pg_artifact_put(sg_store *st, const char *content_hash, const void *data, size_t len);
+sg_err sg__pg_artifact_get(sg_store *st, const char *content_hash, uint64_t *size,
+                           sg_store_chunk_cb cb, void *ctx);
+sg_err sg__pg_artifact_delete(sg_store *st, const char *content_hash);
+sg_err sg__pg_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written_at, void *ctx),
+                        void *ctx);
+sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *after_id,
+                           sg_edge_dirty *out, size_t max, size_t *n);
+
 #endif

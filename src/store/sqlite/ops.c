@@ -92,4 +92,6 @@ const sg_store_ops sg__sqlite_store_ops = {
     .item_search = sg__sqlite_item_search,
     .selections_add = sg__sqlite_selections_add,
     .selection_stats = sg__sqlite_selection_stats,
+    .edge_records = sg__sqlite_edge_records,
+    /* No artifact copies: the data dir's edge directory is the durable one. */
 };

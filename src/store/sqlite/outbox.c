@@ -11,20 +11,26 @@
 #include "store/rules.h"
 #include "store/sqlite/sqlite_store.h"
 
-sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
-  sg__sq *st = sg__sq_of(base);
-  static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE want > done"
-                          " ORDER BY kind, id LIMIT ?";
+/* Outbox rows (kind, id, want) of q into out, up to max; q's LIMIT is its last parameter
+ * and after_kind/after_id (when not NULL) its first two. */
+static sg_err outbox_rows(sg__sq *st, const char *q, const char *after_kind, const char *after_id,
+                          sg_edge_dirty *out, size_t max, size_t *n) {
   *n = 0;
   sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
-    sqlite3_bind_int64(s, 1, (sqlite3_int64)max);
+    int p = 1;
+    if (after_kind) {
+      sg__sq_text(s, p++, after_kind);
+      sg__sq_text(s, p++, after_id);
+    }
+    sqlite3_bind_int64(s, p, (sqlite3_int64)max);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
       sg_edge_dirty *d = &out[*n];
       const char *kind = sg__sq_col(s, 0), *id = sg__sq_col(s, 1);
+      /* A row too long for the struct names no edge record (ids are at most 128 bytes). */
       if (!kind || !id || strlen(kind) >= sizeof d->kind || strlen(id) >= sizeof d->id) continue;
       snprintf(d->kind, sizeof d->kind, "%s", kind);
       snprintf(d->id, sizeof d->id, "%s", id);
@@ -36,6 +42,19 @@ sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, siz
   }
   sg__sq_reader_release(r);
   return rc;
+}
+
+sg_err sg__sqlite_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
+  static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE want > done"
+                          " ORDER BY kind, id LIMIT ?";
+  return outbox_rows(sg__sq_of(base), q, NULL, NULL, out, max, n);
+}
+
+sg_err sg__sqlite_edge_records(sg_store *base, const char *after_kind, const char *after_id,
+                               sg_edge_dirty *out, size_t max, size_t *n) {
+  static const char q[] = "SELECT kind, id, want FROM edge_outbox WHERE (kind, id) > (?, ?)"
+                          " ORDER BY kind, id LIMIT ?";
+  return outbox_rows(sg__sq_of(base), q, after_kind, after_id, out, max, n);
 }
 
 sg_err sg__sqlite_edge_state(sg_store *base, const char *kind, const char *id, int64_t *want,

@@ -239,6 +239,8 @@ sg_err sg__sqlite_edge_source(sg_store *st, const char *kind, const char *id, in
                               json_t **out);
 sg_err sg__sqlite_edge_done(sg_store *st, const char *kind, const char *id, int64_t gen,
                             int64_t revision);
+sg_err sg__sqlite_edge_records(sg_store *st, const char *after_kind, const char *after_id,
+                               sg_edge_dirty *out, size_t max, size_t *n);
 sg_err sg__sqlite_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                              int64_t *done, int64_t *revision);
 sg_err sg__sqlite_checkpoint(sg_store *st);
