@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "common/util.h"
+#include "compiler/artifact.h"
 #include "dashboard/internal.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
@@ -71,6 +72,7 @@ static const droute routes[] = {
      true},
     {"GET", API "/lists/{}/versions/{}", V, sg__h_version_get, NULL, NULL, NULL, false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
+    {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},
     {"POST", API "/applications", AD, NULL, sg__dh_apps_create, NULL, "application.create", false},
@@ -110,6 +112,7 @@ int sg__dashboard_start(sg_control *c) {
   if (!d) return -1;
   c->dash = d;
   d->idle_ms = (c->cfg.session_idle_s > 0 ? c->cfg.session_idle_s : 43200) * 1000;
+  pthread_mutex_init(&d->preview_mu, NULL);
   d->rl_signin_ip = sg_ratelimit_new(c->cfg.signin_rate_ip);
   d->rl_signin_email = sg_ratelimit_new(c->cfg.signin_rate_email);
   if (!d->rl_signin_ip || !d->rl_signin_email ||
@@ -126,6 +129,8 @@ void sg__dashboard_stop(sg_control *c) {
   sg_ratelimit_free(c->dash->rl_signin_ip);
   sg_ratelimit_free(c->dash->rl_signin_email);
   sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
+  if (c->dash->preview) sg_artifact_close(c->dash->preview);
+  pthread_mutex_destroy(&c->dash->preview_mu);
   free(c->dash);
   c->dash = NULL;
 }

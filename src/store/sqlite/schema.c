@@ -216,5 +216,8 @@ const char *const sg__sqlite_migrations[] = {
     "ALTER TABLE versions ADD COLUMN lease_owner TEXT;"
     "ALTER TABLE versions ADD COLUMN lease_until_ms INTEGER;"
     "CREATE INDEX versions_leased ON versions(lease_owner) WHERE lease_owner IS NOT NULL;",
+    /* 9: the dashboard's applications page reads one workspace's applications a page at a
+     * time, oldest first, without scanning every workspace's. */
+    "CREATE INDEX applications_workspace ON applications(workspace_id, created_at, id);",
     NULL,
 };
