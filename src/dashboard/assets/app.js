@@ -399,28 +399,44 @@ async function renderVersions(box, l) {
 }
 
 // ---- live preview --------------------------------------------------------------------
-// The widget of clients/js (served from the binary as /dashboard/suggestd.js) against the
-// real runtime (me.runtimeUrl), with a publishable key of this list: exactly what a
-// visitor of the user's site gets from the active version.
+// The widget of clients/js (served from the binary as /dashboard/suggestd.js), fed by the
+// dashboard's own preview endpoint: the list's active version answered exactly as the
+// runtime would (same artifact, same query policy, same highlights), for any list this
+// member can read, private ones included, with no publishable key and no access token.
+// A preview is never billed and records no selection (docs/DECISIONS.md).
+function previewClient(l) {
+  const policy = { minQueryChars: l.queryPolicy?.minQueryChars ?? 1, debounceMs: l.queryPolicy?.debounceMs ?? 150 };
+  return {
+    policy,
+    bootstrap: async () => ({ queryPolicy: policy }),
+    select: async () => false,
+    async query(q, { signal } = {}) {
+      const r = await fetch('/dashboard/api/lists/' + l.id + '/preview?' + new URLSearchParams({ q }),
+        { signal, credentials: 'same-origin' });
+      const body = await r.json().catch(() => ({}));
+      if (r.status === 401 && body.code === 'invalid_session') { me = null; showSignin('Your session has ended. Sign in again.'); }
+      if (!r.ok) {
+        const err = new Error(body.message || 'Preview failed (' + r.status + ').');
+        err.code = body.code;
+        throw err;
+      }
+      return body;
+    },
+  };
+}
+
 function previewArea(box, l) {
   box.replaceChildren(h('h2', { text: 'Live preview' }));
-  if (!me.runtimeUrl)
-    return box.append(h('p', { class: 'notice', text: 'The runtime URL is unknown: start the server with --runtime-public-url.' }));
-  const key = h('input', { autocomplete: 'off', spellcheck: 'false', required: true, pattern: 'pk_.*', 'aria-describedby': 'preview-key-help' });
-  const q = h('input', { autocomplete: 'off' });
-  const area = h('div', { id: 'preview-area', hidden: true }, field('preview-q', 'Try a query', q));
-  box.append(h('p', { class: 'muted', text: l.activeVersionNumber === null
-    ? 'Nothing is served yet: publish a version first.' : 'Queries go to ' + me.runtimeUrl + ' and see the active version.' }),
-  h('form', { id: 'preview-form', class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    const { createClient, autocomplete } = await import('/dashboard/suggestd.js');
-    autocomplete(q, { client: createClient({ runtime: me.runtimeUrl, key: key.value.trim() }) });
-    area.hidden = false;
-    e.target.hidden = true;
-    q.focus();
-  } }, h('div', {}, field('preview-key', 'Publishable key of this list', key),
-    h('p', { id: 'preview-key-help', class: 'muted', text: 'Issued on the Applications page; it must allow this page\'s origin (' + location.origin + ').' })),
-  h('button', { type: 'submit' }, 'Start preview')), area);
+  if (l.activeVersionNumber === null)
+    return box.append(h('p', { class: 'notice', id: 'preview-none', text: 'Nothing is served yet: publish a version, then try queries here.' }));
+  const q = h('input', { autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'preview-help' });
+  box.append(h('div', { id: 'preview-area' }, field('preview-q', 'Try a query', q),
+    h('p', { id: 'preview-help', class: 'muted', text: 'Answers come from the active version (v' + l.activeVersionNumber +
+      ') with this list\'s query policy, as your visitors get them. Previews are not counted against the quota.' })));
+  import('/dashboard/suggestd.js').then(({ autocomplete }) => {
+    autocomplete(q, { client: previewClient(l), injectStyles: false });
+    q.dataset.ready = '1';
+  }, () => say('The preview widget failed to load.'));
 }
 
 // ---- items ---------------------------------------------------------------------------
