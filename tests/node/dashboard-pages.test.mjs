@@ -258,3 +258,80 @@ async function signInAttempts(page) {
   assert.equal(await page.$eval('#session', (e) => e.hidden), true);
   await shot(page, 'signin-rate-limited');
 }
+
+/** Accessibility problems of the page as rendered: form controls without a label, buttons
+ * and links without a name, text under WCAG AA contrast against its effective background. */
+function a11yProblems(page) {
+  return page.evaluate(() => {
+    const out = [];
+    const visible = (e) => !!(e.offsetWidth || e.offsetHeight || e.getClientRects().length);
+    for (const e of document.querySelectorAll('input, select, textarea')) {
+      if (!visible(e) || e.type === 'hidden') continue;
+      if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+        out.push('unlabelled control #' + e.id);
+    }
+    for (const e of document.querySelectorAll('button, a[href]'))
+      if (visible(e) && !(e.textContent.trim() || e.getAttribute('aria-label'))) out.push('unnamed ' + e.tagName + ' ' + e.outerHTML.slice(0, 60));
+    const rgb = (c) => (c.match(/[\d.]+/g) || []).map(Number);
+    const lum = ([r, g, b]) => {
+      const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const bg = (e) => {
+      for (; e; e = e.parentElement) {
+        const c = rgb(getComputedStyle(e).backgroundColor);
+        if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c;
+      }
+      return [255, 255, 255];
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const e = n.parentElement;
+      if (!n.textContent.trim() || !visible(e) || e.closest('.skip')) continue;
+      const st = getComputedStyle(e);
+      const fg = rgb(st.color);
+      const [a, b] = [lum(fg), lum(bg(e))].sort((x, y) => y - x);
+      const ratio = (a + 0.05) / (b + 0.05);
+      const size = parseFloat(st.fontSize), bold = Number(st.fontWeight) >= 700;
+      const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+      if (ratio < need) out.push(`contrast ${ratio.toFixed(2)} < ${need}: "${n.textContent.trim().slice(0, 30)}"`);
+    }
+    return out;
+  });
+}
+
+test('every page: labelled controls, named buttons, AA contrast, keyboard skip link', { skip }, async () => {
+  const l = await srv.list(tenant.sk, 'A11y list', [{ value: 'Paris' }]);
+  const { ctx, page } = await signIn('owner');
+  const pages = ['#/applications', '#/lists', `#/lists/${l.id}`, '#/usage', '#/members', '#/audit', '#/account'];
+  for (const p of pages) {
+    await go(page, p);
+    if (p === '#/applications') {
+      await page.click('button[aria-label="Open web"]');
+      await page.waitForSelector('#keys tbody tr, #pk-create');
+    }
+    if (p.startsWith('#/lists/')) {
+      await page.waitForSelector('#preview-q[data-ready]');
+      await page.type('#preview-q', 'pa');
+      await page.waitForSelector('#preview-area [role=option]');
+    }
+    await page.waitForNetworkIdle({ idleTime: 200 });
+    assert.deepEqual(await a11yProblems(page), [], p);
+  }
+  // The keyboard: the skip link is the first stop, and Enter on it moves the focus to the
+  // content without leaving the page.
+  await go(page, '#/usage');
+  assert.equal(await page.evaluate(() => document.querySelector('a[href], button, input, select, textarea').className), 'skip');
+  await page.focus('.skip');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement.id === 'main');
+  assert.equal(await page.evaluate(() => location.hash), '#/usage');
+  assert.equal(await page.$eval('#view h1', (e) => e.textContent), 'Usage');
+  await ctx.close();
+  const s = await browser.createBrowserContext();
+  const p2 = await s.newPage();
+  await p2.goto(srv.control + '/dashboard/');
+  await p2.waitForSelector('#signin:not([hidden]) #email');
+  assert.deepEqual(await a11yProblems(p2), [], 'sign-in');
+  await s.close();
+});

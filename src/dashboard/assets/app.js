@@ -78,7 +78,7 @@ function signedIn(body) {
 
 // ---- router --------------------------------------------------------------------------
 async function route() {
-  if (!me) return;
+  if (!me || (location.hash && !location.hash.startsWith('#/'))) return; // not a page address
   const parts = (location.hash || '#/applications').slice(2).split('/');
   for (const a of document.querySelectorAll('#nav a'))
     if (a.getAttribute('href') === '#/' + parts[0]) a.setAttribute('aria-current', 'page');
@@ -716,6 +716,8 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('sign-out').addEventListener('click', () => out('/session/sign-out'));
   $('sign-out-all').addEventListener('click', () => out('/sessions/revoke-all'));
   window.addEventListener('hashchange', route);
+  // The skip link moves the focus to the content and keeps the page's address.
+  document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); $('main').focus(); });
   const r = await api('GET', '/me');
   if (r.status === 200) signedIn(r.body);
   else showSignin();
