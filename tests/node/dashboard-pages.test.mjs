@@ -137,6 +137,8 @@ test('live preview: a private list, no publishable key, the active version as th
   const options = await page.$$eval('#preview-area [role=option]', (os) => os.map((o) => o.textContent));
   assert.deepEqual(options, ['Paris', 'Parma']);
   assert.equal(await page.$eval('#preview-area [role=option] mark', (m) => m.textContent), 'Par');
+  // The widget's own stylesheet applies under the page's CSP (style-src 'self').
+  assert.equal(await page.$eval('#preview-area [role=listbox]', (e) => getComputedStyle(e).position), 'absolute');
   await page.keyboard.press('ArrowDown');
   assert.equal(await page.$eval('#preview-q', (e) => e.getAttribute('aria-activedescendant') !== null), true);
   await shot(page, 'preview-private');

@@ -434,7 +434,7 @@ function previewArea(box, l) {
     h('p', { id: 'preview-help', class: 'muted', text: 'Answers come from the active version (v' + l.activeVersionNumber +
       ') with this list\'s query policy, as your visitors get them. Previews are not counted against the quota.' })));
   import('/dashboard/suggestd.js').then(({ autocomplete }) => {
-    autocomplete(q, { client: previewClient(l), injectStyles: false });
+    autocomplete(q, { client: previewClient(l) });
     q.dataset.ready = '1';
   }, () => say('The preview widget failed to load.'));
 }
