@@ -64,21 +64,7 @@ static void send_app(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp 
 /* Paged like every list of the API (limit, cursor, nextCursor), oldest first, so the
  * page stays one page however many applications a workspace has. */
 void sg__dh_apps_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
-  char scope[96];
-  snprintf(scope, sizeof scope, "apps:%s", d->m.workspace_id);
-  size_t limit;
-  json_t *after = NULL;
-  if (sg__page_params(c, req, resp, scope, "s", &limit, &after)) return;
-  json_t *data = NULL;
-  bool more = false;
-  sg_err e = sg_store_application_page(c->cfg.store, d->m.workspace_id, limit, after, &data, &more);
-  json_decref(after);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  static const char *const key[] = {"id", NULL};
-  sg__page_respond(c, req, resp, scope, data, sg__page_next_key(data, more, key));
+  sg__dash_page(c, d, req, resp, "apps", "id", sg_store_application_page);
 }
 
 void sg__dh_apps_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {

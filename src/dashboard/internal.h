@@ -72,6 +72,13 @@ bool sg__dashboard_page(sg_req *req, sg_resp *resp, const char *runtime_url);
 /* Shared helpers (router.c). */
 /* Sends a store read's rows as {data: [...], requestId} (steals data), or the error e. */
 void sg__dash_send_rows(sg_req *req, sg_resp *resp, sg_err e, json_t *data);
+/* A workspace's records read a page at a time by read() and answered {data, nextCursor}
+ * like every paged list; the cursor is scoped to name:workspace and keyed on the records'
+ * key_member ("seq", an integer, or "id", a string). */
+typedef sg_err (*sg__dash_page_fn)(sg_store *st, const char *workspace_id, size_t limit,
+                                   const json_t *after, json_t **data, bool *more);
+void sg__dash_page(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp *resp,
+                   const char *name, const char *key_member, sg__dash_page_fn read);
 /* 429 rate_limited with retry-after set to the given seconds. */
 void sg__dash_rate_limited(sg_req *req, sg_resp *resp, int retry_after);
 /* True unless the request comes from another site (Origin, Sec-Fetch-Site). */

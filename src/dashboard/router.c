@@ -210,6 +210,27 @@ static json_t *changed_fields(const sg_req *req) {
   return json_pack("{s:o}", "fields", names);
 }
 
+void sg__dash_page(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp *resp,
+                   const char *name, const char *key_member, sg__dash_page_fn read) {
+  char scope[96];
+  snprintf(scope, sizeof scope, "%s:%s", name, d->m.workspace_id);
+  /* The one-member keys of these pages: an integer seq or a string id. */
+  const char *shape = strcmp(key_member, "seq") == 0 ? "i" : "s";
+  size_t limit;
+  json_t *after = NULL;
+  if (sg__page_params(c, req, resp, scope, shape, &limit, &after)) return;
+  json_t *data = NULL;
+  bool more = false;
+  sg_err e = read(c->cfg.store, d->m.workspace_id, limit, after, &data, &more);
+  json_decref(after);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
+  const char *const key[] = {key_member, NULL};
+  sg__page_respond(c, req, resp, scope, data, sg__page_next_key(data, more, key));
+}
+
 static void set_retry_after(sg_resp *resp, int seconds) {
   char v[16];
   snprintf(v, sizeof v, "%d", seconds);
