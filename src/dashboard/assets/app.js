@@ -97,7 +97,7 @@ async function route() {
 async function pageApplications(view) {
   view.append(h('h1', { text: 'Applications' }));
   const detail = h('div', { id: 'app-detail' });
-  const rows = h('div', { id: 'apps' });
+  const rows = h('div', { id: 'apps', 'data-what': 'applications' });
   view.append(rows);
   const ok = await pagedTable(rows, 'apps', (c) => '/applications?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
     ['Name', 'Id', 'Status', 'Monthly quota', 'Created', ''], (a) => tr(a.name, h('code', { text: a.id }), a.status,
@@ -233,7 +233,7 @@ async function pagedTable(box, name, url, cols, row, empty, trail) {
   const again = (t) => pagedTable(box, name, url, cols, row, empty, t).then(() => box.querySelector('table')?.focus());
   const t = table(cols, r.body.data.map(row), r.body.data.length ? 'Page ' + n : empty);
   t.querySelector('table').tabIndex = -1;
-  box.replaceChildren(t, h('nav', { class: 'row pager', 'aria-label': name + ' pages' },
+  box.replaceChildren(t, h('nav', { class: 'row pager', 'aria-label': 'Pages of ' + (box.dataset.what || name) },
     n > 1 ? h('button', { type: 'button', class: 'small secondary', id: name + '-prev', onclick: () => again(trail.slice(0, -1)) }, 'Previous page') : null,
     r.body.nextCursor ? h('button', { type: 'button', class: 'small secondary', id: name + '-next',
       onclick: () => again(trail.concat([r.body.nextCursor])) }, 'Next page') : null));
@@ -243,7 +243,7 @@ async function pagedTable(box, name, url, cols, row, empty, trail) {
 // ---- lists ---------------------------------------------------------------------------
 async function pageLists(view) {
   view.append(h('h1', { text: 'Lists' }));
-  const rows = h('div', { id: 'lists' });
+  const rows = h('div', { id: 'lists', 'data-what': 'lists' });
   view.append(rows);
   const ok = await pagedTable(rows, 'lists', (c) => '/lists?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
     ['Name', 'Id', 'Visibility', 'Status', 'Active version'], (l) =>
@@ -662,7 +662,7 @@ function auditDetails(d) {
 async function pageAudit(view) {
   view.append(h('h1', { text: 'Audit log' }),
     h('p', { class: 'muted', text: 'Every change made in this workspace, newest first: who, what, on which record.' }));
-  const rows = h('div', { id: 'audit' });
+  const rows = h('div', { id: 'audit', 'data-what': 'the audit log' });
   view.append(rows);
   await pagedTable(rows, 'audit', (c) => '/audit?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
     ['When', 'Member', 'Action', 'Target', 'Result', 'Details'], (e) =>
