@@ -61,10 +61,10 @@ static void send_app(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp 
   sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
 }
 
+/* Paged like every list of the API (limit, cursor, nextCursor), oldest first, so the
+ * page stays one page however many applications a workspace has. */
 void sg__dh_apps_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
-  json_t *arr = NULL;
-  sg_err e = sg_store_application_list(c->cfg.store, d->m.workspace_id, &arr);
-  sg__dash_send_rows(req, resp, e, arr);
+  sg__dash_page(c, d, req, resp, "apps", "id", sg_store_application_page);
 }
 
 void sg__dh_apps_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {

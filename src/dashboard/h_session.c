@@ -22,10 +22,10 @@ json_t *sg__dash_member_json(const sg_member *m) {
 
 /* What the member's role allows, so a page can hide what the server would refuse. */
 static json_t *capabilities(sg_role r) {
-  return json_pack("{s:b,s:b,s:b,s:b,s:b,s:b}", "readLists", r >= SG_ROLE_VIEWER, "writeLists",
+  return json_pack("{s:b,s:b,s:b,s:b,s:b,s:b,s:b}", "readLists", r >= SG_ROLE_VIEWER, "writeLists",
                    r >= SG_ROLE_DATA_STEWARD, "manageKeys", r >= SG_ROLE_ADMIN, "manageMembers",
-                   r >= SG_ROLE_ADMIN, "setQuotas", r >= SG_ROLE_OWNER, "manageOwners",
-                   r >= SG_ROLE_OWNER);
+                   r >= SG_ROLE_ADMIN, "readAudit", r >= SG_ROLE_ADMIN, "setQuotas",
+                   r >= SG_ROLE_OWNER, "manageOwners", r >= SG_ROLE_OWNER);
 }
 
 static json_t *session_body(sg_control *c, const sg_member *m, const uint8_t digest[32],
@@ -221,6 +221,18 @@ void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp)
   if (fields) {
     json_decref(b);
     sg_resp_invalid_fields(resp, req, fields);
+    return;
+  }
+  /* The current password is guessed no faster here than at sign-in: a stolen session
+   * must not become an unlimited password oracle. The bucket is the member's own (the
+   * per-email sign-in limit), apart from sign-in's, so guesses at the sign-in form cannot
+   * stop the member from changing the password. */
+  char key[300];
+  int retry = 0;
+  snprintf(key, sizeof key, "password:%s", d->m.id);
+  if (!sg_ratelimit_take_retry(c->dash->rl_signin_email, key, sg_mono_ms(), &retry)) {
+    json_decref(b);
+    sg__dash_rate_limited(req, resp, retry);
     return;
   }
   sg_member m;

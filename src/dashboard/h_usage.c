@@ -299,19 +299,5 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
  */
 
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
-  char scope[96];
-  snprintf(scope, sizeof scope, "audit:%s", d->m.workspace_id);
-  size_t limit;
-  json_t *after = NULL;
-  if (sg__page_params(c, req, resp, scope, "i", &limit, &after)) return;
-  json_t *data = NULL;
-  bool more = false;
-  sg_err e = sg_store_audit_page(c->cfg.store, d->m.workspace_id, limit, after, &data, &more);
-  json_decref(after);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  static const char *const key[] = {"seq", NULL};
-  sg__page_respond(c, req, resp, scope, data, sg__page_next_key(data, more, key));
+  sg__dash_page(c, d, req, resp, "audit", "seq", sg_store_audit_page);
 }

@@ -4,6 +4,8 @@
 #ifndef SG_DASHBOARD_INTERNAL_H
 #define SG_DASHBOARD_INTERNAL_H
 
+#include <pthread.h>
+
 #include "common/ratelimit.h"
 #include "dashboard/auth.h"
 #include "dashboard/dashboard.h"
@@ -14,6 +16,10 @@ struct sg__dashboard {
   sg_ratelimit *rl_signin_email;
   uint8_t csrf_secret[32];
   int64_t idle_ms;
+  /* The live preview's last artifact (h_preview.c), opened once for many keystrokes. */
+  pthread_mutex_t preview_mu;
+  char preview_hash[80];
+  struct sg_artifact *preview;
 };
 
 /* The signed-in member behind a dashboard request. */
@@ -58,6 +64,7 @@ void sg__dh_items_search(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *r
 void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
+void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 
 /* The built-in pages (pages.c): true when req named one and resp holds it. */
 bool sg__dashboard_page(sg_req *req, sg_resp *resp, const char *runtime_url);
@@ -65,6 +72,13 @@ bool sg__dashboard_page(sg_req *req, sg_resp *resp, const char *runtime_url);
 /* Shared helpers (router.c). */
 /* Sends a store read's rows as {data: [...], requestId} (steals data), or the error e. */
 void sg__dash_send_rows(sg_req *req, sg_resp *resp, sg_err e, json_t *data);
+/* A workspace's records read a page at a time by read() and answered {data, nextCursor}
+ * like every paged list; the cursor is scoped to name:workspace and keyed on the records'
+ * key_member ("seq", an integer, or "id", a string). */
+typedef sg_err (*sg__dash_page_fn)(sg_store *st, const char *workspace_id, size_t limit,
+                                   const json_t *after, json_t **data, bool *more);
+void sg__dash_page(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp *resp,
+                   const char *name, const char *key_member, sg__dash_page_fn read);
 /* 429 rate_limited with retry-after set to the given seconds. */
 void sg__dash_rate_limited(sg_req *req, sg_resp *resp, int retry_after);
 /* True unless the request comes from another site (Origin, Sec-Fetch-Site). */

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "common/util.h"
+#include "compiler/artifact.h"
 #include "dashboard/internal.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
@@ -71,6 +72,7 @@ static const droute routes[] = {
      true},
     {"GET", API "/lists/{}/versions/{}", V, sg__h_version_get, NULL, NULL, NULL, false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
+    {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},
     {"POST", API "/applications", AD, NULL, sg__dh_apps_create, NULL, "application.create", false},
@@ -110,6 +112,7 @@ int sg__dashboard_start(sg_control *c) {
   if (!d) return -1;
   c->dash = d;
   d->idle_ms = (c->cfg.session_idle_s > 0 ? c->cfg.session_idle_s : 43200) * 1000;
+  pthread_mutex_init(&d->preview_mu, NULL);
   d->rl_signin_ip = sg_ratelimit_new(c->cfg.signin_rate_ip);
   d->rl_signin_email = sg_ratelimit_new(c->cfg.signin_rate_email);
   if (!d->rl_signin_ip || !d->rl_signin_email ||
@@ -126,6 +129,8 @@ void sg__dashboard_stop(sg_control *c) {
   sg_ratelimit_free(c->dash->rl_signin_ip);
   sg_ratelimit_free(c->dash->rl_signin_email);
   sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
+  if (c->dash->preview) sg_artifact_close(c->dash->preview);
+  pthread_mutex_destroy(&c->dash->preview_mu);
   free(c->dash);
   c->dash = NULL;
 }
@@ -203,6 +208,27 @@ static json_t *changed_fields(const sg_req *req) {
   json_object_foreach(b, k, v) json_array_append_new(names, json_string(k));
   json_decref(b);
   return json_pack("{s:o}", "fields", names);
+}
+
+void sg__dash_page(sg_control *c, const sg__dash_ctx *d, sg_req *req, sg_resp *resp,
+                   const char *name, const char *key_member, sg__dash_page_fn read) {
+  char scope[96];
+  snprintf(scope, sizeof scope, "%s:%s", name, d->m.workspace_id);
+  /* The one-member keys of these pages: an integer seq or a string id. */
+  const char *shape = strcmp(key_member, "seq") == 0 ? "i" : "s";
+  size_t limit;
+  json_t *after = NULL;
+  if (sg__page_params(c, req, resp, scope, shape, &limit, &after)) return;
+  json_t *data = NULL;
+  bool more = false;
+  sg_err e = read(c->cfg.store, d->m.workspace_id, limit, after, &data, &more);
+  json_decref(after);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
+  const char *const key[] = {key_member, NULL};
+  sg__page_respond(c, req, resp, scope, data, sg__page_next_key(data, more, key));
 }
 
 static void set_retry_after(sg_resp *resp, int seconds) {

@@ -107,6 +107,11 @@ sg_err sg_store_audit_page(sg_store *st, const char *workspace_id, size_t limit,
 /* A workspace's applications {id, name, status, monthlyQuota, createdAt}, oldest first;
  * at most 1000. */
 sg_err sg_store_application_list(sg_store *st, const char *workspace_id, json_t **out);
+/* Page of a workspace's applications, oldest first, after the application named by
+ * `after` (NULL: first page; else an [id] array; an id of no application of the workspace
+ * gives an empty page). Records as sg_store_application_list's. */
+sg_err sg_store_application_page(sg_store *st, const char *workspace_id, size_t limit,
+                                 const json_t *after, json_t **data, bool *more);
 /* SG_E_OK when application_id belongs to workspace_id, else SG_E_NOT_FOUND. */
 sg_err sg_store_application_in_workspace(sg_store *st, const char *workspace_id,
                                          const char *application_id);

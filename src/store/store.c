@@ -644,6 +644,13 @@ sg_err sg_store_application_list(sg_store *st, const char *workspace_id, json_t 
   return st->ops->application_list(st, workspace_id, out);
 }
 
+sg_err sg_store_application_page(sg_store *st, const char *workspace_id, size_t limit,
+                                 const json_t *after, json_t **data, bool *more) {
+  if (!st) return SG_E_INTERNAL;
+  if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  return st->ops->application_page(st, workspace_id, limit, after, data, more);
+}
+
 sg_err sg_store_application_in_workspace(sg_store *st, const char *workspace_id,
                                          const char *application_id) {
   if (!st) return SG_E_INTERNAL;

@@ -143,6 +143,8 @@ struct sg_store_ops {
   sg_err (*audit_page)(sg_store *st, const char *workspace_id, size_t limit, const json_t *after,
                        json_t **data, bool *more);
   sg_err (*application_list)(sg_store *st, const char *workspace_id, json_t **out);
+  sg_err (*application_page)(sg_store *st, const char *workspace_id, size_t limit,
+                             const json_t *after, json_t **data, bool *more);
   sg_err (*application_in_workspace)(sg_store *st, const char *workspace_id,
                                      const char *application_id);
   sg_err (*secret_key_list)(sg_store *st, const char *application_id, json_t **out);

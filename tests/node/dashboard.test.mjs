@@ -7,11 +7,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Suggestd, ROOT, browserSkip, launchChromium } from './harness.mjs';
+import { Suggestd, browserSkip, launchChromium } from './harness.mjs';
+import { PASSWORD, SHOTS, go, pageFetch, shot, signInAs, text } from './dashboard-helpers.mjs';
 
 const skip = browserSkip();
-const SHOTS = path.join(ROOT, 'build', 'screenshots');
-const PASSWORD = 'correct horse battery staple';
 
 let srv, browser, ws, list;
 const members = {};
@@ -34,45 +33,8 @@ after(async () => {
   if (srv) await srv.stop();
 });
 
-/** A fresh browser context (its own cookies) signed in as `role` through the form. */
-async function signIn(role, viewport = { width: 1100, height: 900 }) {
-  const ctx = await browser.createBrowserContext();
-  const page = await ctx.newPage();
-  await page.setViewport(viewport);
-  const answers = [];
-  page.on('response', async (r) => {
-    if (new URL(r.url()).pathname.startsWith('/dashboard/api/')) answers.push(await r.text().catch(() => ''));
-  });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e));
-  await page.goto(srv.control + '/dashboard/');
-  await page.waitForSelector('#signin:not([hidden]) #email');
-  await page.type('#email', `${role}@example.com`);
-  await page.type('#password', PASSWORD);
-  await page.click('#signin-form button[type=submit]');
-  await page.waitForSelector('#session:not([hidden])');
-  await page.waitForSelector('#view h1');
-  return { ctx, page, answers, errors };
-}
-
-const text = (page) => page.evaluate(() => document.body.innerText);
-async function go(page, hash) {
-  await page.evaluate((h) => { location.hash = h; }, hash);
-  await page.waitForFunction((h) => {
-    const e = document.querySelector('#view h1');
-    return location.hash === h && e && document.activeElement === e;
-  }, {}, hash);
-}
-/** The page's own fetch, with or without the CSRF header it got from /me. */
-function pageFetch(page, method, p, body, withCsrf = true) {
-  return page.evaluate(async (m, pth, b, csrf) => {
-    const headers = { 'Content-Type': 'application/json' };
-    if (csrf) headers['X-CSRF-Token'] = (await (await fetch('/dashboard/api/me')).json()).csrfToken;
-    const r = await fetch('/dashboard/api' + pth, { method: m, headers, body: b === undefined ? undefined : JSON.stringify(b) });
-    return { status: r.status, body: await r.json().catch(() => null) };
-  }, method, p, body, withCsrf);
-}
-const shot = (page, name) => page.screenshot({ path: path.join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+/** A fresh browser context signed in as `role` through the form. */
+const signIn = (role, viewport) => signInAs(browser, srv, `${role}@example.com`, viewport);
 
 test('sign in page: labelled inputs, a wrong password is refused, the session cookie is HttpOnly', { skip }, async () => {
   const ctx = await browser.createBrowserContext();
@@ -196,17 +158,10 @@ test('admin journey: application, secret key shown once, list, settings, import,
   const pk = await page.$eval('#shown-once-value', (e) => e.textContent);
   assert.match(pk, /^pk_/);
   await page.waitForFunction((o) => document.querySelector('#keys').innerText.includes(o), {}, srv.control);
-  for (const deadline = Date.now() + 5000; ;) {
-    const b = await fetch(`${srv.runtime}/v1/bootstrap?key=${pk}`, { headers: { Origin: srv.control } });
-    if (b.status === 200) break;
-    assert.ok(Date.now() < deadline, 'the runtime never saw the new publishable key');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // The list page's live preview needs no key: the widget asks the dashboard, which
+  // answers from the active version's artifact.
   await go(page, `#/lists/${list}`);
-  await page.waitForSelector('#preview-key');
-  await page.type('#preview-key', pk);
-  await page.click('#preview-form button[type=submit]');
-  await page.waitForSelector('#preview-area:not([hidden]) #preview-q'); // the widget is attached
+  await page.waitForSelector('#preview-q[data-ready]'); // the widget is attached
   await page.type('#preview-q', 'par');
   await page.waitForFunction(() => [...document.querySelectorAll('[role=option]')].map((o) => o.textContent).join('|').includes('Paris'));
   const options = await page.$$eval('[role=option]', (os) => os.map((o) => o.textContent));

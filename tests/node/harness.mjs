@@ -49,7 +49,8 @@ async function stopProcess(proc) {
 }
 
 export class Suggestd {
-  async start() {
+  /** Starts `suggestd serve`; `extra` are more flags (e.g. a short --session-idle-seconds). */
+  async start(extra = []) {
     this.dir = mkdtempSync(path.join(tmpdir(), 'suggestd-node-'));
     this.controlPort = await freePort();
     this.runtimePort = await freePort();
@@ -59,7 +60,7 @@ export class Suggestd {
     this.proc = spawn(BINARY, [
       'serve', '--data-dir', this.dir,
       '--control-listen', `127.0.0.1:${this.controlPort}`,
-      '--runtime-listen', `127.0.0.1:${this.runtimePort}`,
+      '--runtime-listen', `127.0.0.1:${this.runtimePort}`, ...extra,
     ], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.proc.stderr.on('data', (d) => this.log.push(d.toString()));
     await waitHttp(this.control + '/healthz', this.proc, 'suggestd control');

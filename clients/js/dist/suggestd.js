@@ -242,11 +242,19 @@ const doc = input.ownerDocument;
 const msg = Object.assign({ empty: 'No suggestions', count: (n) => `${n} suggestions` }, o.messages);
 const base = input.id || 'sg-' + ++seq;
 if (!input.id) input.id = base;
-if (o.injectStyles !== false && !doc.getElementById('sg-style')) {
+if (o.injectStyles !== false && !doc.getElementById('sg-style') && !doc.sgStyleAdopted) {
+const View = doc.defaultView;
+if (View && View.CSSStyleSheet && 'adoptedStyleSheets' in doc) {
+const sheet = new View.CSSStyleSheet();
+sheet.replaceSync(STYLE);
+doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+doc.sgStyleAdopted = true;
+} else {
 const st = doc.createElement('style');
 st.id = 'sg-style';
 st.textContent = STYLE;
 doc.head.appendChild(st);
+}
 }
 const wrap = doc.createElement('div');
 wrap.className = 'sg-combo';

@@ -37,11 +37,22 @@ export function autocomplete(input, options) {
   const base = input.id || 'sg-' + ++seq;
   if (!input.id) input.id = base;
 
-  if (o.injectStyles !== false && !doc.getElementById('sg-style')) {
-    const st = doc.createElement('style');
-    st.id = 'sg-style';
-    st.textContent = STYLE;
-    doc.head.appendChild(st);
+  if (o.injectStyles !== false && !doc.getElementById('sg-style') && !doc.sgStyleAdopted) {
+    // A constructed stylesheet where the browser has them: a page whose
+    // Content-Security-Policy forbids inline style (style-src 'self', as the dashboard's)
+    // would block a <style> element, but not the CSS object model.
+    const View = doc.defaultView;
+    if (View && View.CSSStyleSheet && 'adoptedStyleSheets' in doc) {
+      const sheet = new View.CSSStyleSheet();
+      sheet.replaceSync(STYLE);
+      doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, sheet];
+      doc.sgStyleAdopted = true;
+    } else {
+      const st = doc.createElement('style');
+      st.id = 'sg-style';
+      st.textContent = STYLE;
+      doc.head.appendChild(st);
+    }
   }
 
   // The listbox and a live region for counts and errors sit right after the input, in a

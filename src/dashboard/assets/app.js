@@ -30,8 +30,13 @@ async function api(method, path, body, extra) {
     method, headers, credentials: 'same-origin',
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const out = { status: r.status, etag: r.headers.get('ETag'), body: await r.json().catch(() => ({})) };
-  if (r.status === 401 && path !== '/session') { me = null; showSignin(); }
+  const out = { status: r.status, etag: r.headers.get('ETag'), retryAfter: r.headers.get('Retry-After'),
+    body: await r.json().catch(() => ({})) };
+  // Only an ended session signs the page out (a wrong current password is a 401 too).
+  if (r.status === 401 && out.body.code === 'invalid_session' && path !== '/session') {
+    me = null;
+    showSignin('Your session has ended (signed out, or idle too long). Sign in again.');
+  }
   return out;
 }
 const errText = (r) => (r.body && r.body.message ? r.body.message : 'Request failed (' + r.status + ').');
@@ -52,7 +57,8 @@ function select(options, value) {
 }
 
 // ---- session -------------------------------------------------------------------------
-function showSignin() {
+function showSignin(why) {
+  $('error').textContent = why || '';
   $('signin').hidden = false;
   $('nav').hidden = true;
   $('session').hidden = true;
@@ -66,12 +72,13 @@ function signedIn(body) {
   $('session').hidden = false;
   $('who').textContent = me.member.email;
   $('role').textContent = me.member.role;
+  $('nav-audit').hidden = !can('readAudit');
   route();
 }
 
 // ---- router --------------------------------------------------------------------------
 async function route() {
-  if (!me) return;
+  if (!me || (location.hash && !location.hash.startsWith('#/'))) return; // not a page address
   const parts = (location.hash || '#/applications').slice(2).split('/');
   for (const a of document.querySelectorAll('#nav a'))
     if (a.getAttribute('href') === '#/' + parts[0]) a.setAttribute('aria-current', 'page');
@@ -80,7 +87,7 @@ async function route() {
   view.replaceChildren();
   say('');
   const pages = { applications: pageApplications, lists: parts[1] ? () => pageList(parts[1]) : pageLists,
-    usage: pageUsage, members: pageMembers };
+    usage: pageUsage, members: pageMembers, audit: pageAudit, account: pageAccount };
   await (pages[parts[0]] || pageApplications)(view);
   const h1 = view.querySelector('h1');
   if (h1) { h1.tabIndex = -1; h1.focus(); }
@@ -89,14 +96,15 @@ async function route() {
 // ---- applications and keys -----------------------------------------------------------
 async function pageApplications(view) {
   view.append(h('h1', { text: 'Applications' }));
-  const r = await api('GET', '/applications');
-  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
   const detail = h('div', { id: 'app-detail' });
-  view.append(table(['Name', 'Id', 'Status', 'Monthly quota', 'Created', ''],
-    r.body.data.map((a) => tr(a.name, h('code', { text: a.id }), a.status,
-      a.monthlyQuota === null ? 'none' : String(a.monthlyQuota), fmtTime(a.createdAt),
+  const rows = h('div', { id: 'apps', 'data-what': 'applications' });
+  view.append(rows);
+  const ok = await pagedTable(rows, 'apps', (c) => '/applications?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
+    ['Name', 'Id', 'Status', 'Monthly quota', 'Created', ''], (a) => tr(a.name, h('code', { text: a.id }), a.status,
+      quotaText(a.monthlyQuota), fmtTime(a.createdAt),
       h('button', { class: 'small secondary', type: 'button', 'aria-label': 'Open ' + a.name,
-        onclick: () => appDetail(detail, a) }, 'Open')))));
+        onclick: () => appDetail(detail, a) }, 'Open')), 'No applications yet.');
+  if (!ok) return;
   if (can('manageKeys')) {
     const name = h('input', { required: true, maxlength: 200 });
     view.append(h('form', { id: 'app-create', onsubmit: async (e) => {
@@ -113,7 +121,9 @@ async function pageApplications(view) {
 
 async function appDetail(box, app) {
   box.replaceChildren(h('h2', { text: 'Application ' + app.name }),
-    h('p', {}, 'Id ', h('code', { text: app.id }), ', status ' + app.status + '.'));
+    h('p', {}, 'Id ', h('code', { text: app.id }), ', status ' + app.status + ', monthly quota ' +
+      quotaText(app.monthlyQuota) + '.'));
+  if (can('setQuotas')) box.append(quotaForm(app));
   if (can('manageKeys') && app.status === 'active')
     box.append(h('button', { class: 'danger', type: 'button', id: 'app-disable', onclick: async () => {
       if (!confirm('Disable ' + app.name + '? Its keys stop working.')) return;
@@ -188,14 +198,58 @@ function shownOnce(what, secret) {
   return box;
 }
 
+const quotaText = (q) => (q === null || q === undefined ? 'unlimited' : q.toLocaleString('en') + ' queries');
+
+// The monthly quota is billing: owners only (the server refuses everyone else).
+function quotaForm(app) {
+  const q = h('input', { type: 'number', min: 0, step: 1, inputmode: 'numeric',
+    value: app.monthlyQuota === null ? '' : app.monthlyQuota, 'aria-describedby': 'quota-help' });
+  const msg = h('p', { id: 'quota-msg', role: 'status' });
+  return h('form', { id: 'quota-form', onsubmit: async (e) => {
+    e.preventDefault();
+    const v = q.value.trim() === '' ? null : Number(q.value);
+    const r = await api('PATCH', '/applications/' + app.id, { monthlyQuota: v });
+    if (r.status !== 200) { msg.className = 'err'; msg.textContent = errText(r); return; }
+    app.monthlyQuota = r.body.monthlyQuota;
+    msg.className = '';
+    msg.textContent = 'Monthly quota of ' + app.name + ': ' + quotaText(app.monthlyQuota) + '.';
+  } }, h('h3', { text: 'Monthly quota' }), field('quota', 'Queries per calendar month (UTC)', q),
+  h('p', { id: 'quota-help', class: 'muted', text: 'Empty: unlimited. Queries over the quota answer quota_exceeded until the month ends.' }),
+  h('button', { type: 'submit' }, 'Save quota'), msg);
+}
+
+// A server-side paged table: `url(cursor)` answers {data, nextCursor}; `row(record)` builds
+// a row. Only one page is ever in the page, however many records there are; Previous goes
+// back through the cursors seen. Returns false (with the error shown) when the read failed.
+const PAGE = 25;
+async function pagedTable(box, name, url, cols, row, empty, trail) {
+  trail = trail || [null];
+  const r = await api('GET', url(trail[trail.length - 1]));
+  if (r.status !== 200) {
+    box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
+    return false;
+  }
+  const n = trail.length;
+  const again = (t) => pagedTable(box, name, url, cols, row, empty, t).then(() => box.querySelector('table')?.focus());
+  const t = table(cols, r.body.data.map(row), r.body.data.length ? 'Page ' + n : empty);
+  t.querySelector('table').tabIndex = -1;
+  box.replaceChildren(t, h('nav', { class: 'row pager', 'aria-label': 'Pages of ' + (box.dataset.what || name) },
+    n > 1 ? h('button', { type: 'button', class: 'small secondary', id: name + '-prev', onclick: () => again(trail.slice(0, -1)) }, 'Previous page') : null,
+    r.body.nextCursor ? h('button', { type: 'button', class: 'small secondary', id: name + '-next',
+      onclick: () => again(trail.concat([r.body.nextCursor])) }, 'Next page') : null));
+  return true;
+}
+
 // ---- lists ---------------------------------------------------------------------------
 async function pageLists(view) {
   view.append(h('h1', { text: 'Lists' }));
-  const r = await api('GET', '/lists?limit=100');
-  if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
-  view.append(table(['Name', 'Id', 'Visibility', 'Status', 'Active version'], r.body.data.map((l) =>
-    tr(h('a', { href: '#/lists/' + l.id, text: l.name }), h('code', { text: l.id }), l.visibility, l.status,
-      l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber))));
+  const rows = h('div', { id: 'lists', 'data-what': 'lists' });
+  view.append(rows);
+  const ok = await pagedTable(rows, 'lists', (c) => '/lists?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
+    ['Name', 'Id', 'Visibility', 'Status', 'Active version'], (l) =>
+      tr(h('a', { href: '#/lists/' + l.id, text: l.name }), h('code', { text: l.id }), l.visibility, l.status,
+        l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber), 'No lists yet.');
+  if (!ok) return;
   if (can('writeLists')) {
     const name = h('input', { required: true, maxlength: 200 });
     view.append(h('form', { id: 'list-create', onsubmit: async (e) => {
@@ -223,6 +277,14 @@ async function pageList(id, view) {
   previewArea(sections[2], l);
   await Promise.all([publishArea(sections[1], l), itemsArea(sections[3], l), selectionsArea(sections[5], l)]);
   importArea(sections[4], l);
+  // Each section is named by its heading, so a screen reader's landmarks list reads
+  // "Settings", "Items", … instead of six unnamed regions.
+  for (const sec of sections) {
+    const hd = sec.querySelector('h2');
+    if (!hd) continue;
+    hd.id = sec.id + '-h';
+    sec.setAttribute('aria-labelledby', hd.id);
+  }
 }
 
 function settingsForm(box, l, etag) {
@@ -337,28 +399,44 @@ async function renderVersions(box, l) {
 }
 
 // ---- live preview --------------------------------------------------------------------
-// The widget of clients/js (served from the binary as /dashboard/suggestd.js) against the
-// real runtime (me.runtimeUrl), with a publishable key of this list: exactly what a
-// visitor of the user's site gets from the active version.
+// The widget of clients/js (served from the binary as /dashboard/suggestd.js), fed by the
+// dashboard's own preview endpoint: the list's active version answered exactly as the
+// runtime would (same artifact, same query policy, same highlights), for any list this
+// member can read, private ones included, with no publishable key and no access token.
+// A preview is never billed and records no selection (docs/DECISIONS.md).
+function previewClient(l) {
+  const policy = { minQueryChars: l.queryPolicy?.minQueryChars ?? 1, debounceMs: l.queryPolicy?.debounceMs ?? 150 };
+  return {
+    policy,
+    bootstrap: async () => ({ queryPolicy: policy }),
+    select: async () => false,
+    async query(q, { signal } = {}) {
+      const r = await fetch('/dashboard/api/lists/' + l.id + '/preview?' + new URLSearchParams({ q }),
+        { signal, credentials: 'same-origin' });
+      const body = await r.json().catch(() => ({}));
+      if (r.status === 401 && body.code === 'invalid_session') { me = null; showSignin('Your session has ended. Sign in again.'); }
+      if (!r.ok) {
+        const err = new Error(body.message || 'Preview failed (' + r.status + ').');
+        err.code = body.code;
+        throw err;
+      }
+      return body;
+    },
+  };
+}
+
 function previewArea(box, l) {
   box.replaceChildren(h('h2', { text: 'Live preview' }));
-  if (!me.runtimeUrl)
-    return box.append(h('p', { class: 'notice', text: 'The runtime URL is unknown: start the server with --runtime-public-url.' }));
-  const key = h('input', { autocomplete: 'off', spellcheck: 'false', required: true, pattern: 'pk_.*', 'aria-describedby': 'preview-key-help' });
-  const q = h('input', { autocomplete: 'off' });
-  const area = h('div', { id: 'preview-area', hidden: true }, field('preview-q', 'Try a query', q));
-  box.append(h('p', { class: 'muted', text: l.activeVersionNumber === null
-    ? 'Nothing is served yet: publish a version first.' : 'Queries go to ' + me.runtimeUrl + ' and see the active version.' }),
-  h('form', { id: 'preview-form', class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    const { createClient, autocomplete } = await import('/dashboard/suggestd.js');
-    autocomplete(q, { client: createClient({ runtime: me.runtimeUrl, key: key.value.trim() }) });
-    area.hidden = false;
-    e.target.hidden = true;
-    q.focus();
-  } }, h('div', {}, field('preview-key', 'Publishable key of this list', key),
-    h('p', { id: 'preview-key-help', class: 'muted', text: 'Issued on the Applications page; it must allow this page\'s origin (' + location.origin + ').' })),
-  h('button', { type: 'submit' }, 'Start preview')), area);
+  if (l.activeVersionNumber === null)
+    return box.append(h('p', { class: 'notice', id: 'preview-none', text: 'Nothing is served yet: publish a version, then try queries here.' }));
+  const q = h('input', { autocomplete: 'off', spellcheck: 'false', 'aria-describedby': 'preview-help' });
+  box.append(h('div', { id: 'preview-area' }, field('preview-q', 'Try a query', q),
+    h('p', { id: 'preview-help', class: 'muted', text: 'Answers come from the active version (v' + l.activeVersionNumber +
+      ') with this list\'s query policy, as your visitors get them. Previews are not counted against the quota.' })));
+  import('/dashboard/suggestd.js').then(({ autocomplete }) => {
+    autocomplete(q, { client: previewClient(l) });
+    q.dataset.ready = '1';
+  }, () => say('The preview widget failed to load.'));
 }
 
 // ---- items ---------------------------------------------------------------------------
@@ -510,6 +588,9 @@ async function selectionsArea(box, l) {
   box.replaceChildren(h('h2', { text: 'Selections (7 days)' }));
   if (r.status !== 200) return box.append(h('p', { class: 'err', text: errText(r) }));
   const s = r.body;
+  if (!s.eventsAvailable)
+    return box.append(h('p', { class: 'notice', id: 'selections-unavailable', role: 'note',
+      text: 'No selection data source is configured: this control plane cannot read the runtime\'s selection events.' }));
   box.append(h('p', { text: s.total + ' selections.' }),
     table(['Day', 'Selections'], s.perDay.map((d) => tr(d.date, String(d.selections)))),
     h('h3', { text: 'Most selected items' }),
@@ -522,7 +603,11 @@ async function pageUsage(view) {
   const r = await api('GET', '/usage');
   if (r.status !== 200) return view.append(h('p', { class: 'err', text: errText(r) }));
   const u = r.body;
-  if (!u.usageAvailable) view.append(h('p', { class: 'notice', text: 'Query counts are not available on this server.' }));
+  if (!u.usageAvailable)
+    view.append(h('div', { class: 'notice', id: 'usage-unavailable', role: 'note' },
+      h('strong', { text: 'No usage data source is configured. ' }),
+      'This control plane cannot read the runtime\'s query counts, so the counts below are unknown (—), not zero. ' +
+      'Start it with the runtime\'s data directory (suggestd serve, or suggestd control --data-dir) to see them.'));
   view.append(table(['Application', 'Queries in ' + u.month, 'Monthly quota', 'Share'], u.applications.map((a) =>
     tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'none' : String(a.monthlyQuota),
       a.monthlyQuota && a.used !== null
@@ -569,6 +654,51 @@ async function pageMembers(view) {
   h('button', { type: 'submit' }, 'Invite')));
 }
 
+// ---- audit log (admins) -------------------------------------------------------------
+function auditDetails(d) {
+  if (!d || typeof d !== 'object') return '';
+  return Object.entries(d).map(([k, v]) => k + ': ' + (Array.isArray(v) ? v.join(', ') : JSON.stringify(v))).join('; ');
+}
+async function pageAudit(view) {
+  view.append(h('h1', { text: 'Audit log' }),
+    h('p', { class: 'muted', text: 'Every change made in this workspace, newest first: who, what, on which record.' }));
+  const rows = h('div', { id: 'audit', 'data-what': 'the audit log' });
+  view.append(rows);
+  await pagedTable(rows, 'audit', (c) => '/audit?limit=' + PAGE + (c ? '&cursor=' + encodeURIComponent(c) : ''),
+    ['When', 'Member', 'Action', 'Target', 'Result', 'Details'], (e) =>
+      tr(fmtTime(e.at), e.actorEmail || e.actor, h('code', { text: e.action }), e.target ? h('code', { text: e.target }) : '—',
+        String(e.status), auditDetails(e.details)), 'Nothing has been changed yet.');
+}
+
+// ---- account: the signed-in member's password ----------------------------------------
+async function pageAccount(view) {
+  view.append(h('h1', { text: 'Your account' }),
+    h('p', {}, 'Signed in as ', h('strong', { text: me.member.email }), ' (' + me.member.role + ').'));
+  const cur = h('input', { type: 'password', required: true, autocomplete: 'current-password' });
+  const nw = h('input', { type: 'password', required: true, minlength: 12, autocomplete: 'new-password', 'aria-describedby': 'pw-help' });
+  const again = h('input', { type: 'password', required: true, autocomplete: 'new-password' });
+  const msg = h('p', { id: 'password-msg', role: 'alert' });
+  view.append(h('form', { id: 'password-form', onsubmit: async (e) => {
+    e.preventDefault();
+    msg.className = 'err';
+    if (nw.value !== again.value) { msg.textContent = 'The two new passwords differ.'; again.focus(); return; }
+    const r = await api('POST', '/me/password', { currentPassword: cur.value, newPassword: nw.value });
+    cur.value = nw.value = again.value = '';
+    if (r.status === 200) {
+      msg.className = '';
+      msg.textContent = 'Password changed. Every other session of yours has been signed out; this one stays signed in.';
+    } else if (r.status === 401 && r.body.code === 'invalid_credentials') {
+      msg.textContent = 'The current password is wrong; nothing changed.';
+      cur.focus();
+    } else {
+      msg.textContent = errText(r) + ((r.body.details && r.body.details.fields) || []).map((f) => ' ' + f.reason).join('');
+    }
+  } }, h('h2', { text: 'Change your password' }),
+  field('pw-current', 'Current password', cur), field('pw-new', 'New password', nw),
+  h('p', { id: 'pw-help', class: 'muted', text: 'At least 12 characters. Changing it signs out every other browser where you are signed in.' }),
+  field('pw-again', 'New password again', again), h('button', { type: 'submit' }, 'Change password'), msg));
+}
+
 // ---- start ---------------------------------------------------------------------------
 document.addEventListener('DOMContentLoaded', async () => {
   $('signin-form').addEventListener('submit', async (e) => {
@@ -577,12 +707,17 @@ document.addEventListener('DOMContentLoaded', async () => {
     const r = await api('POST', '/session', { email: $('email').value, password: $('password').value });
     $('password').value = '';
     if (r.status === 200) signedIn(r.body);
+    else if (r.status === 429)
+      $('error').textContent = 'Too many sign-in attempts. Wait ' + (r.retryAfter || 'a few') +
+        ' seconds, then try again.';
     else $('error').textContent = r.body.message || 'Sign-in failed.';
   });
   const out = async (path) => { await api('POST', path); me = null; showSignin(); };
   $('sign-out').addEventListener('click', () => out('/session/sign-out'));
   $('sign-out-all').addEventListener('click', () => out('/sessions/revoke-all'));
   window.addEventListener('hashchange', route);
+  // The skip link moves the focus to the content and keeps the page's address.
+  document.querySelector('.skip').addEventListener('click', (e) => { e.preventDefault(); $('main').focus(); });
   const r = await api('GET', '/me');
   if (r.status === 200) signedIn(r.body);
   else showSignin();

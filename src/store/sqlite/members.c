@@ -447,6 +447,32 @@ sg_err sg__sqlite_application_list(sg_store *base, const char *workspace_id, jso
   return read_rows(st, q, workspace_id, app_row, out);
 }
 
+sg_err sg__sqlite_application_page(sg_store *base, const char *workspace_id, size_t limit,
+                                   const json_t *after, json_t **data, bool *more) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q_first[] = "SELECT id, name, status, monthly_quota, created_at FROM"
+                                " applications WHERE workspace_id=?1 ORDER BY created_at, id"
+                                " LIMIT ?2";
+  /* The cursor names the page's last application; its (created_at, id) is the key. */
+  static const char q_after[] =
+      "SELECT a.id, a.name, a.status, a.monthly_quota, a.created_at FROM applications a,"
+      " applications k WHERE k.id=?3 AND k.workspace_id=?1 AND a.workspace_id=?1 AND"
+      " (a.created_at, a.id) > (k.created_at, k.id) ORDER BY a.created_at, a.id LIMIT ?2";
+  sg__sq *r = sg__sq_reader_acquire(st);
+  sqlite3_stmt *s = sg__sq_prep(r, after ? q_after : q_first);
+  json_t *arr = NULL;
+  if (s) {
+    sg__sq_text(s, 1, workspace_id);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)limit + 1);
+    if (after) sg__sq_text(s, 3, json_string_value(json_array_get(after, 0)));
+    arr = sg__sq_page_rows(s, limit, app_row, more);
+  }
+  sg__sq_reader_release(r);
+  if (!arr) return SG_E_INTERNAL;
+  *data = arr;
+  return SG_E_OK;
+}
+
 /* Whether a row of sql (?1 = id, ?2 = workspace) exists, on a reader. */
 static sg_err exists_on_reader(sg__sq *st, const char *sql, const char *a, const char *b) {
   sg__sq *r = sg__sq_reader_acquire(st);

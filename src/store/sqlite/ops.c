@@ -83,6 +83,7 @@ const sg_store_ops sg__sqlite_store_ops = {
     .audit_add = sg__sqlite_audit_add,
     .audit_page = sg__sqlite_audit_page,
     .application_list = sg__sqlite_application_list,
+    .application_page = sg__sqlite_application_page,
     .application_in_workspace = sg__sqlite_application_in_workspace,
     .secret_key_list = sg__sqlite_secret_key_list,
     .secret_key_workspace = sg__sqlite_secret_key_workspace,

@@ -224,5 +224,8 @@ const char *const sg__sqlite_migrations[] = {
     "  item_id TEXT NOT NULL, query_request_id TEXT NOT NULL, position INTEGER NOT NULL,"
     "  query TEXT, PRIMARY KEY(selection_id, ts_ms)) WITHOUT ROWID;"
     "CREATE INDEX selections_list ON selections(list_id, ts_ms);",
+    /* 10: the dashboard's applications page reads one workspace's applications a page at a
+     * time, oldest first, without scanning every workspace's. */
+    "CREATE INDEX applications_workspace ON applications(workspace_id, created_at, id);",
     NULL,
 };

@@ -272,6 +272,8 @@ sg_err sg__sqlite_audit_add(sg_store *st, const sg_audit_entry *e);
 sg_err sg__sqlite_audit_page(sg_store *st, const char *workspace_id, size_t limit,
                              const json_t *after, json_t **data, bool *more);
 sg_err sg__sqlite_application_list(sg_store *st, const char *workspace_id, json_t **out);
+sg_err sg__sqlite_application_page(sg_store *st, const char *workspace_id, size_t limit,
+                                   const json_t *after, json_t **data, bool *more);
 sg_err sg__sqlite_application_in_workspace(sg_store *st, const char *workspace_id,
                                            const char *application_id);
 sg_err sg__sqlite_secret_key_list(sg_store *st, const char *application_id, json_t **out);

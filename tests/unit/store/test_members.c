@@ -200,6 +200,59 @@ static void test_audit_pages(void **state) {
   json_decref(after);
 }
 
+/* The applications page: every application of the workspace once, in the unpaged list's
+ * order, never another workspace's; a cursor naming a foreign application is empty. */
+static void test_application_pages(void **state) {
+  store_fixture *f = *state;
+  json_t *ws2 = NULL, *rec = NULL;
+  assert_int_equal(sg_store_workspace_create(f->st, "other", &ws2), SG_E_OK);
+  const char *other = json_string_value(json_object_get(ws2, "id"));
+  for (int i = 0; i < 5; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "app %d", i);
+    assert_int_equal(sg_store_application_create(f->st, f->ws, name, -1, &rec), SG_E_OK);
+    json_decref(rec);
+    assert_int_equal(sg_store_application_create(f->st, other, name, -1, &rec), SG_E_OK);
+    json_decref(rec);
+  }
+  json_t *all = NULL;
+  assert_int_equal(sg_store_application_list(f->st, f->ws, &all), SG_E_OK);
+  size_t total = json_array_size(all), seen = 0;
+  json_t *after = NULL;
+  bool more = true;
+  while (more) {
+    json_t *page = NULL;
+    assert_int_equal(sg_store_application_page(f->st, f->ws, 2, after, &page, &more), SG_E_OK);
+    assert_true(json_array_size(page) <= 2);
+    size_t i;
+    json_t *a;
+    json_array_foreach(page, i, a) {
+      assert_string_equal(json_string_value(json_object_get(a, "id")),
+                          json_string_value(json_object_get(json_array_get(all, seen), "id")));
+      seen++;
+    }
+    json_decref(after);
+    after =
+        json_pack("[O]", json_object_get(json_array_get(page, json_array_size(page) - 1), "id"));
+    json_decref(page);
+  }
+  json_decref(after);
+  assert_int_equal(seen, total);
+  assert_true(total >= 5);
+  /* A cursor naming the other workspace's application gives nothing of it. */
+  json_t *theirs = NULL, *page = NULL;
+  assert_int_equal(sg_store_application_list(f->st, other, &theirs), SG_E_OK);
+  after = json_pack("[O]", json_object_get(json_array_get(theirs, 0), "id"));
+  assert_int_equal(sg_store_application_page(f->st, f->ws, 10, after, &page, &more), SG_E_OK);
+  assert_int_equal(json_array_size(page), 0);
+  assert_false(more);
+  json_decref(page);
+  json_decref(after);
+  json_decref(theirs);
+  json_decref(all);
+  json_decref(ws2);
+}
+
 static void test_keys_listing_has_no_secrets(void **state) {
   store_fixture *f = *state;
   json_t *app = NULL;
@@ -239,6 +292,8 @@ int main(void) {
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_sessions, store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_audit_pages, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_application_pages, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_keys_listing_has_no_secrets, store_fixture_setup,
                                       store_fixture_teardown),
