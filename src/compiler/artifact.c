@@ -37,7 +37,7 @@ typedef struct {
   const unsigned char *trie;
   uint64_t n_trie;
   const unsigned char *lcp;    /* n_keys bytes */
-  const unsigned char *branch; /* n_keys bytes */
+  const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
 } locale_view;
 
 struct sg_artifact {
@@ -85,7 +85,7 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
   uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
   uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
-  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, 1, len)) return -1;
+  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len)) return -1;
   if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
   v->trie = d + t_off;
   v->lcp = d + lcp_off;
@@ -397,7 +397,8 @@ static _Thread_local struct {
   uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
   /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
    * (NO_NODE when not materialised) and the least code point not yet tried below it. */
-  uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH], zs_from[MAX_DEPTH];
+  uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
+  uint8_t zs_left[MAX_DEPTH]; /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
 } tl;
 
@@ -429,12 +430,12 @@ static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char
 
 /* run_end from the stored LCP bytes: the run is usually a few keys (longer runs are
  * trie nodes), so a short linear look, then the galloping search past 16 keys or when
- * b is beyond what the bytes can tell. */
+ * b is beyond what the bytes can tell. s is key i's text, or NULL when not read yet. */
 static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
-  if (b >= SG__LCP_CAP) return run_end(v, i, r, s, b);
+  if (b >= SG__LCP_CAP) return run_end(v, i, r, s ? s : key_text(v, i), b);
   uint64_t e = i + 1;
   for (unsigned step = 0; e < r && v->lcp[e] >= b; e++)
-    if (++step == 16) return run_end(v, e, r, s, b);
+    if (++step == 16) return run_end(v, e, r, s ? s : key_text(v, i), b);
   return e;
 }
 
@@ -487,25 +488,39 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
 #define NO_NODE UINT32_MAX
 #define NO_CP UINT32_MAX
 
-/* The least code point >= from that can keep a child of the zero-slack row c within thr
- * (NO_CP when none is left). */
-static uint32_t zs_next_cp(size_t c, size_t n, unsigned thr, uint32_t from) {
+/* The code points that can keep a child of the zero-slack row c within thr, as a mask:
+ * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
+ * q[c - 3 .. c + 1]). */
+static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
   const uint32_t *q = tl.q;
-  uint32_t best = NO_CP;
+  unsigned mask = 0;
   for (size_t b = 0; b < SG__BAND; b++) {
     long j = (long)c - SG_TYPO_MAX_K + (long)b;
-    if (j < 0 || (size_t)j >= n) continue;
-    if (tl.row[c].c[b] == thr && q[j] >= from && q[j] < best) best = q[j];
+    if (j >= 0 && (size_t)j < n && tl.row[c].c[b] == thr) mask |= 2u << b;
   }
   if (c >= 1) {
     for (size_t b = 0; b < SG__BAND; b++) {
       long j = (long)c - 1 - SG_TYPO_MAX_K + (long)b;
-      if (j < 0 || (size_t)j + 1 >= n) continue;
-      if (tl.row[c - 1].c[b] + 1u <= thr && tl.cp[c] == q[j + 1] && q[j] >= from && q[j] < best)
-        best = q[j];
+      if (j >= 0 && (size_t)j + 1 < n && tl.row[c - 1].c[b] + 1u <= thr && tl.cp[c] == q[j + 1])
+        mask |= 1u << b;
     }
   }
-  return best;
+  return mask;
+}
+
+/* Takes the next candidate code point of level c off *mask (with every other bit that
+ * names the same code point), or returns NO_CP. */
+static uint32_t zs_take(size_t c, uint8_t *mask) {
+  if (!*mask) return NO_CP;
+  unsigned b = (unsigned)__builtin_ctz(*mask);
+  uint32_t cp = tl.q[c - 3 + b];
+  unsigned m = *mask & ~(1u << b);
+  for (unsigned r = m; r; r &= r - 1) {
+    unsigned o = (unsigned)__builtin_ctz(r);
+    if (tl.q[c - 3 + o] == cp) m &= ~(1u << o);
+  }
+  *mask = (uint8_t)m;
+  return cp;
 }
 
 /* UTF-8 of cp into out (a decoded malformed byte is that byte); returns its length. */
@@ -561,24 +576,38 @@ static void key_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t 
  * bytes), longer ones by binary search over their text. */
 #define SCAN_MAX 256
 
+static inline unsigned char branch(const locale_view *v, uint64_t i, unsigned which) {
+  return v->branch[i * SG__BRANCH_SIZE + which];
+}
+
+/* The byte at off of key lo, which shares its first off bytes with the keys after it:
+ * from its branch bytes when its LCP is off or off - 1, else from its text (kept in
+ * *first, which holds that text already when not NULL). off < SG__LCP_CAP. */
+static unsigned char first_byte(const locale_view *v, uint64_t lo, size_t off, const char **first) {
+  if (*first) return (unsigned char)(*first)[off];
+  if (v->lcp[lo] == off) return branch(v, lo, 0);
+  if (v->lcp[lo] + 1u == off) return branch(v, lo, 1);
+  *first = key_text(v, lo);
+  return (unsigned char)(*first)[off];
+}
+
 /* key_subrange for the keys whose byte at off is c alone, from the LCP and branch bytes:
  * inside [lo, hi) a run of keys with the same byte at off starts where the stored LCP is
- * exactly off, and its branch byte is that byte; only the first run's byte (key lo's)
- * needs its text, and only when c could be it. off < SG__LCP_CAP. */
+ * exactly off, and its branch byte is that byte; the first run's byte is first_byte's,
+ * needed only when c could be it. off < SG__LCP_CAP. */
 static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
                           unsigned char c, const char **first, uint64_t *sl, uint64_t *sh) {
   *sl = *sh = lo;
   uint64_t i = lo + 1;
   while (i < hi && v->lcp[i] != off) i++;
   /* [lo, i) is the first run. */
-  if (i == hi || v->branch[i] > c) {
-    if (!*first) *first = key_text(v, lo);
-    if ((unsigned char)(*first)[off] == c) *sh = i;
+  if (i == hi || branch(v, i, 0) > c) {
+    if (first_byte(v, lo, off, first) == c) *sh = i;
     return;
   }
   for (;;) {
     uint64_t start = i;
-    unsigned char b = v->branch[start];
+    unsigned char b = branch(v, start, 0);
     for (i = start + 1; i < hi && v->lcp[i] != off; i++) {
     }
     if (b == c) {
@@ -586,7 +615,7 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
       *sh = i;
       return;
     }
-    if (i == hi || v->branch[i] > c) return;
+    if (i == hi || branch(v, i, 0) > c) return;
   }
 }
 
@@ -628,7 +657,7 @@ static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_
 }
 
 /* The subtree of the keys [lo, hi) (node x, or NO_NODE) below the zero-slack row c: only
- * the code points zs_next_cp names are looked up, depth first with an explicit stack.
+ * the code points zs_candidates names are looked up, depth first with an explicit stack.
  * Same merging rule as scan_keys: a run whose distance reaches thr is added, and every
  * row of this walk stays without slack or dies. */
 static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64_t lo, uint64_t hi,
@@ -639,15 +668,14 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
   tl.zs_lo[d] = (uint32_t)lo;
   tl.zs_hi[d] = (uint32_t)hi;
   tl.zs_node[d] = x;
-  tl.zs_from[d] = 0;
+  tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
   for (;;) {
-    uint32_t cp = tl.zs_from[d] == NO_CP ? NO_CP : zs_next_cp(d, n, thr, tl.zs_from[d]);
+    uint32_t cp = zs_take(d, &tl.zs_left[d]);
     if (cp == NO_CP) {
       if (d == c) return;
       d--;
       continue;
     }
-    tl.zs_from[d] = cp + 1 == NO_CP ? NO_CP : cp + 1;
     size_t e = d + 1;
     if (e >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
     uint64_t sl, sh;
@@ -697,7 +725,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
     tl.zs_lo[d] = (uint32_t)sl;
     tl.zs_hi[d] = (uint32_t)sh;
     tl.zs_node[d] = ch;
-    tl.zs_from[d] = 0;
+    tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
     tl.zs_first[d] = first;
   }
 }
@@ -722,16 +750,24 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
     zs_walk(a, v, n, l, r, NO_NODE, NULL, c0, thr, top);
     return;
   }
-  const char *prev = NULL;
+  /* Key texts are read only where the LCP and branch bytes do not tell (format.h): in
+   * the common case, a key that leaves the one before at the depth the walk resumes
+   * from, its first two bytes there are its branch bytes. */
+  const char *prev = NULL; /* the previous key's text, when read */
+  uint64_t prev_i = l;
+  bool have_prev = false;
   size_t top_row = c0;
   for (uint64_t i = l; i < r;) {
-    const char *s = key_text(v, i);
+    const char *s = NULL; /* key i's text, once read */
+    size_t lcp_i = v->lcp[i];
     size_t c = c0;
-    if (prev) {
+    if (have_prev) {
       /* The keys skipped since prev all share more with it than key i does, so the
        * stored LCP of key i is its LCP with prev (read from the text past the cap). */
-      size_t lcp = v->lcp[i];
+      size_t lcp = lcp_i;
       if (lcp >= SG__LCP_CAP) {
+        if (!prev) prev = key_text(v, prev_i);
+        s = key_text(v, i);
         lcp = tl.bo[c0];
         while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
       }
@@ -740,11 +776,29 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
     }
     for (;;) {
       uint32_t cp;
-      size_t cl = sg__utf8_next(s + tl.bo[c], &cp);
+      size_t cl, off = tl.bo[c];
+      unsigned char b0 = lcp_i < SG__LCP_CAP ? branch(v, i, 0) : 0x80;
+      if (!s && off == lcp_i && b0 < 0x80) {
+        cp = b0;
+        cl = b0 != 0;
+      } else if (!s && off == lcp_i + 1 && b0 != 0 && b0 < 0x80 && branch(v, i, 1) < 0x80) {
+        cp = branch(v, i, 1);
+        cl = cp != 0;
+      } else {
+        if (!s) s = key_text(v, i);
+        cl = sg__utf8_next(s + off, &cp);
+      }
       if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
         prev = s;
+        prev_i = i;
+        have_prev = true;
         top_row = c;
-        i = run_end(v, i, r, s, tl.bo[c] + 1u);
+        if (off < SG__LCP_CAP) { /* the equal keys: an LCP of off and a NUL there */
+          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {
+          }
+        } else {
+          i = run_end(v, i, r, s ? s : key_text(v, i), off + 1u);
+        }
         break;
       }
       size_t d = c + 1;
@@ -762,6 +816,8 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
         else if (last > thr && least == thr) /* no slack: look up the continuations */
           zs_walk(a, v, n, i, e, NO_NODE, s, c, thr, top);
         prev = s;
+        prev_i = i;
+        have_prev = true;
         top_row = c;
         i = e;
         break;
