@@ -493,17 +493,23 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
  * q[c - 3 .. c + 1]). */
 static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
   const uint32_t *q = tl.q;
+  const uint8_t *r = tl.row[c].c;
   unsigned mask = 0;
-  for (size_t b = 0; b < SG__BAND; b++) {
-    long j = (long)c - SG_TYPO_MAX_K + (long)b;
-    if (j >= 0 && (size_t)j < n && tl.row[c].c[b] == thr) mask |= 2u << b;
-  }
+  /* Diagonal: cell b is column j = c - K + b, for j in [0, n - 1]. */
+  size_t b0 = c < SG_TYPO_MAX_K ? SG_TYPO_MAX_K - c : 0;
+  size_t b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0; /* one past the last */
+  if (b1 > SG__BAND) b1 = SG__BAND;
+  for (size_t b = b0; b < b1; b++)
+    if (r[b] == thr) mask |= 2u << b;
   if (c >= 1) {
-    for (size_t b = 0; b < SG__BAND; b++) {
-      long j = (long)c - 1 - SG_TYPO_MAX_K + (long)b;
-      if (j >= 0 && (size_t)j + 1 < n && tl.row[c - 1].c[b] + 1u <= thr && tl.cp[c] == q[j + 1])
-        mask |= 1u << b;
-    }
+    /* Swap: cell b of row c - 1 is column j = c - 1 - K + b, for j in [0, n - 2]. */
+    const uint8_t *r1 = tl.row[c - 1].c;
+    uint32_t t = tl.cp[c];
+    b0 = c < SG_TYPO_MAX_K + 1 ? SG_TYPO_MAX_K + 1 - c : 0;
+    b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0;
+    if (b1 > SG__BAND) b1 = SG__BAND;
+    for (size_t b = b0; b < b1; b++)
+      if (r1[b] + 1u <= thr && t == q[c - 1 - SG_TYPO_MAX_K + b + 1]) mask |= 1u << b;
   }
   return mask;
 }
