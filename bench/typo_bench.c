@@ -3,11 +3,12 @@
  * of every answer (so two builds can be shown to answer the same):
  *
  *   typo_bench --artifact A.art --content-hash sha256:… --exact FILE --typo FILE
- *              [--rounds 3]
+ *              [--rounds 3] [--highlight 1]
  *
  * FILE holds one raw query per line (query_bench --queries-out / --typo-queries-out).
  * Per query: sg_normalize_into + sg_artifact_query_k with the default policy's budget
- * (no highlights, no body: the lookup alone). Each query is timed in every round and
+ * (no body; with --highlight 1 also the highlight of every item, as the runtime
+ * answers, else the lookup alone). Each query is timed in every round and
  * its best round kept (the shared machine's noise is one-sided); the two mixes are
  * interleaved per query so both see the same machine. Prints one JSON object.
  */
@@ -54,6 +55,7 @@ static char **read_lines(const char *path, size_t *n) {
 }
 
 static unsigned long long sum;
+static int with_highlight;
 
 static void answer(const sg_artifact *a, const char *q) {
   char nb[1024];
@@ -67,6 +69,15 @@ static void answer(const sg_artifact *a, const char *q) {
   for (size_t i = 0; i < r.n; i++) {
     for (uint32_t j = 0; j < r.items[i].len; j++) h = (h ^ (unsigned char)r.items[i].json[j]) * 1099511628211ULL;
     h = (h ^ (r.items[i].edits * 16u + r.items[i].tier)) * 1099511628211ULL;
+    if (with_highlight) {
+      char dv[2048];
+      uint32_t hl[16];
+      long dl = sg_fragment_display_value(&r.items[i], dv, sizeof dv);
+      long nh = dl < 0 ? 0
+                       : sg_typo_highlight(dv, (size_t)dl, nb, len, r.items[i].edits,
+                                           r.items[i].tier, hl, 8);
+      for (long k = 0; k < 2 * nh; k++) h = (h ^ hl[k]) * 1099511628211ULL;
+    }
   }
   sum = sum * 31 + h;
 }
@@ -86,6 +97,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--exact")) ef = argv[i + 1];
     else if (!strcmp(argv[i], "--typo")) tf = argv[i + 1];
     else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--highlight")) with_highlight = atoi(argv[i + 1]);
   }
   if (!art || !hash || !ef || !tf || rounds < 1) {
     fprintf(stderr, "usage: typo_bench --artifact A --content-hash H --exact F --typo F\n");
