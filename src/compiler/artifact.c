@@ -36,7 +36,8 @@ typedef struct {
   const unsigned char *fragidx;
   const unsigned char *trie;
   uint64_t n_trie;
-  const unsigned char *lcp; /* n_keys bytes */
+  const unsigned char *lcp;    /* n_keys bytes */
+  const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
 } locale_view;
 
 struct sg_artifact {
@@ -83,10 +84,12 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
   if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
   uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
-  if (!in_file(lcp_off, v->n_keys, 1, len)) return -1;
-  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off) % 8) return -1;
+  uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
+  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len)) return -1;
+  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
   v->trie = d + t_off;
   v->lcp = d + lcp_off;
+  v->branch = d + br_off;
   if (v->n_keys >= UINT32_MAX) return -1;
   v->text = (const char *)d + text_off;
   v->keys = d + keys_off;
@@ -392,6 +395,11 @@ static _Thread_local struct {
   /* The trie walk's stack: per depth, the node, its next child, and the first key not
    * yet walked. */
   uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
+  /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
+   * (NO_NODE when not materialised) and the least code point not yet tried below it. */
+  uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
+  uint8_t zs_left[MAX_DEPTH]; /* the candidates not yet tried (zs_candidates) */
+  const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
 } tl;
 
 static inline const char *key_text(const locale_view *v, uint64_t i) {
@@ -422,68 +430,13 @@ static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char
 
 /* run_end from the stored LCP bytes: the run is usually a few keys (longer runs are
  * trie nodes), so a short linear look, then the galloping search past 16 keys or when
- * b is beyond what the bytes can tell. */
+ * b is beyond what the bytes can tell. s is key i's text, or NULL when not read yet. */
 static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
-  if (b >= SG__LCP_CAP) return run_end(v, i, r, s, b);
+  if (b >= SG__LCP_CAP) return run_end(v, i, r, s ? s : key_text(v, i), b);
   uint64_t e = i + 1;
   for (unsigned step = 0; e < r && v->lcp[e] >= b; e++)
-    if (++step == 16) return run_end(v, e, r, s, b);
+    if (++step == 16) return run_end(v, e, r, s ? s : key_text(v, i), b);
   return e;
-}
-
-/* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
- * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
- * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
- * most thr (every key below that node, the run of keys sharing its prefix, is within
- * D[i][n]) or whose row exceeds thr everywhere (no key below can match), and skips the
- * run. Runs reached with distance exactly thr are merged into top; smaller distances
- * were found by the passes before (exact, then thr = 1), and keys below them at a
- * smaller distance still by those passes, so each key ends up at its least distance. */
-static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
-                      size_t c0, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
-  const char *prev = NULL;
-  size_t top_row = c0;
-  for (uint64_t i = l; i < r;) {
-    const char *s = key_text(v, i);
-    size_t c = c0;
-    if (prev) {
-      /* The keys skipped since prev all share more with it than key i does, so the
-       * stored LCP of key i is its LCP with prev (read from the text past the cap). */
-      size_t lcp = v->lcp[i];
-      if (lcp >= SG__LCP_CAP) {
-        lcp = tl.bo[c0];
-        while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
-      }
-      c = top_row;
-      while (c > c0 && tl.bo[c] > lcp) c--;
-    }
-    for (;;) {
-      uint32_t cp;
-      size_t cl = sg__utf8_next(s + tl.bo[c], &cp);
-      if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
-        prev = s;
-        top_row = c;
-        i = run_end(v, i, r, s, tl.bo[c] + 1u);
-        break;
-      }
-      size_t d = c + 1;
-      tl.cp[d] = cp;
-      tl.bo[d] = tl.bo[c] + (uint32_t)cl;
-      sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
-                   d >= 2 ? tl.cp[d - 1] : 0, q, n);
-      c = d;
-      unsigned last = sg__osa_last(&tl.row[c], c, n);
-      if (last <= thr || sg__osa_min(&tl.row[c], c, n) > thr) {
-        uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
-        if (last == thr) range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
-        prev = s;
-        top_row = c;
-        i = e;
-        break;
-      }
-    }
-  }
 }
 
 static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
@@ -520,6 +473,365 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
   }
 }
 
+/* ---- the zero-slack walk ----
+ *
+ * A row whose least cell is exactly thr (and whose distance D[i][n] is over it) has no
+ * slack left: no cell of a deeper row is below thr, and a child's row can only keep a
+ * cell at thr through a match, never through an insertion, deletion or substitution.
+ * Its cell (i, j) at thr continues only with the code point q[j] (the diagonal), and a
+ * cell (i - 1, j) below thr only with q[j] when t_i = q[j + 1] (the swap). So instead of
+ * stepping every child or key below such a node, the walk looks up the at most
+ * 2 * SG__BAND code points that can keep it alive, by binary search over the node's
+ * children or its keys. On package names nearly all the rows the plain walk computed
+ * (~90%) were in this state. */
+
+#define NO_NODE UINT32_MAX
+#define NO_CP UINT32_MAX
+
+/* The code points that can keep a child of the zero-slack row c within thr, as a mask:
+ * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
+ * q[c - 3 .. c + 1]). */
+static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
+  const uint32_t *q = tl.q;
+  const uint8_t *r = tl.row[c].c;
+  unsigned mask = 0;
+  /* Diagonal: cell b is column j = c - K + b, for j in [0, n - 1]. */
+  size_t b0 = c < SG_TYPO_MAX_K ? SG_TYPO_MAX_K - c : 0;
+  size_t b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0; /* one past the last */
+  if (b1 > SG__BAND) b1 = SG__BAND;
+  for (size_t b = b0; b < b1; b++)
+    if (r[b] == thr) mask |= 2u << b;
+  if (c >= 1) {
+    /* Swap: cell b of row c - 1 is column j = c - 1 - K + b, for j in [0, n - 2]. */
+    const uint8_t *r1 = tl.row[c - 1].c;
+    uint32_t t = tl.cp[c];
+    b0 = c < SG_TYPO_MAX_K + 1 ? SG_TYPO_MAX_K + 1 - c : 0;
+    b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0;
+    if (b1 > SG__BAND) b1 = SG__BAND;
+    for (size_t b = b0; b < b1; b++)
+      if (r1[b] + 1u <= thr && t == q[c - 1 - SG_TYPO_MAX_K + b + 1]) mask |= 1u << b;
+  }
+  return mask;
+}
+
+/* Takes the next candidate code point of level c off *mask (with every other bit that
+ * names the same code point), or returns NO_CP. */
+static uint32_t zs_take(size_t c, uint8_t *mask) {
+  if (!*mask) return NO_CP;
+  unsigned b = (unsigned)__builtin_ctz(*mask);
+  uint32_t cp = tl.q[c - 3 + b];
+  unsigned m = *mask & ~(1u << b);
+  for (unsigned r = m; r; r &= r - 1) {
+    unsigned o = (unsigned)__builtin_ctz(r);
+    if (tl.q[c - 3 + o] == cp) m &= ~(1u << o);
+  }
+  *mask = (uint8_t)m;
+  return cp;
+}
+
+/* UTF-8 of cp into out (a decoded malformed byte is that byte); returns its length. */
+static size_t cp_encode(uint32_t cp, unsigned char *out) {
+  if (cp < 0x80) {
+    out[0] = (unsigned char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (unsigned char)(0xC0 | cp >> 6);
+    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | cp >> 12);
+    out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  if (cp < 0x110000) {
+    out[0] = (unsigned char)(0xF0 | cp >> 18);
+    out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+  }
+  out[0] = (unsigned char)(cp - 0x110000);
+  return 1;
+}
+
+static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b);
+
+/* The keys of [lo, hi), which share their first off bytes, whose next code point is cp
+ * (UTF-8 enc[0..elen)): [*sl, *sh), empty when none. */
+static void key_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                         const unsigned char *enc, size_t elen, uint64_t *sl, uint64_t *sh) {
+  uint64_t b = lo, e = hi;
+  while (b < e) {
+    uint64_t m = b + (e - b) / 2;
+    if (strncmp(key_text(v, m) + off, (const char *)enc, elen) < 0)
+      b = m + 1;
+    else
+      e = m;
+  }
+  *sl = *sh = b;
+  if (b == hi) return;
+  const char *s = key_text(v, b);
+  if (strncmp(s + off, (const char *)enc, elen) != 0) return;
+  *sh = run_end_lcp(v, b, hi, s, off + elen);
+}
+
+/* Ranges up to this many keys are searched by their LCP and branch bytes (sequential
+ * bytes), longer ones by binary search over their text. */
+#define SCAN_MAX 256
+
+static inline unsigned char branch(const locale_view *v, uint64_t i, unsigned which) {
+  return v->branch[i * SG__BRANCH_SIZE + which];
+}
+
+/* The byte at off of key lo, which shares its first off bytes with the keys after it:
+ * from its branch bytes when its LCP is off or off - 1, else from its text (kept in
+ * *first, which holds that text already when not NULL). off < SG__LCP_CAP. */
+static unsigned char first_byte(const locale_view *v, uint64_t lo, size_t off, const char **first) {
+  if (*first) return (unsigned char)(*first)[off];
+  if (v->lcp[lo] == off) return branch(v, lo, 0);
+  if (v->lcp[lo] + 1u == off) return branch(v, lo, 1);
+  *first = key_text(v, lo);
+  return (unsigned char)(*first)[off];
+}
+
+/* key_subrange for the keys whose byte at off is c alone, from the LCP and branch bytes:
+ * inside [lo, hi) a run of keys with the same byte at off starts where the stored LCP is
+ * exactly off, and its branch byte is that byte; the first run's byte is first_byte's,
+ * needed only when c could be it. off < SG__LCP_CAP. */
+static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                          unsigned char c, const char **first, uint64_t *sl, uint64_t *sh) {
+  *sl = *sh = lo;
+  uint64_t i = lo + 1;
+  while (i < hi && v->lcp[i] != off) i++;
+  /* [lo, i) is the first run. */
+  if (i == hi || branch(v, i, 0) > c) {
+    if (first_byte(v, lo, off, first) == c) *sh = i;
+    return;
+  }
+  for (;;) {
+    uint64_t start = i;
+    unsigned char b = branch(v, start, 0);
+    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {
+    }
+    if (b == c) {
+      *sl = start;
+      *sh = i;
+      return;
+    }
+    if (i == hi || branch(v, i, 0) > c) return;
+  }
+}
+
+/* key_subrange through byte_subrange where that is cheaper. *first is the text of key
+ * lo when the caller has it, else NULL; it is set to the text of key lo when read here.
+ * A walk down one run keeps asking about the same first key, so its text is read once. */
+static void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                          const unsigned char *enc, size_t elen, const char **first,
+                          uint64_t *sl, uint64_t *sh) {
+  if (off >= SG__LCP_CAP || hi - lo > SCAN_MAX) {
+    key_subrange(v, lo, hi, off, enc, elen, sl, sh);
+    return;
+  }
+  byte_subrange(v, lo, hi, off, enc[0], first, sl, sh);
+  if (elen > 1 && *sl < *sh) key_subrange(v, *sl, *sh, off, enc, elen, sl, sh);
+}
+
+/* The child of node x (at depth c) for cp, or NO_NODE with [*sl, *sh) the keys of x
+ * between its children where a run of at most SG__TRIE_MIN keys for cp would lie. */
+static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_t *sl,
+                          uint64_t *sh) {
+  uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (trie_rd(v, first + m, T_CP) < cp)
+      b = m + 1;
+    else
+      e = m;
+  }
+  if (b < nch && trie_rd(v, first + b, T_CP) == cp) {
+    *sl = trie_rd(v, first + b, T_LO);
+    *sh = trie_rd(v, first + b, T_HI);
+    return first + b;
+  }
+  *sl = b > 0 ? trie_rd(v, first + b - 1, T_HI) : trie_rd(v, x, T_LO);
+  *sh = b < nch ? trie_rd(v, first + b, T_LO) : trie_rd(v, x, T_HI);
+  return NO_NODE;
+}
+
+/* The subtree of the keys [lo, hi) (node x, or NO_NODE) below the zero-slack row c: only
+ * the code points zs_candidates names are looked up, depth first with an explicit stack.
+ * Same merging rule as scan_keys: a run whose distance reaches thr is added, and every
+ * row of this walk stays without slack or dies. */
+static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64_t lo, uint64_t hi,
+                    uint32_t x, const char *first0, size_t c, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  size_t d = c;
+  tl.zs_first[d] = first0;
+  tl.zs_lo[d] = (uint32_t)lo;
+  tl.zs_hi[d] = (uint32_t)hi;
+  tl.zs_node[d] = x;
+  tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
+  for (;;) {
+    uint32_t cp = zs_take(d, &tl.zs_left[d]);
+    if (cp == NO_CP) {
+      if (d == c) return;
+      d--;
+      continue;
+    }
+    size_t e = d + 1;
+    if (e >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
+    uint64_t sl, sh;
+    uint32_t ch = NO_NODE;
+    const char *first = NULL; /* the text of key sl, when known */
+    if (tl.zs_node[d] != NO_NODE) {
+      ch = child_for(v, tl.zs_node[d], cp, &sl, &sh);
+      if (ch == NO_NODE && sl < sh) {
+        unsigned char enc[4];
+        size_t elen = cp_encode(cp, enc);
+        uint64_t gap = sl;
+        if (gap == tl.zs_lo[d]) first = tl.zs_first[d];
+        next_subrange(v, sl, sh, tl.bo[d], enc, elen, &first, &sl, &sh);
+        if (gap == tl.zs_lo[d]) tl.zs_first[d] = first;
+        if (sl != gap) first = NULL;
+      }
+    } else {
+      unsigned char enc[4];
+      size_t elen = cp_encode(cp, enc);
+      first = tl.zs_first[d];
+      next_subrange(v, tl.zs_lo[d], tl.zs_hi[d], tl.bo[d], enc, elen, &first, &sl, &sh);
+      tl.zs_first[d] = first;
+      if (sl != tl.zs_lo[d]) first = NULL;
+    }
+    if (sl >= sh) continue;
+    if (ch != NO_NODE && top->n == SG_BUCKET_ITEMS) { /* branch and bound, as trie_pass */
+      uint32_t w = trie_rd(v, ch, T_BEST);
+      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                       (w & SG__KEY_ORD_MASK);
+      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
+    }
+    tl.cp[e] = cp;
+    tl.bo[e] = tl.bo[d] + cp_bytes(cp);
+    sg__osa_step(&tl.row[e], &tl.row[d], e >= 2 ? &tl.row[e - 2] : NULL, e, cp,
+                 e >= 2 ? tl.cp[e - 1] : 0, q, n);
+    unsigned last = sg__osa_last(&tl.row[e], e, n);
+    if (last <= thr) {
+      if (last == thr) range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
+      continue;
+    }
+    if (sg__osa_min(&tl.row[e], e, n) > thr) continue;
+    if (ch != NO_NODE) {
+      uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+      if (!reachable(&tl.row[e], e, n, sig, thr)) continue;
+    }
+    d = e;
+    tl.zs_lo[d] = (uint32_t)sl;
+    tl.zs_hi[d] = (uint32_t)sh;
+    tl.zs_node[d] = ch;
+    tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
+    tl.zs_first[d] = first;
+  }
+}
+
+/* True when row c (least cell at most thr) has no slack left. */
+static inline bool no_slack(size_t c, size_t n, unsigned thr) {
+  return sg__osa_min(&tl.row[c], c, n) == thr;
+}
+
+/* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
+ * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
+ * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
+ * most thr (every key below that node, the run of keys sharing its prefix, is within
+ * D[i][n]) or whose row exceeds thr everywhere (no key below can match), and skips the
+ * run. Runs reached with distance exactly thr are merged into top; smaller distances
+ * were found by the passes before (exact, then thr = 1), and keys below them at a
+ * smaller distance still by those passes, so each key ends up at its least distance. */
+static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  if (no_slack(c0, n, thr)) {
+    zs_walk(a, v, n, l, r, NO_NODE, NULL, c0, thr, top);
+    return;
+  }
+  /* Key texts are read only where the LCP and branch bytes do not tell (format.h): in
+   * the common case, a key that leaves the one before at the depth the walk resumes
+   * from, its first two bytes there are its branch bytes. */
+  const char *prev = NULL; /* the previous key's text, when read */
+  uint64_t prev_i = l;
+  bool have_prev = false;
+  size_t top_row = c0;
+  for (uint64_t i = l; i < r;) {
+    const char *s = NULL; /* key i's text, once read */
+    size_t lcp_i = v->lcp[i];
+    size_t c = c0;
+    if (have_prev) {
+      /* The keys skipped since prev all share more with it than key i does, so the
+       * stored LCP of key i is its LCP with prev (read from the text past the cap). */
+      size_t lcp = lcp_i;
+      if (lcp >= SG__LCP_CAP) {
+        if (!prev) prev = key_text(v, prev_i);
+        s = key_text(v, i);
+        lcp = tl.bo[c0];
+        while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
+      }
+      c = top_row;
+      while (c > c0 && tl.bo[c] > lcp) c--;
+    }
+    for (;;) {
+      uint32_t cp;
+      size_t cl, off = tl.bo[c];
+      unsigned char b0 = lcp_i < SG__LCP_CAP ? branch(v, i, 0) : 0x80;
+      if (!s && off == lcp_i && b0 < 0x80) {
+        cp = b0;
+        cl = b0 != 0;
+      } else if (!s && off == lcp_i + 1 && b0 != 0 && b0 < 0x80 && branch(v, i, 1) < 0x80) {
+        cp = branch(v, i, 1);
+        cl = cp != 0;
+      } else {
+        if (!s) s = key_text(v, i);
+        cl = sg__utf8_next(s + off, &cp);
+      }
+      if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
+        prev = s;
+        prev_i = i;
+        have_prev = true;
+        top_row = c;
+        if (off < SG__LCP_CAP) { /* the equal keys: an LCP of off and a NUL there */
+          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {
+          }
+        } else {
+          i = run_end(v, i, r, s ? s : key_text(v, i), off + 1u);
+        }
+        break;
+      }
+      size_t d = c + 1;
+      tl.cp[d] = cp;
+      tl.bo[d] = tl.bo[c] + (uint32_t)cl;
+      sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                   d >= 2 ? tl.cp[d - 1] : 0, q, n);
+      c = d;
+      unsigned last = sg__osa_last(&tl.row[c], c, n);
+      unsigned least = sg__osa_min(&tl.row[c], c, n);
+      if (last <= thr || least >= thr) {
+        uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
+        if (last == thr)
+          range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
+        else if (last > thr && least == thr) /* no slack: look up the continuations */
+          zs_walk(a, v, n, i, e, NO_NODE, s, c, thr, top);
+        prev = s;
+        prev_i = i;
+        have_prev = true;
+        top_row = c;
+        i = e;
+        break;
+      }
+    }
+  }
+}
+
 /* One pass with distance thr over the subtree of trie node root at depth c0 (rows
  * 0..c0 set), depth first over the materialised trie nodes (the runs of more than
  * SG__TRIE_MIN keys, whose code points are in the node records: no key text is read),
@@ -527,6 +839,10 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
 static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
                       size_t c0, unsigned thr, sg__top10 *top) {
   const uint32_t *q = tl.q;
+  if (no_slack(c0, n, thr)) {
+    zs_walk(a, v, n, trie_rd(v, root, T_LO), trie_rd(v, root, T_HI), root, NULL, c0, thr, top);
+    return;
+  }
   size_t sp = 0;
   tl.st_node[0] = root;
   tl.st_next[0] = 0;
@@ -568,6 +884,10 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     }
     uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
     if (!reachable(&tl.row[d], d, n, sig, thr)) continue;
+    if (no_slack(d, n, thr)) {
+      zs_walk(a, v, n, lo, chi, ch, NULL, d, thr, top);
+      continue;
+    }
     sp++;
     tl.st_node[sp] = ch;
     tl.st_next[sp] = 0;

@@ -562,6 +562,19 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   out->data[out->len] = '\0';
   if (pad8(out, base)) goto done;
 
+  /* Per key, its two bytes where it leaves the key before (format.h): the typo search's
+   * lookups below a prefix read these instead of key text. */
+  sg__wr64(rec + SG__LOC_BRANCH_OFF, out->len - base);
+  if (sg_buf_reserve(out, 2 * keys.n)) goto done;
+  for (size_t j = 0; j < keys.n; j++) {
+    const char *t = pool.data + keys.v[j].off + lcp[j];
+    bool known = lcp[j] < SG__LCP_CAP;
+    out->data[out->len++] = known ? t[0] : '\0';
+    out->data[out->len++] = known && t[0] ? t[1] : '\0';
+  }
+  out->data[out->len] = '\0';
+  if (pad8(out, base)) goto done;
+
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
    * reuses it, so a locale that only translates a few items costs only those. */
   sg__wr64(rec + SG__LOC_FRAGIDX_OFF, out->len - base);

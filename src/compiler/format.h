@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 3u
+#define SG__ART_VERSION 4u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0       /* 8 bytes */
@@ -45,7 +45,8 @@
 #define SG__LOC_TRIE_OFF 72    /* u64 section: code-point trie of the sorted keys */
 #define SG__LOC_TRIE_N 80      /* u64 nodes */
 #define SG__LOC_LCP_OFF 88     /* u64 section: per key, u8 bytes shared with the key before */
-#define SG__LOC_SIZE 96
+#define SG__LOC_BRANCH_OFF 96  /* u64 section: per key, u8[2] its bytes where it leaves the key before */
+#define SG__LOC_SIZE 104
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from
  * its offset to the next NUL: the text pool stores every normalised text followed by a
@@ -68,7 +69,12 @@
  * smaller subtrees are walked over the keys themselves. */
 #define SG__TRIE_SIZE 32
 #define SG__TRIE_MIN 8u
-/* LCP bytes stored per key are capped here: 255 means "255 or more". */
+/* LCP bytes stored per key are capped here: 255 means "255 or more". The two branch
+ * bytes of key j are its bytes at offsets lcp[j] and lcp[j] + 1 (from the first it does
+ * not share with key j - 1; the LCP of key 0 is 0): NUL past its end, both NUL where the
+ * LCP is capped. With the LCP bytes they name the next byte of every run of keys below
+ * a prefix, and of the first key of such a run one byte deeper, without reading text. */
+#define SG__BRANCH_SIZE 2
 #define SG__LCP_CAP 255u
 
 static inline uint64_t sg__cp_bit(uint32_t cp) { return 1ull << ((cp * 0x9E3779B1u) >> 26); }
