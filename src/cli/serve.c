@@ -3,6 +3,7 @@
  * directory) and `suggestd control` (the control plane alone).
  */
 #include <ctype.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/util.h"
 #include "control/control.h"
 #include "edge/edge.h"
+#include "http/common/listen.h"
 #include "http/mhd/metrics_http.h"
 #include "runtime/runtime.h"
 #include "store/store.h"
@@ -113,10 +115,18 @@ static int runtime_url_flag(sg_args *a, bool with_runtime, sg_control_config *cc
   const char *u = sg_args_get(a, "runtime-public-url");
   if (!u && with_runtime) {
     const char *l = sg_args_get_or(a, "runtime-listen", "127.0.0.1:8081");
-    if (strncmp(l, "0.0.0.0:", 8) == 0)
-      snprintf(url, sizeof url, "http://localhost:%s", l + 8);
-    else if (strncmp(l, "[::]:", 5) == 0)
-      snprintf(url, sizeof url, "http://localhost:%s", l + 5);
+    /* Read by the listen grammar itself, so that every spelling of "every interface"
+     * (0.0.0.0:P, :P, [::]:P) is one; a bad address fails later, naming the flag. */
+    sg_listen_addr la;
+    char perr[160];
+    bool any = false;
+    if (sg_listen_parse(l, &la, perr, sizeof perr) == 0) {
+      const struct sockaddr_in *v4 = (const struct sockaddr_in *)(const void *)&la.sa;
+      const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)(const void *)&la.sa;
+      any = la.v6 ? IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr) : v4->sin_addr.s_addr == INADDR_ANY;
+    }
+    if (any)
+      snprintf(url, sizeof url, "http://localhost:%u", la.port);
     else
       snprintf(url, sizeof url, "http://%s", l);
     u = url;

@@ -1,4 +1,5 @@
-"""The HTTP rules both listeners share (src/http/common): x-request-id, listen addresses.
+"""The HTTP rules both listeners share (src/http/common): x-request-id, listen addresses,
+percent-decoding of paths and query strings.
 
 The control listener (libmicrohttpd) and the runtime listener (its own event loop) once
 applied different limits to the same header and different grammars to their --*-listen
@@ -7,10 +8,11 @@ flags; these tests hold both to one rule.
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 
-from conftest import BINARY, free_port
+from conftest import BINARY, free_port, request
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/v1/query?q=a", "/nope"])
@@ -81,3 +83,80 @@ def test_probes_same_methods_and_headers_on_both_listeners(server, path):
             assert r.status == 405, (listener, path, method, r)
             assert r.header("allow") == "GET, HEAD", (listener, path, method, r.headers)
             assert r.json()["code"] == "method_not_allowed", (listener, r)
+
+
+# -- percent-decoding (src/http/common/percent.c, docs/DECISIONS.md "Percent-decoding") ----
+
+BAD_ESCAPES = ["%", "%4", "%zz", "%00", "%C3%28", "%ED%A0%80", "%FF"]
+
+
+@pytest.mark.parametrize("bad", BAD_ESCAPES)
+@pytest.mark.parametrize("where", ["/healthz{}", "/healthz?x={}", "/v1/query?q={}",
+                                   "/v1/lists/{}", "/nope?{}=1"])
+def test_malformed_escape_same_answer_on_both_listeners(server, where, bad):
+    """Before one decoder, /v1/query?q=%zz was 401 invalid_key on the runtime and 404 on
+    the control listener, and /healthz%00 was 404 on both; now it is one typed 400."""
+    path = where.format(bad)
+    answers = {}
+    for listener, call in (("control", server.control), ("runtime", server.runtime)):
+        r = call("GET", path, headers={"x-request-id": "pct-1"})
+        assert r.status == 400, (listener, path, r)
+        b = r.json()
+        assert b["code"] == "invalid_request", (listener, path, b)
+        assert r.header("x-request-id") == "pct-1", (listener, r)
+        answers[listener] = (r.status, b["code"], b["message"])
+    assert answers["control"] == answers["runtime"], answers
+    assert "percent-encoded UTF-8" in answers["control"][2]
+
+
+def test_malformed_escape_keeps_the_runtime_connection(server):
+    """A framed request with a bad escape is an ordinary 400: the next request on the
+    same keep-alive connection is answered."""
+    import http.client
+    c = http.client.HTTPConnection("127.0.0.1", server.runtime_port, timeout=10)
+    c.request("GET", "/healthz?x=%zz")
+    r = c.getresponse()
+    r.read()
+    assert r.status == 400
+    c.request("GET", "/healthz")
+    r = c.getresponse()
+    assert r.status == 200 and r.read() == b'{"status":"ok"}'
+    c.close()
+
+
+@pytest.mark.parametrize("path", ["/healthz?x=a+b", "/healthz?x=%2B%20%C3%A9", "/healthz?x=100%25",
+                                  "/healthz?%E2%82%AC=1"])
+def test_well_formed_escapes_unchanged(server, path):
+    for listener, call in (("control", server.control), ("runtime", server.runtime)):
+        r = call("GET", path)
+        assert r.status == 200 and r.body == b'{"status":"ok"}', (listener, path, r)
+
+
+# -- serve's runtime URL for the dashboard ------------------------------------------------
+
+@pytest.mark.parametrize("spelling", ["0.0.0.0:{}", ":{}", "[::]:{}"])
+def test_wildcard_runtime_listen_names_localhost(spelling):
+    """--runtime-listen :PORT listens on every IPv4 interface like 0.0.0.0:PORT, so the
+    dashboard names the runtime as http://localhost:PORT, never http://:PORT."""
+    data = tempfile.mkdtemp(prefix="suggestd-rturl-")
+    cport, rport = free_port(), free_port()
+    p = subprocess.Popen([BINARY, "serve", "--data-dir", data,
+                          "--control-listen", f"127.0.0.1:{cport}",
+                          "--runtime-listen", spelling.format(rport)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 10
+        while True:
+            assert p.poll() is None, p.stderr.read().decode()
+            try:
+                if request(cport, "GET", "/healthz", timeout=1).status == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "serve did not start"
+            time.sleep(0.05)
+        csp = request(cport, "GET", "/dashboard/").header("content-security-policy")
+        assert f"connect-src 'self' http://localhost:{rport};" in csp, csp
+    finally:
+        p.terminate()
+        p.wait(timeout=10)

@@ -18,6 +18,7 @@
 #include "common/metrics.h"
 #include "common/util.h"
 #include "http/common/listen.h"
+#include "http/common/percent.h"
 #include "http/mhd/gate.h"
 #include "http/mhd/http.h"
 
@@ -57,30 +58,35 @@ const char *sg_req_query(const sg_req *r, const char *name) {
   return MHD_lookup_connection_value(r->conn, MHD_GET_ARGUMENT_KIND, name);
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+/* libmicrohttpd's unescape hook, for the path and (after its own '+' to space) each
+ * query argument: the shared decoder (http/common/percent.h), in place. check_uri has
+ * already refused a target it fails on, so a failure here leaves s as it is, unused. */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
+  (void)cls;
+  (void)c;
+  size_t n = strlen(s), o;
+  if (sg_http_percent_decode(s, n, false, s, n, &o)) return n;
+  s[o] = '\0';
+  return o;
 }
 
-/* Percent-decodes the path and query arguments in place, like libmicrohttpd's default,
- * except that "%00" stays as the three literal characters. Decoding it to a NUL would
- * cut the C string short, so "/lists/lst_X%00junk" would silently name lst_X and
- * "limit=1%00junk" would read as 1; kept literal, such input fails validation. */
-static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
-  char *r = s, *w = s;
-  while (*r) {
-    int hi, lo;
-    if (r[0] == '%' && (hi = hexval(r[1])) >= 0 && (lo = hexval(r[2])) >= 0 && (hi | lo)) {
-      *w++ = (char)(hi * 16 + lo);
-      r += 3;
-    } else {
-      *w++ = *r++;
-    }
-  }
-  *w = '\0';
-  return (size_t)(w - s);
+/* *con_cls before the first on_request call of a request whose target failed decoding. */
+static char bad_target;
+
+/* libmicrohttpd's URI hook sees the raw target before any decoding: the one place where
+ * the unescape hook's failure (which it cannot report) can be found and answered. */
+static void *check_uri(void *cls, const char *uri, struct MHD_Connection *c) {
+  (void)cls;
+  (void)c;
+  size_t n = strlen(uri), pl = strcspn(uri, "?"), o;
+  char *t = malloc(n + 1);
+  if (!t) return &bad_target;
+  memcpy(t, uri, n + 1);
+  bool ok = sg_http_percent_decode(t, pl, false, t, pl, &o) == SG_E_OK &&
+            (pl == n || sg_http_percent_decode(t + pl + 1, n - pl - 1, true, t + pl + 1, n - pl - 1,
+                                               &o) == SG_E_OK);
+  free(t);
+  return ok ? NULL : &bad_target;
 }
 
 static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
@@ -216,6 +222,8 @@ static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp)
  * hook decide how the body is taken. */
 static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, const char *url,
                                   const char *method, void **con_cls) {
+  bool bad = *con_cls == &bad_target;
+  *con_cls = NULL;
   conn_state *st = calloc(1, sizeof *st);
   if (!st) return MHD_NO;
   sg_buf_init(&st->body, s->cfg.max_body);
@@ -234,6 +242,13 @@ static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, c
   client_ip(c, req->client_ip, sizeof req->client_ip);
   *con_cls = st;
   st->kind = SG_HTTP_BUFFER;
+  if (bad) {
+    /* Answered like any early answer: before the body, which is read and dropped. */
+    resp_init(&st->early);
+    sg_resp_error(&st->early, req, SG_E_INVALID_REQUEST, NULL, SG_HTTP_PERCENT_MESSAGE);
+    st->kind = SG_HTTP_RESPOND;
+    return MHD_YES;
+  }
   if (!s->cfg.begin) return MHD_YES;
   resp_init(&st->early);
   st->kind = s->cfg.begin(req, &st->early, &st->stream);
@@ -256,7 +271,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                   size_t *upload_size, void **con_cls) {
   sg_http_server *s = cls;
   conn_state *st = *con_cls;
-  if (!st) return on_headers(s, c, url, method, con_cls);
+  if (!st || *con_cls == &bad_target) return on_headers(s, c, url, method, con_cls);
   if (st->stopped && st->kind == SG_HTTP_BUFFER) {
     /* Answered early (Expect: 100-continue); drop whatever still arrives. */
     *upload_size = 0;
@@ -306,7 +321,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe) {
   conn_state *st = *con_cls;
-  if (!st) return;
+  if (!st || *con_cls == &bad_target) return;
   if (st->stream.on_free) st->stream.on_free(st->stream.ctx);
   resp_free(&st->early);
   sg_buf_free(&st->body);
@@ -401,7 +416,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
       MHD_OPTION_CONNECTION_LIMIT, max_conns + 64 * threads, MHD_OPTION_CONNECTION_TIMEOUT, 30u,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_UNESCAPE_CALLBACK, unescape,
-      NULL, MHD_OPTION_END);
+      NULL, MHD_OPTION_URI_LOG_CALLBACK, check_uri, NULL, MHD_OPTION_END);
   sg__gate_config gc = {
       .listen_fd = lfd,
       .max_connections = max_conns,

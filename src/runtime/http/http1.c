@@ -20,6 +20,8 @@
 
 #include "runtime/http/http1.h"
 
+#include "http/common/percent.h"
+
 #define UNSET SIZE_MAX
 
 enum { H_ORIGIN, H_XRID, H_AUTH, H_INM, H_EXPECT, H__N };
@@ -251,56 +253,39 @@ static int on_body(http_parser *p, const char *at, size_t len) {
   return 0;
 }
 
-static int hexval(int ch) {
-  if (ch >= '0' && ch <= '9') return ch - '0';
-  ch |= 0x20;
-  if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-  return -1;
-}
-
-/* Percent-decodes s[0..n) in place; returns the new length. In a query ('+' is a space)
- * %00 decodes to a NUL byte, which the handlers see through the length; in a path it
- * stays "%00", so a decoded path is a C string that routes exactly. A '%' not followed
- * by two hex digits is kept as it is. */
-static size_t decode(char *s, size_t n, bool query) {
-  size_t o = 0;
-  for (size_t i = 0; i < n; i++) {
-    int hi, lo;
-    if (s[i] == '%' && i + 2 < n && (hi = hexval((unsigned char)s[i + 1])) >= 0 &&
-        (lo = hexval((unsigned char)s[i + 2])) >= 0 && (query || hi || lo)) {
-      s[o++] = (char)(hi << 4 | lo);
-      i += 2;
-    } else {
-      s[o++] = query && s[i] == '+' ? ' ' : s[i];
-    }
-  }
-  return o;
-}
-
-static void parse_query(sg__h1_req *r, char *q, size_t n) {
+/* Splits and percent-decodes the query in place (http/common/percent.h). Every argument
+ * is decoded, also those past SG__H1_MAX_ARGS, so a malformed escape is refused wherever
+ * it sits, as the control listener does. Returns SG_E_OK or the decoder's error. */
+static sg_err parse_query(sg__h1_req *r, char *q, size_t n) {
   r->n_args = 0;
   size_t i = 0;
-  while (i < n && r->n_args < SG__H1_MAX_ARGS) {
+  while (i < n) {
     size_t start = i;
     while (i < n && q[i] != '&') i++;
     size_t end = i++; /* [start, end) is one argument */
     if (end == start) continue;
     char *eq = memchr(q + start, '=', end - start);
-    sg__h1_arg *a = &r->args[r->n_args++];
     char *name = q + start;
-    size_t name_raw = eq ? (size_t)(eq - name) : end - start;
+    size_t name_raw = eq ? (size_t)(eq - name) : end - start, name_len, value_len = 0;
+    size_t value_raw = eq ? (size_t)(q + end - (eq + 1)) : 0;
+    if (sg_http_percent_decode(name, name_raw, true, name, name_raw, &name_len) ||
+        (eq && sg_http_percent_decode(eq + 1, value_raw, true, eq + 1, value_raw, &value_len)))
+      return SG_E_INVALID_REQUEST;
+    if (r->n_args == SG__H1_MAX_ARGS) continue;
+    sg__h1_arg *a = &r->args[r->n_args++];
+    name[name_len] = '\0';
+    a->name = name;
+    a->name_len = name_len;
     if (eq) {
-      a->value_len = decode(eq + 1, (size_t)(q + end - (eq + 1)), true);
-      eq[1 + a->value_len] = '\0';
+      eq[1 + value_len] = '\0';
       a->value = eq + 1;
+      a->value_len = value_len;
     } else {
       a->value = NULL;
       a->value_len = 0;
     }
-    a->name_len = decode(name, name_raw, true);
-    name[a->name_len] = '\0';
-    a->name = name;
   }
+  return SG_E_OK;
 }
 
 static int on_message_complete(http_parser *p) {
@@ -313,20 +298,19 @@ static int on_message_complete(http_parser *p) {
   /* URL: path and query, decoded in place. The URL always has at least one byte. */
   char *url = c->url_off == UNSET ? NULL : c->buf + c->url_off;
   size_t ul = url ? c->url_len : 0;
+  sg_err url_err = SG_E_OK; /* a malformed escape: answered 400 by the handler */
+  r.n_args = 0;
   if (url) {
     url[ul] = '\0';
     char *qm = memchr(url, '?', ul);
     size_t pl = qm ? (size_t)(qm - url) : ul;
-    if (qm)
-      parse_query(&r, qm + 1, ul - pl - 1);
-    else
-      r.n_args = 0;
-    pl = decode(url, pl, false);
-    url[pl] = '\0';
-    r.path = url;
+    size_t dl = 0;
+    url_err = sg_http_percent_decode(url, pl, false, url, pl, &dl);
+    url[dl] = '\0';
+    r.path = url_err ? "-" : url; /* a half-decoded path is nothing to log */
+    if (qm && !url_err) url_err = parse_query(&r, qm + 1, ul - pl - 1);
   } else {
     r.path = "";
-    r.n_args = 0;
   }
   sg__h1_str *slots[H__N] = {&r.origin, &r.xrid, &r.authorization, &r.if_none_match, &r.expect};
   for (int i = 0; i < H__N; i++) {
@@ -353,7 +337,7 @@ static int on_message_complete(http_parser *p) {
   }
   c->keep_alive = http_should_keep_alive(p) != 0 && !p->upgrade;
   if (!c->keep_alive) c->close = true;
-  c->handler(c->ctx, c, &r, SG_E_OK);
+  c->handler(c->ctx, c, &r, url_err);
   c->in_message = false;
   c->url_off = UNSET;
   c->body_off = UNSET;

@@ -63,7 +63,9 @@ typedef struct sg__h1_conn sg__h1_conn;
 
 /* Called once per request. req == NULL: the request could not be framed and err (400
  * invalid_request, 413 payload_too_large, 431 headers_too_large) is to be answered; the
- * connection closes after it. */
+ * connection closes after it. req set with err != SG_E_OK: the request was framed but its
+ * path or query string failed percent-decoding (http/common/percent.h); err is answered
+ * and the connection stays usable. */
 typedef void (*sg__h1_handler)(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err err);
 
 struct sg__h1_conn {

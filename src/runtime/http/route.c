@@ -7,6 +7,7 @@
 
 #include "common/metrics.h"
 #include "http/common/health.h"
+#include "http/common/percent.h"
 #include "http/common/request_id.h"
 #include "runtime/server.h"
 
@@ -56,7 +57,7 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
   r.t0_us = sg__rt_now_us();
   r.status = 0;
   r.cors = false;
-  route which = req ? route_of(req->path) : R_NONE;
+  route which = req && !err ? route_of(req->path) : R_NONE;
   r.route = r.rt->route_ids[which];
   r.message = NULL;
   const char *x = req ? req->xrid.p : NULL;
@@ -67,7 +68,8 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
     sg__reqid_random(r.xrid);
   r.origin = req ? req->origin.p : NULL;
   r.origin_len = req ? req->origin.n : 0;
-  if (!req) {
+  if (!req || err) {
+    if (req) r.message = SG_HTTP_PERCENT_MESSAGE; /* the only error of a framed request */
     sg__rt_error(&r, err, NULL, NULL);
     return;
   }
