@@ -109,13 +109,12 @@ def test_nul_bytes_everywhere(cp, t):
         assert_error(r, 400, "invalid_request")
         r = t.api("PATCH", f"/lists/{lst['id']}", raw=raw)
         assert_error(r, 400, "invalid_request")
-    # In the path and query string (percent-encoded).
-    r = t.api("GET", f"/lists/{lst['id']}%00")
-    assert r.status == 404, r
-    r = t.api("GET", "/lists?limit=1%00")
-    assert_error(r, 400, "invalid_request", field="limit")
-    r = t.api("GET", "/lists?cursor=%00abc")
-    assert_error(r, 400, "invalid_request", field="cursor")
+    # In the path and query string (percent-encoded): the shared decoder refuses %00
+    # before routing (docs/DECISIONS.md "Percent-decoding").
+    for path in (f"/lists/{lst['id']}%00", "/lists?limit=1%00", "/lists?cursor=%00abc"):
+        r = t.api("GET", path)
+        assert_error(r, 400, "invalid_request")
+        assert "percent-encoded UTF-8" in r.json()["message"], r
     # In header values, sent raw.
     port = cp.control_port
     for hdr in (b"Authorization: Bearer " + t.secret_key.encode() + b"\x00junk",

@@ -58,7 +58,7 @@ def test_missing_q_names_the_parameter(server, tenant):
     assert b["code"] == "invalid_request"
     assert "query parameter q" in b["message"], b
     r = server.runtime("GET", f"/v1/query?key={pk}&q=%ff")
-    assert r.status == 400 and "q must be valid UTF-8" in r.json()["message"], r
+    assert r.status == 400 and "percent-encoded UTF-8" in r.json()["message"], r
 
 
 def test_413_states_the_limit_on_both_planes(server, tenant):
