@@ -80,6 +80,7 @@ static void record(recorder *rc, const sg__h1_req *req, sg_err err) {
   rec *r = &rc->r[rc->n++];
   memset(r, 0, sizeof *r);
   r->terminated = true;
+  r->err = err; /* a framed request's err: its path or query failed percent-decoding */
   if (!req) {
     r->is_err = true;
     r->err = err;
@@ -387,12 +388,13 @@ static void assert_failed_with(sg__h1_conn *c, recorder *rc, sg_err e, unsigned 
 static void test_get_with_query_args(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  const char *in = "GET /v1/query?key=pk%5F1&q=a+b%20c&amp=a%26b%3Dc&z=%zz&w=%4g&n=%00x&p=100%"
+  const char *in = "GET /v1/query?key=pk%5F1&q=a+b%20c&amp=a%26b%3Dc&p=100%25&u=%C3%A9"
                    "&k%65y2=v&q=second&e= HTTP/1.1\r\nHost: h\r\n\r\n";
   assert_int_equal(feed_str(c, in), strlen(in));
   assert_int_equal(rc.n, 1);
   rec *r = &rc.r[0];
   assert_false(r->is_err);
+  assert_int_equal(r->err, SG_E_OK);
   assert_true(r->terminated);
   assert_string_equal(r->method, "GET");
   assert_false(r->head);
@@ -401,9 +403,8 @@ static void test_get_with_query_args(void **state) {
   static const struct {
     const char *name, *value;
     size_t vlen;
-  } want[] = {{"key", "pk_1", 4}, {"q", "a b c", 5}, {"amp", "a&b=c", 5}, {"z", "%zz", 3},
-              {"w", "%4g", 3},    {"n", "\0x", 2},   {"p", "100%", 4},    {"key2", "v", 1},
-              {"q", "second", 6}, {"e", "", 0}};
+  } want[] = {{"key", "pk_1", 4},   {"q", "a b c", 5}, {"amp", "a&b=c", 5}, {"p", "100%", 4},
+              {"u", "\xc3\xa9", 2}, {"key2", "v", 1},  {"q", "second", 6},  {"e", "", 0}};
   assert_int_equal(r->n_args, sizeof want / sizeof *want);
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     assert_int_equal(r->arg_nlen[i], strlen(want[i].name));
@@ -465,14 +466,14 @@ static void test_arg_get_first_occurrence(void **state) {
   sg__h1_conn *c = malloc(sizeof *c);
   assert_non_null(c);
   sg__h1_init(c, argget_handler, &x);
-  const char *in = "GET /q?q=first+one&n=%00x&k%65y2=v&q=second HTTP/1.1\r\n\r\n";
+  const char *in = "GET /q?q=first+one&n=%C3%A9x&k%65y2=v&q=second HTTP/1.1\r\n\r\n";
   assert_int_equal(feed_str(c, in), strlen(in));
   assert_int_equal(x.calls, 1);
   assert_non_null(x.q);
   assert_int_equal(x.q_len, 9);
   assert_string_equal(x.q_copy, "first one");
-  assert_int_equal(x.n_len, 2);
-  assert_memory_equal(x.n_copy, "\0x", 2);
+  assert_int_equal(x.n_len, 3);
+  assert_memory_equal(x.n_copy, "\xc3\xa9x", 3);
   assert_true(x.missing_null);
   assert_true(x.key2_ok);
   sg__h1_free(c);
@@ -567,6 +568,42 @@ static void test_path_percent_decoded(void **state) {
   assert_int_equal(rc.r[0].n_args, 1);
   assert_string_equal(rc.r[1].path, "/healthz");
   assert_int_equal(rc.r[1].n_args, 0);
+  conn_free(c, &rc);
+}
+
+/* A malformed escape anywhere in the path or query (also past SG__H1_MAX_ARGS) reaches the
+ * handler as a framed request with SG_E_INVALID_REQUEST (http/common/percent.h); the
+ * connection stays open and the next request is parsed as usual. */
+static void test_malformed_escape_is_invalid_request(void **state) {
+  static const char *const bad[] = {"/p%",         "/p%4",     "/p%zz",       "/p%00",
+                                    "/p?z=%zz",    "/p?w=%4g", "/p?n=%00x",   "/p?p=100%",
+                                    "/p?a=%C3%28", "/p?%FF=1", "/p%C3%28?a=1"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    recorder rc;
+    sg__h1_conn *c = conn_new(&rc);
+    char in[256];
+    snprintf(in, sizeof in, "GET %s HTTP/1.1\r\n\r\nGET /ok?a=%%41 HTTP/1.1\r\n\r\n", bad[i]);
+    assert_int_equal(feed_str(c, in), strlen(in));
+    assert_int_equal(rc.n, 2);
+    assert_false(rc.r[0].is_err);
+    assert_int_equal(rc.r[0].err, SG_E_INVALID_REQUEST);
+    assert_int_equal(rc.r[1].err, SG_E_OK);
+    assert_string_equal(rc.r[1].path, "/ok");
+    assert_string_equal(rc.r[1].arg_value[0], "A");
+    assert_false(c->close);
+    conn_free(c, &rc);
+  }
+  /* Past the argument cap: not kept, still checked. */
+  char in[2048];
+  size_t o = (size_t)snprintf(in, sizeof in, "GET /many?");
+  for (int i = 0; i < SG__H1_MAX_ARGS + 2; i++)
+    o += (size_t)snprintf(in + o, sizeof in - o, "a%d=v&", i);
+  snprintf(in + o, sizeof in - o, "last=%%zz HTTP/1.1\r\n\r\n");
+  recorder rc;
+  sg__h1_conn *c = conn_new(&rc);
+  assert_int_equal(feed_str(c, in), strlen(in));
+  assert_int_equal(rc.n, 1);
+  assert_int_equal(rc.r[0].err, SG_E_INVALID_REQUEST);
   conn_free(c, &rc);
 }
 
@@ -1293,6 +1330,7 @@ int main(void) {
       cmocka_unit_test(test_extra_args_dropped),
       cmocka_unit_test(test_headers_ignore_case_first_kept),
       cmocka_unit_test(test_path_percent_decoded),
+      cmocka_unit_test(test_malformed_escape_is_invalid_request),
       cmocka_unit_test(test_pipelined_answered_in_order),
       cmocka_unit_test(test_byte_at_a_time_is_identical),
       cmocka_unit_test(test_content_length_body),
