@@ -488,6 +488,27 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
 #define NO_NODE UINT32_MAX
 #define NO_CP UINT32_MAX
 
+/* Branch and bound: with 10 items found, a node whose best key could not enter the list
+ * at distance thr holds nothing for it. */
+static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr,
+                               const sg__top10 *top) {
+  if (top->n < SG_BUCKET_ITEMS) return false;
+  uint32_t w = trie_rd(v, node, T_BEST);
+  uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                   (w & SG__KEY_ORD_MASK);
+  return bound >= top->v[SG_BUCKET_ITEMS - 1];
+}
+
+/* Computes row d (d >= 1) from the rows above it for the code point cp; returns its
+ * last cell, the distance of q to the prefix of d code points. */
+static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
+  tl.cp[d] = cp;
+  tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
+  sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+               d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
+  return sg__osa_last(&tl.row[d], d, n);
+}
+
 /* The code points that can keep a child of the zero-slack row c within thr, as a mask:
  * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
  * q[c - 3 .. c + 1]). */
@@ -668,7 +689,6 @@ static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_
  * row of this walk stays without slack or dies. */
 static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64_t lo, uint64_t hi,
                     uint32_t x, const char *first0, size_t c, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
   size_t d = c;
   tl.zs_first[d] = first0;
   tl.zs_lo[d] = (uint32_t)lo;
@@ -707,17 +727,8 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
       if (sl != tl.zs_lo[d]) first = NULL;
     }
     if (sl >= sh) continue;
-    if (ch != NO_NODE && top->n == SG_BUCKET_ITEMS) { /* branch and bound, as trie_pass */
-      uint32_t w = trie_rd(v, ch, T_BEST);
-      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
-                       (w & SG__KEY_ORD_MASK);
-      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
-    }
-    tl.cp[e] = cp;
-    tl.bo[e] = tl.bo[d] + cp_bytes(cp);
-    sg__osa_step(&tl.row[e], &tl.row[d], e >= 2 ? &tl.row[e - 2] : NULL, e, cp,
-                 e >= 2 ? tl.cp[e - 1] : 0, q, n);
-    unsigned last = sg__osa_last(&tl.row[e], e, n);
+    if (ch != NO_NODE && bounded_out(v, ch, thr, top)) continue;
+    unsigned last = step_row(e, cp, n);
     if (last <= thr) {
       if (last == thr) range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
@@ -838,7 +849,6 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
  * and over the keys between them with scan_keys. Same stopping rules as scan_keys. */
 static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
                       size_t c0, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
   if (no_slack(c0, n, thr)) {
     zs_walk(a, v, n, trie_rd(v, root, T_LO), trie_rd(v, root, T_HI), root, NULL, c0, thr, top);
     return;
@@ -862,22 +872,11 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
     if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
     if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
-    /* Branch and bound: with 10 items found, a subtree whose best key could not enter
-     * the list at this distance holds nothing for it. */
-    if (top->n == SG_BUCKET_ITEMS) {
-      uint32_t w = trie_rd(v, ch, T_BEST);
-      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
-                       (w & SG__KEY_ORD_MASK);
-      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
-    }
+    if (bounded_out(v, ch, thr, top)) continue;
     uint32_t cp = trie_rd(v, ch, T_CP);
     size_t d = c + 1;
     if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
-    tl.cp[d] = cp;
-    tl.bo[d] = tl.bo[c] + cp_bytes(cp);
-    sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
-                 d >= 2 ? tl.cp[d - 1] : 0, q, n);
-    unsigned last = sg__osa_last(&tl.row[d], d, n);
+    unsigned last = step_row(d, cp, n);
     if (last <= thr) {
       if (last == thr) range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
