@@ -85,7 +85,8 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
   uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
   uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
-  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len)) return -1;
+  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
+    return -1;
   if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
   v->trie = d + t_off;
   v->lcp = d + lcp_off;
@@ -396,9 +397,10 @@ static _Thread_local struct {
    * yet walked. */
   uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
   /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
-   * (NO_NODE when not materialised) and the least code point not yet tried below it. */
+   * (NO_NODE when not materialised), the code points not yet tried below it and the
+   * text of its first key. */
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
-  uint8_t zs_left[MAX_DEPTH]; /* the candidates not yet tried (zs_candidates) */
+  uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
 } tl;
 
@@ -635,8 +637,7 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
   for (;;) {
     uint64_t start = i;
     unsigned char b = branch(v, start, 0);
-    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {
-    }
+    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {}
     if (b == c) {
       *sl = start;
       *sh = i;
@@ -650,8 +651,8 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
  * lo when the caller has it, else NULL; it is set to the text of key lo when read here.
  * A walk down one run keeps asking about the same first key, so its text is read once. */
 static void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
-                          const unsigned char *enc, size_t elen, const char **first,
-                          uint64_t *sl, uint64_t *sh) {
+                          const unsigned char *enc, size_t elen, const char **first, uint64_t *sl,
+                          uint64_t *sh) {
   if (off >= SG__LCP_CAP || hi - lo > SCAN_MAX) {
     key_subrange(v, lo, hi, off, enc, elen, sl, sh);
     return;
@@ -811,8 +812,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
         have_prev = true;
         top_row = c;
         if (off < SG__LCP_CAP) { /* the equal keys: an LCP of off and a NUL there */
-          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {
-          }
+          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {}
         } else {
           i = run_end(v, i, r, s ? s : key_text(v, i), off + 1u);
         }
