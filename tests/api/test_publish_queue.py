@@ -168,9 +168,6 @@ def assert_finished_by(t, other, list_id, n):
     assert t.api("GET", f"/lists/{list_id}").json()["activeVersionNumber"] == n
 
 
-@pytest.mark.sqlite_only("a dead process of the same host is noticed by its pid on SQLite; "
-                         "on PostgreSQL only the lease frees it (docs/STORE.md), tested by "
-                         "the next test")
 def test_killed_worker_on_this_host_is_taken_over_at_once(pair):
     # The lease names "host pid start-time": a dead process of this host is seen at once.
     t, other, list_id, n, killed_at = publish_and_kill_holder(pair)
