@@ -26,7 +26,12 @@ for t in wrk haproxy jq curl; do
   command -v "$t" >/dev/null || { log "missing $t (scripts/deps.sh installs it)"; exit 1; }
 done
 [ -s "$DATA" ] || scripts/datasets.sh
-rm -rf "$W"
+# BENCH_SKIP_IMPORT=1 keeps section 1's figures from the last run and measures section 2 only.
+if [ "${BENCH_SKIP_IMPORT:-0}" = 1 ]; then
+  rm -rf "$W"/rps* "$W"/cluster
+else
+  rm -rf "$W"
+fi
 mkdir -p "$W"
 PIDS=()
 PG=$W/cluster
@@ -106,15 +111,17 @@ import_publish() { # NAME FLAGS…
   wait "${PIDS[-1]}" 2>/dev/null || true
   unset 'PIDS[-1]'
 }
-import_publish sqlite --data-dir "$W/sqlite/data"
-import_publish postgres --data-dir "$W/postgres/data" --database "${PGURL%/postgres}/bench_import"
+if [ "${BENCH_SKIP_IMPORT:-0}" != 1 ]; then
+  import_publish sqlite --data-dir "$W/sqlite/data"
+  import_publish postgres --data-dir "$W/postgres/data" --database "${PGURL%/postgres}/bench_import"
+fi
 
 # ---- 2. control-plane requests per second -------------------------------------------------
 wrk_run() { # LABEL PORT MODE
   local out
   out=$(BENCH_MODE=$3 BENCH_KEY=$(cat "$W/rps/key") BENCH_LIST=$(cat "$W/rps/list") \
     wrk -t2 -c16 -d"${SECONDS_WRK}s" -s bench/control.lua "http://127.0.0.1:$2" | grep '^JSON ' | cut -c6-)
-  jq -n --arg label "$1" --arg mode "$3" --argjson r "$out" '{setup: $label, mode: $mode} + $r'
+  jq -n --arg setup "$1" --arg mode "$3" --argjson r "$out" '{setup: $setup, mode: $mode} + $r'
 }
 rps() { # LABEL PORT
   wrk_run "$1" "$2" write

@@ -67,7 +67,8 @@ static void answer(const sg_artifact *a, const char *q) {
   sg_artifact_query_k(a, 0, nb, len, sg_typo_budget(&pol, ncp), &r);
   unsigned long long h = r.n;
   for (size_t i = 0; i < r.n; i++) {
-    for (uint32_t j = 0; j < r.items[i].len; j++) h = (h ^ (unsigned char)r.items[i].json[j]) * 1099511628211ULL;
+    for (uint32_t j = 0; j < r.items[i].len; j++)
+      h = (h ^ (unsigned char)r.items[i].json[j]) * 1099511628211ULL;
     h = (h ^ (r.items[i].edits * 16u + r.items[i].tier)) * 1099511628211ULL;
     if (with_highlight) {
       char dv[2048];
@@ -92,12 +93,18 @@ int main(int argc, char **argv) {
   const char *art = NULL, *hash = NULL, *ef = NULL, *tf = NULL;
   int rounds = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--artifact")) art = argv[i + 1];
-    else if (!strcmp(argv[i], "--content-hash")) hash = argv[i + 1];
-    else if (!strcmp(argv[i], "--exact")) ef = argv[i + 1];
-    else if (!strcmp(argv[i], "--typo")) tf = argv[i + 1];
-    else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--highlight")) with_highlight = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--artifact"))
+      art = argv[i + 1];
+    else if (!strcmp(argv[i], "--content-hash"))
+      hash = argv[i + 1];
+    else if (!strcmp(argv[i], "--exact"))
+      ef = argv[i + 1];
+    else if (!strcmp(argv[i], "--typo"))
+      tf = argv[i + 1];
+    else if (!strcmp(argv[i], "--rounds"))
+      rounds = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--highlight"))
+      with_highlight = atoi(argv[i + 1]);
   }
   if (!art || !hash || !ef || !tf || rounds < 1) {
     fprintf(stderr, "usage: typo_bench --artifact A --content-hash H --exact F --typo F\n");

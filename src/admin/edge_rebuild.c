@@ -163,11 +163,11 @@ int sg__admin_edge_rebuild(sg_store *st, sg_edge *e) {
     sg__cli_fail("%s", msg);
     goto out;
   }
-  json_t *o = json_pack("{s:{s:I,s:I},s:{s:I,s:I,s:I,s:b},s:I}", "records", "written",
-                        (json_int_t)written, "removed", (json_int_t)removed, "artifacts",
-                        "needed", (json_int_t)a.needed, "present", (json_int_t)a.present,
-                        "restored", (json_int_t)a.restored, "storeKeepsCopies",
-                        sg_store_keeps_artifacts(st), "revision", (json_int_t)rev);
+  json_t *o =
+      json_pack("{s:{s:I,s:I},s:{s:I,s:I,s:I,s:b},s:I}", "records", "written", (json_int_t)written,
+                "removed", (json_int_t)removed, "artifacts", "needed", (json_int_t)a.needed,
+                "present", (json_int_t)a.present, "restored", (json_int_t)a.restored,
+                "storeKeepsCopies", sg_store_keeps_artifacts(st), "revision", (json_int_t)rev);
   char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
   json_decref(o);
   if (!s) {

@@ -85,7 +85,8 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
   uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
   uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
-  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len)) return -1;
+  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
+    return -1;
   if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
   v->trie = d + t_off;
   v->lcp = d + lcp_off;
@@ -396,9 +397,10 @@ static _Thread_local struct {
    * yet walked. */
   uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
   /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
-   * (NO_NODE when not materialised) and the least code point not yet tried below it. */
+   * (NO_NODE when not materialised), the code points not yet tried below it and the
+   * text of its first key. */
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
-  uint8_t zs_left[MAX_DEPTH]; /* the candidates not yet tried (zs_candidates) */
+  uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
 } tl;
 
@@ -487,6 +489,27 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
 
 #define NO_NODE UINT32_MAX
 #define NO_CP UINT32_MAX
+
+/* Branch and bound: with 10 items found, a node whose best key could not enter the list
+ * at distance thr holds nothing for it. */
+static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr,
+                               const sg__top10 *top) {
+  if (top->n < SG_BUCKET_ITEMS) return false;
+  uint32_t w = trie_rd(v, node, T_BEST);
+  uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                   (w & SG__KEY_ORD_MASK);
+  return bound >= top->v[SG_BUCKET_ITEMS - 1];
+}
+
+/* Computes row d (d >= 1) from the rows above it for the code point cp; returns its
+ * last cell, the distance of q to the prefix of d code points. */
+static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
+  tl.cp[d] = cp;
+  tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
+  sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+               d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
+  return sg__osa_last(&tl.row[d], d, n);
+}
 
 /* The code points that can keep a child of the zero-slack row c within thr, as a mask:
  * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
@@ -614,8 +637,7 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
   for (;;) {
     uint64_t start = i;
     unsigned char b = branch(v, start, 0);
-    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {
-    }
+    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {}
     if (b == c) {
       *sl = start;
       *sh = i;
@@ -629,8 +651,8 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
  * lo when the caller has it, else NULL; it is set to the text of key lo when read here.
  * A walk down one run keeps asking about the same first key, so its text is read once. */
 static void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
-                          const unsigned char *enc, size_t elen, const char **first,
-                          uint64_t *sl, uint64_t *sh) {
+                          const unsigned char *enc, size_t elen, const char **first, uint64_t *sl,
+                          uint64_t *sh) {
   if (off >= SG__LCP_CAP || hi - lo > SCAN_MAX) {
     key_subrange(v, lo, hi, off, enc, elen, sl, sh);
     return;
@@ -668,7 +690,6 @@ static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_
  * row of this walk stays without slack or dies. */
 static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64_t lo, uint64_t hi,
                     uint32_t x, const char *first0, size_t c, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
   size_t d = c;
   tl.zs_first[d] = first0;
   tl.zs_lo[d] = (uint32_t)lo;
@@ -707,17 +728,8 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
       if (sl != tl.zs_lo[d]) first = NULL;
     }
     if (sl >= sh) continue;
-    if (ch != NO_NODE && top->n == SG_BUCKET_ITEMS) { /* branch and bound, as trie_pass */
-      uint32_t w = trie_rd(v, ch, T_BEST);
-      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
-                       (w & SG__KEY_ORD_MASK);
-      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
-    }
-    tl.cp[e] = cp;
-    tl.bo[e] = tl.bo[d] + cp_bytes(cp);
-    sg__osa_step(&tl.row[e], &tl.row[d], e >= 2 ? &tl.row[e - 2] : NULL, e, cp,
-                 e >= 2 ? tl.cp[e - 1] : 0, q, n);
-    unsigned last = sg__osa_last(&tl.row[e], e, n);
+    if (ch != NO_NODE && bounded_out(v, ch, thr, top)) continue;
+    unsigned last = step_row(e, cp, n);
     if (last <= thr) {
       if (last == thr) range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
@@ -800,8 +812,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
         have_prev = true;
         top_row = c;
         if (off < SG__LCP_CAP) { /* the equal keys: an LCP of off and a NUL there */
-          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {
-          }
+          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {}
         } else {
           i = run_end(v, i, r, s ? s : key_text(v, i), off + 1u);
         }
@@ -838,7 +849,6 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
  * and over the keys between them with scan_keys. Same stopping rules as scan_keys. */
 static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
                       size_t c0, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
   if (no_slack(c0, n, thr)) {
     zs_walk(a, v, n, trie_rd(v, root, T_LO), trie_rd(v, root, T_HI), root, NULL, c0, thr, top);
     return;
@@ -862,22 +872,11 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
     if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
     if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
-    /* Branch and bound: with 10 items found, a subtree whose best key could not enter
-     * the list at this distance holds nothing for it. */
-    if (top->n == SG_BUCKET_ITEMS) {
-      uint32_t w = trie_rd(v, ch, T_BEST);
-      uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
-                       (w & SG__KEY_ORD_MASK);
-      if (bound >= top->v[SG_BUCKET_ITEMS - 1]) continue;
-    }
+    if (bounded_out(v, ch, thr, top)) continue;
     uint32_t cp = trie_rd(v, ch, T_CP);
     size_t d = c + 1;
     if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
-    tl.cp[d] = cp;
-    tl.bo[d] = tl.bo[c] + cp_bytes(cp);
-    sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
-                 d >= 2 ? tl.cp[d - 1] : 0, q, n);
-    unsigned last = sg__osa_last(&tl.row[d], d, n);
+    unsigned last = step_row(d, cp, n);
     if (last <= thr) {
       if (last == thr) range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
       continue;

@@ -414,6 +414,11 @@ static int run_locked(sg_control *c, const char *list_id, int64_t number) {
   if (!queued && !staged) { /* resolved by an earlier run, or coalesced by this claim */
     if (strcmp(job.state, SG_VERSION_SUPERSEDED) == 0 && !job.content_hash[0])
       log_version("info", "publish coalesced", &job, "a newer version of the list is queued");
+    /* Resolved by another process's run, whose edge write may not have landed yet: a
+     * request must not answer "active" before the runtime can see it, so it writes the
+     * list's record itself when the store still marks it dirty (the write is rebuilt
+     * from the store under the edge's rule, so it never goes backwards). */
+    if (strcmp(job.state, SG_VERSION_ACTIVE) == 0) json_decref(sg__edge_sync_list(c, list_id));
     goto done;
   }
   char attempt[32];

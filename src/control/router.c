@@ -247,7 +247,9 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
   sg_err e = sg_store_authenticate(c->cfg.store, key_id, digest, who);
   memset(digest, 0, sizeof digest);
   if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e == SG_E_INVALID_KEY ? SG_E_INVALID_KEY : SG_E_INTERNAL, NULL, NULL);
+    /* An unreachable store is a 503 with retry-after, not a refused key. */
+    sg_resp_error(resp, req, e == SG_E_INVALID_KEY || e == SG_E_UNAVAILABLE ? e : SG_E_INTERNAL,
+                  NULL, NULL);
     return false;
   }
   if (!sg_ratelimit_take(c->rl_key, who->key_id, now)) {

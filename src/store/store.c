@@ -648,6 +648,7 @@ sg_err sg_store_application_page(sg_store *st, const char *workspace_id, size_t 
                                  const json_t *after, json_t **data, bool *more) {
   if (!st) return SG_E_INTERNAL;
   if (!sg__store_limit_ok(limit)) return SG_E_INTERNAL;
+  if (!st->ops->application_page) return sg__store_missing(st->ops, "application_page");
   return st->ops->application_page(st, workspace_id, limit, after, data, more);
 }
 
@@ -703,12 +704,14 @@ sg_err sg_store_item_search(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_selections_add(sg_store *st, const sg_selection_event *ev, size_t n) {
   if (!st || (n && !ev)) return SG_E_INTERNAL;
   if (n == 0) return SG_E_OK;
+  if (!st->ops->selections_add) return sg__store_missing(st->ops, "selections_add");
   return st->ops->selections_add(st, ev, n);
 }
 
 sg_err sg_store_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                                 json_t **out) {
   if (!st || !list_id || !out || top > SG_STORE_MAX_PAGE) return SG_E_INTERNAL;
+  if (!st->ops->selection_stats) return sg__store_missing(st->ops, "selection_stats");
   return st->ops->selection_stats(st, list_id, since_ms, top, out);
 }
 

@@ -192,6 +192,13 @@ int sg__sqlite_open(const char *dir, const char *db_path, sg_store **out, char *
  * several hosts allowed), migrating its schema (src/store/postgres/). */
 int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz);
 
+/* This process as the owner of an in-flight record or a lease: "<host> <pid> <start>"
+ * (defined in sqlite/idempotency.c, used by every backend). */
+const char *sg__store_self_owner(void);
+/* True when owner (which may carry more words after "<host> <pid> <start>") names a
+ * process of this host that is no longer running; false for other hosts. */
+bool sg__store_owner_dead(const char *owner);
+
 /* Whether id can name a record: 1..SG_STORE_MAX_ID bytes of [A-Za-z0-9_-]. An id that
  * fails this names nothing in any backend, so the generic layer answers "not found"
  * (the same typed error the backend would give) without asking it. */

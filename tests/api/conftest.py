@@ -5,13 +5,13 @@ loopback and uses the real admin CLI, exactly as a user would. Stdlib only.
 """
 import json
 import os
+import queue
 import resource
 import shutil
 import socket
 import subprocess
 import tempfile
 import threading
-import queue
 import time
 import urllib.parse
 import uuid

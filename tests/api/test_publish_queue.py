@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from conftest import NO_LIMITS, ON_POSTGRES, Server, Tenant, database_url, wait_until
+from conftest import NO_LIMITS, ON_POSTGRES, Server, Tenant, database_url, request, wait_until
 
 LEASE_S = 3
 PENDING = ("queued", "staged")  # unresolved: staged is the moment between compile and activation
@@ -99,8 +99,12 @@ def tenant_of(server):
 def fill(t, list_id, n, tag=""):
     body = "".join(json.dumps({"value": f"{tag}item {i:07d} w{i % 977}"}) + "\n"
                    for i in range(n)).encode()
-    r = t.api("POST", f"/lists/{list_id}/items/import?mode=append", raw=body,
-              headers={"Content-Type": "application/x-ndjson"})
+    # A generous timeout: the import is set-up here, not what is measured (a loaded
+    # machine takes well over the default 30 s for 200k items on PostgreSQL).
+    r = request(t.server.control_port, "POST",
+                f"/api/v1/lists/{list_id}/items/import?mode=append", raw=body, timeout=600,
+                headers={"Content-Type": "application/x-ndjson",
+                         "Authorization": f"Bearer {t.secret_key}"})
     assert r.status == 200, r
 
 

@@ -81,8 +81,8 @@ static int put_chunk(PGconn *c, const char *hash, int n, const uint8_t *p, size_
   const char *vals[] = {hash, sg__pg_int(n, nb), (const char *)p};
   int lens[] = {0, 0, (int)len};
   int fmts[] = {0, 0, 1};
-  PGresult *r = PQexecParams(c, "INSERT INTO artifact_chunks(hash, n, data) VALUES($1, $2, $3)",
-                             3, NULL, vals, lens, fmts, 0);
+  PGresult *r = PQexecParams(c, "INSERT INTO artifact_chunks(hash, n, data) VALUES($1, $2, $3)", 3,
+                             NULL, vals, lens, fmts, 0);
   int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   if (!ok) log_failure("artifact chunk", c);
   PQclear(r);
@@ -166,8 +166,8 @@ sg_err sg__pg_artifact_get(sg_store *base, const char *content_hash, uint64_t *s
     char nb[24];
     p[1] = sg__pg_int(i, nb);
     /* Binary results: the bytes as stored, no hex decoding. */
-    r = PQexecParams(c, "SELECT data FROM artifact_chunks WHERE hash=$1 AND n=$2", 2, NULL, p,
-                     NULL, NULL, 1);
+    r = PQexecParams(c, "SELECT data FROM artifact_chunks WHERE hash=$1 AND n=$2", 2, NULL, p, NULL,
+                     NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) goto out; /* torn: INTERNAL */
     int len = PQgetlength(r, 0, 0);
     seen += len;

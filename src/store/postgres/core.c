@@ -382,10 +382,12 @@ int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz) {
     return -1;
   }
   st->conninfo = conninfo;
-  char host[256] = "", rnd[24];
-  gethostname(host, sizeof host - 1);
+  /* "<host> <pid> <start> <random>": the process part lets a store on the same host see
+   * a dead owner at once (as SQLite does); the random part keeps two stores of one
+   * process apart. */
+  char rnd[24];
   sg_random_id("", rnd, sizeof rnd);
-  snprintf(st->owner, sizeof st->owner, "%s %ld %s", host, (long)getpid(), rnd);
+  snprintf(st->owner, sizeof st->owner, "%s %s", sg__store_self_owner(), rnd);
   pthread_mutex_init(&st->mu, NULL);
   pthread_cond_init(&st->cv, NULL);
   pthread_mutex_init(&st->listen_mu, NULL);

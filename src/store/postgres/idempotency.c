@@ -61,7 +61,7 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
   const char *pk[] = {x->workspace_id, x->key, sg__pg_int(now_ms, nowms)};
   r = sg__pg_q(c,
                "SELECT method, path, body_hash, state, status, body, headers,"
-               " state='in_flight' AND COALESCE(lease_until_ms, 0) < $3::bigint"
+               " state='in_flight' AND COALESCE(lease_until_ms, 0) < $3::bigint, owner"
                " FROM idempotency WHERE workspace_id=$1 AND key=$2 FOR UPDATE",
                3, pk);
   if (!r) return SG_E_INTERNAL;
@@ -76,7 +76,9 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
               strcmp(PQgetvalue(r, 0, 1), x->path) == 0 && sg__pg_bytes(r, 0, 2, have, 32) == 0 &&
               memcmp(have, x->body_hash, 32) == 0;
   bool in_flight = strcmp(PQgetvalue(r, 0, 3), "in_flight") == 0;
-  bool expired = strcmp(PQgetvalue(r, 0, 7), "t") == 0;
+  /* The lease ran out, or its owner is a dead process of this host (seen at once). */
+  bool expired = strcmp(PQgetvalue(r, 0, 7), "t") == 0 ||
+                 (in_flight && sg__store_owner_dead(sg__pg_s(r, 0, 8)));
   sg_err rc = SG_E_OK;
   if (expired) {
     /* The owner died (or ran past its lease): this request takes the key over. */

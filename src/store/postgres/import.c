@@ -2,8 +2,11 @@
  * PostgreSQL backend: bulk import and export (docs/STORE.md, "PostgreSQL").
  *
  * Import: an import holds one pooled connection for its whole life and stages its lines
- * in a TEMP table of that session (UNIQUE(value), so a duplicate is reported with the
- * line that repeats it, as on SQLite), in transactions of STAGE_BATCH rows. Apply runs
+ * in a TEMP table of that session with COPY … FROM STDIN, STAGE_BATCH rows at a time. A
+ * line's duplicate must be reported when the line arrives (with the line it repeats, as
+ * on SQLite), before its batch reaches the database, so the import keeps the values it
+ * has staged in a hash table of its own (memory about the size of the values; the
+ * request's body limit bounds it). Apply runs
  * SQLite's set-wise statements against the staged table in ONE transaction on the same
  * connection under one new item clock, after locking the list's row: a crash or an error
  * leaves the old item set, a commit the new one.
@@ -18,29 +21,82 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/util.h"
 #include "store/postgres/pg.h"
 #include "store/rules.h"
 
-/* Staged rows per staging transaction. */
-#define STAGE_BATCH 5000
+/* Rows per COPY. */
+#define STAGE_BATCH 10000
+
+/* One staged value and its line; the table is open addressing, at most half full. */
+typedef struct {
+  char *value;
+  int64_t line;
+  uint64_t hash;
+} seen_value;
 
 typedef struct {
   sg_store_import base; /* first: the generic handle */
   sg__pg *st;
   PGconn *c;
+  sg_buf copy; /* COPY text of the rows not yet sent */
   size_t in_batch;
+  seen_value *seen;
+  size_t n_seen, cap_seen;
 } pg_import;
+
+static uint64_t fnv1a(const char *s) {
+  uint64_t h = 14695981039346656037ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* The slot of value (its own, or the empty one where it would go). */
+static seen_value *seen_slot(seen_value *t, size_t cap, const char *value, uint64_t h) {
+  for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+    if (!t[i].value || (t[i].hash == h && strcmp(t[i].value, value) == 0)) return &t[i];
+}
+
+/* Records value at line: 1 when it was new, 0 when already there (*first: its line),
+ * -1 when out of memory. */
+static int seen_add(pg_import *imp, const char *value, int64_t line, int64_t *first) {
+  if (2 * (imp->n_seen + 1) > imp->cap_seen) {
+    size_t cap = imp->cap_seen ? imp->cap_seen * 2 : 1024;
+    seen_value *t = calloc(cap, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < imp->cap_seen; i++)
+      if (imp->seen[i].value)
+        *seen_slot(t, cap, imp->seen[i].value, imp->seen[i].hash) = imp->seen[i];
+    free(imp->seen);
+    imp->seen = t;
+    imp->cap_seen = cap;
+  }
+  uint64_t h = fnv1a(value);
+  seen_value *e = seen_slot(imp->seen, imp->cap_seen, value, h);
+  if (e->value) {
+    *first = e->line;
+    return 0;
+  }
+  if (!(e->value = strdup(value))) return -1;
+  e->line = line;
+  e->hash = h;
+  imp->n_seen++;
+  return 1;
+}
 
 void sg__pg_import_free(sg_store_import *handle) {
   pg_import *imp = (pg_import *)handle;
   if (!imp) return;
   if (imp->c) {
     /* The staged rows go with the TEMP table; the connection goes back clean. */
-    PGresult *r = PQexec(imp->c, "ROLLBACK; DROP TABLE IF EXISTS staged");
+    PGresult *r = PQexec(imp->c, "DROP TABLE IF EXISTS staged");
     PQclear(r);
     sg__pg_release(imp->st, imp->c);
   }
+  for (size_t i = 0; i < imp->cap_seen; i++) free(imp->seen[i].value);
+  free(imp->seen);
+  sg_buf_free(&imp->copy);
   free(imp);
 }
 
@@ -53,19 +109,19 @@ sg_err sg__pg_import_begin(sg_store *base, sg_store_import **out) {
   if (!imp) return SG_E_INTERNAL;
   imp->base.ops = &sg__pg_store_ops;
   imp->st = st;
+  sg_buf_init(&imp->copy, 0);
   if (!(imp->c = sg__pg_acquire(st))) {
-    free(imp);
+    sg__pg_import_free(&imp->base);
     return SG_E_UNAVAILABLE;
   }
   PGresult *r =
       PQexec(imp->c, "DROP TABLE IF EXISTS staged;"
-                     "CREATE TEMP TABLE staged(line BIGINT PRIMARY KEY,"
-                     " value TEXT COLLATE \"C\" NOT NULL UNIQUE, display_value TEXT NOT NULL,"
+                     "CREATE TEMP TABLE staged(line BIGINT NOT NULL,"
+                     " value TEXT COLLATE \"C\" NOT NULL, display_value TEXT NOT NULL,"
                      " aliases TEXT, rank BIGINT NOT NULL, parent_value TEXT COLLATE \"C\","
                      " locales TEXT, display_order BIGINT NOT NULL, new_id TEXT NOT NULL,"
                      " old_seq BIGINT, old_id TEXT, old_created BIGINT, parent_id TEXT,"
-                     " changed BOOLEAN NOT NULL DEFAULT true);"
-                     "BEGIN");
+                     " changed BOOLEAN NOT NULL DEFAULT true)");
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   PQclear(r);
   if (!ok) {
@@ -76,54 +132,80 @@ sg_err sg__pg_import_begin(sg_store *base, sg_store_import **out) {
   return SG_E_OK;
 }
 
+/* Appends one COPY text field (NULL: \N) and its separator. */
+static int copy_field(sg_buf *b, const char *v, char sep) {
+  int rc = 0;
+  if (!v) {
+    rc |= sg_buf_puts(b, "\\N");
+  } else {
+    for (const char *p = v; *p; p++) {
+      switch (*p) {
+      case '\\': rc |= sg_buf_puts(b, "\\\\"); break;
+      case '\t': rc |= sg_buf_puts(b, "\\t"); break;
+      case '\n': rc |= sg_buf_puts(b, "\\n"); break;
+      case '\r': rc |= sg_buf_puts(b, "\\r"); break;
+      default: rc |= sg_buf_putc(b, *p);
+      }
+    }
+  }
+  return rc | sg_buf_putc(b, sep);
+}
+
+/* Sends the buffered rows with one COPY. */
+static sg_err copy_flush(pg_import *imp) {
+  if (!imp->copy.len) return SG_E_OK;
+  PGresult *r = PQexec(imp->c, "COPY staged(line, value, display_value, aliases, rank,"
+                               " parent_value, locales, display_order, new_id) FROM STDIN");
+  bool ok = PQresultStatus(r) == PGRES_COPY_IN;
+  PQclear(r);
+  if (ok) ok = PQputCopyData(imp->c, imp->copy.data, (int)imp->copy.len) == 1;
+  if (PQputCopyEnd(imp->c, ok ? NULL : "staging failed") != 1) ok = false;
+  while ((r = PQgetResult(imp->c))) {
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) ok = false;
+    PQclear(r);
+  }
+  sg_buf_reset(&imp->copy);
+  imp->in_batch = 0;
+  if (ok) return SG_E_OK;
+  return PQstatus(imp->c) == CONNECTION_BAD ? SG_E_UNAVAILABLE : SG_E_INTERNAL;
+}
+
 sg_err sg__pg_import_add(sg_store_import *handle, int64_t line, const json_t *item,
                          const char *parent_value) {
   pg_import *imp = (pg_import *)handle;
+  const char *value = json_string_value(json_object_get(item, "value"));
+  if (!value) return SG_E_INTERNAL;
+  int64_t first;
+  int added = seen_add(imp, value, line, &first);
+  if (added < 0) return SG_E_INTERNAL;
+  if (added == 0) return SG_E_DUPLICATE_VALUE;
   char id[32], ln[24], rank[24], order[24];
   sg_random_id("itm_", id, sizeof id);
   char *aliases = sg__store_json_text(json_object_get(item, "aliases"));
   char *locales = sg__store_json_text(json_object_get(item, "locales"));
-  const char *p[] = {sg__pg_int(line, ln),
-                     json_string_value(json_object_get(item, "value")),
-                     json_string_value(json_object_get(item, "displayValue")),
-                     aliases,
-                     sg__pg_int(json_integer_value(json_object_get(item, "rank")), rank),
-                     parent_value,
-                     locales,
-                     sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), order),
-                     id};
-  PGresult *r = sg__pg_q(imp->c,
-                         "INSERT INTO staged(line, value, display_value, aliases, rank,"
-                         " parent_value, locales, display_order, new_id) VALUES($1::bigint, $2,"
-                         " $3, $4, $5::bigint, $6, $7, $8::bigint, $9) ON CONFLICT (value)"
-                         " DO NOTHING",
-                         9, p);
+  sg_buf *b = &imp->copy;
+  int bad =
+      copy_field(b, sg__pg_int(line, ln), '\t') || copy_field(b, value, '\t') ||
+      copy_field(b, json_string_value(json_object_get(item, "displayValue")), '\t') ||
+      copy_field(b, aliases, '\t') ||
+      copy_field(b, sg__pg_int(json_integer_value(json_object_get(item, "rank")), rank), '\t') ||
+      copy_field(b, parent_value, '\t') || copy_field(b, locales, '\t') ||
+      copy_field(b, sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), order),
+                 '\t') ||
+      copy_field(b, id, '\n');
   free(aliases);
   free(locales);
-  if (!r) return SG_E_INTERNAL;
-  int64_t n = sg__pg_changed(r);
-  PQclear(r);
-  if (n != 1) return SG_E_DUPLICATE_VALUE;
-  if (++imp->in_batch >= STAGE_BATCH) {
-    imp->in_batch = 0;
-    if (sg__pg_x(imp->c, "COMMIT", 0, NULL) || sg__pg_x(imp->c, "BEGIN", 0, NULL))
-      return SG_E_INTERNAL;
-  }
-  return SG_E_OK;
+  if (bad) return SG_E_INTERNAL;
+  return ++imp->in_batch >= STAGE_BATCH ? copy_flush(imp) : SG_E_OK;
 }
 
 sg_err sg__pg_import_line_of(sg_store_import *handle, const char *value, int64_t *line) {
   pg_import *imp = (pg_import *)handle;
-  const char *p[] = {value};
-  PGresult *r = sg__pg_q(imp->c, "SELECT line FROM staged WHERE value=$1", 1, p);
-  if (!r) return SG_E_INTERNAL;
-  sg_err rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *line = sg__pg_i(r, 0, 0);
-    rc = SG_E_OK;
-  }
-  PQclear(r);
-  return rc;
+  if (!imp->cap_seen) return SG_E_NOT_FOUND;
+  seen_value *e = seen_slot(imp->seen, imp->cap_seen, value, fnv1a(value));
+  if (!e->value) return SG_E_NOT_FOUND;
+  *line = e->line;
+  return SG_E_OK;
 }
 
 /* The apply, as on SQLite (src/store/sqlite/import.c explains each step). $1 list id,
@@ -170,8 +252,10 @@ sg_err sg__pg_import_apply(sg_store *base, sg_store_import *handle, const char *
   memset(counts, 0, sizeof *counts);
   *bad_lines = NULL;
   *n_bad = 0;
-  /* Close staging, then one transaction for the whole apply. */
-  if (sg__pg_x(c, "COMMIT", 0, NULL) ||
+  /* The last rows, an index for the matching, then one transaction for the apply. */
+  sg_err frc = copy_flush(imp);
+  if (frc != SG_E_OK) return frc;
+  if (sg__pg_x(c, "CREATE UNIQUE INDEX ON staged(value)", 0, NULL) ||
       sg__pg_x(c, "BEGIN ISOLATION LEVEL READ COMMITTED", 0, NULL))
     return SG_E_INTERNAL;
   sg_err rc = sg__pg_list_writable(c, workspace_id, list_id);
@@ -221,10 +305,6 @@ end:;
   if (rc == SG_E_OK && PQresultStatus(fin) != PGRES_COMMAND_OK)
     rc = PQstatus(c) == CONNECTION_BAD ? SG_E_UNAVAILABLE : SG_E_INTERNAL;
   PQclear(fin);
-  /* A later apply on the same handle is not part of the contract; staging is reopened
-   * only so that free() finds the connection in a known state. */
-  PGresult *b = PQexec(c, "BEGIN");
-  PQclear(b);
   if (rc != SG_E_INVALID_REQUEST) {
     json_decref(*bad_lines);
     *bad_lines = NULL;

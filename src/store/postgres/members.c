@@ -423,6 +423,28 @@ sg_err sg__pg_application_list(sg_store *base, const char *workspace_id, json_t 
                    workspace_id, app_row, out);
 }
 
+sg_err sg__pg_application_page(sg_store *base, const char *workspace_id, size_t limit,
+                               const json_t *after, json_t **data, bool *more) {
+  /* The cursor names the page's last application; its (created_at, id) is the key. */
+  char lim[24];
+  const char *p[] = {workspace_id, sg__pg_int((int64_t)limit + 1, lim),
+                     after ? json_string_value(json_array_get(after, 0)) : NULL};
+  sg_err rc;
+  PGresult *r = sg__pg_one(
+      sg__pg_of(base),
+      after ? "SELECT a.id, a.name, a.status, a.monthly_quota, a.created_at FROM applications a"
+              " JOIN applications k ON k.id=$3 AND k.workspace_id=$1 WHERE a.workspace_id=$1"
+              " AND (a.created_at, a.id) > (k.created_at, k.id)"
+              " ORDER BY a.created_at, a.id LIMIT $2::bigint"
+            : "SELECT id, name, status, monthly_quota, created_at FROM applications"
+              " WHERE workspace_id=$1 ORDER BY created_at, id LIMIT $2::bigint",
+      after ? 3 : 2, p, &rc);
+  if (!r) return rc;
+  *data = sg__pg_page(r, limit, app_row, more);
+  PQclear(r);
+  return SG_E_OK;
+}
+
 /* SG_E_OK when sql ($1, $2) finds a row, SG_E_NOT_FOUND when not. */
 static sg_err exists2(sg__pg *st, const char *sql, const char *a, const char *b) {
   const char *p[] = {a, b};

@@ -260,4 +260,11 @@ sg_err sg__pg_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written
 sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *after_id,
                            sg_edge_dirty *out, size_t max, size_t *n);
 
+/* selections.c: selection events drained from a fleet's Redis stream. */
+sg_err sg__pg_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
+                              json_t **out);
+sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,
+                               const json_t *after, json_t **data, bool *more);
+
 #endif

@@ -177,5 +177,15 @@ const char *const sg__pg_migrations[] = {
     "ALTER TABLE secret_keys ADD COLUMN rseq BIGSERIAL;"
     "ALTER TABLE publishable_keys ADD COLUMN rseq BIGSERIAL;"
     "ALTER TABLE subscriptions ADD COLUMN rseq BIGSERIAL;",
+    /* Selection events drained from a fleet's Redis stream (docs/STORE.md, "Selection
+     * events"): the key makes a second delivery of one event a no-op. The applications
+     * index serves the dashboard's paged applications page. */
+    "CREATE TABLE selections(selection_id TEXT COLLATE \"C\" NOT NULL, ts_ms BIGINT NOT NULL,"
+    "  application_id TEXT COLLATE \"C\" NOT NULL, key_id TEXT COLLATE \"C\" NOT NULL,"
+    "  list_id TEXT COLLATE \"C\" NOT NULL, item_id TEXT COLLATE \"C\" NOT NULL,"
+    "  query_request_id TEXT COLLATE \"C\" NOT NULL, position BIGINT NOT NULL, query TEXT,"
+    "  PRIMARY KEY(selection_id, ts_ms));"
+    "CREATE INDEX selections_list ON selections(list_id, ts_ms);"
+    "CREATE INDEX applications_workspace_page ON applications(workspace_id, created_at, id);",
     NULL,
 };

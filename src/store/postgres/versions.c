@@ -409,6 +409,7 @@ static sg_err claim_fn(PGconn *c, void *p_) {
                "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
                " v.locale_policy, l.workspace_id, v.queued_async,"
                " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=$4::bigint,"
+               " v.lease_owner,"
                " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
                " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
                " FROM versions v JOIN lists l ON l.id=v.list_id"
@@ -430,8 +431,9 @@ static sg_err claim_fn(PGconn *c, void *p_) {
   job->locale_policy = json_loads(PQgetvalue(r, 0, 5), 0, NULL);
   snprintf(job->workspace_id, sizeof job->workspace_id, "%s", PQgetvalue(r, 0, 6));
   bool async = sg__pg_i(r, 0, 7) != 0;
-  bool busy = strcmp(PQgetvalue(r, 0, 8), "t") == 0;
-  bool newer = strcmp(PQgetvalue(r, 0, 9), "t") == 0;
+  /* A live lease of another owner, unless that owner is a dead process of this host. */
+  bool busy = strcmp(PQgetvalue(r, 0, 8), "t") == 0 && !sg__store_owner_dead(sg__pg_s(r, 0, 9));
+  bool newer = strcmp(PQgetvalue(r, 0, 10), "t") == 0;
   PQclear(r);
   bool unresolved =
       strcmp(job->state, SG_VERSION_QUEUED) == 0 || strcmp(job->state, SG_VERSION_STAGED) == 0;
@@ -498,23 +500,28 @@ sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t 
                      sg__pg_int(sg_now_s() - fresh_s, fresh), sg__pg_int(sg_now_ms(), now),
                      st->owner};
   /* Workspaces after after_workspace first (false sorts before true), then wrapping;
-   * rows being claimed right now by another transaction are skipped. */
+   * rows being claimed right now by another transaction are skipped. Live leases of
+   * other owners are filtered here, not in SQL, because a dead process of this host
+   * holds nothing: a few more rows than one are read. */
   sg_err rc;
   PGresult *r = sg__pg_one(
       st,
-      "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-      " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner,"
+      " v.lease_owner IS NOT NULL AND v.lease_owner<>$4 AND v.lease_until_ms>=$3::bigint"
+      " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
       " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=$2::bigint)"
-      " AND (v.lease_owner IS NULL OR v.lease_until_ms<$3::bigint OR v.lease_owner=$4)"
-      " ORDER BY l.workspace_id<=$1, l.workspace_id, v.qseq LIMIT 1 FOR UPDATE OF v SKIP LOCKED",
+      " ORDER BY l.workspace_id<=$1, l.workspace_id, v.qseq LIMIT 64 FOR UPDATE OF v SKIP LOCKED",
       4, p, &rc);
   *found = false;
   if (!r) return rc;
-  if (PQntuples(r) == 1) {
-    snprintf(out->list_id, sizeof out->list_id, "%s", PQgetvalue(r, 0, 0));
-    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, 1));
-    out->number = sg__pg_i(r, 0, 2);
+  for (int i = 0; i < PQntuples(r); i++) {
+    if (strcmp(PQgetvalue(r, i, 4), "t") == 0 && !sg__store_owner_dead(PQgetvalue(r, i, 3)))
+      continue;
+    snprintf(out->list_id, sizeof out->list_id, "%s", PQgetvalue(r, i, 0));
+    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, i, 1));
+    out->number = sg__pg_i(r, i, 2);
     *found = true;
+    break;
   }
   PQclear(r);
   return SG_E_OK;

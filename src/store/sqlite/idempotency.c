@@ -12,7 +12,7 @@
 #define IDEM_TTL_S (24 * 3600)
 /* An in-flight record older than this belongs to a process that died mid-request; a
  * retry may take it over rather than wait for ever. Only needed when the owner cannot be
- * checked (another host); on this host a dead owner is seen at once (sg__sq_owner_dead). */
+ * checked (another host); on this host a dead owner is seen at once (sg__store_owner_dead). */
 #define IDEM_STALE_S 300
 
 /* ---- owners ---------------------------------------------------------------------------- */
@@ -37,7 +37,7 @@ static unsigned long long proc_start(long pid) {
 }
 
 /* This process as an owner: "<host> <pid> <start>". Recomputed after a fork. */
-const char *sg__sq_self_owner(void) {
+const char *sg__store_self_owner(void) {
   static __thread char owner[320];
   static __thread long owner_pid;
   long pid = (long)getpid();
@@ -51,9 +51,9 @@ const char *sg__sq_self_owner(void) {
 }
 
 /* True when owner names a process of this host that is no longer running. */
-bool sg__sq_owner_dead(const char *owner) {
+bool sg__store_owner_dead(const char *owner) {
   if (!owner) return false;
-  const char *me = sg__sq_self_owner();
+  const char *me = sg__store_self_owner();
   const char *sp = strchr(owner, ' '), *msp = strchr(me, ' ');
   if (!sp || !msp || sp - owner != msp - me || memcmp(owner, me, (size_t)(sp - owner)) != 0)
     return false; /* another host: only the age rule applies */
@@ -97,7 +97,7 @@ sg_err sg__sqlite_idem_begin(sg_store *base, const char *workspace_id, const cha
                 memcmp(sqlite3_column_blob(s, 2), body_hash, 32) == 0;
     bool in_flight = strcmp(sg__sq_col(s, 3), "in_flight") == 0;
     int64_t created = sqlite3_column_int64(s, 7);
-    if (in_flight && (created < now - IDEM_STALE_S || sg__sq_owner_dead(sg__sq_col(s, 8)))) {
+    if (in_flight && (created < now - IDEM_STALE_S || sg__store_owner_dead(sg__sq_col(s, 8)))) {
       take = true;
     } else if (!same) {
       *state = SG_IDEM_REUSED;
@@ -124,7 +124,7 @@ sg_err sg__sqlite_idem_begin(sg_store *base, const char *workspace_id, const cha
     sg__sq_text(s, 4, path);
     sqlite3_bind_blob(s, 5, body_hash, 32, SQLITE_TRANSIENT);
     sqlite3_bind_int64(s, 6, now);
-    sg__sq_text(s, 7, sg__sq_self_owner());
+    sg__sq_text(s, 7, sg__store_self_owner());
     step = sqlite3_step(s);
     sqlite3_reset(s);
     if (step != SQLITE_DONE) goto end;

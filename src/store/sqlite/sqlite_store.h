@@ -208,8 +208,8 @@ sg_err sg__sqlite_version_get(sg_store *st, const char *workspace_id, const char
 sg_err sg__sqlite_version_page(sg_store *st, const char *workspace_id, const char *list_id,
                                size_t limit, const json_t *after, json_t **data, bool *more);
 sg_err sg__sqlite_version_set_async(sg_store *st, const char *list_id, int64_t number);
-sg_err sg__sqlite_version_claim(sg_store *st, const char *list_id, int64_t number,
-                                int64_t lease_ms, sg_version_job *job);
+sg_err sg__sqlite_version_claim(sg_store *st, const char *list_id, int64_t number, int64_t lease_ms,
+                                sg_version_job *job);
 sg_err sg__sqlite_version_leases_renew(sg_store *st, int64_t lease_ms);
 sg_err sg__sqlite_version_release(sg_store *st, const char *list_id, int64_t number);
 sg_err sg__sqlite_version_next(sg_store *st, const char *after_workspace, int64_t fresh_s,
@@ -284,10 +284,4 @@ sg_err sg__sqlite_publishable_key_list(sg_store *st, const char *application_id,
 sg_err sg__sqlite_item_search(sg_store *st, const char *workspace_id, const char *list_id,
                               const char *prefix, size_t limit, const json_t *after, json_t **data,
                               bool *more);
-/* This process as the owner of an in-flight record or a lease: "<host> <pid> <start>"
- * (idempotency.c). */
-const char *sg__sq_self_owner(void);
-/* True when owner names a process of this host that is no longer running. */
-bool sg__sq_owner_dead(const char *owner);
-
 #endif

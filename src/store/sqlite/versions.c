@@ -434,8 +434,8 @@ sg_err sg__sqlite_version_set_async(sg_store *base, const char *list_id, int64_t
 
 /* True when a lease (owner, until_ms) keeps other processes away at now_ms. */
 static bool leased_elsewhere(const char *owner, int64_t until_ms, int64_t now_ms) {
-  return owner && strcmp(owner, sg__sq_self_owner()) != 0 && until_ms >= now_ms &&
-         !sg__sq_owner_dead(owner);
+  return owner && strcmp(owner, sg__store_self_owner()) != 0 && until_ms >= now_ms &&
+         !sg__store_owner_dead(owner);
 }
 
 sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t number,
@@ -486,7 +486,7 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
   sg__sq_text(s, 1, list_id);
   sqlite3_bind_int64(s, 2, number);
   if (!coalesce) {
-    sg__sq_text(s, 3, sg__sq_self_owner());
+    sg__sq_text(s, 3, sg__store_self_owner());
     sqlite3_bind_int64(s, 4, now + lease_ms);
   }
   if (sg__sq_run(st, s) != 1) goto end;
@@ -511,7 +511,7 @@ sg_err sg__sqlite_version_leases_renew(sg_store *base, int64_t lease_ms) {
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (s) {
-    sg__sq_text(s, 1, sg__sq_self_owner());
+    sg__sq_text(s, 1, sg__store_self_owner());
     sqlite3_bind_int64(s, 2, sg_now_ms() + lease_ms);
     if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
   }
@@ -523,7 +523,7 @@ sg_err sg__sqlite_version_release(sg_store *base, const char *list_id, int64_t n
   sg__sq *st = sg__sq_of(base);
   static const char q[] = "UPDATE versions SET lease_owner=NULL, lease_until_ms=NULL"
                           " WHERE list_id=?1 AND version_number=?2 AND lease_owner=?3";
-  sg_err rc = transition(st, q, list_id, number, sg__sq_self_owner());
+  sg_err rc = transition(st, q, list_id, number, sg__store_self_owner());
   return rc == SG_E_PRECONDITION_FAILED ? SG_E_OK : rc;
 }
 
@@ -542,7 +542,7 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
       " AND (v.lease_owner IS NULL OR v.lease_until_ms<?3 OR v.lease_owner LIKE ?4)"
       " ORDER BY l.workspace_id<=?1, l.workspace_id, v.rowid LIMIT ?5";
   char host[300];
-  const char *me = sg__sq_self_owner();
+  const char *me = sg__store_self_owner();
   const char *sp = strchr(me, ' ');
   int hl = sp ? (int)(sp - me) : (int)strlen(me);
   /* The host part is a hostname (no LIKE wildcards in practice; a stray one only widens

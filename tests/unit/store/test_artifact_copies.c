@@ -148,9 +148,10 @@ static void test_edge_records_walk_every_record(void **state) {
   assert_int_equal(seen, total);
   size_t lists = 0;
   for (size_t i = 0; i < total; i++) {
-    if (i) assert_true(strcmp(all[i - 1].kind, all[i].kind) < 0 ||
-                       (strcmp(all[i - 1].kind, all[i].kind) == 0 &&
-                        strcmp(all[i - 1].id, all[i].id) < 0));
+    if (i)
+      assert_true(
+          strcmp(all[i - 1].kind, all[i].kind) < 0 ||
+          (strcmp(all[i - 1].kind, all[i].kind) == 0 && strcmp(all[i - 1].id, all[i].id) < 0));
     if (strcmp(all[i].kind, "lists") == 0) lists++;
   }
   assert_int_equal(lists, 6);

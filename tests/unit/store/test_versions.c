@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -256,11 +255,7 @@ static void test_claim_lease_and_attempts(void **state) {
   fixture *f = *state;
   int64_t n = new_version(f);
   sg_store_version_set_async(f->st, f->list, n);
-  /* On PostgreSQL a lease is all there is (the owner may be on another host): it is made
-   * short there, and the version stays taken until it runs out. */
-  bool pg = store_test_is_postgres();
-  int64_t lease = pg ? 1500 : 600000;
-  pid_t other = claim_elsewhere(f, n, lease); /* attempt 1, by the other process */
+  pid_t other = claim_elsewhere(f, n, 600000); /* attempt 1, by the other process */
   sg_version_job job;
   sg_version_ref ref;
   bool found = true;
@@ -269,16 +264,9 @@ static void test_claim_lease_and_attempts(void **state) {
   sg_store_job_clear(&job);
   assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
   assert_false(found);
-  /* It dies (kill -9): a dead process of this host holds nothing on SQLite; on
-   * PostgreSQL its lease keeps the version until it expires, then anyone takes over. */
+  /* It dies (kill -9): a dead process of this host holds nothing. */
   kill(other, SIGKILL);
   waitpid(other, NULL, 0);
-  if (pg) {
-    assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
-    assert_false(found);
-    struct timespec ts = {.tv_sec = 1, .tv_nsec = 600000000L};
-    nanosleep(&ts, NULL);
-  }
   assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
   assert_true(found);
   assert_int_equal(ref.number, n);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/util.h"
 #include "store/store.h"
@@ -222,6 +223,39 @@ static void test_unreachable_database_is_unavailable_then_recovers(void **state)
   json_decref(l);
 }
 
+/* A lease held by a process of another host (whose liveness cannot be checked) keeps the
+ * version until it expires; then this store claims it. */
+static void test_other_hosts_lease_holds_until_it_expires(void **state) {
+  store_fixture *f = *state;
+  json_t *v = NULL;
+  assert_int_equal(sg_store_version_create(f->st, f->ws, f->list, &v), SG_E_OK);
+  json_decref(v);
+  char spec[1024], sql[512];
+  store_test_spec(f->dir, spec, sizeof spec);
+  snprintf(sql, sizeof sql,
+           "UPDATE versions SET lease_owner='elsewhere 1 1 x', lease_until_ms=%lld",
+           (long long)(sg_now_ms() + 1500));
+  PGconn *c = PQconnectdb(spec);
+  PGresult *r = PQexec(c, sql);
+  assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+  PQclear(r);
+  PQfinish(c);
+  sg_version_job job;
+  sg_version_ref ref;
+  bool found = true;
+  assert_int_equal(sg_store_version_claim(f->st, f->list, 1, 1000, &job), SG_E_PUBLISH_IN_PROGRESS);
+  sg_store_job_clear(&job);
+  assert_int_equal(sg_store_version_next(f->st, NULL, -5, &ref, &found), SG_E_OK);
+  assert_false(found);
+  struct timespec ts = {.tv_sec = 1, .tv_nsec = 700000000L};
+  nanosleep(&ts, NULL);
+  assert_int_equal(sg_store_version_next(f->st, NULL, -5, &ref, &found), SG_E_OK);
+  assert_true(found);
+  assert_int_equal(sg_store_version_claim(f->st, f->list, 1, 1000, &job), SG_E_OK);
+  assert_int_equal(job.attempts, 1);
+  sg_store_job_clear(&job);
+}
+
 /* A version created through another store (another process) wakes a waiting worker at
  * once: NOTIFY sg_publish reaches wait_work; with nothing announced it times out. */
 static void test_version_create_wakes_waiting_workers(void **state) {
@@ -264,6 +298,7 @@ PG_TEST(test_racing_version_creates_get_distinct_consecutive_numbers)
 PG_TEST(test_two_claimers_never_get_the_same_version)
 PG_TEST(test_lost_connection_is_retried)
 PG_TEST(test_version_create_wakes_waiting_workers)
+PG_TEST(test_other_hosts_lease_holds_until_it_expires)
 PG_TEST(test_unreachable_database_is_unavailable_then_recovers)
 
 int main(void) {
@@ -276,6 +311,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_lost_connection_is_retried_or_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_version_create_wakes_waiting_workers_or_skip, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_other_hosts_lease_holds_until_it_expires_or_skip, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(
           test_unreachable_database_is_unavailable_then_recovers_or_skip, setup, teardown),
