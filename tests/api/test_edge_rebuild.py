@@ -105,7 +105,10 @@ def test_rebuild_removes_records_the_store_does_not_have(make_server):
     assert out["records"]["removed"] == 1, out
     assert not os.path.exists(bogus)
     assert os.path.exists(os.path.join(edge, "lists", f"{lst['id']}.json"))
-    # Rebuilding a healthy edge changes nothing a user sees, while the server runs.
+    # Rebuilding a healthy edge changes nothing a user sees, while the server runs: once
+    # the runtime has loaded the key published above (it polls the edge), the answers
+    # before and after a second rebuild are the same bytes.
+    assert wait_until(lambda: all(a[0] == 200 for a in answers(s, pk).values()), timeout=5)
     before = answers(s, pk)
     again = s.admin("edge", "rebuild")
     assert again["records"]["removed"] == 0 and again["artifacts"]["restored"] == 0
