@@ -149,7 +149,7 @@ def test_usage_without_a_data_source_says_so(tmp_path):
     first.stop()
     port = free_port()
     log = open(os.path.join(data, "bare.log"), "ab")
-    proc = subprocess.Popen([BINARY, "control", "--database", data, "--edge",
+    proc = subprocess.Popen([BINARY, "control", "--database", first.database or data, "--edge",
                              os.path.join(data, "edge"), "--control-listen",
                              f"127.0.0.1:{port}"], stdout=log, stderr=log)
     try:

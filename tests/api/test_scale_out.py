@@ -23,7 +23,7 @@ import uuid
 
 import pytest
 
-from conftest import NO_LIMITS, ROOT, Server, wait_until
+from conftest import NO_LIMITS, ROOT, Server, database_url, wait_until
 from test_publish_queue import PENDING, claims, publish_and_kill_holder, version
 
 LEASE_S = 3
@@ -218,6 +218,13 @@ def test_quota_holds_across_both_runtimes(fleet):
 
 
 def stored_selections(fleet, selection_id):
+    url = database_url(fleet.db)
+    if url:  # the suite on PostgreSQL
+        r = subprocess.run(["psql", "-X", "-tA", "-d", url, "-c",
+                            "SELECT count(*) FROM selections WHERE selection_id = "
+                            f"'{selection_id}'"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0, r.stderr
+        return int(r.stdout.strip())
     con = sqlite3.connect(os.path.join(fleet.db, "suggestd.db"), timeout=5)
     try:
         return con.execute("SELECT count(*) FROM selections WHERE selection_id = ?",

@@ -109,8 +109,12 @@ static PGconn *connect_one(const char *conninfo) {
     PQfinish(c);
     return NULL;
   }
-  /* Times in the schema are plain integers; only the text encoding matters here. */
-  PGresult *r = PQexec(c, "SET client_encoding='UTF8'; SET lock_timeout='30s'");
+  /* Times in the schema are plain integers; only the text encoding matters here. The
+   * server checks every second whether this client is still there while a statement runs:
+   * a control process killed mid-import must not leave its backend applying (and holding
+   * the list's row lock) for as long as the statement would have taken. */
+  PGresult *r = PQexec(c, "SET client_encoding='UTF8'; SET lock_timeout='30s';"
+                          " SET client_connection_check_interval='1s'");
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   PQclear(r);
   if (!ok) {
