@@ -48,6 +48,19 @@ json_t *sg__pg_page(const PGresult *r, size_t limit, json_t *(*row)(const PGresu
   return arr;
 }
 
+sg_err sg__pg_row(PGconn *c, const char *sql, int n, const char *const *params,
+                  json_t *(*row)(const PGresult *r, int i), sg_err absent, json_t **out) {
+  PGresult *r = sg__pg_q(c, sql, n, params);
+  if (!r) return SG_E_INTERNAL;
+  sg_err rc = absent;
+  if (PQntuples(r) == 1) {
+    *out = row(r, 0);
+    rc = SG_E_OK;
+  }
+  PQclear(r);
+  return rc;
+}
+
 sg_err sg__pg_list_load(PGconn *c, const char *workspace_id, const char *id, bool lock,
                         json_t **out, int64_t *row_version) {
   const char *p[] = {id, workspace_id};

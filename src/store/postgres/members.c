@@ -21,18 +21,10 @@ static json_t *member_row(const PGresult *r, int i) {
 
 static sg_err member_load(PGconn *c, const char *workspace_id, const char *id, json_t **out) {
   const char *p[] = {id, workspace_id};
-  PGresult *r = sg__pg_q(c,
-                         "SELECT " MEMBER_COLS " FROM members WHERE id=$1"
-                         " AND ($2::text IS NULL OR workspace_id=$2)",
-                         2, p);
-  if (!r) return SG_E_INTERNAL;
-  sg_err rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = member_row(r, 0);
-    rc = SG_E_OK;
-  }
-  PQclear(r);
-  return rc;
+  return sg__pg_row(c,
+                    "SELECT " MEMBER_COLS " FROM members WHERE id=$1"
+                    " AND ($2::text IS NULL OR workspace_id=$2)",
+                    2, p, member_row, SG_E_NOT_FOUND, out);
 }
 
 typedef struct {

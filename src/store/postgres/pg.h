@@ -94,6 +94,10 @@ json_t *sg__pg_item_row(const PGresult *r, int i);
  * *more tells whether a further row exists. */
 json_t *sg__pg_page(const PGresult *r, size_t limit, json_t *(*row)(const PGresult *r, int i),
                     bool *more);
+/* Runs sql (n text params) on c and, when it finds exactly one row, sets *out to
+ * row(r, 0): SG_E_OK, absent when it finds none, SG_E_INTERNAL when the query fails. */
+sg_err sg__pg_row(PGconn *c, const char *sql, int n, const char *const *params,
+                  json_t *(*row)(const PGresult *r, int i), sg_err absent, json_t **out);
 /* Loads list id of workspace_id (any workspace's when NULL; *out then carries
  * "workspaceId"), locking its row FOR UPDATE when lock; *row_version (may be NULL) gets
  * its row version. SG_E_INVALID_LIST when absent. */

@@ -40,18 +40,10 @@ static json_t *version_row(const PGresult *r, int i) {
 static sg_err load_version(PGconn *c, const char *list_id, int64_t number, json_t **out) {
   char num[24];
   const char *p[] = {list_id, sg__pg_int(number, num)};
-  PGresult *r = sg__pg_q(c,
-                         "SELECT " VERSION_COLS " FROM versions WHERE list_id=$1 AND"
-                         " version_number=$2::bigint",
-                         2, p);
-  if (!r) return SG_E_INTERNAL;
-  sg_err rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = version_row(r, 0);
-    rc = SG_E_OK;
-  }
-  PQclear(r);
-  return rc;
+  return sg__pg_row(c,
+                    "SELECT " VERSION_COLS " FROM versions WHERE list_id=$1 AND"
+                    " version_number=$2::bigint",
+                    2, p, version_row, SG_E_NOT_FOUND, out);
 }
 
 typedef struct {
