@@ -38,6 +38,8 @@ typedef struct {
   uint64_t n_trie;
   const unsigned char *lcp;    /* n_keys bytes */
   const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
+  const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
+  uint64_t n_skip[SG__SKIP_TABLES];
 } locale_view;
 
 struct sg_artifact {
@@ -88,6 +90,12 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
     return -1;
   if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+    uint64_t off = sg__rd64(rec + (t ? SG__LOC_SKIP1_OFF : SG__LOC_SKIP_OFF));
+    v->n_skip[t] = sg__rd64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N));
+    if (!in_file(off, v->n_skip[t], SG__SKIP_SIZE, len) || off % 8) return -1;
+    v->skip[t] = d + off;
+  }
   v->trie = d + t_off;
   v->lcp = d + lcp_off;
   v->branch = d + br_off;
@@ -122,6 +130,12 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
     if (lo > hi || hi > v->n_keys) return -1;
     if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+    for (uint64_t i = 0; i < v->n_skip[t]; i++) {
+      const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
+      uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+      if (lo >= hi || hi > v->n_keys) return -1;
+    }
   for (uint64_t i = 0; i < n_frag; i++) {
     const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
     uint32_t off = sg__rd32(f), flen = sg__rd32(f + 4);
@@ -402,6 +416,10 @@ static _Thread_local struct {
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
   uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
+  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search. */
+  size_t cap_rows;
+  /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
+  uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
 
 static inline const char *key_text(const locale_view *v, uint64_t i) {
@@ -444,7 +462,7 @@ static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const 
 static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
   return sg__rd32(v->trie + (uint64_t)node * SG__TRIE_SIZE + 4 * (unsigned)field);
 }
-enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI };
+enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI, T_NEXT_LO, T_NEXT_HI };
 
 /* Bytes of the UTF-8 encoding of cp (a decoded malformed byte counts one, as decoded). */
 static inline uint32_t cp_bytes(uint32_t cp) {
@@ -460,6 +478,9 @@ static inline uint32_t cp_bytes(uint32_t cp) {
 static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, unsigned thr) {
   size_t jlo = i > SG_TYPO_MAX_K ? i - SG_TYPO_MAX_K : 0;
   if (jlo > n) return false;
+  /* Usually every code point of q[jlo..n) occurs below the node: then no cell pays for
+   * a missing one, and the row's least cell decides. */
+  if (!(tl.qsuf[jlo] & ~sig)) return sg__osa_min(r, i, n) <= thr;
   unsigned missing = 0;
   /* missing counts the absent code points of q[j..n) as j goes down to jlo; once it
    * passes thr, no cell further left can be within thr. */
@@ -501,6 +522,15 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
   return bound >= top->v[SG_BUCKET_ITEMS - 1];
 }
 
+/* In the restricted walk of skip_search, a row of depth below tl.cap_rows keeps only its
+ * cells of at most SG_TYPO_MAX_K - 1: the walk then follows exactly the alignments that
+ * spend at most one edit on the key's first L code points (skip_search). */
+static inline void cap_row(size_t d) {
+  if (d >= tl.cap_rows) return;
+  for (size_t b = 0; b < SG__BAND; b++)
+    if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
+}
+
 /* Computes row d (d >= 1) from the rows above it for the code point cp; returns its
  * last cell, the distance of q to the prefix of d code points. */
 static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
@@ -508,6 +538,7 @@ static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
   tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
   sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
                d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
+  cap_row(d);
   return sg__osa_last(&tl.row[d], d, n);
 }
 
@@ -533,6 +564,18 @@ static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
     if (b1 > SG__BAND) b1 = SG__BAND;
     for (size_t b = b0; b < b1; b++)
       if (r1[b] + 1u <= thr && t == q[c - 1 - SG_TYPO_MAX_K + b + 1]) mask |= 1u << b;
+  }
+  return mask;
+}
+
+/* Drops from the candidate mask of level c the code points that no key of node x has
+ * next (its next mask): a lookup for them could only come back empty. */
+static unsigned zs_filter(const locale_view *v, uint32_t x, size_t c, unsigned mask) {
+  if (x == NO_NODE) return mask;
+  uint64_t next = trie_rd(v, x, T_NEXT_LO) | (uint64_t)trie_rd(v, x, T_NEXT_HI) << 32;
+  for (unsigned r = mask; r; r &= r - 1) {
+    unsigned b = (unsigned)__builtin_ctz(r);
+    if (!(next & sg__cp_bit(tl.q[c - 3 + b]))) mask &= ~(1u << b);
   }
   return mask;
 }
@@ -695,7 +738,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
   tl.zs_lo[d] = (uint32_t)lo;
   tl.zs_hi[d] = (uint32_t)hi;
   tl.zs_node[d] = x;
-  tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
+  tl.zs_left[d] = (uint8_t)zs_filter(v, x, d, zs_candidates(d, n, thr));
   for (;;) {
     uint32_t cp = zs_take(d, &tl.zs_left[d]);
     if (cp == NO_CP) {
@@ -743,7 +786,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
     tl.zs_lo[d] = (uint32_t)sl;
     tl.zs_hi[d] = (uint32_t)sh;
     tl.zs_node[d] = ch;
-    tl.zs_left[d] = (uint8_t)zs_candidates(d, n, thr);
+    tl.zs_left[d] = (uint8_t)zs_filter(v, ch, d, zs_candidates(d, n, thr));
     tl.zs_first[d] = first;
   }
 }
@@ -823,6 +866,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
       tl.bo[d] = tl.bo[c] + (uint32_t)cl;
       sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
                    d >= 2 ? tl.cp[d - 1] : 0, q, n);
+      cap_row(d);
       c = d;
       unsigned last = sg__osa_last(&tl.row[c], c, n);
       unsigned least = sg__osa_min(&tl.row[c], c, n);
@@ -899,6 +943,7 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
 static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
                       size_t first, unsigned thr, sg__top10 *top) {
   sg__osa_row0(&tl.row[0], n);
+  cap_row(0);
   tl.bo[0] = 0;
   unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
   if (v->n_trie == 0) return; /* no keys */
@@ -933,12 +978,157 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   tl.cp[1] = tl.q[0];
   tl.bo[1] = (uint32_t)first;
   sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
+  cap_row(1);
   unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
   if (last1 <= thr) {
     if (last1 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
     return;
   }
   trie_pass(a, v, n, first_child + b, 1, thr, top);
+}
+
+/* ---- two edits near the start (docs/ARTIFACT.md) ----
+ *
+ * On a large list most of the two-edit pass is spent near the root: every prefix of two
+ * to six code points within two edits of q's start exists, and each must be looked up
+ * to learn that q's rest does not follow it. skip_search splits that pass by the cost
+ * an alignment has reached at row L (after the key's first L code points), for the skip
+ * table (L, G) that q is long enough for:
+ * - at most 1: the usual walk with the rows of depth <= L capped (cap_row), which only
+ *   visits the one-edit neighbourhood of q's start;
+ * - exactly 2 (the budget): no edit is left, so from its cell (L, j) on the key spells
+ *   q[j..n) exactly: its code points L .. L + G are q[j .. j + G) for some j in
+ *   [L - 2, L + 2];
+ * - an alignment can also skip row L by swapping the key's code points L and L + 1 (rows
+ *   L and L + 1) from a cell (L - 1, j - 2). From a cell of 0 the capped walk follows
+ *   it (the cell (L, j - 1) is then at most 1); from a cell of 1 it ends at (L + 1, j)
+ *   at cost 2 and spells q[j..n) from there: its code points L .. L + G are q[j - 2],
+ *   q[j] ... q[j + G - 2] for some j in [L - 1, L + 3].
+ * The skip records list, by those G code points (and the first), the runs of keys that
+ * share their first L + G code points. Each run found is checked from its prefix, with
+ * the cells of row L - 1 raised to at least 1 and those of row L to at least 2 (the
+ * alignments through lower cells are the capped walk's), and then searched like any row
+ * without slack. A query needs n >= L + G + 2 code points (sg__skip_min_q) so that each
+ * of these alignments spells G code points after row L and none ends before row L + G;
+ * shorter queries take the usual walk. */
+
+/* The runs of the skip records under key, checked and searched as above. */
+/* The key of skip record r of table t: stored, or computed from its head's code points
+ * (format.h). */
+static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
+  if (r[0] == SG__SKIP_KEYED) {
+    uint64_t k = 0;
+    for (unsigned x = 7; x > 0; x--) k = k << 8 | r[x];
+    return k;
+  }
+  const unsigned L = sg__skip_l[t], G = sg__skip_g[t];
+  uint32_t cps[SG__SKIP_MAX_D] = {0};
+  uint64_t w;
+  memcpy(&w, r, 8);
+  if (!(w & 0x8080808080808080ull)) { /* ASCII: a byte is a code point */
+    for (unsigned x = 0; x < L + G; x++) cps[x] = r[x];
+  } else {
+    char head[SG__SKIP_PFX + 1] = {0};
+    memcpy(head, r, SG__SKIP_PFX);
+    size_t o = 0;
+    for (unsigned x = 0; x < L + G; x++) o += sg__utf8_next(head + o, &cps[x]);
+  }
+  return sg__skip_key(cps[0], cps + L, G);
+}
+
+static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsigned t,
+                      uint64_t key, sg__top10 *top) {
+  const unsigned thr = SG_TYPO_MAX_K;
+  const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
+  const unsigned char *recs = v->skip[t];
+  uint64_t b = 0, e = v->n_skip[t];
+  while (b < e) {
+    uint64_t m = b + (e - b) / 2;
+    if (skip_rec_key(recs + m * SG__SKIP_SIZE, t) < key)
+      b = m + 1;
+    else
+      e = m;
+  }
+  /* The records under one key are in key order, so consecutive ones often share their
+   * first code points: their rows are reused, and a record that shares the code points
+   * whose row ended the one before ends there too. */
+  char prev[SG__SKIP_PFX + 1] = {0}; /* the previous record's prefix, when inline */
+  size_t valid = 0, dead = 0; /* its rows 0..valid are set; the row that ended it (or 0) */
+  sg__osa_row0(&tl.row[0], n);
+  tl.bo[0] = 0;
+  for (; b < v->n_skip[t] && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {
+    const unsigned char *r = recs + b * SG__SKIP_SIZE;
+    uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+    /* The run's first code points from the record when they fit, else from the text. */
+    char pfx[SG__SKIP_PFX + 1] = {0};
+    if (r[0] != SG__SKIP_KEYED) memcpy(pfx, r, SG__SKIP_PFX);
+    const char *text = NULL, *s = pfx[0] ? pfx : (text = key_text(v, lo));
+    size_t same = 0; /* rows shared with the previous record */
+    if (pfx[0] && prev[0]) {
+      size_t bl = 0;
+      while (bl < SG__SKIP_PFX && pfx[bl] == prev[bl] && pfx[bl]) bl++;
+      while (same < valid && tl.bo[same + 1] <= bl) same++;
+      if (dead && same >= dead) continue;
+      /* Rows L - 1 and L were raised for the previous record: shared only as a pair. */
+      if (same + 1 == L) same = L - 2;
+    }
+    memcpy(prev, pfx, sizeof prev);
+    size_t d = same + 1;
+    bool ended = false;
+    for (; d <= D; d++) {
+      uint32_t cp;
+      size_t l = sg__utf8_next(s + tl.bo[d - 1], &cp);
+      if (l == 0) { /* only on a damaged file */
+        ended = true;
+        break;
+      }
+      if (d == 1 && cp != tl.q[0]) { /* another first code point, same key bits */
+        tl.bo[1] = (uint32_t)l;
+        break;
+      }
+      step_row(d, cp, n);
+      if (d == L) {
+        for (size_t x = 0; x < SG__BAND; x++) {
+          if (tl.row[L - 1].c[x] < thr - 1) tl.row[L - 1].c[x] = (uint8_t)(thr - 1);
+          if (tl.row[L].c[x] < thr) tl.row[L].c[x] = (uint8_t)thr;
+        }
+      }
+      /* Before row L the rows are the plain DP's, so a row past the budget ends it too. */
+      if (sg__osa_min(&tl.row[d], d, n) > thr) break;
+    }
+    if (ended) {
+      prev[0] = '\0';
+      valid = d - 1;
+      dead = 0;
+      continue;
+    }
+    valid = d <= D ? d : D;
+    dead = d <= D ? d : 0;
+    if (d <= D) continue;
+    if (sg__osa_last(&tl.row[D], D, n) <= thr)
+      range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
+    else
+      zs_walk(a, v, n, lo, hi, NO_NODE, text, D, thr, top);
+  }
+}
+
+/* The pass at distance SG_TYPO_MAX_K through a skip table, when q is long enough for
+ * one: table 0 from its length on, table 1 below it. */
+static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
+                        size_t first, sg__top10 *top) {
+  unsigned t = n >= sg__skip_min_q(0) ? 0 : 1;
+  if (n < sg__skip_min_q(t)) return false;
+  const size_t L = sg__skip_l[t], G = sg__skip_g[t];
+  tl.cap_rows = L + 1;
+  typo_pass(a, v, n, nq, first, SG_TYPO_MAX_K, top);
+  tl.cap_rows = 0;
+  for (size_t j = L - SG_TYPO_MAX_K; j <= L + SG_TYPO_MAX_K; j++) /* through row L */
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], tl.q + j, (unsigned)G), top);
+  for (size_t j = L - 1; j <= L + 3; j++) { /* swapping the key's code points L and L + 1 */
+    uint32_t g[SG__SKIP_MAX_G] = {tl.q[j - 2], tl.q[j], G > 2 ? tl.q[j + 1] : 0};
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], g, (unsigned)G), top);
+  }
+  return true;
 }
 
 /* Decodes nq[0..len) into tl.q; returns the code point count and the first one's byte
@@ -955,6 +1145,8 @@ static size_t decode_query(const char *nq, size_t len, size_t *first) {
     tl.q[n++] = cp;
     i += l;
   }
+  tl.qsuf[n] = 0;
+  for (size_t j = n; j-- > 0;) tl.qsuf[j] = tl.qsuf[j + 1] | sg__cp_bit(tl.q[j]);
   return n;
 }
 
@@ -974,7 +1166,8 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
     if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
     size_t first = 0, n = decode_query(nq, len, &first);
     for (unsigned thr = 1; n > 0 && thr <= k && top.n < SG_BUCKET_ITEMS; thr++)
-      typo_pass(a, v, n, nq, first, thr, &top);
+      if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, &top))
+        typo_pass(a, v, n, nq, first, thr, &top);
   }
   for (uint32_t j = 0; j < top.n; j++) {
     const unsigned char *f = v->fragidx + (uint64_t)(uint32_t)top.v[j] * SG__FRAGIDX_SIZE;

@@ -226,6 +226,14 @@ typedef struct {
 static uint32_t lcp_of(const key_rec *a, const key_rec *b, const char *pool) {
   uint32_t la = a->lt >> 2, lb = b->lt >> 2, m = la < lb ? la : lb, i = 0;
   const char *x = pool + a->off, *y = pool + b->off;
+  /* Eight bytes at a time: the first differing byte is the lowest set byte of the XOR
+   * of the little-endian words. */
+  for (; i + 8 <= m; i += 8) {
+    uint64_t u, w;
+    memcpy(&u, x + i, 8);
+    memcpy(&w, y + i, 8);
+    if (u != w) return i + (uint32_t)__builtin_ctzll(le64toh(u) ^ le64toh(w)) / 8;
+  }
   while (i < m && x[i] == y[i]) i++;
   return i;
 }
@@ -237,7 +245,7 @@ static void merge_top(sg__top10 *into, const sg__top10 *from) {
 /* Reports every LCP interval [lb, rb) of the sorted keys (the key ranges that some
  * query prefix selects) with more than T keys, together with its top 10. Children are
  * merged into their parent as they are popped, so each key is touched once. */
-static int build_buckets(const key_rec *k, size_t m, const char *pool, bucket_vec *out) {
+static int build_buckets(const key_rec *k, size_t m, const uint32_t *lcp, bucket_vec *out) {
   if (m == 0) return 0;
   /* The stack depth is bounded by the longest key plus one. */
   size_t cap = 64, sp = 0;
@@ -250,7 +258,7 @@ static int build_buckets(const key_rec *k, size_t m, const char *pool, bucket_ve
     sg__top10 child = {{0}, 0};
     sg__top10_add(&child, (uint64_t)(k[i - 1].lt & 3) << 32 | k[i - 1].ord);
     uint32_t lb = (uint32_t)(i - 1);
-    int64_t l = i < m ? (int64_t)lcp_of(&k[i - 1], &k[i], pool) : -1;
+    int64_t l = i < m ? (int64_t)lcp[i] : -1;
     while (sp > 0 && l < (int64_t)st[sp - 1].lcp) {
       frame *f = &st[--sp];
       merge_top(&f->top, &child);
@@ -300,7 +308,7 @@ static int cmp_bucket(const void *pa, const void *pb) {
 
 typedef struct {
   uint32_t lo, hi, cp, first, n, best;
-  uint64_t sig;
+  uint64_t sig, next;
   uint32_t depth; /* bytes of the node's prefix (build time only) */
 } trie_node;
 
@@ -328,10 +336,13 @@ static int trie_push(trie_vec *t, trie_node x) {
  * j - 1) finds a run's end without reading text. */
 static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
                       trie_vec *t) {
-  if (trie_push(t, (trie_node){0, (uint32_t)m, 0, 0, 0, 0, 0, 0})) return -1;
+  uint64_t ascii_bit[0x80];
+  for (uint32_t c = 0; c < 0x80; c++) ascii_bit[c] = sg__cp_bit(c);
+  if (trie_push(t, (trie_node){0, (uint32_t)m, 0, 0, 0, 0, 0, 0, 0})) return -1;
   for (size_t x = 0; x < t->n; x++) {
     trie_node node = t->v[x];
     uint32_t first = (uint32_t)t->n, count = 0;
+    uint64_t next = 0;
     for (uint32_t i = node.lo; i < node.hi;) {
       if ((k[i].lt >> 2) <= node.depth) { /* the key ends here */
         i++;
@@ -341,14 +352,16 @@ static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const cha
       uint32_t end = node.depth + (uint32_t)sg__utf8_next(pool + k[i].off + node.depth, &cp);
       uint32_t j = i + 1;
       while (j < node.hi && lcp[j] >= end) j++;
+      next |= sg__cp_bit(cp);
       if (j - i > SG__TRIE_MIN) {
-        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, end})) return -1;
+        if (trie_push(t, (trie_node){i, j, cp, 0, 0, 0, 0, 0, end})) return -1;
         count++;
       }
       i = j;
     }
     t->v[x].first = count ? first : 0;
     t->v[x].n = count;
+    t->v[x].next = next;
     if (t->n > UINT32_MAX / 2) return -1;
   }
   /* Best entries and signatures bottom up (children come after their parents): the
@@ -363,10 +376,14 @@ static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const cha
         uint32_t w = (k[pos].lt & 3) << SG__KEY_TIER_SHIFT | k[pos].ord;
         if (w < best) best = w;
         uint32_t len = k[pos].lt >> 2;
-        const char *s = pool + k[pos].off;
+        const unsigned char *s = (const unsigned char *)pool + k[pos].off;
         for (uint32_t b = node->depth; b < len;) {
+          if (s[b] < 0x80) { /* most text is ASCII: one table lookup per byte */
+            sig |= ascii_bit[s[b++]];
+            continue;
+          }
           uint32_t cp;
-          b += (uint32_t)sg__utf8_next(s + b, &cp);
+          b += (uint32_t)sg__utf8_next((const char *)s + b, &cp);
           sig |= sg__cp_bit(cp);
         }
       }
@@ -381,6 +398,86 @@ static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const cha
     node->best = best;
   }
   return 0;
+}
+
+/* ---- the skip records (two edits near the start, docs/ARTIFACT.md) ------------------- */
+
+typedef struct {
+  uint64_t key;
+  uint32_t lo, hi;
+  unsigned char head[SG__SKIP_PFX];
+} skip_rec;
+
+typedef struct {
+  skip_rec *v;
+  size_t n, cap;
+} skip_vec;
+
+/* Sorts the records by (key, lo): they are built in lo order, so a stable least
+ * significant digit radix sort on the key (four 14-bit digits) is enough. */
+static int sort_skip(skip_vec *v) {
+  skip_rec *tmp = malloc((v->n ? v->n : 1) * sizeof *tmp);
+  uint32_t *count = calloc(1u << 14, sizeof *count);
+  if (!tmp || !count) {
+    free(tmp);
+    free(count);
+    return -1;
+  }
+  skip_rec *from = v->v, *to = tmp;
+  for (unsigned shift = 0; shift < 56; shift += 14) {
+    memset(count, 0, (1u << 14) * sizeof *count);
+    for (size_t i = 0; i < v->n; i++) count[from[i].key >> shift & 0x3FFF]++;
+    uint32_t sum = 0;
+    for (size_t d = 0; d < (1u << 14); d++) {
+      uint32_t c = count[d];
+      count[d] = sum;
+      sum += c;
+    }
+    for (size_t i = 0; i < v->n; i++) to[count[from[i].key >> shift & 0x3FFF]++] = from[i];
+    skip_rec *x = from;
+    from = to;
+    to = x;
+  }
+  /* Four passes: the sorted records are back in v->v. */
+  free(tmp);
+  free(count);
+  return 0;
+}
+
+/* One record per run of keys sharing their first L + G code points (skip table t):
+ * sorted keys keep such a run contiguous, and lcp[j] (bytes key j shares with key j - 1)
+ * finds its end without decoding the keys after the first. */
+static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
+                      unsigned t, skip_vec *out) {
+  const unsigned L = sg__skip_l[t], G = sg__skip_g[t], D = L + G;
+  if (D > SG__SKIP_MAX_D || G > SG__SKIP_MAX_G) return -1;
+  for (size_t i = 0; i < m;) {
+    const char *s = pool + k[i].off;
+    uint32_t len = k[i].lt >> 2, cps[SG__SKIP_MAX_D];
+    size_t b = 0, c = 0;
+    while (c < D && b < len) b += sg__utf8_next(s + b, &cps[c++]);
+    size_t j = i + 1;
+    if (c == D) {
+      while (j < m && lcp[j] >= b) j++;
+      if (out->n == out->cap) {
+        size_t nc = out->cap ? out->cap * 2 : 1024;
+        skip_rec *p = realloc(out->v, nc * sizeof *p);
+        if (!p) return -1;
+        out->v = p;
+        out->cap = nc;
+      }
+      skip_rec *r = &out->v[out->n++];
+      *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), (uint32_t)i, (uint32_t)j, {0}};
+      if (b <= SG__SKIP_PFX) {
+        memcpy(r->head, s, b);
+      } else {
+        r->head[0] = SG__SKIP_KEYED;
+        for (unsigned x = 0; x < 7; x++) r->head[1 + x] = (unsigned char)(r->key >> 8 * x);
+      }
+    }
+    i = j;
+  }
+  return sort_skip(out);
 }
 
 /* ---- fragments --------------------------------------------------------------------- */
@@ -460,6 +557,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   key_vec keys = {0}, scratch = {0};
   bucket_vec buckets = {0};
   trie_vec trie = {0};
+  skip_vec skip[SG__SKIP_TABLES] = {{0}};
   uint32_t *lcp = NULL;
   uint32_t *dv_off = malloc((n ? n : 1) * sizeof *dv_off);
   uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
@@ -504,12 +602,14 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   for (size_t j = 0; j < keys.n; j++) keys.v[j].ord = ord_of[keys.v[j].ord];
   if (keys.n > 1) qsort_r(keys.v, keys.n, sizeof *keys.v, cmp_key_full, pool.data);
 
-  if (build_buckets(keys.v, keys.n, pool.data, &buckets)) goto done;
   lcp = malloc((keys.n ? keys.n : 1) * sizeof *lcp);
   if (!lcp) goto done;
   for (size_t j = 0; j < keys.n; j++)
     lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
+  if (build_buckets(keys.v, keys.n, lcp, &buckets)) goto done;
   if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+    if (build_skip(keys.v, keys.n, lcp, pool.data, t, &skip[t])) goto done;
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
   /* Sections, each 8-byte aligned. */
@@ -548,7 +648,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     const trie_node *x = &trie.v[j];
     if (put32(out, x->lo) || put32(out, x->hi) || put32(out, x->cp) || put32(out, x->first) ||
         put32(out, x->n) || put32(out, x->best) || put32(out, (uint32_t)x->sig) ||
-        put32(out, (uint32_t)(x->sig >> 32)))
+        put32(out, (uint32_t)(x->sig >> 32)) || put32(out, (uint32_t)x->next) ||
+        put32(out, (uint32_t)(x->next >> 32)))
       goto done;
   }
   if (pad8(out, base)) goto done;
@@ -574,6 +675,18 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   }
   out->data[out->len] = '\0';
   if (pad8(out, base)) goto done;
+
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+    const skip_vec *sv = &skip[t];
+    sg__wr64(rec + (t ? SG__LOC_SKIP1_OFF : SG__LOC_SKIP_OFF), out->len - base);
+    sg__wr64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N), sv->n);
+    if (sg_buf_reserve(out, sv->n * SG__SKIP_SIZE)) goto done;
+    for (size_t j = 0; j < sv->n; j++)
+      if (sg_buf_append(out, (const char *)sv->v[j].head, SG__SKIP_PFX) ||
+          put32(out, sv->v[j].lo) || put32(out, sv->v[j].hi))
+        goto done;
+    if (pad8(out, base)) goto done;
+  }
 
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
    * reuses it, so a locale that only translates a few items costs only those. */
@@ -605,6 +718,7 @@ done:
   free(scratch.v);
   free(buckets.v);
   free(trie.v);
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) free(skip[t].v);
   free(lcp);
   free(dv_off);
   free(dv_len);

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 4u
+#define SG__ART_VERSION 5u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0       /* 8 bytes */
@@ -46,7 +46,11 @@
 #define SG__LOC_TRIE_N 80      /* u64 nodes */
 #define SG__LOC_LCP_OFF 88     /* u64 section: per key, u8 bytes shared with the key before */
 #define SG__LOC_BRANCH_OFF 96  /* u64 section: per key, u8[2] its bytes where it leaves the key before */
-#define SG__LOC_SIZE 104
+#define SG__LOC_SKIP_OFF 104   /* u64 section: skip records of table 0, sorted by (key, lo) */
+#define SG__LOC_SKIP_N 112     /* u64 records */
+#define SG__LOC_SKIP1_OFF 120  /* u64 section: skip records of table 1 */
+#define SG__LOC_SKIP1_N 128    /* u64 records */
+#define SG__LOC_SIZE 136
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from
  * its offset to the next NUL: the text pool stores every normalised text followed by a
@@ -63,11 +67,14 @@
  * u32 code point (the last of them), u32 first child, u32 child count, u32 best (the
  * least tier << 30 | ordinal of its keys: a bound for the search), u64 signature (bit
  * sg__cp_bit(c) set for every code point c that follows the node's prefix in its keys:
- * a query code point whose bit is clear cannot be matched below it). Nodes are in
- * breadth-first order from the root (node 0, the whole key array), so a child's index is
- * always greater than its parent's; only nodes of more than SG__TRIE_MIN keys exist, the
- * smaller subtrees are walked over the keys themselves. */
-#define SG__TRIE_SIZE 32
+ * a query code point whose bit is clear cannot be matched below it), u64 next (bit
+ * sg__cp_bit(c) set for every code point c that directly follows the node's prefix in
+ * one of its keys, whether or not a child node exists for it: a search that must
+ * continue with c looks no further when the bit is clear). Nodes are in breadth-first
+ * order from the root (node 0, the whole key array), so a child's index is always greater
+ * than its parent's; only nodes of more than SG__TRIE_MIN keys exist, the smaller
+ * subtrees are walked over the keys themselves. */
+#define SG__TRIE_SIZE 40
 #define SG__TRIE_MIN 8u
 /* LCP bytes stored per key are capped here: 255 means "255 or more". The two branch
  * bytes of key j are its bytes at offsets lcp[j] and lcp[j] + 1 (from the first it does
@@ -77,7 +84,49 @@
 #define SG__BRANCH_SIZE 2
 #define SG__LCP_CAP 255u
 
-static inline uint64_t sg__cp_bit(uint32_t cp) { return 1ull << ((cp * 0x9E3779B1u) >> 26); }
+/* The bit of code point cp in a node's signature and next masks. Normalised text is
+ * letters, numbers and single spaces, and in most lists mostly ASCII: the space, the 10
+ * digits and the 26 lower-case letters get a bit each (bits 0-36), so for them a mask is
+ * exact; every other code point shares the 27 remaining bits by a multiplicative hash. */
+/* Skip record: u8[8] head, u32 lo, u32 hi. A skip table with parameters (L, G) has one
+ * record per run of keys [lo, hi) that share their first L + G code points t[0 .. L + G),
+ * sorted by (sg__skip_key(t[0], t + L, G), lo): the code points a match must have right
+ * after the first L when both of its edits fall among those (docs/ARTIFACT.md, "Two
+ * edits near the start"). The head holds those L + G code points' UTF-8 when it fits in
+ * 8 bytes (NUL padded), which the key is computed from and the search checks the run
+ * with, without reading its text; else SG__SKIP_KEYED and the key's 56 bits, little
+ * endian, and the search reads the text. Keys of fewer code points have none. Table 0
+ * serves queries of at least sg__skip_min_q(0) code points, table 1 the shorter ones
+ * from sg__skip_min_q(1) on. */
+#define SG__SKIP_SIZE 16
+#define SG__SKIP_PFX 8
+#define SG__SKIP_KEYED 0xFFu /* never the first byte of UTF-8 */
+#define SG__SKIP_TABLES 2
+#define SG__SKIP_MAX_G 3u
+#define SG__SKIP_MAX_D 8u /* the most L + G of a table */
+static const unsigned sg__skip_l[SG__SKIP_TABLES] = {5, 4};
+static const unsigned sg__skip_g[SG__SKIP_TABLES] = {3, 2};
+/* Every alignment the table's lookups cover spells G code points after row L, and none
+ * ends before it, once q has L + G + 2 code points. */
+static inline unsigned sg__skip_min_q(unsigned t) { return sg__skip_l[t] + sg__skip_g[t] + 2; }
+
+/* 14 bits per code point: exact below U+4000, folded above (equal keys only make
+ * candidates; the search checks each run's code points). */
+static inline uint64_t sg__skip_cp14(uint32_t cp) {
+  return cp < 0x4000u ? cp : (cp ^ cp >> 14 ^ cp >> 28) & 0x3FFFu;
+}
+static inline uint64_t sg__skip_key(uint32_t first, const uint32_t *g, unsigned G) {
+  uint64_t k = sg__skip_cp14(first);
+  for (unsigned i = 0; i < SG__SKIP_MAX_G; i++) k = k << 14 | (i < G ? sg__skip_cp14(g[i]) : 0);
+  return k;
+}
+
+static inline uint64_t sg__cp_bit(uint32_t cp) {
+  if (cp == ' ') return 1;
+  if (cp - '0' < 10u) return 1ull << (1 + cp - '0');
+  if (cp - 'a' < 26u) return 1ull << (11 + cp - 'a');
+  return 1ull << (37 + (uint32_t)(((uint64_t)(cp * 0x9E3779B1u) * 27u) >> 32));
+}
 /* Fragment index record: u32 offset into the fragment pool, u32 length. */
 #define SG__FRAGIDX_SIZE 8
 

@@ -80,6 +80,24 @@ static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
 static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2,
                                 size_t i, uint32_t t_i, uint32_t t_im1, const uint32_t *q,
                                 size_t n) {
+  if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
+    /* Every column j of the band is in [2, n]: the same recurrence without the bounds
+     * checks (most rows of a long query). */
+    const uint32_t *q1 = q + i - SG_TYPO_MAX_K - 1; /* q1[b] = q[j - 1], j = i - K + b */
+    const uint32_t *q2 = q1 - 1;                    /* q2[b] = q[j - 2] */
+    unsigned left = SG__CAP;
+    for (size_t b = 0; b < SG__BAND; b++) {
+      unsigned v = prev->c[b] + (t_i != q1[b]);
+      unsigned up = b + 1 < SG__BAND ? prev->c[b + 1] + 1u : SG__CAP;
+      if (up < v) v = up;
+      if (left + 1u < v) v = left + 1u;
+      if (t_i == q2[b] && t_im1 == q1[b] && prev2->c[b] + 1u < v) v = prev2->c[b] + 1u;
+      v = v < SG__CAP ? v : SG__CAP;
+      out->c[b] = (uint8_t)v;
+      left = v;
+    }
+    return;
+  }
   for (size_t b = 0; b < SG__BAND; b++) {
     long j = (long)i - SG_TYPO_MAX_K + (long)b;
     if (j < 0 || (size_t)j > n) {

@@ -1,0 +1,178 @@
+/*
+ * The two-edit search through the skip tables (docs/ARTIFACT.md, "Two edits near the
+ * start"), case by case against the brute force of DESIGN.md section 3.1: a list dense
+ * near the root (many keys share their first letters, so both edits can fall among them
+ * and the capped walk alone would miss the match) and queries placed at each boundary the
+ * split depends on:
+ * - both edits before row L, then an exact rest (the straight lookups), for table 0
+ *   (queries of 10+ code points) and table 1 (8 and 9);
+ * - one edit before row L and a swap of the key's code points L and L + 1 (the swap
+ *   lookups), for both tables;
+ * - the same with a prefix too long for a record's head (non-ASCII: the record holds its
+ *   key and the search reads the text);
+ * - one query shorter than the tables (the plain walk).
+ * Every query is also compared with every 1- and 2-edit variant of it that the random
+ * generator makes.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bruteforce.h"
+#include "common/buf.h"
+#include "compiler/artifact.h"
+#include "compiler/compiler.h"
+#include "compiler/normalize.h"
+#include "compiler/typo.h"
+#include "typocheck.h"
+
+/* The texts the queries below are edits of, then filler: every 2-letter start and
+ * several 3-letter ones, so that the two-edit neighbourhood of each query's start is
+ * full of keys. */
+static const char *const fixed[] = {
+    "Manocalzati",           "Manocalzata",         "abcdefghijkl",   "abcdefgh",
+    "Łódź Kaliska",          "Łódź Fabryczna",      "react native custom markdown",
+    "react native pusher",   "sotorassa",           "Zürich Strasse", "ab",
+};
+
+typedef struct {
+  sg_compile_item *items;
+  char **strs;
+  size_t n, ns;
+} list;
+
+static char *keep(list *l, char *s) {
+  l->strs[l->ns++] = s;
+  return s;
+}
+
+static void build(list *l) {
+  size_t cap = 4096;
+  l->items = calloc(cap, sizeof *l->items);
+  l->strs = calloc(3 * cap, sizeof *l->strs);
+  l->n = l->ns = 0;
+  uint64_t st = 42;
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed + 2600; i++) {
+    char buf[64];
+    if (i < sizeof fixed / sizeof *fixed) {
+      snprintf(buf, sizeof buf, "%s", fixed[i]);
+    } else {
+      /* Filler: a first letter among a few (dense subtrees), then random letters. */
+      static const char first[] = "amrsz";
+      size_t len = 4 + (st >> 33) % 9;
+      buf[0] = first[(st >> 20) % 5];
+      for (size_t c = 1; c < len; c++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        buf[c] = (char)('a' + (st >> 40) % 26);
+        if (c == 6 && (st >> 50) % 4 == 0) buf[c] = ' ';
+      }
+      buf[len] = '\0';
+      st = st * 6364136223846793005ull + 1442695040888963407ull;
+    }
+    char id[32];
+    snprintf(id, sizeof id, "itm_%05zu", i);
+    sg_compile_item *it = &l->items[l->n++];
+    it->id = keep(l, strdup(id));
+    it->value = keep(l, strdup(buf));
+    it->display_value = it->value;
+    it->rank = (int64_t)(i % 7);
+  }
+}
+
+static void release(list *l) {
+  for (size_t i = 0; i < l->ns; i++) free(l->strs[i]);
+  free(l->strs);
+  free(l->items);
+}
+
+static int check(const sg_artifact *art, const sgt_bf *bf, const list *l, const char *q,
+                 sgt_typo_stats *stats) {
+  char nq[256];
+  long nl = sg_normalize_into(q, strlen(q), nq, sizeof nq);
+  assert_true(nl > 0);
+  return sgt_check_typo(art, 0, bf, l->items, nq, (size_t)nl, SG_TYPO_MAX_K, stats);
+}
+
+static void test_skip_tables_against_brute_force(void **state) {
+  (void)state;
+  list l;
+  build(&l);
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(l.items, l.n, &opts, &out), 0);
+  sg_artifact *art;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  sgt_bf *bf = sgt_bf_new(l.items, l.n, "en");
+  assert_non_null(bf);
+  /* Each with the item it must find (at 2 edits) and why. */
+  static const struct {
+    const char *q, *want;
+  } cases[] = {
+      {"msnoaclzat", "Manocalzati"},     /* table 0: a substitution, then a swap across row 5 */
+      {"mxnocalzati", "Manocalzati"},    /* table 0: one edit before row 5, one after */
+      {"mxyocalzati", "Manocalzati"},    /* table 0: both edits before row 5 (straight) */
+      {"maocclzati", "Manocalzati"},     /* table 0: delete and insert around row 5 */
+      {"abxdfeghij", "abcdefghijkl"},    /* table 0: substitution, swap of t[5] and t[6] */
+      {"abxdfegh", "abcdefgh"},          /* table 1 (8): substitution, swap across row 4 */
+      {"axydefgh", "abcdefgh"},          /* table 1 (8): both edits before row 4 */
+      {"sotoraxsa", "sotorassa"},        /* table 1 (9) */
+      {"łdóź kaliska", "Łódź Kaliska"},  /* heads too long for 8 bytes: the stored key */
+      {"łxdź fabryczna", "Łódź Fabryczna"},
+      {"react native ustom makrd", "react native custom markdown"},
+      {"zürihc strasse", "Zürich Strasse"},
+      {"abdcefg", "abcdefgh"}, /* 7 code points: no table, the plain walk */
+  };
+  sgt_typo_stats stats = {0};
+  uint64_t st = 7;
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    assert_int_equal(check(art, bf, &l, cases[c].q, &stats), 0);
+    /* The brute force agrees with the artifact; also make sure the case tests what it
+     * says: the item it names is among the answers. */
+    char nq[256];
+    long nl = sg_normalize_into(cases[c].q, strlen(cases[c].q), nq, sizeof nq);
+    sg_query_result r;
+    sg_artifact_query_k(art, 0, nq, (size_t)nl, SG_TYPO_MAX_K, &r);
+    int found = 0;
+    for (size_t i = 0; i < r.n; i++) {
+      char dv[256];
+      long dl = sg_fragment_display_value(&r.items[i], dv, sizeof dv);
+      if (dl > 0 && strcmp(dv, cases[c].want) == 0) found = 1;
+    }
+    if (!found) fail_msg("query [%s] did not find %s", cases[c].q, cases[c].want);
+    /* Random 1- and 2-edit variants of the wanted text, of the same lengths. */
+    char nt[256];
+    long tl = sg_normalize_into(cases[c].want, strlen(cases[c].want), nt, sizeof nt);
+    for (int v = 0; v < 40; v++) {
+      char vq[256];
+      size_t vl = sgt_random_edits(nt, (size_t)tl, &st, vq, sizeof vq);
+      /* The variant and its prefixes down to three code points shorter (on code point
+       * boundaries), so each table's shortest queries are met too. */
+      for (size_t cut = vl, dropped = 0; cut > 0 && dropped <= 3; cut--) {
+        if (cut < vl && ((unsigned char)vq[cut] & 0xC0) == 0x80) continue;
+        if (cut < vl) dropped++;
+        assert_int_equal(sgt_check_typo(art, 0, bf, l.items, vq, cut, SG_TYPO_MAX_K, &stats), 0);
+      }
+    }
+  }
+  fprintf(stderr, "skip tables: %zu queries compared (%zu with matches, %zu items with edits)\n",
+          stats.queries, stats.nonempty, stats.fuzzy_items);
+  sgt_bf_free(bf);
+  sg_artifact_close(art);
+  sg_buf_free(&out);
+  release(&l);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_skip_tables_against_brute_force),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
