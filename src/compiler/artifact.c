@@ -416,8 +416,9 @@ static _Thread_local struct {
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
   uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
-  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search. */
-  size_t cap_rows;
+  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search;
+   * n is q's length then. */
+  size_t cap_rows, n;
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
@@ -524,11 +525,28 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
 
 /* In the restricted walk of skip_search, a row of depth below tl.cap_rows keeps only its
  * cells of at most SG_TYPO_MAX_K - 1: the walk then follows exactly the alignments that
- * spend at most one edit on the key's first L code points (skip_search). */
+ * spend at most one edit on the key's first L code points (skip_search).
+ *
+ * The first row past them (d == cap_rows, row L + 1) gets back one kind of cell the cap
+ * took: a swap from a kept cell (L, j - 2) into row L + 2 has, in the plain DP, a cell
+ * (L + 1, j) no higher than its own cost (through (L, j - 1), skipping q[j - 2], then
+ * t_{L+1} = q[j - 1]), and the walk's pruning (least cell, reachable) relies on that:
+ * no row has a cell below the least of the row before, the swap included. The cap can
+ * take (L, j - 1) away, so that cell is restored here from (L, j - 2) + 1. It is the
+ * cost of a real alignment, so nothing it lets the walk find is wrong. */
 static inline void cap_row(size_t d) {
-  if (d >= tl.cap_rows) return;
-  for (size_t b = 0; b < SG__BAND; b++)
-    if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
+  if (d < tl.cap_rows) {
+    for (size_t b = 0; b < SG__BAND; b++)
+      if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
+  } else if (d == tl.cap_rows && d > 0) {
+    /* Cell b of row d is column j = d - K + b; (d - 1, j - 2) is cell b - 1 of row d - 1. */
+    for (size_t b = 1; b < SG__BAND; b++) {
+      size_t j = d - SG_TYPO_MAX_K + b; /* d > K: no wrap */
+      if (j < 2 || j > tl.n || tl.cp[d] != tl.q[j - 1]) continue;
+      unsigned v = tl.row[d - 1].c[b - 1] + 1u;
+      if (v < tl.row[d].c[b]) tl.row[d].c[b] = (uint8_t)v;
+    }
+  }
 }
 
 /* Computes row d (d >= 1) from the rows above it for the code point cp; returns its
@@ -1120,6 +1138,7 @@ static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, co
   if (n < sg__skip_min_q(t)) return false;
   const size_t L = sg__skip_l[t], G = sg__skip_g[t];
   tl.cap_rows = L + 1;
+  tl.n = n;
   typo_pass(a, v, n, nq, first, SG_TYPO_MAX_K, top);
   tl.cap_rows = 0;
   for (size_t j = L - SG_TYPO_MAX_K; j <= L + SG_TYPO_MAX_K; j++) /* through row L */

@@ -39,6 +39,11 @@ static const char *const fixed[] = {
     "Manocalzati",           "Manocalzata",         "abcdefghijkl",   "abcdefgh",
     "Łódź Kaliska",          "Łódź Fabryczna",      "react native custom markdown",
     "react native pusher",   "sotorassa",           "Zürich Strasse", "ab",
+    /* A trie node (more than 8 keys) below which no 'c' follows: the swap in "ech rpc
+     * serv" must get past row L + 1 of the capped walk (cap_row). */
+    "ech mcp server",        "ech mcp a1",          "ech mcp a2",     "ech mcp a3",
+    "ech mcp a4",            "ech mcp a5",          "ech mcp a6",     "ech mcp a7",
+    "ech mcp a8",            "ech mcp a9",          "ech mcp b1",     "ech mcp b2",
 };
 
 typedef struct {
@@ -129,6 +134,8 @@ static void test_skip_tables_against_brute_force(void **state) {
       {"react native ustom makrd", "react native custom markdown"},
       {"zürihc strasse", "Zürich Strasse"},
       {"abdcefg", "abcdefgh"}, /* 7 code points: no table, the plain walk */
+      /* A substitution before row 5, then a swap across row 6 from a cell of 1. */
+      {"ech rpc serv", "ech mcp server"},
   };
   sgt_typo_stats stats = {0};
   uint64_t st = 7;
