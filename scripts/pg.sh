@@ -29,9 +29,9 @@ free_port() {
 # synchronous_commit, left on), so a PostgreSQL process killed with -9 recovers every
 # committed transaction from the WAL in the OS's page cache. The tests kill suggestd
 # processes and PostgreSQL backends (pg_terminate_backend), never the machine, so what
-# they prove about a 2xx surviving kill -9 is unchanged; and every commit, CREATE and
-# DROP DATABASE stop waiting for the disk (the PostgreSQL API suite ran about twice as
-# fast). Benchmarks (bench/pg.sh) keep the defaults, to measure what users get.
+# they prove about a 2xx surviving kill -9 is unchanged; and no commit, CREATE or DROP
+# DATABASE waits for the disk (with-pg.sh also puts the cluster on tmpfs). Benchmarks
+# (bench/pg.sh) keep the defaults, to measure what users get.
 settings="-c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=256MB"
 [ "${3:-}" = tests ] && settings="$settings -c fsync=off -c full_page_writes=off"
 case "$cmd" in
