@@ -30,13 +30,54 @@ TEST_DATABASE = os.environ.get("SUGGESTD_TEST_DATABASE") or None
 ON_POSTGRES = TEST_DATABASE is not None
 _databases = {}  # realpath of a data dir -> database URL
 _created = []  # database names created during the current test
+_template = None  # this session's migrated, otherwise empty database (see _template_name)
+
+
+# PostgreSQL's own psql (scripts/pg.sh's PG_BIN): Debian's /usr/bin/psql is a Perl wrapper
+# that picks a version first, and the suite runs psql twice per data dir.
+PSQL = os.path.join(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"), "psql")
+if not os.access(PSQL, os.X_OK):
+    PSQL = "psql"
 
 
 def psql(sql, url=None):
-    r = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url or TEST_DATABASE,
+    r = subprocess.run([PSQL, "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", url or TEST_DATABASE,
                         "-c", sql], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, f"psql {sql!r}: {r.stderr}"
     return r.stdout
+
+
+def _url_of(name):
+    return urllib.parse.urlsplit(TEST_DATABASE)._replace(path="/" + name).geturl()
+
+
+def _template_name():
+    """A database the binary has migrated and nothing else: each data dir's database is a
+    copy of it (CREATE DATABASE … TEMPLATE), so the migrations run once per test file
+    rather than once per data dir, and a fresh database still holds exactly what a first
+    start leaves (`admin workspace list` migrates and only reads; the check below makes
+    sure no row beyond sg_migrations is copied into every test's database). Nothing
+    connects to it after this, as a template requires."""
+    global _template
+    if _template is None:
+        name = "sg_tmpl_" + uuid.uuid4().hex[:20]
+        psql(f'CREATE DATABASE "{name}"')
+        d = tempfile.mkdtemp(prefix="suggestd-template-")
+        try:
+            r = subprocess.run([BINARY, "admin", "workspace", "list", "--data-dir", d,
+                                "--database", _url_of(name)],
+                               capture_output=True, text=True, timeout=60)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+        assert r.returncode == 0, f"migrating the template database: {r.stderr}"
+        rows = psql("SELECT '<' || string_agg(table_name, ',') || '>' FROM information_schema.tables"
+                    " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'"
+                    " AND table_name <> 'sg_migrations' AND (xpath('/row/n/text()', query_to_xml("
+                    "format('SELECT count(*) AS n FROM %I', table_name), false, true, '')))[1]"
+                    "::text::bigint > 0", url=_url_of(name))
+        assert "<" not in rows, f"the template database holds rows: {rows}"
+        _template = name
+    return _template
 
 
 def database_url(data_dir):
@@ -46,9 +87,9 @@ def database_url(data_dir):
     key = os.path.realpath(data_dir)
     if key not in _databases:
         name = "sg_t_" + uuid.uuid4().hex[:20]
-        psql(f'CREATE DATABASE "{name}"')
+        psql(f'CREATE DATABASE "{name}" TEMPLATE "{_template_name()}"')
         _created.append(name)
-        _databases[key] = urllib.parse.urlsplit(TEST_DATABASE)._replace(path="/" + name).geturl()
+        _databases[key] = _url_of(name)
     return _databases[key]
 
 
@@ -107,6 +148,8 @@ def pytest_sessionstart(session):
 
 def pytest_sessionfinish(session, exitstatus):
     if ON_POSTGRES:
+        if _template:
+            _drops.put(_template)
         _drops.join()
 
 
