@@ -13,7 +13,13 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 jobs=${SUGGESTD_API_JOBS:-1}
 if [ "$jobs" -le 1 ] || [ $# -gt 0 ]; then
-  exec "$PY" -m pytest -q -p no:cacheprovider tests/api "$@"
+  # The whole suite, unless the arguments name test files or directories themselves
+  # (pytest would run tests/api and then those files again).
+  where=tests/api
+  for a in "$@"; do
+    case $a in -*) ;; *) [ -e "${a%%::*}" ] && where= ;; esac
+  done
+  exec "$PY" -m pytest -q -p no:cacheprovider $where "$@"
 fi
 
 out=$(mktemp -d /tmp/suggestd-api-XXXXXX)
