@@ -41,14 +41,20 @@ typedef struct {
   size_t n, cap;
 } key_vec;
 
+/* Room for element n of a growable array v of *cap elements of size bytes: v itself, or
+ * v grown (doubling from first) with *cap updated, or NULL (v untouched) without memory. */
+static void *grow(void *v, size_t n, size_t *cap, size_t size, size_t first) {
+  if (n < *cap) return v;
+  size_t nc = *cap ? *cap * 2 : first;
+  void *p = realloc(v, nc * size);
+  if (p) *cap = nc;
+  return p;
+}
+
 static int key_push(key_vec *kv, key_rec k) {
-  if (kv->n == kv->cap) {
-    size_t nc = kv->cap ? kv->cap * 2 : 1024;
-    key_rec *p = realloc(kv->v, nc * sizeof *p);
-    if (!p) return -1;
-    kv->v = p;
-    kv->cap = nc;
-  }
+  key_rec *p = grow(kv->v, kv->n, &kv->cap, sizeof *p, 1024);
+  if (!p) return -1;
+  kv->v = p;
   kv->v[kv->n++] = k;
   return 0;
 }
@@ -64,13 +70,9 @@ typedef struct {
 } bucket_vec;
 
 static int bucket_push(bucket_vec *bv, const bucket_rec *b) {
-  if (bv->n == bv->cap) {
-    size_t nc = bv->cap ? bv->cap * 2 : 256;
-    bucket_rec *p = realloc(bv->v, nc * sizeof *p);
-    if (!p) return -1;
-    bv->v = p;
-    bv->cap = nc;
-  }
+  bucket_rec *p = grow(bv->v, bv->n, &bv->cap, sizeof *p, 256);
+  if (!p) return -1;
+  bv->v = p;
   bv->v[bv->n++] = *b;
   return 0;
 }
@@ -318,13 +320,9 @@ typedef struct {
 } trie_vec;
 
 static int trie_push(trie_vec *t, trie_node x) {
-  if (t->n == t->cap) {
-    size_t nc = t->cap ? t->cap * 2 : 1024;
-    trie_node *p = realloc(t->v, nc * sizeof *p);
-    if (!p) return -1;
-    t->v = p;
-    t->cap = nc;
-  }
+  trie_node *p = grow(t->v, t->n, &t->cap, sizeof *p, 1024);
+  if (!p) return -1;
+  t->v = p;
   t->v[t->n++] = x;
   return 0;
 }
@@ -459,13 +457,9 @@ static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const cha
     size_t j = i + 1;
     if (c == D) {
       while (j < m && lcp[j] >= b) j++;
-      if (out->n == out->cap) {
-        size_t nc = out->cap ? out->cap * 2 : 1024;
-        skip_rec *p = realloc(out->v, nc * sizeof *p);
-        if (!p) return -1;
-        out->v = p;
-        out->cap = nc;
-      }
+      skip_rec *p = grow(out->v, out->n, &out->cap, sizeof *p, 1024);
+      if (!p) return -1;
+      out->v = p;
       skip_rec *r = &out->v[out->n++];
       *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), (uint32_t)i, (uint32_t)j, {0}};
       if (b <= SG__SKIP_PFX) {
