@@ -45,7 +45,7 @@ rm -f "$W/PRE.art"
 
 if [ ! -s "$W/pk.typo" ]; then
   "$W/query_bench" --artifact "$W/AFTER.art" --items "$IN" --fts-db "$W/fts.db" --mix spread \
-    --names 2000 --rounds 1 --fts-max 100 --fts-seconds 2 --queries-out "$W/pk.queries" \
+    --names 2000 --rounds 2 --fts-max 100 --fts-seconds 2 --queries-out "$W/pk.queries" \
     --typo-queries-out "$W/pk.typo" --content-hash "$(jq -r .contentHash "$W/AFTER.json")" >/dev/null
   rm -f "$W/fts.db"
   awk 'length($0) >= 4 && NR % 12 == 0' "$W/pk.queries" >"$W/pk.exact"
