@@ -225,30 +225,3 @@ sg_err sg__pg_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written
   PQclear(x.res);
   return SG_E_OK;
 }
-
-/* ---- the edge outbox, every record (admin edge rebuild) -------------------------------- */
-
-sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *after_id,
-                           sg_edge_dirty *out, size_t max, size_t *n) {
-  char lim[24];
-  const char *p[] = {after_kind, after_id, sg__pg_int((int64_t)max, lim)};
-  sg_err rc;
-  *n = 0;
-  PGresult *r = sg__pg_one(sg__pg_of(st),
-                           "SELECT kind, id, want FROM edge_outbox WHERE (kind, id) > ($1, $2)"
-                           " ORDER BY kind, id LIMIT $3",
-                           3, p, &rc);
-  if (!r) return rc;
-  for (int i = 0; i < PQntuples(r) && *n < max; i++) {
-    sg_edge_dirty *d = &out[*n];
-    const char *kind = PQgetvalue(r, i, 0), *id = PQgetvalue(r, i, 1);
-    /* A row too long for the struct names no edge record (ids are at most 128 bytes). */
-    if (strlen(kind) >= sizeof d->kind || strlen(id) >= sizeof d->id) continue;
-    snprintf(d->kind, sizeof d->kind, "%s", kind);
-    snprintf(d->id, sizeof d->id, "%s", id);
-    d->gen = sg__pg_i(r, i, 2);
-    (*n)++;
-  }
-  PQclear(r);
-  return SG_E_OK;
-}

@@ -8,15 +8,13 @@
 #include "store/postgres/pg.h"
 #include "store/rules.h"
 
-sg_err sg__pg_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
-  char lim[24];
-  const char *p[] = {sg__pg_int((int64_t)max, lim)};
+/* The outbox rows one query selects, (kind, id, want), into out. A row too long for the
+ * struct names no edge record (ids are at most 128 bytes) and is passed over. */
+static sg_err outbox_rows(sg_store *base, const char *sql, int np, const char *const *p,
+                          sg_edge_dirty *out, size_t max, size_t *n) {
   *n = 0;
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT kind, id, want FROM edge_outbox WHERE want > done"
-                           " ORDER BY kind, id LIMIT $1::bigint",
-                           1, p, &rc);
+  PGresult *r = sg__pg_one(sg__pg_of(base), sql, np, p, &rc);
   if (!r) return rc;
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
     sg_edge_dirty *d = &out[*n];
@@ -29,6 +27,26 @@ sg_err sg__pg_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t 
   }
   PQclear(r);
   return SG_E_OK;
+}
+
+sg_err sg__pg_edge_dirty(sg_store *base, sg_edge_dirty *out, size_t max, size_t *n) {
+  char lim[24];
+  const char *p[] = {sg__pg_int((int64_t)max, lim)};
+  return outbox_rows(base,
+                     "SELECT kind, id, want FROM edge_outbox WHERE want > done"
+                     " ORDER BY kind, id LIMIT $1::bigint",
+                     1, p, out, max, n);
+}
+
+/* Every record after (after_kind, after_id), for admin edge rebuild. */
+sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *after_id,
+                           sg_edge_dirty *out, size_t max, size_t *n) {
+  char lim[24];
+  const char *p[] = {after_kind, after_id, sg__pg_int((int64_t)max, lim)};
+  return outbox_rows(st,
+                     "SELECT kind, id, want FROM edge_outbox WHERE (kind, id) > ($1, $2)"
+                     " ORDER BY kind, id LIMIT $3",
+                     3, p, out, max, n);
 }
 
 sg_err sg__pg_edge_state(sg_store *base, const char *kind, const char *id, int64_t *want,
