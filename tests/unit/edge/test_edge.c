@@ -24,6 +24,7 @@
 #include "common/redis_server.h"
 #include "compiler/artifact.h"
 #include "edge/artifact_fixture.h"
+#include "edge/seq_race.h"
 #include "common/util.h"
 #include "edge/edge.h"
 
@@ -192,28 +193,7 @@ static void test_two_writers_never_go_backwards(void **state) {
       _exit(0);
     }
   }
-  int64_t seen = 0;
-  int alive = 2;
-  while (alive > 0) {
-    char *json;
-    size_t len;
-    if (sg_edge_get(f->e, SG_EDGE_APP, id, &json, &len) == 0) {
-      int64_t v;
-      assert_int_equal(sscanf(json, "{\"seq\":%ld}", &v), 1);
-      assert_true(v >= seen);
-      seen = v;
-      free(json);
-    }
-    for (int w = 0; w < 2; w++) {
-      int st;
-      if (pids[w] > 0 && waitpid(pids[w], &st, WNOHANG) == pids[w]) {
-        assert_true(WIFEXITED(st));
-        assert_int_equal(WEXITSTATUS(st), 0);
-        pids[w] = 0;
-        alive--;
-      }
-    }
-  }
+  sg_test_watch_seq(f->e, SG_EDGE_APP, id, pids);
   char want[32];
   snprintf(want, sizeof want, "{\"seq\":%d}", N);
   assert_record(f->e, SG_EDGE_APP, id, want);

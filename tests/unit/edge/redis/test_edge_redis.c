@@ -26,6 +26,7 @@
 #include "common/util.h"
 #include "compiler/artifact.h"
 #include "edge/artifact_fixture.h"
+#include "edge/seq_race.h"
 #include "edge/edge.h"
 
 static sg_test_redis srv;
@@ -119,29 +120,7 @@ static void test_racing_writers_never_go_backwards(void **state) {
   /* The writer of odd sequences writes {"seq":i}, the other a fixed body: the reader
    * checks the stored sequence through the odd writer's bodies and that no refused older
    * write ({"seq":-1}) ever lands after a newer one. */
-  int64_t seen = 0;
-  for (int alive = 2; alive > 0;) {
-    char *json;
-    size_t len;
-    if (sg_edge_get(f->e, SG_EDGE_LIST, "lst_race", &json, &len) == 0) {
-      int64_t v;
-      assert_int_equal(sscanf(json, "{\"seq\":%ld}", &v), 1);
-      if (v > 0) {
-        assert_true(v >= seen);
-        seen = v;
-      }
-      free(json);
-    }
-    for (int w = 0; w < 2; w++) {
-      int st;
-      if (pids[w] > 0 && waitpid(pids[w], &st, WNOHANG) == pids[w]) {
-        assert_true(WIFEXITED(st));
-        assert_int_equal(WEXITSTATUS(st), 0);
-        pids[w] = 0;
-        alive--;
-      }
-    }
-  }
+  sg_test_watch_seq(f->e, SG_EDGE_LIST, "lst_race", pids);
   char key[128];
   snprintf(key, sizeof key, "HGET %s:edge:seq:lists lst_race", f->prefix);
   assert_int_equal(cli_int(key), N);
