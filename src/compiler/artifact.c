@@ -416,9 +416,8 @@ static _Thread_local struct {
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
   uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
-  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search;
-   * n is q's length then. */
-  size_t cap_rows, n;
+  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search. */
+  size_t cap_rows;
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
@@ -534,7 +533,7 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
  * no row has a cell below the least of the row before, the swap included. The cap can
  * take (L, j - 1) away, so that cell is restored here from (L, j - 2) + 1. It is the
  * cost of a real alignment, so nothing it lets the walk find is wrong. */
-static inline void cap_row(size_t d) {
+static inline void cap_row(size_t d, size_t n) {
   if (d < tl.cap_rows) {
     for (size_t b = 0; b < SG__BAND; b++)
       if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
@@ -542,7 +541,7 @@ static inline void cap_row(size_t d) {
     /* Cell b of row d is column j = d - K + b; (d - 1, j - 2) is cell b - 1 of row d - 1. */
     for (size_t b = 1; b < SG__BAND; b++) {
       size_t j = d - SG_TYPO_MAX_K + b; /* d > K: no wrap */
-      if (j < 2 || j > tl.n || tl.cp[d] != tl.q[j - 1]) continue;
+      if (j < 2 || j > n || tl.cp[d] != tl.q[j - 1]) continue;
       unsigned v = tl.row[d - 1].c[b - 1] + 1u;
       if (v < tl.row[d].c[b]) tl.row[d].c[b] = (uint8_t)v;
     }
@@ -556,7 +555,7 @@ static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
   tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
   sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
                d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
-  cap_row(d);
+  cap_row(d, n);
   return sg__osa_last(&tl.row[d], d, n);
 }
 
@@ -884,7 +883,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
       tl.bo[d] = tl.bo[c] + (uint32_t)cl;
       sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
                    d >= 2 ? tl.cp[d - 1] : 0, q, n);
-      cap_row(d);
+      cap_row(d, n);
       c = d;
       unsigned last = sg__osa_last(&tl.row[c], c, n);
       unsigned least = sg__osa_min(&tl.row[c], c, n);
@@ -961,7 +960,7 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
 static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
                       size_t first, unsigned thr, sg__top10 *top) {
   sg__osa_row0(&tl.row[0], n);
-  cap_row(0);
+  cap_row(0, n);
   tl.bo[0] = 0;
   unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
   if (v->n_trie == 0) return; /* no keys */
@@ -996,7 +995,7 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   tl.cp[1] = tl.q[0];
   tl.bo[1] = (uint32_t)first;
   sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
-  cap_row(1);
+  cap_row(1, n);
   unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
   if (last1 <= thr) {
     if (last1 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
@@ -1138,7 +1137,6 @@ static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, co
   if (n < sg__skip_min_q(t)) return false;
   const size_t L = sg__skip_l[t], G = sg__skip_g[t];
   tl.cap_rows = L + 1;
-  tl.n = n;
   typo_pass(a, v, n, nq, first, SG_TYPO_MAX_K, top);
   tl.cap_rows = 0;
   for (size_t j = L - SG_TYPO_MAX_K; j <= L + SG_TYPO_MAX_K; j++) /* through row L */
