@@ -252,6 +252,9 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .selection_rate = selection_rate,
         .access_log = true,
         .max_connections = fds.runtime_conns,
+        /* The edge guard of this process confirms what the runtime loads at once. */
+        .edge_confirm = ctl ? sg_control_edge_confirm : NULL,
+        .edge_confirm_ctx = ctl,
     };
     if (sg_runtime_start(&rc, &rt)) {
       sg_control_stop(ctl);

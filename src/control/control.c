@@ -1,6 +1,7 @@
 /*
  * Control-plane lifecycle: start the HTTP listener with the control plane's handler.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   sg_control *c = calloc(1, sizeof *c);
   if (!c) return -1;
   c->cfg = *cfg;
+  pthread_mutex_init(&c->guard_mu, NULL);
   c->rl_key = sg_ratelimit_new(cfg->rate_per_key);
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
@@ -51,6 +53,14 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
 
 unsigned sg_control_port(const sg_control *c) { return sg_http_port(c->http); }
 
+int sg_control_edge_confirm(void *ctx) {
+  sg_control *c = ctx;
+  pthread_mutex_lock(&c->guard_mu);
+  sg_edge_guard_state st = sg_edge_guard_tick(c->cfg.store, c->cfg.edge, &c->guard);
+  pthread_mutex_unlock(&c->guard_mu);
+  return st == SG_EDGE_GUARD_CURRENT ? 0 : -1;
+}
+
 void sg_control_stop(sg_control *c) {
   if (!c) return;
   sg_metrics_remove_collector(sg__control_metrics, c);
@@ -60,5 +70,6 @@ void sg_control_stop(sg_control *c) {
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
   sg__dashboard_stop(c);
+  pthread_mutex_destroy(&c->guard_mu);
   free(c);
 }

@@ -40,6 +40,9 @@ typedef struct sg_control sg_control;
 
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz);
 unsigned sg_control_port(const sg_control *c);
+/* Runs one edge-guard tick now (control/edge_guard.h): 0 when the edge is current and a
+ * heartbeat was written. ctx is the sg_control (a runtime's edge_confirm callback). */
+int sg_control_edge_confirm(void *ctx);
 void sg_control_stop(sg_control *c);
 
 /* `suggestd control`: the control plane alone. */

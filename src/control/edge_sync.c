@@ -4,6 +4,7 @@
 #include "control/edge_sync.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,22 @@
 
 /* Dirty records handled per store read. */
 #define BATCH 64
+
+/* The highest edge revision this process saw a write return (or its guard read), and
+ * whether a write since returned a lower one: the edge went back under the outbox (a
+ * failover to a replica that missed writes). The guard rewrites the edge then. */
+static _Atomic uint64_t seen_revision;
+static atomic_bool went_back;
+
+void sg_edge_sync_observe(uint64_t rev) {
+  uint64_t cur = atomic_load(&seen_revision);
+  while (rev > cur && !atomic_compare_exchange_weak(&seen_revision, &cur, rev)) {
+  }
+}
+
+bool sg_edge_sync_went_back(void) { return atomic_exchange(&went_back, false); }
+
+uint64_t sg_edge_sync_seen(void) { return atomic_load(&seen_revision); }
 
 typedef struct {
   sg_store *st;
@@ -48,6 +65,9 @@ static int build(void *arg, char **json, size_t *len, uint64_t *seq) {
 int sg_edge_sync_record(sg_store *st, sg_edge *e, const char *kind, const char *id) {
   build_ctx b = {st, kind, id, SG_EDGE__KINDS, 0};
   uint64_t rev = 0;
+  /* Any write that starts after a revision was returned gets a higher one, unless the
+   * edge lost what it held. */
+  uint64_t before = atomic_load(&seen_revision);
   /* SG_EDGE_STALE: a writer that read a newer generation got there first; confirming the
    * generation read here is still right (done never goes down). */
   if (kind_of(kind, &b.k) || sg_edge_update(e, b.k, id, build, &b, &rev) < 0) {
@@ -57,6 +77,14 @@ int sg_edge_sync_record(sg_store *st, sg_edge *e, const char *kind, const char *
             kind, id, strerror(errno));
     return -1;
   }
+  if (rev < before) {
+    atomic_store(&went_back, true);
+    fprintf(stderr,
+            "{\"level\":\"warn\",\"msg\":\"edge write returned a revision below one already "
+            "seen; the guard rewrites the edge\",\"revision\":%llu,\"seen\":%llu}\n",
+            (unsigned long long)rev, (unsigned long long)before);
+  }
+  sg_edge_sync_observe(rev);
   return sg_store_edge_done(st, kind, id, b.gen, (int64_t)rev) == SG_E_OK ? 0 : -1;
 }
 
@@ -84,11 +112,20 @@ json_t *sg_edge_sync_state(sg_store *st, const char *kind, const char *id) {
 
 /* ---- control-plane glue ---------------------------------------------------------------- */
 
+json_t *sg__edge_sync_state(sg_control *c, const char *kind, const char *id) {
+  json_t *o = sg_edge_sync_state(c->cfg.store, kind, id);
+  /* An edge the guard found behind the store, or is rewriting, holds no record as
+   * stored, whatever the outbox confirmed before it went back. */
+  if (o && atomic_load(&c->guard.state) != SG_EDGE_GUARD_CURRENT)
+    json_object_set_new(o, "state", json_string("pending"));
+  return o;
+}
+
 json_t *sg__edge_sync_list(sg_control *c, const char *list_id) {
   int64_t want = 0, done = 0, rev = 0;
   /* Only a dirty record is written: a PATCH of the name alone bumps no edge revision. */
   if (sg_store_edge_state(c->cfg.store, "lists", list_id, &want, &done, &rev) != SG_E_OK ||
       want > done)
     sg_edge_sync_record(c->cfg.store, c->cfg.edge, "lists", list_id);
-  return sg_edge_sync_state(c->cfg.store, "lists", list_id);
+  return sg__edge_sync_state(c, "lists", list_id);
 }

@@ -5,6 +5,7 @@
 #define SG_CONTROL_INTERNAL_H
 
 #include "control/control.h"
+#include "control/edge_guard.h"
 #include "common/ratelimit.h"
 #include "control/edge_sync.h"
 
@@ -21,6 +22,8 @@ struct sg_control {
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
   struct sg__dashboard *dash; /* src/dashboard: sessions, sign-in limits */
   struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
+  sg_edge_guard_proc guard;   /* edge_guard.c: ticked by publish.c's guard thread */
+  pthread_mutex_t guard_mu;   /* one tick at a time (the thread, sg_control_edge_confirm) */
 };
 
 /* The selection drain (drain.c): a thread moving a fleet's selection events from the
@@ -135,6 +138,8 @@ void sg__artifact_gc_release(sg_control *c);
 /* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
  * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */
 json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
+/* sg_edge_sync_state, "pending" while this process's edge guard is not current. */
+json_t *sg__edge_sync_state(sg_control *c, const char *kind, const char *id);
 
 /* GET /readyz (readyz.c): 200 when the store answers and the edge store is usable. */
 void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp);

@@ -9,5 +9,5 @@ void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp
     sg__store_error(req, resp, e);
     return;
   }
-  sg__send_list(req, resp, 200, list, sg_edge_sync_state(c->cfg.store, "lists", req->params[0]));
+  sg__send_list(req, resp, 200, list, sg__edge_sync_state(c, "lists", req->params[0]));
 }

@@ -76,9 +76,9 @@ struct sg__publisher {
   pthread_cond_t wake;         /* the worker's doorbell */
   pthread_cond_t wake_renewer; /* rung at stop */
   list_lock *locks;
-  bool kick, stop, started, renewing, listening;
+  bool kick, stop, started, renewing, listening, guarding;
   int held; /* runs holding a store lease now: the renewer works only while > 0 */
-  pthread_t thread, renewer, listener;
+  pthread_t thread, renewer, listener, guard;
 };
 
 static void deadline_in(struct timespec *ts, int64_t ms) {
@@ -602,6 +602,28 @@ static void *renewer(void *arg) {
   return NULL;
 }
 
+/* The edge guard (edge_guard.h), on a thread of its own so that a long compile on the
+ * worker never delays a heartbeat or a rewrite: a tick every GUARD_TICK_MS. */
+#define GUARD_TICK_MS 1000
+static void *guard(void *arg) {
+  sg_control *c = arg;
+  struct sg__publisher *p = c->pub;
+  pthread_mutex_lock(&p->mu);
+  while (!p->stop) {
+    pthread_mutex_unlock(&p->mu);
+    pthread_mutex_lock(&c->guard_mu);
+    sg_edge_guard_tick(c->cfg.store, c->cfg.edge, &c->guard);
+    pthread_mutex_unlock(&c->guard_mu);
+    pthread_mutex_lock(&p->mu);
+    if (p->stop) break;
+    struct timespec until;
+    deadline_in(&until, GUARD_TICK_MS);
+    pthread_cond_timedwait(&p->wake_renewer, &p->mu, &until);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
 /* With a store that announces publish work (PostgreSQL's NOTIFY, sent when any process
  * creates or releases a version), rings the worker's doorbell at once instead of at its
  * next tick. The wait is short so that stop is prompt. */
@@ -635,6 +657,8 @@ int sg__publish_start(sg_control *c) {
   p->started = true;
   if (pthread_create(&p->renewer, NULL, renewer, c) != 0) return -1;
   p->renewing = true;
+  if (pthread_create(&p->guard, NULL, guard, c) != 0) return -1;
+  p->guarding = true;
   if (sg_store_announces_work(c->cfg.store)) {
     if (pthread_create(&p->listener, NULL, listener, c) != 0) return -1;
     p->listening = true;
@@ -657,10 +681,11 @@ void sg__publish_stop(sg_control *c) {
     pthread_mutex_lock(&p->mu);
     p->stop = true;
     pthread_cond_signal(&p->wake);
-    pthread_cond_signal(&p->wake_renewer);
+    pthread_cond_broadcast(&p->wake_renewer);
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
     if (p->renewing) pthread_join(p->renewer, NULL);
+    if (p->guarding) pthread_join(p->guard, NULL);
     if (p->listening) pthread_join(p->listener, NULL);
   }
   /* Every lock is released by now: the HTTP listener stopped before the worker. */

@@ -35,9 +35,14 @@ void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp) {
   int64_t depth;
   bool store_ok = sg_store_queue_depth(c->cfg.store, &depth) == SG_E_OK;
   bool edge_ok = sg_edge_check(c->cfg.edge) == 0;
-  bool ready = store_ok && edge_ok;
-  const sg_health_check checks[] = {{"store", store_ok ? "ok" : "unavailable"},
-                                    {"edge", edge_ok ? "ok" : "unavailable"}};
+  /* An edge the guard found behind the store is being rewritten: not ready until the
+   * runtimes can trust it again (docs/EDGE.md, "The staleness guard"). */
+  int guard = atomic_load(&c->guard.state);
+  bool guard_ok = guard != SG_EDGE_GUARD_REPAIRING;
+  bool ready = store_ok && edge_ok && guard_ok;
+  const sg_health_check checks[] = {
+      {"store", store_ok ? "ok" : "unavailable"},
+      {"edge", !edge_ok ? "unavailable" : !guard_ok ? "behind" : "ok"}};
   char body[256];
   size_t n;
   resp->status = (int)sg_health_ready_body(ready, checks, 2, NULL, body, sizeof body, &n);
@@ -62,4 +67,13 @@ void sg__control_metrics(sg_buf *out, void *ctx) {
                       "Versions waiting for the publish pipeline (queued or staged).");
     sg_buf_printf(out, "suggestd_publish_queue_depth %lld\n", (long long)depth);
   }
+  sg_metrics_family(out, "suggestd_edge_guard_state", "gauge",
+                    "The edge guard's last tick: 0 current (heartbeat written), 1 behind or "
+                    "being rewritten, 2 the store or the edge could not be read.");
+  sg_buf_printf(out, "suggestd_edge_guard_state %d\n", atomic_load(&c->guard.state));
+  sg_metrics_family(out, "suggestd_edge_rewrites_total", "counter",
+                    "Full rewrites of the edge from the store this process completed (an edge "
+                    "found behind the store, or never guarded).");
+  sg_buf_printf(out, "suggestd_edge_rewrites_total %llu\n",
+                (unsigned long long)atomic_load(&c->guard.rewrites));
 }

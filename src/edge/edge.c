@@ -201,3 +201,64 @@ int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx
   if (!e || !cb || !sg_edge_kind_name(k)) return bad_arg();
   return e->ops->foreach (e, k, cb, ctx);
 }
+
+/* ---- the guard stamp ------------------------------------------------------------------ */
+
+int sg_edge_stamp_format(const sg_edge_stamp *s, char out[72]) {
+  if (!s || s->heartbeat_ms < 0 || s->epoch > INT64_MAX || s->revision > INT64_MAX)
+    return bad_arg();
+  snprintf(out, 72, "%llu %lld %llu", (unsigned long long)s->epoch, (long long)s->heartbeat_ms,
+           (unsigned long long)s->revision);
+  return 0;
+}
+
+int sg_edge_stamp_parse(const char *text, size_t len, sg_edge_stamp *out) {
+  char buf[72];
+  if (!text || len == 0 || len >= sizeof buf) return -1;
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  while (len > 0 && buf[len - 1] == '\n') buf[--len] = '\0';
+  char *f[3], *save = NULL;
+  int n = 0;
+  for (char *t = strtok_r(buf, " ", &save); t && n < 4; t = strtok_r(NULL, " ", &save)) {
+    if (n == 3) return -1;
+    f[n++] = t;
+  }
+  int64_t ep, hb, rev;
+  if (n != 3 || sg_parse_i64(f[0], 0, INT64_MAX, &ep) || sg_parse_i64(f[1], 0, INT64_MAX, &hb) ||
+      sg_parse_i64(f[2], 0, INT64_MAX, &rev))
+    return -1;
+  *out = (sg_edge_stamp){true, (uint64_t)ep, hb, (uint64_t)rev};
+  return 0;
+}
+
+int sg_edge_stamp_cmp(const sg_edge_stamp *a, const sg_edge_stamp *b) {
+  if (a->epoch != b->epoch) return a->epoch < b->epoch ? -1 : 1;
+  if (a->heartbeat_ms != b->heartbeat_ms) return a->heartbeat_ms < b->heartbeat_ms ? -1 : 1;
+  return 0;
+}
+
+int sg_edge_stamp_get(sg_edge *e, sg_edge_stamp *out) {
+  if (!e || !out) return bad_arg();
+  char text[72];
+  *out = (sg_edge_stamp){0};
+  if (e->ops->stamp_get(e, text)) return errno == ENOENT ? 0 : -1;
+  /* A stamp that does not parse is treated like a damaged record: as absent, so the guard
+   * rewrites the edge and a reader that saw a stamp before holds what it has. */
+  if (sg_edge_stamp_parse(text, strlen(text), out)) *out = (sg_edge_stamp){0};
+  return 0;
+}
+
+int sg_edge_stamp_put(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s) {
+  char text[72];
+  if (!e || !s || sg_edge_stamp_format(s, text)) return bad_arg();
+  return e->ops->stamp_put(e, expect, s, text);
+}
+
+int sg_edge_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
+  uint64_t r = 0;
+  if (!e || min > INT64_MAX) return bad_arg();
+  int rc = e->ops->raise_revision(e, min, &r);
+  if (rc == 0 && rev) *rev = r;
+  return rc;
+}

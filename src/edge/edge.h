@@ -153,6 +153,39 @@ int sg_edge_revision(sg_edge *e, uint64_t *rev);
 typedef int (*sg_edge_foreach_cb)(const char *id, const char *json, size_t len, void *ctx);
 int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
 
+/* The guard stamp (docs/EDGE.md, "The staleness guard"): how a reader tells an edge that
+ * went back in time (a restored snapshot, a lagging replica, a flush) from a current one.
+ * Only the control plane's guard writes it: `epoch` grows by one with every full rewrite
+ * of the edge from the store, `heartbeat_ms` is the database's clock at the last time the
+ * control plane confirmed that the edge holds everything the store confirmed (0 while a
+ * rewrite is under way: nothing in that epoch may be trusted yet), `revision` the edge
+ * revision it saw then. Stamps are ordered by (epoch, heartbeat_ms); a reader that ever
+ * saw a stamp never accepts a lower one. */
+typedef struct {
+  bool present; /* false: the store holds no stamp (never guarded, or flushed) */
+  uint64_t epoch;
+  int64_t heartbeat_ms;
+  uint64_t revision;
+} sg_edge_stamp;
+/* Reads the stamp (present = false when there is none). */
+int sg_edge_stamp_get(sg_edge *e, sg_edge_stamp *out);
+/* Writes s atomically. With expect, only while the stored stamp is present and equal to
+ * *expect in epoch and heartbeat (a heartbeat must never paper over an edge that went
+ * back since it was checked); without, only when s orders strictly above the stored stamp
+ * or none is stored. Returns 0, SG_EDGE_STALE (the condition failed, nothing written), or
+ * -1 with errno. */
+int sg_edge_stamp_put(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s);
+/* Raises the store revision to at least min, with no change-log entry (a reader that
+ * follows the log then reads everything); *rev (may be NULL) gets the revision after. The
+ * guard calls it before a full rewrite so that the revision never goes back for a reader
+ * that saw a higher one before the edge lost it. */
+int sg_edge_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev);
+/* Text form of a stamp, "<epoch> <heartbeat_ms> <revision>" (what both backends store),
+ * and its parser (-1 on anything else). sg_edge_stamp_cmp orders by (epoch, heartbeat). */
+int sg_edge_stamp_format(const sg_edge_stamp *s, char out[72]);
+int sg_edge_stamp_parse(const char *text, size_t len, sg_edge_stamp *out);
+int sg_edge_stamp_cmp(const sg_edge_stamp *a, const sg_edge_stamp *b);
+
 /* Whether the store can be used now: its revision reads, and for a directory backend the
  * root and every record folder are directories this process may read and write. The
  * readiness probes (/readyz) call it. Returns 0 or -1 with errno set. */

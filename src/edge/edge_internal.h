@@ -28,6 +28,12 @@ typedef struct {
   int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
   int (*revision)(sg_edge *e, uint64_t *rev);
   int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
+  /* the stamp's text (NUL-terminated, at most 71 bytes) into out, or ENOENT */
+  int (*stamp_get)(sg_edge *e, char out[72]);
+  /* writes text when the condition of sg_edge_stamp_put holds (expect NULL: s above) */
+  int (*stamp_put)(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s,
+                   const char *text);
+  int (*raise_revision)(sg_edge *e, uint64_t min, uint64_t *rev);
   void (*close)(sg_edge *e);
 } sg__edge_ops;
 

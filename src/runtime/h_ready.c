@@ -47,10 +47,16 @@ void sg__h_ready(sg__rt_req *r) {
   bool edge_ok;
   double age = snapshot_age(r->rt, &edge_ok);
   bool state_ok = sg_rt_state_check(r->rt->state) == 0;
+  /* Not ready while what it holds is not confirmed current (queries answer 503): a load
+   * balancer must send them elsewhere. An edge that went back under a confirmed snapshot
+   * is reported but the runtime stays ready: it serves what was current. */
+  bool verified = atomic_load(&r->rt->edge_verified), behind = atomic_load(&r->rt->edge_behind);
+  if (!verified) loaded = false;
   const sg_health_check checks[] = {{"snapshot", loaded        ? "ok"
                                                  : placeholder ? "not_loaded"
+                                                 : !verified   ? "unverified"
                                                                : "loading"},
-                                    {"edge", edge_ok ? "ok" : "unavailable"},
+                                    {"edge", !edge_ok ? "unavailable" : behind ? "behind" : "ok"},
                                     {"state", state_ok ? "ok" : "unavailable"}};
   char extra[96], body[256];
   snprintf(extra, sizeof extra, "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f", rev, age);
@@ -85,6 +91,14 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   sg_metrics_family(out, "suggestd_edge_up", "gauge",
                     "1 when the runtime read the edge store in the last 5 seconds, else 0.");
   sg_buf_printf(out, "suggestd_edge_up %d\n", edge_ok ? 1 : 0);
+  sg_metrics_family(out, "suggestd_edge_verified", "gauge",
+                    "1 when the served snapshot is confirmed current by the control plane's "
+                    "guard (else queries answer 503).");
+  sg_buf_printf(out, "suggestd_edge_verified %d\n", atomic_load(&rt->edge_verified) ? 1 : 0);
+  sg_metrics_family(out, "suggestd_edge_behind", "gauge",
+                    "1 while the edge store is behind what this runtime saw (it holds its "
+                    "snapshot until the control plane rewrites the edge).");
+  sg_buf_printf(out, "suggestd_edge_behind %d\n", atomic_load(&rt->edge_behind) ? 1 : 0);
   sg_metrics_family(out, "suggestd_artifacts", "gauge", "Artifacts held by the served snapshot.");
   sg_buf_printf(out, "suggestd_artifacts %zu\n", n_arts);
   sg_metrics_family(out, "suggestd_artifact_bytes", "gauge",

@@ -29,6 +29,160 @@ static void prune_cache(sg_runtime *rt, const sg__rt_snapshot *s) {
   free(keep);
 }
 
+/* Logs a hold once per spell of the same reason. */
+static void log_hold(sg_runtime *rt, const char *why, const sg_edge_stamp *s, uint64_t rev) {
+  static _Thread_local const char *last;
+  if (why == last) return;
+  last = why;
+  if (!why) return;
+  fprintf(stderr,
+          "{\"level\":\"warn\",\"msg\":\"edge store behind what this runtime saw; holding "
+          "its snapshot\",\"reason\":\"%s\",\"edgeRevision\":%llu,\"servedRevision\":%llu,"
+          "\"edgeStamp\":{\"present\":%s,\"epoch\":%llu,\"heartbeatMs\":%lld},"
+          "\"acceptedStamp\":{\"epoch\":%llu,\"heartbeatMs\":%lld}}\n",
+          why, (unsigned long long)rev, (unsigned long long)rt->load_stamp.revision,
+          s->present ? "true" : "false", (unsigned long long)s->epoch, (long long)s->heartbeat_ms,
+          (unsigned long long)rt->stamp.epoch, (long long)rt->stamp.heartbeat_ms);
+}
+
+/* <state-dir>/edge-stamp: the accepted stamp, rewritten when it moves. */
+static void stamp_path(const sg_runtime *rt, char *out, size_t n) {
+  snprintf(out, n, "%s/edge-stamp", rt->state_dir);
+}
+
+static void stamp_keep(sg_runtime *rt) {
+  if (!rt->stamp.present || sg_edge_stamp_cmp(&rt->stamp, &rt->saved) == 0) return;
+  char p[4200], text[72];
+  stamp_path(rt, p, sizeof p);
+  if (sg_edge_stamp_format(&rt->stamp, text) == 0 && sg_write_file_atomic(p, text, strlen(text)) == 0)
+    rt->saved = rt->stamp;
+}
+
+void sg__rt_stamp_restore(sg_runtime *rt) {
+  char p[4200], *text = NULL;
+  size_t len = 0;
+  stamp_path(rt, p, sizeof p);
+  rt->saved = (sg_edge_stamp){0};
+  if (sg_read_file(p, 71, &text, &len) == 0 && sg_edge_stamp_parse(text, len, &rt->saved))
+    rt->saved = (sg_edge_stamp){0};
+  free(text);
+}
+
+void sg__rt_stamp_final(sg_runtime *rt) {
+  sg_edge_stamp s;
+  if (!atomic_load(&rt->edge_verified) || !rt->stamp.present || sg_edge_stamp_get(rt->edge, &s) ||
+      !s.present || s.epoch != rt->stamp.epoch || s.heartbeat_ms < rt->stamp.heartbeat_ms)
+    return;
+  rt->stamp = s;
+  stamp_keep(rt);
+}
+
+/* A runtime that never held a guarded snapshot trusts one only once the control plane
+ * moved the heartbeat past the stamp it loaded under (s: the stamp just read): the control
+ * plane writes a heartbeat only on an edge it checked against the store, conditional on
+ * the stamp it checked, so an edge that went back never gets one. */
+static void confirm(sg_runtime *rt, const sg_edge_stamp *s) {
+  if (!s->present || atomic_load(&rt->edge_verified) || s->epoch != rt->load_stamp.epoch ||
+      s->heartbeat_ms <= rt->load_stamp.heartbeat_ms)
+    return;
+  atomic_store(&rt->edge_verified, true);
+  if (sg_edge_stamp_cmp(s, &rt->stamp) > 0) rt->stamp = *s;
+  stamp_keep(rt);
+  fprintf(stderr, "{\"level\":\"info\",\"msg\":\"edge store confirmed current\","
+                  "\"epoch\":%llu}\n",
+          (unsigned long long)s->epoch);
+}
+
+int sg__rt_edge_confirm_wait(sg_runtime *rt, int64_t wait_ms) {
+  int64_t until = sg_mono_ms() + wait_ms;
+  while (!atomic_load(&rt->edge_verified) && rt->load_stamp.present) {
+    if (rt->cfg.edge_confirm) rt->cfg.edge_confirm(rt->cfg.edge_confirm_ctx);
+    sg_edge_stamp s;
+    if (sg_edge_stamp_get(rt->edge, &s) == 0) confirm(rt, &s);
+    if (atomic_load(&rt->edge_verified) || sg_mono_ms() >= until) break;
+    struct timespec ts = {0, 50 * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  return atomic_load(&rt->edge_verified) ? 0 : -1;
+}
+
+/* Why the edge as read (stamp s, revision rev) must not be applied over what this runtime
+ * serves, or NULL; *full: read every record (a new epoch, or the first stamp). */
+static const char *hold_reason(const sg_runtime *rt, const sg__rt_snapshot *cur,
+                               const sg_edge_stamp *s, uint64_t rev, bool *full) {
+  bool have = cur && !cur->unloaded;
+  *full = false;
+  if (rt->stamp.present) {
+    if (!s->present) return "the edge lost its guard stamp";
+    if (s->epoch < rt->stamp.epoch) return "older guard epoch";
+    if (s->epoch > rt->stamp.epoch) {
+      if (s->heartbeat_ms == 0) return "the control plane is rewriting the edge";
+      *full = true;
+      return NULL;
+    }
+    if (s->heartbeat_ms < rt->stamp.heartbeat_ms) return "older guard heartbeat";
+  } else if (s->present) {
+    /* The first stamp this runtime sees: everything is read again under it. */
+    if (s->heartbeat_ms == 0) return "the control plane is rewriting the edge";
+    *full = true;
+    return NULL;
+  }
+  /* Never a lower revision without a new epoch: an emptied edge (revision 0 or gone) or
+   * one restored from an older copy keeps the snapshot that was current. */
+  if (have && rev < cur->revision) return rev == 0 ? "edge revision gone" : "edge revision went back";
+  return NULL;
+}
+
+int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
+                     sg__rt_snapshot **out) {
+  sg_edge_stamp s, after;
+  uint64_t rev;
+  *out = NULL;
+  if (sg_edge_stamp_get(rt->edge, &s) || sg_edge_revision(rt->edge, &rev)) return -1;
+  bool full;
+  const char *why = hold_reason(rt, cur, &s, rev, &full);
+  /* An edge that reads as empty may be one that cannot be reached at all (a directory
+   * moved away): that is unavailable, not behind. */
+  if (why && (!s.present || rev == 0) && sg_edge_check(rt->edge)) return -1;
+  log_hold(rt, why, &s, rev);
+  atomic_store(&rt->edge_behind, why != NULL);
+  if (why) return 1;
+  confirm(rt, &s);
+  if (sg_edge_stamp_cmp(&s, &rt->stamp) > 0 && atomic_load(&rt->edge_verified)) {
+    rt->stamp = s;
+    stamp_keep(rt);
+  }
+  if (cur && !cur->unloaded && !full && !retry && rev == cur->revision) return 2;
+  if (full) sg__records_invalidate(rt->records);
+  sg__rt_snapshot *next;
+  if (sg__snapshot_load(rt->edge, rt->state, cur, &rt->records, &next)) return -1;
+  /* The stamp again: an edge that went back while the records were read shows an older
+   * one, and what was read (possibly mixed) is dropped. */
+  if (s.present && (sg_edge_stamp_get(rt->edge, &after) || !after.present ||
+                    after.epoch != s.epoch || after.heartbeat_ms < s.heartbeat_ms)) {
+    int e2 = errno;
+    sg__snapshot_free(next);
+    sg__records_invalidate(rt->records);
+    log_hold(rt, "the edge changed epoch or went back during the load", &s, rev);
+    errno = e2;
+    return 1;
+  }
+  /* A runtime that never held a guarded snapshot starts unconfirmed: the stamp it loaded
+   * under may be an old copy's. Unless it is exactly the stamp this runtime accepted last
+   * before a restart: then the edge is the one it last found confirmed, or newer (forward
+   * writes only; an edge put back in time would carry an older stamp). */
+  if (s.present && !rt->loaded_once)
+    atomic_store(&rt->edge_verified, rt->saved.present && sg_edge_stamp_cmp(&s, &rt->saved) == 0);
+  if (!s.present && !rt->stamp.present) atomic_store(&rt->edge_verified, true);
+  rt->load_stamp = s;
+  if (s.present && (full || atomic_load(&rt->edge_verified)) && sg_edge_stamp_cmp(&s, &rt->stamp) > 0)
+    rt->stamp = s;
+  if (atomic_load(&rt->edge_verified)) stamp_keep(rt);
+  rt->loaded_once = true;
+  *out = next;
+  return 0;
+}
+
 void *sg__rt_loader_main(void *arg) {
   sg_runtime *rt = arg;
   int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms(), last_prune = 0;
@@ -58,29 +212,26 @@ void *sg__rt_loader_main(void *arg) {
 
     /* The loader is the only writer of rcu.cur, so it may read it without entering. */
     sg__rt_snapshot *cur = atomic_load(&rt->rcu.cur);
-    uint64_t rev;
     int64_t now = sg_mono_ms();
     /* A placeholder (the edge store was unreadable at start) is retried every period. */
     bool retry = (cur->missing_artifact && now - last_retry >= retry_ms) || cur->unloaded;
-    bool synced = sg_edge_revision(rt->edge, &rev) == 0;
-    if (synced && (rev != cur->revision || retry)) {
-      sg__rt_snapshot *next;
-      if (retry) last_retry = now;
+    if (retry) last_retry = now;
+    sg__rt_snapshot *next;
+    int rc = sg__rt_edge_load(rt, cur, retry, &next);
+    bool synced = rc >= 0;
+    if (rc == 0) {
       if (!retry)
         retry_ms = 1000;
       else if (!cur->unloaded && retry_ms < (cur->fetch_failed ? 4000 : 30000))
         retry_ms *= 2; /* a fetch that failed (Redis blinked) is worth retrying sooner */
-      if (sg__snapshot_load(rt->edge, rt->state, cur, &rt->records, &next) == 0) {
-        sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
-        if (!next->missing_artifact && now - last_prune >= CACHE_PRUNE_MS) {
-          last_prune = now;
-          prune_cache(rt, next);
-        }
-      } else {
-        synced = false;
-        /* Once per failure spell, not every poll period. */
-        if (!failing) fprintf(stderr, "{\"error\":\"edge reload failed: %s\"}\n", strerror(errno));
+      sg__snapshot_free(sg__rcu_publish(&rt->rcu, next));
+      if (!next->missing_artifact && now - last_prune >= CACHE_PRUNE_MS) {
+        last_prune = now;
+        prune_cache(rt, next);
       }
+    } else if (rc < 0 && !failing) {
+      /* Once per failure spell, not every poll period. */
+      fprintf(stderr, "{\"error\":\"edge reload failed: %s\"}\n", strerror(errno));
     }
     failing = !synced;
     if (synced) atomic_store(&rt->edge_synced_ms, now);

@@ -221,6 +221,23 @@ struct sg_rt_state;
 int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev,
                       sg__rt_records **cache, sg__rt_snapshot **out);
 void sg__snapshot_free(sg__rt_snapshot *s);
+/* Makes the next sg__snapshot_load read every record (NULL is fine). */
+void sg__records_invalidate(sg__rt_records *c);
+/* loader.c: loads a snapshot the staleness guard allows. 0: *out is the new snapshot to
+ * publish; 1: held (the edge went back, or a rewrite is under way: keep serving cur);
+ * 2: nothing changed; -1: the edge store could not be read (errno). cur may be NULL (at
+ * start). retry: reload even when the revision did not move. */
+int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
+                     sg__rt_snapshot **out);
+/* loader.c: until the snapshot loaded under a guard stamp is confirmed (the heartbeat
+ * moved past that stamp; with cfg.edge_confirm, asked for at once) or wait_ms passed.
+ * 0 when confirmed. Called at start, before the listener opens. */
+int sg__rt_edge_confirm_wait(sg_runtime *rt, int64_t wait_ms);
+/* loader.c: reads <state-dir>/edge-stamp into rt->saved (at start), and at stop accepts
+ * and keeps the edge's stamp once more when it moved forward (a control plane that stopped
+ * last wrote it). */
+void sg__rt_stamp_restore(sg_runtime *rt);
+void sg__rt_stamp_final(sg_runtime *rt);
 /* The key entry of a digest, or NULL. Lock-free, allocation-free. */
 const sg__rt_key *sg__snapshot_key(const sg__rt_snapshot *s, const uint8_t digest[32]);
 
@@ -277,6 +294,20 @@ struct sg_runtime {
   int route_ids[8];
   _Atomic int64_t edge_synced_ms;
   int64_t started_ms;
+  /* The staleness guard (loader.c; docs/EDGE.md, "The staleness guard"). stamp: the
+   * highest guard stamp this runtime accepted (present: the edge is guarded, and a lower
+   * or missing one means the edge went back); load_stamp: the stamp read before the
+   * snapshot it serves was loaded; loaded_once: a snapshot was ever published. Loader
+   * thread only. edge_verified: what it serves is confirmed current (false: requests
+   * fail closed with 503); edge_behind: the edge went back and the runtime holds its
+   * snapshot. */
+  sg_edge_stamp stamp, load_stamp;
+  /* saved: the stamp last accepted by this runtime, kept in <state-dir>/edge-stamp across
+   * restarts: an edge that still carries exactly it is the edge this runtime last found
+   * confirmed (a runtime restarted while no control plane runs serves again). */
+  sg_edge_stamp saved;
+  bool loaded_once;
+  atomic_bool edge_verified, edge_behind;
   atomic_bool stopping;
   pthread_mutex_t stop_mu;
   pthread_cond_t stop_cv;

@@ -15,7 +15,7 @@
 
 typedef struct {
   const char *listen;      /* "host:port", "[v6]:port" or ":port"; port 0 = any free */
-  const char *edge;        /* edge store spec (directory path; "redis://…" later) */
+  const char *edge;        /* edge store spec: a directory path or "redis://…" */
   const char *state_dir;   /* durable runtime files: quota counters, selection events
                               and dedupe; created if missing */
   unsigned selection_rate; /* selection reports per minute per publishable key; 0 = 600 */
@@ -24,6 +24,11 @@ typedef struct {
   bool access_log;         /* JSON-lines access log on stderr */
   /* Connections open at once; more are accepted and closed (0: 16384). */
   unsigned max_connections;
+  /* A control plane in the same process (`serve`): asks its edge guard to check the edge
+   * now and write a heartbeat (returns 0 when it did), so a runtime that just loaded
+   * under a stamp is confirmed at once instead of at the next heartbeat. NULL: wait. */
+  int (*edge_confirm)(void *ctx);
+  void *edge_confirm_ctx;
 } sg_runtime_config;
 
 typedef struct sg_runtime sg_runtime;

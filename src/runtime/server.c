@@ -20,6 +20,9 @@
 #include "runtime/server.h"
 #include "runtime/state.h"
 
+/* How long a start waits for the control plane to confirm a guarded edge. */
+#define CONFIRM_WAIT_MS 1500
+
 #define MAX_CONNECTIONS 16384 /* default cap per process (cfg.max_connections) */
 
 static int fail(const char *what, const char *detail) {
@@ -101,7 +104,9 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   }
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
-  if (sg__snapshot_load(rt->edge, rt->state, NULL, &rt->records, &first) == 0) {
+  sg__rt_stamp_restore(rt);
+  int first_rc = sg__rt_edge_load(rt, NULL, false, &first);
+  if (first_rc == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
     /* Learn the fleet's quota counts before the first query rather than a second later. */
     sg_rt_state_flush(rt->state, sg_now_s());
@@ -111,13 +116,19 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
     fprintf(stderr,
             "{\"level\":\"warn\",\"msg\":\"edge store not readable yet; not ready until "
             "it is\",\"detail\":\"%s\"}\n",
-            strerror(errno));
+            first_rc == 1 ? "the control plane is rewriting it" : strerror(errno));
     if (!(first = calloc(1, sizeof *first))) {
       fail("out of memory", NULL);
       goto err;
     }
     first->unloaded = true;
   }
+  /* On a guarded edge, what was just read is trusted once the control plane confirms
+   * it: at most a heartbeat away (docs/EDGE.md, "The staleness guard"). Past that the
+   * runtime starts anyway and answers 503 until it is confirmed. */
+  if (first_rc == 0 && sg__rt_edge_confirm_wait(rt, CONFIRM_WAIT_MS))
+    fprintf(stderr, "{\"level\":\"warn\",\"msg\":\"edge store not confirmed current by a "
+                    "control plane; queries answer 503 until it is\"}\n");
   sg__rcu_init(&rt->rcu, first);
   sg__rt_routes_register(rt);
   sg__rt_metrics_start(rt);
@@ -168,6 +179,7 @@ void sg_runtime_stop(sg_runtime *rt) {
   pthread_cond_signal(&rt->stop_cv);
   pthread_mutex_unlock(&rt->stop_mu);
   pthread_join(rt->loader, NULL);
+  sg__rt_stamp_final(rt);
   sg__rt_log_flush();
   sg_rt_state_sync(rt->state);
   runtime_free(rt);

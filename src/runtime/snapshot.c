@@ -158,6 +158,10 @@ void sg__records_free(sg__rt_records *c) {
   free(c);
 }
 
+void sg__records_invalidate(sg__rt_records *c) {
+  if (c) c->valid = false;
+}
+
 /* sg_edge_change_cb: replaces, adds or drops one record of the cache. */
 static int apply_change(sg_edge_kind k, const char *id, uint64_t rev, void *ctx) {
   (void)rev;

@@ -527,6 +527,24 @@ sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64
   return st->ops->edge_state(st, kind, id, want, done, revision);
 }
 
+sg_err sg_store_edge_guard_get(sg_store *st, sg_edge_guard *out) {
+  if (!st || !out) return SG_E_INTERNAL;
+  if (!st->ops->edge_guard_get) return sg__store_missing(st->ops, "edge_guard_get");
+  return st->ops->edge_guard_get(st, out);
+}
+
+sg_err sg_store_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch) {
+  if (!st || !epoch || above >= INT64_MAX) return SG_E_INTERNAL;
+  if (!st->ops->edge_guard_begin) return sg__store_missing(st->ops, "edge_guard_begin");
+  return st->ops->edge_guard_begin(st, above, epoch);
+}
+
+sg_err sg_store_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms) {
+  if (!st || epoch > INT64_MAX || heartbeat_ms < 0) return SG_E_INTERNAL;
+  if (!st->ops->edge_guard_beat) return sg__store_missing(st->ops, "edge_guard_beat");
+  return st->ops->edge_guard_beat(st, epoch, heartbeat_ms);
+}
+
 sg_err sg_store_checkpoint(sg_store *st) {
   if (!st) return SG_E_INTERNAL;
   if (!st->ops->checkpoint) return sg__store_missing(st->ops, "checkpoint");

@@ -394,6 +394,25 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision);
 
+/* The edge guard (docs/EDGE.md, "The staleness guard"): one row the control plane's guard
+ * keeps beside the outbox. epoch counts the full rewrites of the edge; heartbeat_ms is the
+ * newest heartbeat written to the edge in that epoch (0 while its rewrite is under way);
+ * confirmed_revision the highest edge revision any confirmed record write returned;
+ * now_ms the database's clock (every host of a fleet reads one clock). */
+typedef struct {
+  uint64_t epoch;
+  int64_t heartbeat_ms;
+  int64_t confirmed_revision;
+  int64_t now_ms;
+} sg_edge_guard;
+sg_err sg_store_edge_guard_get(sg_store *st, sg_edge_guard *out);
+/* Starts a rewrite: epoch := max(epoch, above) + 1, heartbeat := 0, atomically, so two
+ * processes that start one at once get two epochs. *epoch gets the new one. */
+sg_err sg_store_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
+/* Records that the edge carries a heartbeat of epoch at heartbeat_ms (never lowers it;
+ * nothing happens when the epoch moved on meanwhile). */
+sg_err sg_store_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
+
 /* Every record the edge outbox knows (each (kind, id) ever mirrored, whether dirty or
  * not) after the cursor (after_kind, after_id: "" for the first page), in (kind, id)
  * order, up to max into out; *n is how many (fewer than max: the last page). gen is the

@@ -559,6 +559,59 @@ static int dir_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *
   return rc;
 }
 
+
+/* ---------------------------------------------------------------- guard stamp ---- */
+
+/* STAMP holds the guard stamp's text (sg_edge_stamp_format), replaced atomically. */
+static int dir_stamp_get(sg_edge *e, char out[72]) {
+  char p[PATH_MAX], *text = NULL;
+  size_t len = 0;
+  if (path_of(e, p, sizeof p, "STAMP", NULL, NULL) || sg_read_file(p, 71, &text, &len)) return -1;
+  memcpy(out, text, len);
+  out[len] = '\0';
+  free(text);
+  return 0;
+}
+
+static int dir_stamp_put(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s,
+                         const char *text) {
+  char p[PATH_MAX], cur_text[72];
+  if (path_of(e, p, sizeof p, "STAMP", NULL, NULL)) return -1;
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  sg_edge_stamp cur = {0};
+  int rc = 0;
+  if (dir_stamp_get(e, cur_text) == 0) {
+    if (sg_edge_stamp_parse(cur_text, strlen(cur_text), &cur)) cur = (sg_edge_stamp){0};
+  } else if (errno != ENOENT) {
+    rc = -1;
+  }
+  if (rc == 0) {
+    bool ok = expect ? cur.present && sg_edge_stamp_cmp(&cur, expect) == 0
+                     : !cur.present || sg_edge_stamp_cmp(s, &cur) > 0;
+    rc = !ok ? SG_EDGE_STALE : sg_write_file_atomic(p, text, strlen(text));
+  }
+  unlock_store(fd);
+  return rc;
+}
+
+static int dir_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
+  int fd = lock_store(e);
+  if (fd < 0) return -1;
+  uint64_t r;
+  int rc = read_revision(e, &r);
+  if (rc == 0 && r < min) {
+    char p[PATH_MAX], buf[32];
+    int n = snprintf(buf, sizeof buf, "%llu\n", (unsigned long long)min);
+    rc = path_of(e, p, sizeof p, "REVISION", NULL, NULL) ? -1
+                                                        : sg_write_file_atomic(p, buf, (size_t)n);
+    r = min;
+  }
+  unlock_store(fd);
+  if (rc == 0) *rev = r;
+  return rc;
+}
+
 static void dir_close(sg_edge *e) {
   free(e->dir);
   free(e);
@@ -580,6 +633,9 @@ static const sg__edge_ops dir_ops = {
     .get = dir_get,
     .revision = dir_revision,
     .foreach = dir_foreach,
+    .stamp_get = dir_stamp_get,
+    .stamp_put = dir_stamp_put,
+    .raise_revision = dir_raise_revision,
     .close = dir_close,
 };
 

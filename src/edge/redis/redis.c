@@ -13,6 +13,7 @@
  *   P art:<hex>:<i>          artifact bytes, chunk i (Redis strings stop at 512 MB)
  *   P artifacts              sorted set: hex -> last write time (garbage collection)
  *   P artw                   hash hex -> "<start> <chunks>" of artifact writes under way
+ *   P stamp                  the guard stamp "<epoch> <heartbeat_ms> <revision>"
  *
  * Every record write is one Lua script (atomic on the server): the sequence check, the
  * record, INCR of the revision and the change-log entry happen together, so a reader that
@@ -793,6 +794,81 @@ static int redis_sweep_temp(sg_edge *e, int64_t older_than_s, size_t *removed) {
 
 /* ---------------------------------------------------------------- open/close ----- */
 
+/* ---------------------------------------------------------------- guard stamp ---- */
+
+static int redis_stamp_get(sg_edge *e, char out[72]) {
+  char k[KEY_MAX];
+  redisReply *rep = sg_redisx_cmd(R(e)->r, "GET %s", key(R(e), k, sizeof k, "stamp", NULL));
+  if (!rep || (rep->type != REDIS_REPLY_STRING && rep->type != REDIS_REPLY_NIL))
+    return reply_fail(rep);
+  int rc = 0;
+  if (rep->type == REDIS_REPLY_NIL) {
+    errno = ENOENT;
+    rc = -1;
+  } else {
+    /* A value too long for a stamp is handed on cut, and then does not parse. */
+    size_t n = rep->len < 71 ? rep->len : 71;
+    memcpy(out, rep->str, n);
+    out[n] = '\0';
+  }
+  freeReplyObject(rep);
+  return rc;
+}
+
+/* KEYS: stamp; ARGV: mode ("cas" | "above"), epoch, heartbeat (of the expected stamp for
+ * "cas", of the new one for "above"), new text. Returns 0 written, 1 refused. A stored
+ * value that does not parse counts as no stamp. Epochs and heartbeats (milliseconds) stay
+ * far below 2^53, so Lua's doubles compare them exactly. */
+static sg_redisx_script stamp_script = {
+    .src = "local cur = redis.call('GET', KEYS[1])\n"
+           "local ce, ch\n"
+           "if cur then ce, ch = string.match(cur, '^(%d+) (%d+) %d+$') end\n"
+           "ce, ch = tonumber(ce), tonumber(ch)\n"
+           "local e, h = tonumber(ARGV[2]), tonumber(ARGV[3])\n"
+           "if ARGV[1] == 'cas' then\n"
+           "  if not ce or ce ~= e or ch ~= h then return 1 end\n"
+           "elseif ce and (ce > e or (ce == e and ch >= h)) then\n"
+           "  return 1\n"
+           "end\n"
+           "redis.call('SET', KEYS[1], ARGV[4])\n"
+           "return 0\n",
+};
+
+static int redis_stamp_put(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s,
+                           const char *text) {
+  redis_edge *re = R(e);
+  char k[KEY_MAX], ep[24], hb[24];
+  const sg_edge_stamp *c = expect ? expect : s;
+  snprintf(ep, sizeof ep, "%llu", (unsigned long long)c->epoch);
+  snprintf(hb, sizeof hb, "%lld", (long long)c->heartbeat_ms);
+  const char *argv[] = {key(re, k, sizeof k, "stamp", NULL), expect ? "cas" : "above", ep, hb,
+                        text};
+  redisReply *rep = sg_redisx_eval(re->r, &stamp_script, 1, 5, argv, NULL);
+  if (!rep || rep->type != REDIS_REPLY_INTEGER || rep->integer < 0 || rep->integer > 1)
+    return reply_fail(rep);
+  int rc = rep->integer == 1 ? SG_EDGE_STALE : 0;
+  freeReplyObject(rep);
+  return rc;
+}
+
+/* KEYS: rev; ARGV: min. Returns the revision after. */
+static sg_redisx_script raise_script = {
+    .src = "local r = tonumber(redis.call('GET', KEYS[1]) or '0')\n"
+           "if r < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]); return ARGV[1] end\n"
+           "return tostring(r)\n",
+};
+
+static int redis_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
+  redis_edge *re = R(e);
+  char k[KEY_MAX], m[24];
+  snprintf(m, sizeof m, "%llu", (unsigned long long)min);
+  const char *argv[] = {key(re, k, sizeof k, "rev", NULL), m};
+  redisReply *rep = sg_redisx_eval(re->r, &raise_script, 1, 2, argv, NULL);
+  if (!rep || elem_u64(rep, rev)) return reply_fail(rep);
+  freeReplyObject(rep);
+  return 0;
+}
+
 static void redis_close(sg_edge *e) {
   redis_edge *re = R(e);
   sg_redisx_close(re->r);
@@ -816,6 +892,9 @@ static const sg__edge_ops redis_ops = {
     .get = redis_get,
     .revision = redis_revision,
     .foreach = redis_foreach,
+    .stamp_get = redis_stamp_get,
+    .stamp_put = redis_stamp_put,
+    .raise_revision = redis_raise_revision,
     .close = redis_close,
 };
 

@@ -115,7 +115,8 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
                    sg_err_code(e), r->message ? r->message : sg__rt_message(e), request_id);
   sg__rt_hdrs hh = h ? *h : (sg__rt_hdrs){0};
   if (e == SG_E_INVALID_TOKEN) hh.www_authenticate = true;
-  if (e == SG_E_ARTIFACT_UNAVAILABLE && hh.retry_after <= 0) hh.retry_after = 1;
+  if ((e == SG_E_ARTIFACT_UNAVAILABLE || e == SG_E_UNAVAILABLE) && hh.retry_after <= 0)
+    hh.retry_after = 1;
   sg__rt_respond(r, (unsigned)sg_err_status(e), body, (size_t)n, &hh);
 }
 
@@ -140,6 +141,14 @@ sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key
   r->cors = true;
   /* Before the edge store was first read no key is known: "try again", not invalid_key. */
   if (s->unloaded) return SG_E_ARTIFACT_UNAVAILABLE;
+  /* Fail closed while the edge is not confirmed current (docs/EDGE.md, "The staleness
+   * guard"): a record from an edge that went back could un-hide a private list or revive
+   * a revoked key. */
+  if (!atomic_load_explicit(&r->rt->edge_verified, memory_order_relaxed)) {
+    r->message = "The edge store is not yet confirmed current by the control plane; retry "
+                 "shortly.";
+    return SG_E_UNAVAILABLE;
+  }
   if (!key || klen == 0 || klen > 256) {
     r->message = sg__rt_key_hint(key, klen);
     return SG_E_INVALID_KEY;

@@ -271,4 +271,9 @@ sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_m
 sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,
                                const json_t *after, json_t **data, bool *more);
 
+/* guard.c: the edge guard's row */
+sg_err sg__pg_edge_guard_get(sg_store *st, sg_edge_guard *out);
+sg_err sg__pg_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
+sg_err sg__pg_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
+
 #endif

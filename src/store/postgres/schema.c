@@ -187,5 +187,9 @@ const char *const sg__pg_migrations[] = {
     "  PRIMARY KEY(selection_id, ts_ms));"
     "CREATE INDEX selections_list ON selections(list_id, ts_ms);"
     "CREATE INDEX applications_workspace_page ON applications(workspace_id, created_at, id);",
+    /* The edge guard (docs/EDGE.md, "The staleness guard"): one row. */
+    "CREATE TABLE edge_guard(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
+    "  heartbeat_ms BIGINT NOT NULL);"
+    "INSERT INTO edge_guard VALUES (1, 0, 0);",
     NULL,
 };

@@ -284,4 +284,9 @@ sg_err sg__sqlite_publishable_key_list(sg_store *st, const char *application_id,
 sg_err sg__sqlite_item_search(sg_store *st, const char *workspace_id, const char *list_id,
                               const char *prefix, size_t limit, const json_t *after, json_t **data,
                               bool *more);
+/* guard.c: the edge guard's row */
+sg_err sg__sqlite_edge_guard_get(sg_store *st, sg_edge_guard *out);
+sg_err sg__sqlite_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
+sg_err sg__sqlite_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
+
 #endif

@@ -392,6 +392,66 @@ static void test_records(void **state) {
   assert_int_equal(sg_edge_delete(e, SG_EDGE_SIGNING_KEY, c, NULL), 0);
 }
 
+/* The guard stamp (docs/EDGE.md, "The staleness guard"): a conditional heartbeat that
+ * refuses a stamp other than the one checked, an unconditional write that only moves
+ * forward, and a revision that can be raised (never lowered) without a change-log entry. */
+static void test_stamp_and_raise(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  sg_edge_stamp cur;
+  assert_int_equal(sg_edge_stamp_get(e, &cur), 0);
+  /* A shared backend may hold a stamp already: start above it. */
+  uint64_t ep = (cur.present ? cur.epoch : 0) + 1;
+  sg_edge_stamp open = {true, ep, 0, 0}, done = {true, ep, 1700000000000, 7};
+  assert_int_equal(sg_edge_stamp_put(e, NULL, &open), 0);
+  assert_int_equal(sg_edge_stamp_get(e, &cur), 0);
+  assert_true(cur.present);
+  assert_int_equal(cur.epoch, ep);
+  assert_int_equal(cur.heartbeat_ms, 0);
+  /* Not above what is stored: refused. */
+  assert_int_equal(sg_edge_stamp_put(e, NULL, &open), SG_EDGE_STALE);
+  /* A heartbeat conditional on a stamp that is not the stored one: refused. */
+  sg_edge_stamp wrong = {true, ep, 5, 0};
+  assert_int_equal(sg_edge_stamp_put(e, &wrong, &done), SG_EDGE_STALE);
+  assert_int_equal(sg_edge_stamp_put(e, &open, &done), 0);
+  assert_int_equal(sg_edge_stamp_get(e, &cur), 0);
+  assert_int_equal(cur.heartbeat_ms, 1700000000000);
+  assert_int_equal(cur.revision, 7);
+  /* An older epoch never replaces a newer one. */
+  sg_edge_stamp older = {true, ep - 1, 1800000000000, 9};
+  assert_int_equal(sg_edge_stamp_put(e, NULL, &older), SG_EDGE_STALE);
+  sg_edge_stamp later = {true, ep + 1, 0, 0};
+  assert_int_equal(sg_edge_stamp_put(e, NULL, &later), 0);
+  assert_int_equal(sg_edge_stamp_put(e, &done, &done), SG_EDGE_STALE);
+
+  /* Raising the revision: never down, and a reader behind it must reload everything. */
+  uint64_t r0, r1, upto;
+  char a[64];
+  id_of(f, "a", a, sizeof a);
+  assert_int_equal(sg_edge_put(e, SG_EDGE_LIST, a, "{}", 2, &r0), 0);
+  assert_int_equal(sg_edge_raise_revision(e, r0 + 10, &r1), 0);
+  assert_int_equal(r1, r0 + 10);
+  assert_int_equal(sg_edge_raise_revision(e, r0, &r1), 0);
+  assert_int_equal(r1, r0 + 10);
+  assert_int_equal(sg_edge_revision(e, &r1), 0);
+  assert_int_equal(r1, r0 + 10);
+  changes c = {.prefix = f->prefix};
+  assert_int_equal(sg_edge_changes_since(e, r0, on_change, &c, &upto), SG_EDGE_TOO_OLD);
+  /* Text form. */
+  char text[72];
+  sg_edge_stamp p;
+  assert_int_equal(sg_edge_stamp_format(&done, text), 0);
+  char want[72];
+  snprintf(want, sizeof want, "%llu 1700000000000 7", (unsigned long long)ep);
+  assert_string_equal(text, want);
+  assert_int_equal(sg_edge_stamp_parse(text, strlen(text), &p), 0);
+  assert_int_equal(sg_edge_stamp_cmp(&p, &done), 0);
+  assert_int_equal(sg_edge_stamp_parse("1 2", 3, &p), -1);
+  assert_int_equal(sg_edge_stamp_parse("1 2 3 4", 7, &p), -1);
+  assert_int_equal(sg_edge_stamp_parse("1 -2 3", 6, &p), -1);
+  assert_int_equal(sg_edge_stamp_parse("x 2 3", 5, &p), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_put_if_newer, setup, teardown),
@@ -401,6 +461,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_changes_compacted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
       cmocka_unit_test_setup_teardown(test_records, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_stamp_and_raise, setup, teardown),
   };
   const char *env = getenv("SUGGESTD_TEST_EDGE");
   if (env && *env) {

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "common/util.h"
 #include "store_fixture.h"
 
 /* True when (kind, id) is among the dirty records. */
@@ -117,12 +118,44 @@ static void test_tenant_records(void **state) {
   assert_int_equal(sg_store_edge_source(f->st, "nonsense", "x", &gen, &src), SG_E_NOT_FOUND);
 }
 
+/* The edge guard's row (sg_store_edge_guard_*): epochs only grow, one per rewrite even
+ * when two start at once; a heartbeat never lowers and counts only for its own epoch; the
+ * confirmed revision is the outbox's highest; the clock is the database's. */
+static void test_guard_row(void **state) {
+  store_fixture *f = *state;
+  sg_edge_guard g;
+  int64_t t0 = sg_now_ms();
+  assert_int_equal(sg_store_edge_guard_get(f->st, &g), SG_E_OK);
+  assert_int_equal(g.epoch, 0);
+  assert_int_equal(g.heartbeat_ms, 0);
+  assert_true(g.now_ms >= t0 - 5000 && g.now_ms <= t0 + 5000);
+  uint64_t e1, e2, e3;
+  assert_int_equal(sg_store_edge_guard_begin(f->st, 0, &e1), SG_E_OK);
+  assert_int_equal(sg_store_edge_guard_begin(f->st, 0, &e2), SG_E_OK);
+  assert_int_equal(e1, 1);
+  assert_int_equal(e2, 2);
+  assert_int_equal(sg_store_edge_guard_begin(f->st, 9, &e3), SG_E_OK);
+  assert_int_equal(e3, 10);
+  assert_int_equal(sg_store_edge_guard_beat(f->st, 2, 500), SG_E_OK); /* an old epoch */
+  assert_int_equal(sg_store_edge_guard_get(f->st, &g), SG_E_OK);
+  assert_int_equal(g.heartbeat_ms, 0);
+  assert_int_equal(sg_store_edge_guard_beat(f->st, 10, 500), SG_E_OK);
+  assert_int_equal(sg_store_edge_guard_beat(f->st, 10, 400), SG_E_OK);
+  assert_int_equal(sg_store_edge_guard_get(f->st, &g), SG_E_OK);
+  assert_int_equal(g.epoch, 10);
+  assert_int_equal(g.heartbeat_ms, 500);
+  assert_int_equal(sg_store_edge_done(f->st, "lists", f->list, 1, 77), SG_E_OK);
+  assert_int_equal(sg_store_edge_guard_get(f->st, &g), SG_E_OK);
+  assert_int_equal(g.confirmed_revision, 77);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_list_changes, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_tenant_records, store_fixture_setup,
                                       store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_guard_row, store_fixture_setup, store_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

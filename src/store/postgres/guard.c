@@ -1,0 +1,56 @@
+/*
+ * PostgreSQL backend: the edge guard's row (sg_store_edge_guard_* in store.h). Times come
+ * from the server's clock, so every host of a fleet reads the same one.
+ */
+#include "store/postgres/pg.h"
+
+sg_err sg__pg_edge_guard_get(sg_store *base, sg_edge_guard *out) {
+  sg_err rc;
+  PGresult *r = sg__pg_one(
+      sg__pg_of(base),
+      "SELECT epoch, heartbeat_ms, (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
+      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM edge_guard WHERE id=1",
+      0, NULL, &rc);
+  if (!r) return rc;
+  rc = SG_E_INTERNAL;
+  if (PQntuples(r) == 1) {
+    int64_t epoch = sg__pg_i(r, 0, 0);
+    *out = (sg_edge_guard){.epoch = epoch > 0 ? (uint64_t)epoch : 0,
+                           .heartbeat_ms = sg__pg_i(r, 0, 1),
+                           .confirmed_revision = sg__pg_i(r, 0, 2),
+                           .now_ms = sg__pg_i(r, 0, 3)};
+    rc = SG_E_OK;
+  }
+  PQclear(r);
+  return rc;
+}
+
+sg_err sg__pg_edge_guard_begin(sg_store *base, uint64_t above, uint64_t *epoch) {
+  char a[24];
+  const char *p[] = {sg__pg_int((int64_t)above, a)};
+  sg_err rc;
+  PGresult *r = sg__pg_one(sg__pg_of(base),
+                           "UPDATE edge_guard SET epoch = GREATEST(epoch, $1::bigint) + 1,"
+                           " heartbeat_ms = 0 WHERE id=1 RETURNING epoch",
+                           1, p, &rc);
+  if (!r) return rc;
+  rc = SG_E_INTERNAL;
+  if (PQntuples(r) == 1 && sg__pg_i(r, 0, 0) > 0) {
+    *epoch = (uint64_t)sg__pg_i(r, 0, 0);
+    rc = SG_E_OK;
+  }
+  PQclear(r);
+  return rc;
+}
+
+sg_err sg__pg_edge_guard_beat(sg_store *base, uint64_t epoch, int64_t heartbeat_ms) {
+  char e[24], h[24];
+  const char *p[] = {sg__pg_int((int64_t)epoch, e), sg__pg_int(heartbeat_ms, h)};
+  sg_err rc;
+  PGresult *r = sg__pg_one(sg__pg_of(base),
+                           "UPDATE edge_guard SET heartbeat_ms = GREATEST(heartbeat_ms, $2::bigint)"
+                           " WHERE id=1 AND epoch=$1::bigint",
+                           2, p, &rc);
+  PQclear(r);
+  return r ? SG_E_OK : rc;
+}
