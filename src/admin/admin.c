@@ -28,6 +28,10 @@ static const sg_flag_spec admin_flags[] = {
     {"name", true, false},     {"workspace", true, false}, {"application", true, false},
     {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
     {"email", true, false},    {"role", true, false},      {"password-file", true, false},
+    {"max-lists-per-workspace", true, false},
+    {"max-members-per-workspace", true, false},
+    {"max-publishable-keys-per-application", true, false},
+    {"max-secret-keys-per-application", true, false},
     {NULL, false, false},
 };
 
@@ -389,6 +393,10 @@ static const admin_cmd cmds[] = {
     {"edge", "rebuild", edge_rebuild, "edge rebuild"},
     {NULL, NULL, NULL, NULL},
 };
+
+void sg__admin_usage(FILE *f) {
+  for (const admin_cmd *k = cmds; k->noun; k++) fprintf(f, "  %s\n", k->usage);
+}
 
 int sg_cmd_admin(int argc, char **argv) {
   sg_args a;

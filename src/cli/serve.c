@@ -42,6 +42,11 @@ static const sg_flag_spec serve_flags[] = {
     {"signin-rate-ip", true, false},
     {"signin-rate-email", true, false},
     {"runtime-public-url", true, false},
+    {"invite-rate", true, false},
+    {"max-lists-per-workspace", true, false},
+    {"max-members-per-workspace", true, false},
+    {"max-publishable-keys-per-application", true, false},
+    {"max-secret-keys-per-application", true, false},
     {NULL, false, false},
 };
 
