@@ -85,6 +85,10 @@ static int store_fail(sg_err e, const char *what) {
     return sg__cli_fail("list not found, not owned by the application's workspace, or not "
                         "shared with it by an active subscription",
                         NULL);
+  /* A limit names itself and the flag that raises it (the error table's message). */
+  if (e == SG_E_LIST_LIMIT || e == SG_E_MEMBER_LIMIT || e == SG_E_SECRET_KEY_LIMIT ||
+      e == SG_E_PUBLISHABLE_KEY_LIMIT)
+    return sg__cli_fail("%s", sg_err_message(e));
   return sg__cli_fail("store error (%s)", sg_err_name(e));
 }
 

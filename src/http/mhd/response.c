@@ -59,6 +59,17 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_CROSS_ORIGIN: return "Call the dashboard API from the dashboard's own origin.";
   case SG_E_LAST_OWNER: return "Make another member an owner first.";
   case SG_E_MEMBER_EXISTS: return "Use another email, or change the existing member's role.";
+  case SG_E_LIST_LIMIT:
+    return "Reuse an archived list, or ask the operator to raise --max-lists-per-workspace.";
+  case SG_E_MEMBER_LIMIT:
+    return "Remove members who no longer need access, or ask the operator to raise "
+           "--max-members-per-workspace.";
+  case SG_E_PUBLISHABLE_KEY_LIMIT:
+    return "Revoke publishable keys no longer in use, or ask the operator to raise "
+           "--max-publishable-keys-per-application.";
+  case SG_E_SECRET_KEY_LIMIT:
+    return "Revoke secret keys no longer in use, or ask the operator to raise "
+           "--max-secret-keys-per-application.";
   default: return "Retry later; if it persists, report the requestId.";
   }
 }
