@@ -186,7 +186,8 @@ static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc)
   const char *sc = sg_args_get(a, "dashboard-secure-cookies");
   cc->secure_cookies = sc && strcmp(sc, "0") != 0 && strcmp(sc, "false") != 0;
   if (u32_flag(a, "signin-rate-ip", "20", &cc->signin_rate_ip) ||
-      u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email))
+      u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email) ||
+      u32_flag(a, "invite-rate", "10", &cc->invite_rate))
     return 1;
   if (runtime_url_flag(a, with_runtime, cc)) return 1;
   static char state[4096];
