@@ -38,8 +38,8 @@ static const sg_cmd commands[] = {
 static void usage(FILE *f) {
   fprintf(f, "usage: suggestd <command> [flags]\n\ncommands:\n");
   for (const sg_cmd *c = commands; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->help);
-  fprintf(f, "\nEvery flag is mirrored by an environment variable SUGGESTD_<FLAG>.\n"
-             "See README.md for the full reference.\n");
+  fprintf(f, "\n`suggestd <command> --help` shows a command's flags. Every flag is mirrored by\n"
+             "an environment variable SUGGESTD_<FLAG>. See README.md for the full reference.\n");
 }
 
 int main(int argc, char **argv) {
@@ -56,8 +56,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "{\"error\":\"cannot initialise libsodium\"}\n");
     return 1;
   }
-  for (const sg_cmd *c = commands; c->name; c++)
-    if (c->fn && strcmp(c->name, argv[1]) == 0) return c->fn(argc - 2, argv + 2);
+  for (const sg_cmd *c = commands; c->name; c++) {
+    if (!c->fn || strcmp(c->name, argv[1]) != 0) continue;
+    if (sg__cli_wants_help(argc - 2, argv + 2)) return sg__cli_help(c->name, stdout) ? 2 : 0;
+    return c->fn(argc - 2, argv + 2);
+  }
   /* Through the JSON encoder, so a command word with quotes still gives valid JSON. */
   sg__cli_fail("unknown command '%s'; see suggestd --help", argv[1]);
   return 2;

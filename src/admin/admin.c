@@ -28,6 +28,10 @@ static const sg_flag_spec admin_flags[] = {
     {"name", true, false},     {"workspace", true, false}, {"application", true, false},
     {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
     {"email", true, false},    {"role", true, false},      {"password-file", true, false},
+    {"max-lists-per-workspace", true, false},
+    {"max-members-per-workspace", true, false},
+    {"max-publishable-keys-per-application", true, false},
+    {"max-secret-keys-per-application", true, false},
     {NULL, false, false},
 };
 
@@ -81,6 +85,10 @@ static int store_fail(sg_err e, const char *what) {
     return sg__cli_fail("list not found, not owned by the application's workspace, or not "
                         "shared with it by an active subscription",
                         NULL);
+  /* A limit names itself and the flag that raises it (the error table's message). */
+  if (e == SG_E_LIST_LIMIT || e == SG_E_MEMBER_LIMIT || e == SG_E_SECRET_KEY_LIMIT ||
+      e == SG_E_PUBLISHABLE_KEY_LIMIT)
+    return sg__cli_fail("%s", sg_err_message(e));
   return sg__cli_fail("store error (%s)", sg_err_name(e));
 }
 
@@ -389,6 +397,10 @@ static const admin_cmd cmds[] = {
     {"edge", "rebuild", edge_rebuild, "edge rebuild"},
     {NULL, NULL, NULL, NULL},
 };
+
+void sg__admin_usage(FILE *f) {
+  for (const admin_cmd *k = cmds; k->noun; k++) fprintf(f, "  %s\n", k->usage);
+}
 
 int sg_cmd_admin(int argc, char **argv) {
   sg_args a;

@@ -4,12 +4,23 @@
 #ifndef SG_CLI_CLI_H
 #define SG_CLI_CLI_H
 
+#include <stdbool.h>
+#include <stdio.h>
+
 #include "common/args.h"
 #include "edge/edge.h"
 #include "store/store.h"
 
 int sg_cmd_serve(int argc, char **argv);
 int sg_cmd_admin(int argc, char **argv);
+
+/* `suggestd <cmd> --help` (src/cli/help.c): prints cmd's usage text on f; 0, or -1 for a
+ * command without one. */
+int sg__cli_help(const char *cmd, FILE *f);
+/* True when the words after a subcommand ask for help (--help or -h before any "--"). */
+bool sg__cli_wants_help(int argc, char **argv);
+/* The admin commands, one usage line each (src/admin/admin.c). */
+void sg__admin_usage(FILE *f);
 
 /* Prints {"error": fmt % arg} on stderr and returns 1. */
 int sg__cli_fail(const char *fmt, const char *arg);

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,11 @@ static const sg_flag_spec serve_flags[] = {
     {"signin-rate-ip", true, false},
     {"signin-rate-email", true, false},
     {"runtime-public-url", true, false},
+    {"invite-rate", true, false},
+    {"max-lists-per-workspace", true, false},
+    {"max-members-per-workspace", true, false},
+    {"max-publishable-keys-per-application", true, false},
+    {"max-secret-keys-per-application", true, false},
     {NULL, false, false},
 };
 
@@ -61,12 +67,42 @@ int sg__cli_fail(const char *fmt, const char *arg) {
   return 1;
 }
 
+/* The --max-* flags (docs/STORE.md "Limits"), each 1..1000000000. */
+static int limit_flags(sg_args *a, sg_store_limits *l) {
+  static const struct {
+    const char *flag;
+    size_t off;
+  } f[] = {
+      {"max-lists-per-workspace", offsetof(sg_store_limits, lists_per_workspace)},
+      {"max-members-per-workspace", offsetof(sg_store_limits, members_per_workspace)},
+      {"max-publishable-keys-per-application",
+       offsetof(sg_store_limits, publishable_keys_per_application)},
+      {"max-secret-keys-per-application", offsetof(sg_store_limits, secret_keys_per_application)},
+  };
+  *l = SG_STORE_LIMITS_DEFAULT;
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    const char *v = sg_args_get(a, f[i].flag);
+    if (!v) continue;
+    int64_t n;
+    if (sg_parse_i64(v, 1, 1000000000, &n)) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "--%s must be an integer from 1 to 1000000000", f[i].flag);
+      return sg__cli_fail("%s", msg);
+    }
+    memcpy((char *)l + f[i].off, &n, sizeof n);
+  }
+  return 0;
+}
+
 int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge) {
   const char *dir = sg_args_get(a, "data-dir");
   const char *db = sg_args_get_or(a, "database", dir);
   char err[256];
   if (!db) return sg__cli_fail("--data-dir (or --database and --edge) is required", NULL);
+  sg_store_limits limits;
+  if (st && limit_flags(a, &limits)) return 1;
   if (st && sg_store_open(db, st, err, sizeof err)) return sg__cli_fail("%s", err);
+  if (st) sg_store_set_limits(*st, &limits);
   if (edge) {
     const char *e = sg_args_get(a, "edge");
     char path[4096];
@@ -150,7 +186,8 @@ static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc)
   const char *sc = sg_args_get(a, "dashboard-secure-cookies");
   cc->secure_cookies = sc && strcmp(sc, "0") != 0 && strcmp(sc, "false") != 0;
   if (u32_flag(a, "signin-rate-ip", "20", &cc->signin_rate_ip) ||
-      u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email))
+      u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email) ||
+      u32_flag(a, "invite-rate", "10", &cc->invite_rate))
     return 1;
   if (runtime_url_flag(a, with_runtime, cc)) return 1;
   static char state[4096];

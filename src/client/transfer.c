@@ -444,7 +444,10 @@ int sg_cmd_import(int argc, char **argv) {
   sg_args a;
   char err[256];
   if (sg_args_parse(&a, argc, argv, flags, err, sizeof err)) return sg__cli_fail("%s", err);
-  if (a.npos != 1) return sg__cli_fail("usage: suggestd import … --list L FILE", NULL);
+  if (a.npos != 1)
+    return sg__cli_fail("usage: suggestd import --control-url URL --secret-key-file F --list L "
+                        "FILE (suggestd import --help)",
+                        NULL);
   client cl;
   if (client_init(&cl, &a)) return 1;
   const char *list = sg_args_get(&a, "list");
@@ -553,7 +556,10 @@ int sg_cmd_export(int argc, char **argv) {
   sg_args a;
   char err[256];
   if (sg_args_parse(&a, argc, argv, flags, err, sizeof err)) return sg__cli_fail("%s", err);
-  if (a.npos > 1) return sg__cli_fail("usage: suggestd export … --list L [FILE]", NULL);
+  if (a.npos > 1)
+    return sg__cli_fail("usage: suggestd export --control-url URL --secret-key-file F --list L "
+                        "[FILE] (suggestd export --help)",
+                        NULL);
   client cl;
   if (client_init(&cl, &a)) return 1;
   const char *list = sg_args_get(&a, "list");

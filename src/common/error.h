@@ -63,7 +63,17 @@
   X(LAST_OWNER, 409, "invalid_request", "last_owner",                                              \
     "The workspace must keep at least one active owner.")                                          \
   X(MEMBER_EXISTS, 409, "invalid_request", "member_exists",                                        \
-    "A member with this email already exists.")
+    "A member with this email already exists.")                                                    \
+  X(LIST_LIMIT, 409, "invalid_request", "list_limit_reached",                                      \
+    "The workspace holds as many lists as it may (--max-lists-per-workspace).")                    \
+  X(MEMBER_LIMIT, 409, "invalid_request", "member_limit_reached",                                  \
+    "The workspace has as many active members as it may (--max-members-per-workspace).")           \
+  X(PUBLISHABLE_KEY_LIMIT, 409, "invalid_request", "publishable_key_limit_reached",                \
+    "The application has as many active publishable keys as it may "                               \
+    "(--max-publishable-keys-per-application).")                                                   \
+  X(SECRET_KEY_LIMIT, 409, "invalid_request", "secret_key_limit_reached",                          \
+    "The application has as many active secret keys as it may "                                    \
+    "(--max-secret-keys-per-application).")
 
 typedef enum {
 #define SG__ERR_ENUM(name, status, code, reason, msg) SG_E_##name,

@@ -167,6 +167,16 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
   return ch;
 }
 
+/* True when a field the edge record serves differs between the list before (cur) and
+ * after (list) the PATCH. */
+static bool served_change(const json_t *cur, const json_t *list) {
+  static const char *const served[] = {"visibility", "status", "queryPolicy", "localePolicy",
+                                       NULL};
+  for (const char *const *k = served; *k; k++)
+    if (!json_equal(json_object_get(cur, *k), json_object_get(list, *k))) return true;
+  return false;
+}
+
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp) {
   json_t *body = sg__body_object(req, resp);
   if (!body) return;
@@ -211,7 +221,11 @@ void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_re
     return;
   }
   /* The store marked the list's edge record dirty in the PATCH's transaction when a
-   * served field changed; write it now (a failure stays pending for the reconciler). */
-  sg__send_list(req, resp, 200, list, sg__edge_sync_list(c, req->params[0]));
+   * served field changed; write it now (a failure stays pending for the reconciler). The
+   * answer carries edgeSync only then (visibility, status, queryPolicy or the localePolicy
+   * the edge record also carries): a PATCH of the name or displayOrder alone, or one that
+   * sets the values already stored, changes nothing on the edge and says nothing of it. */
+  bool served = served_change(cur, list);
   json_decref(cur);
+  sg__send_list(req, resp, 200, list, served ? sg__edge_sync_list(c, req->params[0]) : NULL);
 }

@@ -63,6 +63,15 @@ void sg__dh_members_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
     json_decref(b);
     return;
   }
+  /* Each invitation runs Argon2id (about 150 ms of a CPU and 64 MiB) and its answer says
+   * whether the email is free: both are bounded per workspace, before any hashing, so an
+   * admin can neither stall the process nor probe emails quickly. */
+  int retry = 0;
+  if (!sg_ratelimit_take_retry(c->dash->rl_invite, d->m.workspace_id, sg_mono_ms(), &retry)) {
+    json_decref(b);
+    sg__dash_rate_limited(req, resp, retry);
+    return;
+  }
   /* Without a password the server makes one and shows it once, for the admin to hand
    * over; the member changes it with POST /dashboard/api/me/password. */
   char generated[32] = "";

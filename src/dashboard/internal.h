@@ -14,6 +14,7 @@
 struct sg__dashboard {
   sg_ratelimit *rl_signin_ip;
   sg_ratelimit *rl_signin_email;
+  sg_ratelimit *rl_invite; /* POST /members, per workspace (--invite-rate) */
   uint8_t csrf_secret[32];
   int64_t idle_ms;
   /* The live preview's last artifact (h_preview.c), opened once for many keystrokes. */

@@ -115,7 +115,8 @@ int sg__dashboard_start(sg_control *c) {
   pthread_mutex_init(&d->preview_mu, NULL);
   d->rl_signin_ip = sg_ratelimit_new(c->cfg.signin_rate_ip);
   d->rl_signin_email = sg_ratelimit_new(c->cfg.signin_rate_email);
-  if (!d->rl_signin_ip || !d->rl_signin_email ||
+  d->rl_invite = sg_ratelimit_new(c->cfg.invite_rate);
+  if (!d->rl_signin_ip || !d->rl_signin_email || !d->rl_invite ||
       sg_store_secret(c->cfg.store, "csrf_secret", d->csrf_secret) != SG_E_OK)
     return -1;
   /* Builds the dummy hash that unknown emails are verified against now, so the first
@@ -128,6 +129,7 @@ void sg__dashboard_stop(sg_control *c) {
   if (!c || !c->dash) return;
   sg_ratelimit_free(c->dash->rl_signin_ip);
   sg_ratelimit_free(c->dash->rl_signin_email);
+  sg_ratelimit_free(c->dash->rl_invite);
   sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
   if (c->dash->preview) sg_artifact_close(c->dash->preview);
   pthread_mutex_destroy(&c->dash->preview_mu);

@@ -160,6 +160,7 @@ void sg__h_query(sg__rt_req *r) {
   sg_err e = sg__rt_authorize(r, s, key, klen, &k);
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
     e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
+    if (e == SG_E_INVALID_TOKEN) r->message = sg__rt_token_hint(r->req->authorization.p);
   }
   if (e == SG_E_OK && (!q || !sg_utf8_valid(q, qlen))) {
     e = SG_E_INVALID_REQUEST;

@@ -22,18 +22,29 @@ void sg__h_selection(sg__rt_req *r) {
   if (e != SG_E_OK) {
     sg__selection_free(&sel);
     r->cors = true;
+    if (e == SG_E_INVALID_REQUEST)
+      r->message = "The body must be a JSON object with the fields key, selectionId, "
+                   "queryRequestId, listId, itemId and position.";
     sg__rt_error(r, e, NULL, NULL);
     return;
   }
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
   const sg__rt_key *k = NULL;
   e = sg__rt_authorize(r, s, sel.key, sel.key_len, &k);
-  if (e == SG_E_OK && sel.bad_field) e = SG_E_INVALID_REQUEST;
+  if (e == SG_E_OK && sel.bad_field) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = sel.bad_message;
+  }
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
     e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
+    if (e == SG_E_INVALID_TOKEN) r->message = sg__rt_token_hint(r->req->authorization.p);
   }
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
-  if (e == SG_E_OK && strcmp(sel.list_id, k->list->id) != 0) e = SG_E_INVALID_REQUEST;
+  if (e == SG_E_OK && strcmp(sel.list_id, k->list->id) != 0) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = "The field listId must be the id of the key's list: the listId of the query "
+                 "answer.";
+  }
   sg__rt_hdrs h = {0};
   if (e == SG_E_OK) {
     char rkey[33];

@@ -22,6 +22,16 @@ const char *sg__rt_message(sg_err e) {
   }
 }
 
+const char *sg__rt_token_hint(const char *authorization) {
+  if (!authorization || !*authorization)
+    return "This list is private and no access token was sent. Your server mints one with "
+           "POST /api/v1/token (secret key) and the page sends it as Authorization: Bearer; "
+           "or make the list public (PATCH /api/v1/lists/{id} with visibility public) if "
+           "anyone may read it.";
+  return "The access token is invalid, expired, or does not cover this list: mint a new one "
+         "with POST /api/v1/token for this list and send it as Authorization: Bearer.";
+}
+
 const char *sg__rt_key_hint(const char *key, size_t klen) {
   if (!key || klen == 0)
     return "No publishable key was sent: put one (pk_...) in the key query parameter, or in "

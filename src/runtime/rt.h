@@ -107,7 +107,8 @@ typedef struct {
   char selection_id[37];                                    /* lower-case canonical UUID */
   const char *query_request_id, *list_id, *item_id, *query; /* query may be NULL */
   int64_t position;
-  const char *bad_field; /* first invalid field, NULL when every field is valid */
+  const char *bad_field;   /* first invalid field, NULL when every field is valid */
+  const char *bad_message; /* the 400's message naming it and what it must be (a constant) */
 } sg__selection;
 
 /* Parses a selection report body[0..len). Returns SG_E_OK when the body is a JSON
@@ -350,6 +351,9 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
  * invalid_key message for a key of the wrong kind or a missing one (NULL otherwise). */
 const char *sg__rt_message(sg_err e);
 const char *sg__rt_key_hint(const char *key, size_t klen);
+/* The invalid_token message for a private list: what to do when no token was sent (mint
+ * one, or make the list public), or when the one sent does not serve. */
+const char *sg__rt_token_hint(const char *authorization);
 /* The publishable key digest lookup + validity + origin check shared by the handlers.
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,

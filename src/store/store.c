@@ -87,17 +87,27 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     return -1;
   }
   *out = NULL;
+  int rc;
   if (strncmp(spec, "postgres://", 11) == 0 || strncmp(spec, "postgresql://", 13) == 0) {
-    return sg__pg_open(spec, out, err, errsz);
+    rc = sg__pg_open(spec, out, err, errsz);
+  } else {
+    /* Any other "scheme://" is a backend this build does not know; a plain path (which
+     * may contain "://" only after a slash) is the SQLite data directory or file. */
+    const char *colon = strstr(spec, "://");
+    if (colon && strncmp(spec, "sqlite://", 9) != 0 &&
+        !memchr(spec, '/', (size_t)(colon - spec))) {
+      snprintf(err, errsz, "unknown database scheme in '%s' (expected sqlite:// or a path)",
+               spec);
+      return -1;
+    }
+    rc = open_sqlite(spec, out, err, errsz);
   }
-  /* Any other "scheme://" is a backend this build does not know; a plain path (which may
-   * contain "://" only after a slash) is the SQLite data directory or file. */
-  const char *colon = strstr(spec, "://");
-  if (colon && strncmp(spec, "sqlite://", 9) != 0 && !memchr(spec, '/', (size_t)(colon - spec))) {
-    snprintf(err, errsz, "unknown database scheme in '%s' (expected sqlite:// or a path)", spec);
-    return -1;
-  }
-  return open_sqlite(spec, out, err, errsz);
+  if (rc == 0) (*out)->limits = SG_STORE_LIMITS_DEFAULT;
+  return rc;
+}
+
+void sg_store_set_limits(sg_store *st, const sg_store_limits *l) {
+  if (st && l) st->limits = *l;
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */

@@ -30,6 +30,23 @@ typedef struct sg_store sg_store;
 int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz);
 void sg_store_close(sg_store *st);
 
+/* How many of each resource a parent may hold (issue 22, docs/STORE.md "Limits"). Each
+ * create checks its limit inside its own write transaction, with the parent locked, so
+ * two processes cannot both pass it: past it, list_create answers SG_E_LIST_LIMIT,
+ * member_create SG_E_MEMBER_LIMIT, secret_key_create SG_E_SECRET_KEY_LIMIT and
+ * publishable_key_create SG_E_PUBLISHABLE_KEY_LIMIT. Lists count whatever their status;
+ * members and keys count while active (a revoked key or disabled member frees its place). */
+typedef struct {
+  int64_t lists_per_workspace;
+  int64_t members_per_workspace;
+  int64_t publishable_keys_per_application;
+  int64_t secret_keys_per_application;
+} sg_store_limits;
+#define SG_STORE_LIMITS_DEFAULT ((sg_store_limits){10000, 1000, 100, 20})
+/* Replaces the limits (a fresh handle has SG_STORE_LIMITS_DEFAULT). Call before sharing the
+ * handle between threads. */
+void sg_store_set_limits(sg_store *st, const sg_store_limits *l);
+
 /* ---- workspaces, applications, keys (admin CLI) ------------------------------------ */
 sg_err sg_store_workspace_create(sg_store *st, const char *name, json_t **out);
 sg_err sg_store_workspace_set_status(sg_store *st, const char *id, const char *status,

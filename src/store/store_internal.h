@@ -179,6 +179,7 @@ struct sg_store_ops {
  * its first member and converts a pointer back with a cast. */
 struct sg_store {
   const sg_store_ops *ops;
+  sg_store_limits limits; /* set by sg_store_open, read by the backends' creates */
 };
 struct sg_store_import {
   const sg_store_ops *ops;

@@ -58,7 +58,29 @@ const char *sg_resp_remediation(sg_err e) {
     return "Send X-CSRF-Token with the csrfToken of GET /dashboard/api/me.";
   case SG_E_CROSS_ORIGIN: return "Call the dashboard API from the dashboard's own origin.";
   case SG_E_LAST_OWNER: return "Make another member an owner first.";
+  case SG_E_INVALID_TOKEN:
+    return "A private list needs an access token: mint one on your server with POST "
+           "/api/v1/token and send it as Authorization: Bearer, or make the list public.";
+  case SG_E_ORIGIN_NOT_ALLOWED:
+    return "Add the page's origin to the publishable key's allowed origins, or use a key "
+           "issued for this origin.";
+  case SG_E_QUERY_TOO_SHORT: return "Wait for more characters (the list's minQueryChars).";
+  case SG_E_QUERY_TOO_LONG: return "Send a shorter q.";
+  case SG_E_QUOTA_EXCEEDED: return "Raise the application's monthly quota, or wait for next month.";
+  case SG_E_LIST_NOT_PUBLISHED:
+    return "Publish the list (POST /api/v1/lists/{id}/versions) and query again.";
   case SG_E_MEMBER_EXISTS: return "Use another email, or change the existing member's role.";
+  case SG_E_LIST_LIMIT:
+    return "Reuse an archived list, or ask the operator to raise --max-lists-per-workspace.";
+  case SG_E_MEMBER_LIMIT:
+    return "Remove members who no longer need access, or ask the operator to raise "
+           "--max-members-per-workspace.";
+  case SG_E_PUBLISHABLE_KEY_LIMIT:
+    return "Revoke publishable keys no longer in use, or ask the operator to raise "
+           "--max-publishable-keys-per-application.";
+  case SG_E_SECRET_KEY_LIMIT:
+    return "Revoke secret keys no longer in use, or ask the operator to raise "
+           "--max-secret-keys-per-application.";
   default: return "Retry later; if it persists, report the requestId.";
   }
 }

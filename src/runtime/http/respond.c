@@ -159,11 +159,12 @@ sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key
     r->message = sg__rt_key_hint(key, klen);
     return SG_E_INVALID_KEY;
   }
+  /* A refused Origin still gets its typed error readable (the header echoes the Origin):
+   * otherwise the page sees only a network failure. The key is public, and the 403
+   * carries nothing of the list. */
   if (r->origin && !k->any_origin &&
-      !sg__origin_allowed(k->origins, k->n_origins, r->origin, r->origin_len)) {
-    r->cors = false;
+      !sg__origin_allowed(k->origins, k->n_origins, r->origin, r->origin_len))
     return SG_E_ORIGIN_NOT_ALLOWED;
-  }
   *out = k;
   return SG_E_OK;
 }

@@ -62,6 +62,15 @@ int64_t sg__pg_changed(const PGresult *r) {
   return t && *t ? strtoll(t, NULL, 10) : 0;
 }
 
+int sg__pg_at_limit(PGconn *c, const char *sql, const char *parent, int64_t max) {
+  const char *p[] = {parent};
+  PGresult *r = sg__pg_q(c, sql, 1, p);
+  if (!r) return -1;
+  int rc = PQntuples(r) == 1 ? (sg__pg_i(r, 0, 0) >= max ? 1 : 0) : -1;
+  PQclear(r);
+  return rc;
+}
+
 const char *sg__pg_s(const PGresult *r, int row, int col) {
   return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
 }

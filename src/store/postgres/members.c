@@ -31,6 +31,7 @@ typedef struct {
   const char *workspace_id, *id, *email, *hash;
   sg_role role;
   json_t *out;
+  int64_t max_members; /* member_create only */
 } member_ctx;
 
 static sg_err member_result(sg_err rc, member_ctx *x, json_t **out) {
@@ -46,11 +47,16 @@ static sg_err create_fn(PGconn *c, void *vctx) {
   json_decref(x->out);
   x->out = NULL;
   const char *pw[] = {x->workspace_id};
-  PGresult *r = sg__pg_q(c, "SELECT 1 FROM workspaces WHERE id=$1 FOR SHARE", 1, pw);
+  /* Locked against other member creates of the workspace, so the count below holds. */
+  PGresult *r = sg__pg_q(c, "SELECT 1 FROM workspaces WHERE id=$1 FOR NO KEY UPDATE", 1, pw);
   if (!r) return SG_E_INTERNAL;
   bool found = PQntuples(r) == 1;
   PQclear(r);
   if (!found) return SG_E_NOT_FOUND;
+  int full = sg__pg_at_limit(
+      c, "SELECT count(*) FROM members WHERE workspace_id=$1 AND status='active'",
+      x->workspace_id, x->max_members);
+  if (full != 0) return full > 0 ? SG_E_MEMBER_LIMIT : SG_E_INTERNAL;
   char now[24];
   const char *p[] = {x->id,    x->workspace_id,
                      x->email, sg_role_name(x->role),
@@ -74,7 +80,8 @@ sg_err sg__pg_member_create(sg_store *base, const char *workspace_id, const char
   if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
   char id[32];
   sg_random_id("mbr_", id, sizeof id);
-  member_ctx x = {workspace_id, id, email, password_hash, role, NULL};
+  member_ctx x = {workspace_id, id, email, password_hash, role, NULL,
+                  base->limits.members_per_workspace};
   return member_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
 }
 
@@ -197,14 +204,14 @@ sg_err sg__pg_member_set_role(sg_store *base, const char *workspace_id, const ch
                               sg_role role, json_t **out) {
   *out = NULL;
   if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
-  member_ctx x = {workspace_id, id, NULL, NULL, role, NULL};
+  member_ctx x = {workspace_id, id, NULL, NULL, role, NULL, 0};
   return member_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, change_fn, &x), &x, out);
 }
 
 sg_err sg__pg_member_disable(sg_store *base, const char *workspace_id, const char *id,
                              json_t **out) {
   *out = NULL;
-  member_ctx x = {workspace_id, id, NULL, NULL, SG_ROLE_NONE, NULL};
+  member_ctx x = {workspace_id, id, NULL, NULL, SG_ROLE_NONE, NULL, 0};
   return member_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, change_fn, &x), &x, out);
 }
 

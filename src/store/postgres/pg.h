@@ -56,6 +56,10 @@ int sg__pg_x(PGconn *c, const char *sql, int n, const char *const *params);
 const char *sg__pg_failed(void);
 /* The affected-row count of a command result. */
 int64_t sg__pg_changed(const PGresult *r);
+/* Inside a transaction that locked the parent row against other creates: 1 when the rows
+ * counted by sql (a "SELECT count(*) … $1" bound to parent) are max or more, 0 when fewer,
+ * -1 on an error (sg_store_limits). */
+int sg__pg_at_limit(PGconn *c, const char *sql, const char *parent, int64_t max);
 
 /* A transaction body: runs its statements on c and returns SG_E_OK to commit, or an error
  * to roll back. It may run more than once (see sg__pg_tx), so it must (re)set its outputs

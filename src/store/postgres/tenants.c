@@ -83,15 +83,42 @@ sg_err sg__pg_application_set_quota(sg_store *base, const char *id, int64_t mont
   return SG_E_OK;
 }
 
+typedef struct {
+  const char *id, *application_id;
+  const uint8_t *digest;
+  int64_t max;
+} skey_ctx;
+
+static sg_err skey_create_fn(PGconn *c, void *vctx) {
+  skey_ctx *x = vctx;
+  /* The application row is locked against other key creates until commit, so the count
+   * and the insert agree across processes. */
+  const char *pa[] = {x->application_id};
+  PGresult *r =
+      sg__pg_q(c, "SELECT 1 FROM applications WHERE id=$1 FOR NO KEY UPDATE", 1, pa);
+  if (!r) return SG_E_INTERNAL;
+  bool found = PQntuples(r) == 1;
+  PQclear(r);
+  if (!found) return SG_E_NOT_FOUND;
+  int full = sg__pg_at_limit(
+      c, "SELECT count(*) FROM secret_keys WHERE application_id=$1 AND status='active'",
+      x->application_id, x->max);
+  if (full != 0) return full > 0 ? SG_E_SECRET_KEY_LIMIT : SG_E_INTERNAL;
+  char hex[68], now[24];
+  const char *p[] = {x->id, x->application_id, sg__pg_bytea(x->digest, 32, hex),
+                     sg__pg_int(sg_now_s(), now)};
+  return sg__pg_x(c,
+                  "INSERT INTO secret_keys(id, application_id, digest, created_at)"
+                  " VALUES($1, $2, $3::bytea, $4)",
+                  4, p)
+             ? SG_E_INTERNAL
+             : SG_E_OK;
+}
+
 sg_err sg__pg_secret_key_create(sg_store *base, const char *application_id, const char *id,
                                 const uint8_t digest[32]) {
-  char hex[68], now[24];
-  const char *p[] = {id, application_id, sg__pg_bytea(digest, 32, hex),
-                     sg__pg_int(sg_now_s(), now)};
-  return write_one(sg__pg_of(base),
-                   "INSERT INTO secret_keys(id, application_id, digest, created_at)"
-                   " SELECT $1, id, $3::bytea, $4 FROM applications WHERE id=$2",
-                   4, p);
+  skey_ctx x = {id, application_id, digest, base->limits.secret_keys_per_application};
+  return sg__pg_tx(sg__pg_of(base), SG__PG_RC, skey_create_fn, &x);
 }
 
 sg_err sg__pg_secret_key_revoke(sg_store *base, const char *id, json_t **out) {
@@ -168,13 +195,16 @@ sg_err sg__pg_workspace_get(sg_store *base, const char *id, json_t **out) {
 
 typedef struct {
   const char *id, *application_id, *list_id, *digest_hex, *origins;
+  int64_t max;
 } pkey_ctx;
 
 static sg_err pkey_create_fn(PGconn *c, void *vctx) {
   pkey_ctx *x = vctx;
   const char *p[] = {x->application_id, x->list_id};
-  /* The application row is locked so that the shared-list check and the insert agree. */
-  PGresult *r = sg__pg_q(c, "SELECT workspace_id FROM applications WHERE id=$1 FOR SHARE", 1, p);
+  /* The application row is locked so that the shared-list check, the count of its keys
+   * and the insert agree (and against other key creates of the application). */
+  PGresult *r =
+      sg__pg_q(c, "SELECT workspace_id FROM applications WHERE id=$1 FOR NO KEY UPDATE", 1, p);
   if (!r) return SG_E_INTERNAL;
   bool found = PQntuples(r) == 1;
   PQclear(r);
@@ -191,6 +221,10 @@ static sg_err pkey_create_fn(PGconn *c, void *vctx) {
                                   strcmp(PQgetvalue(r, 0, 3), "t") == 0);
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
+  int full = sg__pg_at_limit(
+      c, "SELECT count(*) FROM publishable_keys WHERE application_id=$1 AND status='active'",
+      x->application_id, x->max);
+  if (full != 0) return full > 0 ? SG_E_PUBLISHABLE_KEY_LIMIT : SG_E_INTERNAL;
   char now[24];
   const char *pi[] = {x->id,         x->application_id, x->list_id,
                       x->digest_hex, x->origins,        sg__pg_int(sg_now_s(), now)};
@@ -207,7 +241,8 @@ sg_err sg__pg_publishable_key_create(sg_store *base, const char *id, const char 
                                      const json_t *origins, json_t **out) {
   char *enc = json_dumps(origins, JSON_COMPACT);
   if (!enc) return SG_E_INTERNAL;
-  pkey_ctx x = {id, application_id, list_id, digest_hex, enc};
+  pkey_ctx x = {id,  application_id, list_id, digest_hex,
+                enc, base->limits.publishable_keys_per_application};
   sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, pkey_create_fn, &x);
   free(enc);
   if (rc == SG_E_OK)

@@ -69,6 +69,16 @@ int sg__sq_exists(sg__sq *st, const char *sql, const char *p1, const char *p2) {
   return step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
 }
 
+int sg__sq_at_limit(sg__sq *st, const char *sql, const char *parent, int64_t max) {
+  sqlite3_stmt *s = sg__sq_prep(st, sql);
+  if (!s) return -1;
+  sg__sq_text(s, 1, parent);
+  int rc = -1;
+  if (sqlite3_step(s) == SQLITE_ROW) rc = sqlite3_column_int64(s, 0) >= max ? 1 : 0;
+  sqlite3_reset(s);
+  return rc;
+}
+
 json_t *sg__sq_page_rows(sqlite3_stmt *s, size_t limit, json_t *(*row)(sqlite3_stmt *s),
                          bool *more) {
   json_t *arr = json_array();

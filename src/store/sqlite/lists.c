@@ -75,8 +75,17 @@ sg_err sg__sqlite_list_create(sg_store *base, const char *workspace_id, const ch
   sg__store_slug_base(name, slug_base, sizeof slug_base);
   int64_t now = sg_now_s();
   sg_err rc = SG_E_INTERNAL;
+  static const char q_count[] = "SELECT count(*) FROM lists WHERE workspace_id=?1";
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
+  /* BEGIN IMMEDIATE holds the database's write lock: no other process adds a list
+   * between this count and the insert. */
+  int full = sg__sq_at_limit(st, q_count, workspace_id, base->limits.lists_per_workspace);
+  if (full != 0) {
+    rc = full > 0 ? SG_E_LIST_LIMIT : SG_E_INTERNAL;
+    sg__sq_end(st, rc);
+    goto out;
+  }
   /* The slug is unique per workspace: try the candidates in order. */
   for (int attempt = 1; attempt <= SG_STORE_SLUG_ATTEMPTS; attempt++) {
     sg__store_slug_candidate(slug_base, attempt, slug, sizeof slug);

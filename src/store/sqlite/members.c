@@ -54,6 +54,13 @@ sg_err sg__sqlite_member_create(sg_store *base, const char *workspace_id, const 
     if (dup == 1) rc = SG_E_MEMBER_EXISTS;
     goto end;
   }
+  static const char q_count[] =
+      "SELECT count(*) FROM members WHERE workspace_id=?1 AND status='active'";
+  int full = sg__sq_at_limit(st, q_count, workspace_id, base->limits.members_per_workspace);
+  if (full != 0) {
+    if (full > 0) rc = SG_E_MEMBER_LIMIT;
+    goto end;
+  }
   sqlite3_stmt *s = sg__sq_prep(st, q_ins);
   if (!s) goto end;
   sg__sq_text(s, 1, id);

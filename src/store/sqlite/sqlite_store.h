@@ -87,6 +87,9 @@ int sg__sq_run(sg__sq *st, sqlite3_stmt *s);
 /* Maps a count from sg__sq_run: SG_E_INTERNAL for -1, `none` for 0 (SG_E_NOT_FOUND for
  * "update one row by id"), SG_E_OK otherwise. */
 sg_err sg__sq_changed(int changed, sg_err none);
+/* Inside a write transaction: 1 when the rows counted by sql (a "SELECT count(*) … ?1"
+ * bound to parent) are max or more, 0 when fewer, -1 on an error (sg_store_limits). */
+int sg__sq_at_limit(sg__sq *st, const char *sql, const char *parent, int64_t max);
 /* Whether the query sql ("SELECT 1 FROM … WHERE …") finds a row, with p1 bound to ?1 and
  * p2 to ?2 when sql has a second parameter: 1 yes, 0 no, -1 on error. */
 int sg__sq_exists(sg__sq *st, const char *sql, const char *p1, const char *p2);

@@ -106,21 +106,32 @@ sg_err sg__sqlite_secret_key_create(sg_store *base, const char *application_id, 
   static const char q_app[] = "SELECT 1 FROM applications WHERE id=?";
   static const char q[] = "INSERT INTO secret_keys(id, application_id, digest, created_at)"
                           " VALUES(?, ?, ?, ?)";
+  static const char q_count[] =
+      "SELECT count(*) FROM secret_keys WHERE application_id=?1 AND status='active'";
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
   int found = sg__sq_exists(st, q_app, application_id, NULL);
   if (found <= 0) {
     if (found == 0) rc = SG_E_NOT_FOUND;
-    goto out;
+    goto end;
+  }
+  int full = sg__sq_at_limit(st, q_count, application_id,
+                             base->limits.secret_keys_per_application);
+  if (full != 0) {
+    if (full > 0) rc = SG_E_SECRET_KEY_LIMIT;
+    goto end;
   }
   sqlite3_stmt *s = sg__sq_prep(st, q);
-  if (!s) goto out;
+  if (!s) goto end;
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, application_id);
   sqlite3_bind_blob(s, 3, digest, 32, SQLITE_TRANSIENT);
   sqlite3_bind_int64(s, 4, sg_now_s());
   if (sqlite3_step(s) == SQLITE_DONE) rc = SG_E_OK;
   sqlite3_reset(s);
+end:
+  rc = sg__sq_end(st, rc);
 out:
   pthread_mutex_unlock(&st->mu);
   return rc;
@@ -254,6 +265,14 @@ sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const c
   sqlite3_reset(s);
   if (!ok) {
     rc = SG_E_INVALID_LIST;
+    goto end;
+  }
+  static const char q_count[] =
+      "SELECT count(*) FROM publishable_keys WHERE application_id=?1 AND status='active'";
+  int full = sg__sq_at_limit(st, q_count, application_id,
+                             base->limits.publishable_keys_per_application);
+  if (full != 0) {
+    if (full > 0) rc = SG_E_PUBLISHABLE_KEY_LIMIT;
     goto end;
   }
   s = sg__sq_prep(st, q_ins);
