@@ -268,8 +268,9 @@ static sg_err parse_query(sg__h1_req *r, char *q, size_t n) {
     char *name = q + start;
     size_t name_raw = eq ? (size_t)(eq - name) : end - start, name_len, value_len = 0;
     size_t value_raw = eq ? (size_t)(q + end - (eq + 1)) : 0;
-    if (sg_http_percent_decode(name, name_raw, true, name, name_raw, &name_len) ||
-        (eq && sg_http_percent_decode(eq + 1, value_raw, true, eq + 1, value_raw, &value_len)))
+    if (sg_http_percent_decode(name, name_raw, SG_HTTP_PCT_QUERY, name, name_raw, &name_len) ||
+        (eq && sg_http_percent_decode(eq + 1, value_raw, SG_HTTP_PCT_QUERY, eq + 1, value_raw,
+                                      &value_len)))
       return SG_E_INVALID_REQUEST;
     if (r->n_args == SG__H1_MAX_ARGS) continue;
     sg__h1_arg *a = &r->args[r->n_args++];
@@ -305,7 +306,7 @@ static int on_message_complete(http_parser *p) {
     char *qm = memchr(url, '?', ul);
     size_t pl = qm ? (size_t)(qm - url) : ul;
     size_t dl = 0;
-    url_err = sg_http_percent_decode(url, pl, false, url, pl, &dl);
+    url_err = sg_http_percent_decode(url, pl, SG_HTTP_PCT_PATH, url, pl, &dl);
     url[dl] = '\0';
     r.path = url_err ? "-" : url; /* a half-decoded path is nothing to log */
     if (qm && !url_err) url_err = parse_query(&r, qm + 1, ul - pl - 1);
