@@ -232,6 +232,59 @@ def test_malformed_request_is_400_then_closed(rt, raw):
     still_serving(rt)
 
 
+SMUGGLED = get("/v1/nope")  # a second request hidden where a lenient parser reads a body
+
+
+@pytest.mark.parametrize("raw", [
+    b"POST /v1/selection HTTP/1.1\r\nHost: t\r\nContent-Length : %d\r\n\r\n%s"
+    % (len(SMUGGLED), SMUGGLED),
+    b"POST /v1/selection HTTP/1.1\r\nHost: t\r\nTransfer-Encoding : chunked\r\n\r\n"
+    b"%x\r\n%s\r\n0\r\n\r\n" % (len(SMUGGLED), SMUGGLED),
+    b"GET /healthz HTTP/1.1\r\nHost: t\r\nX Forwarded: 1\r\n\r\n" + SMUGGLED,
+    b"GET /healthz HTTP/1.1\r\n Host: t\r\n\r\n" + SMUGGLED,
+    b"GET /healthz HTTP/1.1\r\nAccept: */*\r\n\r\n" + SMUGGLED,
+    b"GET /healthz HTTP/1.1\r\nHost: t\r\nHost: u\r\n\r\n" + SMUGGLED,
+    b"GET /healthz HTTP/1.1\r\nHost: t/x\r\n\r\n" + SMUGGLED,
+    b"GET /healthz\r\n\r\n" + SMUGGLED,
+    b"GET /healthz HTTP/2.0\r\nHost: t\r\n\r\n" + SMUGGLED,
+], ids=["cl-space-before-colon", "te-space-before-colon", "space-in-name", "space-before-name",
+        "no-host", "two-hosts", "bad-host", "http09-line", "http2-version"])
+def test_lenient_http_is_400_then_closed(rt, raw):
+    """RFC 9112 answers each of these with 400; libhttp-parser alone took them, and with
+    `Content-Length : n` or `Transfer-Encoding : chunked` framed a body a proxy in front
+    may not have seen, swallowing the request inside it (issue 22 item 6)."""
+    c = Conn(rt.port)
+    c.send(raw)
+    assert_json_error(c.read(), 400)
+    assert c.closed()  # and the smuggled request is never answered
+    c.close()
+    still_serving(rt)
+
+
+def test_http09_request_line_is_400_at_once(rt):
+    """An HTTP/0.9 client sends one line and waits: it is refused when that line ends,
+    not left waiting for headers until the idle timeout."""
+    c = Conn(rt.port)
+    t0 = time.time()
+    c.send(b"GET " + qpath("an").encode() + b"\r\n")
+    assert_json_error(c.read(), 400)
+    assert time.time() - t0 < 2
+    assert c.closed()
+    c.close()
+
+
+def test_http10_without_host_is_served(rt):
+    """Host is required of HTTP/1.1 only; an empty Host, a port and an IP literal pass."""
+    for raw in (b"GET /healthz HTTP/1.0\r\n\r\n",
+                b"GET /healthz HTTP/1.1\r\nHost:\r\n\r\n",
+                b"GET /healthz HTTP/1.1\r\nHost: [::1]:8081\r\n\r\n",
+                b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1:8081\r\n\r\n"):
+        c = Conn(rt.port)
+        c.send(raw)
+        assert c.read().status == 200, raw
+        c.close()
+
+
 @pytest.mark.parametrize("method", [b"FOO", b"get", b"G\x00T"], ids=["FOO", "lower", "nul"])
 def test_unknown_method_is_400(rt, method):
     c = Conn(rt.port)
@@ -492,7 +545,7 @@ def test_every_answer_has_date_length_and_request_id(rt):
         (b"POST /v1/selection HTTP/1.1\r\nHost: t\r\nContent-Length: %d\r\n\r\n%s"
          % (len(sel_body()), sel_body()), 200),
         (b"GARBAGE\r\n\r\n", 400),
-        (b"POST /v1/selection HTTP/1.1\r\nContent-Length: 100000\r\n\r\n", 413),
+        (b"POST /v1/selection HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n", 413),
         (get("/healthz", b"X-Pad: " + b"p" * (2 * HEAD_MAX) + b"\r\n"), 431),
     ]
     for raw, status in cases:
