@@ -25,8 +25,7 @@ HEAD_MAX = 16 * 1024
 BODY_MAX = 4096
 
 
-@pytest.fixture
-def rt(tmp_path):
+def start_runtime(tmp_path, preexec=None):
     data = str(tmp_path / "data")
     os.makedirs(data)
     edge = Edge(data)
@@ -38,8 +37,15 @@ def rt(tmp_path):
     edge.key(PK, "app_1", "lst_1", kid="pk_1")
     edge.key(PK_SPACE, "app_1", "lst_1", kid="pk_2")
     srv = Server(data, mode="runtime", extra=["--selection-rate", "100000"])
+    srv.preexec = preexec
     srv.start()
     srv.port = srv.runtime_port
+    return srv
+
+
+@pytest.fixture
+def rt(tmp_path):
+    srv = start_runtime(tmp_path)
     yield srv
     alive = srv.proc is not None and srv.proc.poll() is None
     log = srv.read_log()
@@ -650,3 +656,57 @@ def test_200_idle_connections_and_a_normal_request(rt):
     finally:
         for c in idle:
             c.close()
+
+
+def _nofile_1024():
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+
+def test_at_the_cap_the_oldest_incomplete_connection_makes_room(tmp_path):
+    """Issue 22 item 5: under `ulimit -n 1024` the runtime's cap is 768 connections. More
+    connections than that, each holding an incomplete head, once took every slot, and a
+    new client's query was accepted and closed at once. Now the oldest connection that
+    owes its client nothing is closed to make room for each newcomer."""
+    from conftest import raise_nofile
+    if raise_nofile(1400) < 1400:
+        pytest.skip("the test itself needs 1,400 file descriptors")
+    srv = start_runtime(tmp_path, preexec=_nofile_1024)
+    try:
+        budget = [json.loads(ln) for ln in srv.read_log().splitlines()
+                  if '"descriptor budget"' in ln][0]
+        cap = budget["runtimeConnections"]
+        assert budget["nofile"] == 1024 and 0 < cap < 1024, budget
+        hogs = []
+        try:
+            for _ in range(cap + 40):
+                h = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
+                h.sendall(b"GET /healthz HTTP/1.1\r\nHo")  # a head that never finishes
+                hogs.append(h)
+            time.sleep(0.5)  # let the workers accept them all
+            for attempt in range(3):
+                c = Conn(srv.port)
+                c.send(get(qpath("an")))
+                r = c.read()  # before: EOFError or a reset, the newcomer closed at once
+                assert r.status == 200 and r.json()["items"], r
+                c.close()
+            # The room was made at the old end: the first hog is closed, the last one is
+            # still open and is answered once its head completes.
+            hogs[0].settimeout(2)
+            try:
+                assert hogs[0].recv(1) == b""
+            except ConnectionResetError:
+                pass
+            last = hogs[-1]
+            last.settimeout(5)
+            last.sendall(b"st: t\r\n\r\n")
+            assert last.recv(64).startswith(b"HTTP/1.1 200 "), "the newest hog was evicted"
+        finally:
+            for h in hogs:
+                h.close()
+        alive = srv.proc.poll() is None
+        log = srv.read_log()
+    finally:
+        srv.stop()
+    assert alive, log[-2000:]
+    assert "Too many open files" not in log
