@@ -287,6 +287,7 @@ struct sg_runtime {
   int listen_fd, wake_fd;    /* wake_fd: eventfd that stops the workers */
   pthread_t *workers;
   unsigned n_workers;
+  struct sg__rt_loop *loop; /* http/loop.c's workers, which hand newcomers to each other */
   _Atomic long connections; /* open HTTP connections, for the cap */
   unsigned port;
   pthread_t loader;

@@ -22,7 +22,8 @@ typedef struct {
   unsigned threads;        /* HTTP worker threads; 0 = number of CPUs */
   unsigned poll_ms;        /* edge revision poll period; 0 = 200 */
   bool access_log;         /* JSON-lines access log on stderr */
-  /* Connections open at once; more are accepted and closed (0: 16384). */
+  /* Connections open at once (0: 16384). At the cap the oldest connection with no answer
+   * waiting to be written is closed to admit a newcomer (docs/RUNTIME.md). */
   unsigned max_connections;
   /* A control plane in the same process (`serve`): asks its edge guard to check the edge
    * now and write a heartbeat (returns 0 when it did), so a runtime that just loaded

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import NO_LIMITS, Server, raise_nofile
+from conftest import NO_LIMITS, Server, raise_nofile, wait_until
 
 
 def limit_nofile_1024():
@@ -31,8 +31,9 @@ def test_idle_runtime_connections_do_not_starve_the_control_plane(small_server):
     if raise_nofile(1400) < 1400:
         pytest.skip("the test itself needs 1,400 file descriptors")
     s = small_server
-    budget = [json.loads(ln) for ln in s.read_log().splitlines()
-              if '"descriptor budget"' in ln][0]
+    # serve logs its budget once both listeners are up, maybe just after they answer.
+    budget = wait_until(lambda: [json.loads(ln) for ln in s.read_log().splitlines()
+                                 if '"descriptor budget"' in ln])[0]
     assert budget["nofile"] == 1024
     assert budget["runtimeConnections"] + 4 * budget["controlConnections"] < 1024
     idle = []

@@ -142,6 +142,65 @@ def test_well_formed_escapes_unchanged(server, path):
         assert r.status == 200 and r.body == b'{"status":"ok"}', (listener, path, r)
 
 
+# -- encoded slashes (issue 22 item 7) ------------------------------------------------------
+
+def _published(server):
+    """A tenant with a public list of two items, published, and a publishable key."""
+    t = server.tenant()
+    lst = t.create_list("Cities", visibility="public")
+    t.add_items(lst["id"], [{"value": "Paris"}, {"value": "Parma"}])
+    assert t.publish(lst["id"])["state"] == "active"
+    pk = t.publishable_key(lst["id"])["publishableKey"]
+    return t, lst, pk
+
+
+def test_encoded_slash_in_a_path_is_400_on_both_listeners(server):
+    """A path is split on its literal '/' before decoding: /v1%2Fbootstrap and
+    /api/v1/lists%2F<id> once routed as /v1/bootstrap and /api/v1/lists/<id>, so a proxy
+    rule on the prefix /v1/ or /api/v1/lists/ could be walked around. Now an encoded '/'
+    (either case) in the path is one typed 400 before routing or authentication, with
+    the same message on both listeners, and the decoded spelling still works."""
+    from dashboard_helpers import create_member, PASSWORD
+    t, lst, pk = _published(server)
+    create_member(server, t.workspace_id, "slash@example.com", "owner")
+    auth = {"Authorization": f"Bearer {t.secret_key}"}
+    session = {"email": "slash@example.com", "password": PASSWORD}
+    cases = [
+        ("runtime", "GET", f"/v1%2Fbootstrap?key={pk}", None, None),
+        ("runtime", "GET", f"/v1%2fquery?key={pk}&q=par", None, None),
+        ("runtime", "GET", "/v1/query%2F?q=par", None, None),
+        ("control", "GET", f"/api/v1/lists%2F{lst['id']}", None, auth),
+        ("control", "GET", "/api%2Fv1%2Flists", None, auth),
+        ("control", "GET", f"/api/v1/lists/{lst['id']}%2Fitems", None, auth),
+        ("control", "POST", "/dashboard%2Fapi%2Fsession", session, None),
+        ("control", "GET", "/dashboard%2fapi%2fsession", None, None),
+    ]
+    messages = set()
+    for listener, method, path, body, headers in cases:
+        port = server.runtime_port if listener == "runtime" else server.control_port
+        hdrs = dict(headers or {}, **{"x-request-id": "slash-1"})
+        r = request(port, method, path, body=body, headers=hdrs)
+        assert r.status == 400, (listener, path, r)
+        b = r.json()
+        assert {"code", "message", "requestId"} <= set(b), b  # each listener's error shape
+        assert b["code"] == "invalid_request", (path, b)
+        assert r.header("x-request-id") == "slash-1", (path, r)
+        assert "%2F" in b["message"], b
+        assert "sg_session" not in r.cookies, (path, r.cookies)
+        messages.add(b["message"])
+    assert len(messages) == 1, messages
+    # The decoded spellings are served, and %2F in a query argument is an ordinary '/'.
+    r = server.runtime("GET", "/v1/bootstrap", params={"key": pk})
+    assert r.status == 200, r
+    r = request(server.runtime_port, "GET", f"/v1/query?key={pk}&q=par%2Fx")
+    assert r.status == 200 and r.json()["items"] == [], r
+    r = request(server.runtime_port, "GET", f"/v1/query?key={pk}&q=par")
+    assert r.status == 200 and len(r.json()["items"]) == 2, r
+    assert t.api("GET", f"/lists/{lst['id']}").status == 200
+    r = t.api("GET", "/lists?cursor=a%2Fb")
+    assert r.status == 400 and "cursor" in r.body.decode(), r  # reached the route: a bad cursor
+
+
 # -- serve's runtime URL for the dashboard ------------------------------------------------
 
 @pytest.mark.parametrize("spelling", ["0.0.0.0:{}", ":{}", "[::]:{}"])

@@ -13,7 +13,7 @@ static int hexval(unsigned char ch) {
   return -1;
 }
 
-sg_err sg_http_percent_decode(const char *s, size_t n, bool query, char *out, size_t cap,
+sg_err sg_http_percent_decode(const char *s, size_t n, sg_http_pct_rule rule, char *out, size_t cap,
                               size_t *out_len) {
   size_t o = 0;
   for (size_t i = 0; i < n; i++) {
@@ -28,7 +28,11 @@ sg_err sg_http_percent_decode(const char *s, size_t n, bool query, char *out, si
       if (hi < 0 || lo < 0) return SG_E_INVALID_REQUEST;
       ch = (char)(hi << 4 | lo);
       i += 2;
-    } else if (ch == '+' && query) {
+      /* A path is split into segments on its literal '/' only: an escaped one would let
+       * "/v1%2Fbootstrap" reach the route "/v1/bootstrap" past a proxy's rule on the
+       * prefix "/v1/", so it is refused rather than decoded into a separator. */
+      if (ch == '/' && rule == SG_HTTP_PCT_PATH) return SG_E_INVALID_REQUEST;
+    } else if (ch == '+' && rule == SG_HTTP_PCT_QUERY) {
       ch = ' ';
     }
     out[o++] = ch;

@@ -60,12 +60,14 @@ const char *sg_req_query(const sg_req *r, const char *name) {
 
 /* libmicrohttpd's unescape hook, for the path and (after its own '+' to space) each
  * query argument: the shared decoder (http/common/percent.h), in place. check_uri has
- * already refused a target it fails on, so a failure here leaves s as it is, unused. */
+ * already checked the raw target under the path and query rules and refused one that
+ * fails (an encoded '/' in the path among them), so here the rule is the one for
+ * checked pieces, and a failure leaves s as it is, unused. */
 static size_t unescape(void *cls, struct MHD_Connection *c, char *s) {
   (void)cls;
   (void)c;
   size_t n = strlen(s), o;
-  if (sg_http_percent_decode(s, n, false, s, n, &o)) return n;
+  if (sg_http_percent_decode(s, n, SG_HTTP_PCT_CHECKED, s, n, &o)) return n;
   s[o] = '\0';
   return o;
 }
@@ -82,9 +84,9 @@ static void *check_uri(void *cls, const char *uri, struct MHD_Connection *c) {
   char *t = malloc(n + 1);
   if (!t) return &bad_target;
   memcpy(t, uri, n + 1);
-  bool ok = sg_http_percent_decode(t, pl, false, t, pl, &o) == SG_E_OK &&
-            (pl == n || sg_http_percent_decode(t + pl + 1, n - pl - 1, true, t + pl + 1, n - pl - 1,
-                                               &o) == SG_E_OK);
+  bool ok = sg_http_percent_decode(t, pl, SG_HTTP_PCT_PATH, t, pl, &o) == SG_E_OK &&
+            (pl == n || sg_http_percent_decode(t + pl + 1, n - pl - 1, SG_HTTP_PCT_QUERY,
+                                               t + pl + 1, n - pl - 1, &o) == SG_E_OK);
   free(t);
   return ok ? NULL : &bad_target;
 }

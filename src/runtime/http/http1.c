@@ -147,6 +147,7 @@ static size_t off_of(sg__h1_conn *c, const char *at) { return (size_t)(at - c->b
 static int on_message_begin(http_parser *p) {
   sg__h1_conn *c = C(p);
   c->in_message = c->in_headers = true;
+  c->hosts = 0;
   c->url_off = c->hf_off = c->hv_off = c->body_off = UNSET;
   c->url_len = c->hf_len = c->hv_len = c->body_len = 0;
   c->hlast = LAST_NONE;
@@ -163,13 +164,48 @@ static int on_url(http_parser *p, const char *at, size_t len) {
   return 0;
 }
 
-/* A header is complete: keep it when it is the first of a name the runtime reads.
- * Returns -1 when a kept value holds a control character (it could be echoed). */
+/* ---------------------------------------------------------------- strictness ---- */
+/* libhttp-parser (built lenient, as Debian ships it) lets a space into a header name, so
+ * "Content-Length : 36" frames a body and "Transfer-Encoding : chunked" a chunked one
+ * where a proxy in front may have seen neither; it takes a header without Host and an
+ * HTTP/0.9 request line. RFC 9112 answers each with 400, and so do these checks. */
+
+/* RFC 9110 §5.6.2: tchar. */
+static bool is_tchar(unsigned char ch) {
+  if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) return true;
+  return ch && strchr("!#$%&'*+-.^_`|~", ch) != NULL;
+}
+
+/* RFC 9112 §3.2 / RFC 3986: Host = uri-host [":" port], uri-host an IP literal in
+ * brackets, an IPv4 address or a reg-name (unreserved, pct-encoded, sub-delims). The
+ * value may be empty. The bytes allowed are checked, not the full grammar: enough to
+ * refuse spaces, controls, '/', '@' and other bytes no host name holds. */
+static bool host_ok(const char *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)v[i];
+    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) continue;
+    if (!ch || !strchr("-._~%!$&'()*+,;=:[]", ch)) return false;
+  }
+  return true;
+}
+
+/* A header is complete: keep it when it is the first of a name the runtime reads, and
+ * count and check a Host. Returns -1 when a kept value holds a control character (it
+ * could be echoed) or a Host value is not a host. */
 static int end_header(sg__h1_conn *c) {
   if (c->hlast == LAST_NONE) return 0;
   const char *f = c->buf + c->hf_off;
   bool has_value = c->hlast == LAST_VALUE && c->hv_len > 0;
   c->hlast = LAST_NONE;
+  if (c->hf_len == 4 && strncasecmp(f, "host", 4) == 0) {
+    c->hosts++;
+    size_t n = has_value ? c->hv_len : 0;
+    while (n && (c->buf[c->hv_off + n - 1] == ' ' || c->buf[c->hv_off + n - 1] == '\t')) n--;
+    if (!host_ok(c->buf + c->hv_off, n)) {
+      c->pending = SG_E_INVALID_REQUEST;
+      return -1;
+    }
+  }
   for (int i = 0; i < H__N; i++) {
     if (c->hf_len != hdr_names[i].len || strncasecmp(f, hdr_names[i].name, c->hf_len) != 0)
       continue;
@@ -193,6 +229,13 @@ static int end_header(sg__h1_conn *c) {
 
 static int on_header_field(http_parser *p, const char *at, size_t len) {
   sg__h1_conn *c = C(p);
+  /* Every byte of a name (also a trailer's) is a token character: the parser's lenient
+   * build passes a space, before the colon or inside the name. */
+  for (size_t i = 0; i < len; i++)
+    if (!is_tchar((unsigned char)at[i])) {
+      c->pending = SG_E_INVALID_REQUEST;
+      return -1;
+    }
   if (!c->in_headers) return 0; /* a trailer after a chunked body: never a header */
   size_t off = off_of(c, at);
   if (c->hlast == LAST_FIELD && off == c->hf_off + c->hf_len) {
@@ -226,6 +269,12 @@ static int on_header_value(http_parser *p, const char *at, size_t len) {
 static int on_headers_complete(http_parser *p) {
   sg__h1_conn *c = C(p);
   if (end_header(c)) return -1;
+  /* HTTP/1.x only; an HTTP/1.1 request names exactly one Host, any request at most one
+   * (RFC 9112 §3.2). */
+  if (p->http_major != 1 || c->hosts > 1 || (p->http_minor >= 1 && c->hosts == 0)) {
+    c->pending = SG_E_INVALID_REQUEST;
+    return -1;
+  }
   c->in_headers = false;
   c->keep_alive = http_should_keep_alive(p) != 0;
   bool has_len = (p->flags & F_CONTENTLENGTH) != 0;
@@ -268,8 +317,9 @@ static sg_err parse_query(sg__h1_req *r, char *q, size_t n) {
     char *name = q + start;
     size_t name_raw = eq ? (size_t)(eq - name) : end - start, name_len, value_len = 0;
     size_t value_raw = eq ? (size_t)(q + end - (eq + 1)) : 0;
-    if (sg_http_percent_decode(name, name_raw, true, name, name_raw, &name_len) ||
-        (eq && sg_http_percent_decode(eq + 1, value_raw, true, eq + 1, value_raw, &value_len)))
+    if (sg_http_percent_decode(name, name_raw, SG_HTTP_PCT_QUERY, name, name_raw, &name_len) ||
+        (eq && sg_http_percent_decode(eq + 1, value_raw, SG_HTTP_PCT_QUERY, eq + 1, value_raw,
+                                      &value_len)))
       return SG_E_INVALID_REQUEST;
     if (r->n_args == SG__H1_MAX_ARGS) continue;
     sg__h1_arg *a = &r->args[r->n_args++];
@@ -305,7 +355,7 @@ static int on_message_complete(http_parser *p) {
     char *qm = memchr(url, '?', ul);
     size_t pl = qm ? (size_t)(qm - url) : ul;
     size_t dl = 0;
-    url_err = sg_http_percent_decode(url, pl, false, url, pl, &dl);
+    url_err = sg_http_percent_decode(url, pl, SG_HTTP_PCT_PATH, url, pl, &dl);
     url[dl] = '\0';
     r.path = url_err ? "-" : url; /* a half-decoded path is nothing to log */
     if (qm && !url_err) url_err = parse_query(&r, qm + 1, ul - pl - 1);
@@ -429,6 +479,13 @@ static void run(sg__h1_conn *c) {
                    : e == HPE_HEADER_OVERFLOW ? SG_E_HEADERS_TOO_LARGE
                                               : SG_E_INVALID_REQUEST;
       fail(c, err);
+      return;
+    }
+    /* An HTTP/0.9 request line ("GET /path" and a line end) has no headers, so it would
+     * wait for a blank line that such a client never sends: refused as soon as the
+     * parser has read it (it sets the version 0.9 then). */
+    if (c->in_message && c->in_headers && c->parser.http_major == 0 && c->parser.http_minor == 9) {
+      fail(c, SG_E_INVALID_REQUEST);
       return;
     }
     if (c->parser.upgrade) { /* the rest would be another protocol: answered, close */

@@ -11,8 +11,12 @@
  * Limits (every byte is hostile): the request line and headers fit in SG__H1_HEAD_MAX
  * bytes, counted by the parser the same however they arrive, else 431; a body is at most
  * SG__H1_BODY_MAX bytes, else 413 — answered as soon as Content-Length says so, without reading the
- * body; a malformed request is 400. Each of these calls the handler once with req == NULL and the
- * error, then the connection is closed once the answer is written (c->close). While more than
+ * body; a malformed request is 400. libhttp-parser is lenient where RFC 9112 is not, so http1.c
+ * checks around it (docs/DECISIONS.md "HTTP/1.1 parsing"): a header name must be a token (no
+ * space before the colon, none inside), an HTTP/1.1 request needs exactly one valid Host
+ * header (an HTTP/1.0 one at most one), and only HTTP/1.x is served (HTTP/0.9's bare request
+ * line is refused as soon as it ends). Each of these calls the handler once with req == NULL and
+ * the error, then the connection is closed once the answer is written (c->close). While more than
  * SG__H1_OUT_PAUSE bytes of answers wait to be written (a client pipelining without reading),
  * parsing pauses until sg__h1_drained.
  *
@@ -91,6 +95,7 @@ struct sg__h1_conn {
   sg_err pending;                        /* error found inside a parser callback */
   size_t hdr_off[5], hdr_len[5];
   bool hdr_set[5];
+  unsigned hosts; /* Host header lines of the current request */
   size_t body_off, body_len;
   char buf[SG__H1_HEAD_MAX + SG__H1_BODY_MAX + 64];
 };

@@ -10,6 +10,13 @@
  * sg__rt_respond (respond.c), which adds the common headers and writes one access-log
  * line.
  *
+ * At the connection cap a newcomer is not refused: the oldest connection that owes its
+ * client nothing (idle between requests, or its request not fully arrived: no answer
+ * waiting to be written) is closed to make room, so connections that trickle incomplete
+ * heads cannot lock new clients out. A worker evicts only its own connections (they are
+ * never touched by another thread); one that has none to evict hands the newcomer's
+ * descriptor to the worker holding the most connections, through that worker's inbox.
+ *
  * Why not libmicrohttpd (the control plane keeps it): measured in bench/PROFILE.md, it
  * made ~17 allocations and a 16-32 KiB memset per request, which put the runtime at
  * 0.68-0.73x nginx `return 200`. Here a request allocates nothing.
@@ -17,7 +24,10 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -28,6 +38,8 @@
 #define IDLE_MS 30000 /* closed this long after its last answer byte went out (or its accept) */
 #define LINGER_MAX (256 * 1024) /* after a refusal: input discarded before closing anyway */
 #define READS_PER_WAKE 4        /* fairness: at most this many reads per connection per wake */
+#define EVICT_SCAN 64 /* at the cap: connections looked at, oldest first, for one to evict */
+#define INBOX_CAP 64  /* newcomers handed over to a worker and not yet taken */
 
 typedef struct rt_conn {
   int fd;
@@ -46,9 +58,24 @@ typedef struct {
   rt_conn *head, *tail;
   int64_t now;                 /* sg_mono_ms() of the current wake */
   int64_t listen_paused_until; /* accept failed for lack of descriptors: retry then */
+  _Atomic unsigned n_conns;    /* connections in the list; read by other workers as a hint */
+  /* Newcomers another worker accepted at the cap for this one to make room for: their
+   * descriptors, owned by the inbox until taken. inbox_fd (an eventfd) wakes the worker. */
+  int inbox_fd;
+  pthread_mutex_t inbox_mu;
+  int inbox[INBOX_CAP];
+  unsigned inbox_n;
 } worker;
 
-static char listen_tag, wake_tag; /* epoll data.ptr of the listening socket and the eventfd */
+/* Every worker of one runtime (rt->loop); w[0..n) is set before n counts it, and a worker
+ * is freed only after every thread has stopped (sg__rt_workers_stop). */
+struct sg__rt_loop {
+  _Atomic unsigned n;
+  worker *w[];
+};
+
+/* epoll data.ptr of the listening socket, the stop eventfd and a worker's inbox eventfd. */
+static char listen_tag, wake_tag, inbox_tag;
 
 static void unlink_conn(worker *w, rt_conn *c) {
   if (c->prev)
@@ -79,11 +106,17 @@ static void touch(worker *w, rt_conn *c, int64_t now) {
   link_tail(w, c);
 }
 
-static void close_conn(worker *w, rt_conn *c) {
+/* Closes c without giving back its slot under the cap: the caller hands the slot on. */
+static void drop_conn(worker *w, rt_conn *c) {
   unlink_conn(w, c);
   close(c->fd); /* also removes it from the epoll set */
   sg__h1_free(&c->h);
   free(c);
+  atomic_fetch_sub_explicit(&w->n_conns, 1, memory_order_relaxed);
+}
+
+static void close_conn(worker *w, rt_conn *c) {
+  drop_conn(w, c);
   atomic_fetch_sub(&w->rt->connections, 1);
 }
 
@@ -174,6 +207,103 @@ static void on_readable(worker *w, rt_conn *c) {
   progress(w, c);
 }
 
+/* ================================================================ admission ====== */
+
+/* A connection that owes its client nothing: no answer waits to be written. It is idle
+ * between requests, its request has not fully arrived (head or body), or it was refused
+ * and only lingers. Closing it loses no answer. */
+static bool evictable(const rt_conn *c) { return !sg__h1_pending(&c->h); }
+
+/* Takes a slot under the connection cap for a newcomer: a free one, or the slot of this
+ * worker's oldest evictable connection (least recently active first, at most EVICT_SCAN
+ * looked at), which is closed. False when neither is to be had here. */
+static bool take_slot(worker *w) {
+  sg_runtime *rt = w->rt;
+  if (atomic_fetch_add(&rt->connections, 1) < (long)rt->cfg.max_connections) return true;
+  atomic_fetch_sub(&rt->connections, 1);
+  rt_conn *c = w->head;
+  for (int i = 0; c && i < EVICT_SCAN && !evictable(c); i++) c = c->next;
+  if (!c || !evictable(c)) return false;
+  drop_conn(w, c); /* its slot goes to the newcomer */
+  return true;
+}
+
+/* Starts serving fd, which holds a slot. On failure closes fd and gives the slot back. */
+static void start_conn(worker *w, int fd, int64_t now) {
+  sg_runtime *rt = w->rt;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  rt_conn *c = malloc(sizeof *c);
+  if (!c) {
+    atomic_fetch_sub(&rt->connections, 1);
+    close(fd);
+    return;
+  }
+  c->fd = fd;
+  c->events = EPOLLIN;
+  c->eof = c->lingering = false;
+  c->discarded = 0;
+  c->prev = c->next = NULL;
+  sg__h1_init(&c->h, sg__rt_on_request, rt);
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+  if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev)) {
+    sg__h1_free(&c->h);
+    free(c);
+    close(fd);
+    atomic_fetch_sub(&rt->connections, 1);
+    return;
+  }
+  c->last_ms = now;
+  link_tail(w, c);
+  atomic_fetch_add_explicit(&w->n_conns, 1, memory_order_relaxed);
+}
+
+/* At the cap with nothing to evict here: gives fd to the worker holding the most
+ * connections, which makes room for it (inbox_take). False when there is none to give it
+ * to or its inbox is full; fd is then still the caller's. */
+static bool hand_over(worker *w, int fd) {
+  struct sg__rt_loop *loop = w->rt->loop;
+  unsigned n = atomic_load(&loop->n), most = 0;
+  worker *to = NULL;
+  for (unsigned i = 0; i < n; i++) {
+    worker *o = loop->w[i];
+    unsigned k = atomic_load_explicit(&o->n_conns, memory_order_relaxed);
+    if (o != w && k > most) {
+      most = k;
+      to = o;
+    }
+  }
+  if (!to) return false;
+  pthread_mutex_lock(&to->inbox_mu);
+  bool ok = to->inbox_n < INBOX_CAP;
+  if (ok) to->inbox[to->inbox_n++] = fd;
+  pthread_mutex_unlock(&to->inbox_mu);
+  uint64_t one = 1;
+  if (ok && write(to->inbox_fd, &one, sizeof one) < 0) { /* counter full: it is awake */
+  }
+  return ok;
+}
+
+/* Newcomers handed over by other workers: each gets a slot here or is closed (never
+ * handed on again, so a descriptor cannot circle between workers). */
+static void inbox_take(worker *w, int64_t now) {
+  uint64_t v;
+  if (read(w->inbox_fd, &v, sizeof v) < 0) { /* nothing to reset */
+  }
+  int fds[INBOX_CAP];
+  pthread_mutex_lock(&w->inbox_mu);
+  unsigned n = w->inbox_n;
+  memcpy(fds, w->inbox, n * sizeof *fds);
+  w->inbox_n = 0;
+  pthread_mutex_unlock(&w->inbox_mu);
+  for (unsigned i = 0; i < n; i++) {
+    if (take_slot(w))
+      start_conn(w, fds[i], now);
+    else
+      close(fds[i]);
+  }
+}
+
 static void accept_some(worker *w, int64_t now) {
   sg_runtime *rt = w->rt;
   for (int i = 0; i < 64; i++) {
@@ -186,36 +316,12 @@ static void accept_some(worker *w, int64_t now) {
       }
       return; /* EAGAIN (another worker took it), or an aborted connection */
     }
-    /* Over the cap (derived from the descriptor budget): accepted and closed at once. */
-    if (atomic_fetch_add(&rt->connections, 1) >= rt->cfg.max_connections) {
-      atomic_fetch_sub(&rt->connections, 1);
+    /* The cap is derived from the descriptor budget. At it, an old connection that owes
+     * its client nothing makes room; only when no worker has one is the newcomer closed. */
+    if (take_slot(w))
+      start_conn(w, fd, now);
+    else if (!hand_over(w, fd))
       close(fd);
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    rt_conn *c = malloc(sizeof *c);
-    if (!c) {
-      atomic_fetch_sub(&rt->connections, 1);
-      close(fd);
-      continue;
-    }
-    c->fd = fd;
-    c->events = EPOLLIN;
-    c->eof = c->lingering = false;
-    c->discarded = 0;
-    c->prev = c->next = NULL;
-    sg__h1_init(&c->h, sg__rt_on_request, rt);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-    if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev)) {
-      sg__h1_free(&c->h);
-      free(c);
-      close(fd);
-      atomic_fetch_sub(&rt->connections, 1);
-      continue;
-    }
-    c->last_ms = now;
-    link_tail(w, c);
   }
 }
 
@@ -231,11 +337,16 @@ static void *worker_main(void *arg) {
     /* While the listener is parked (out of descriptors), wake in time to re-arm it. */
     int n = epoll_wait(w->ep, evs, 64, w->listen_paused_until ? 100 : 1000);
     int64_t now = w->now = sg_mono_ms();
+    bool accept = false, inbox = false;
     for (int i = 0; i < n; i++) {
       void *tag = evs[i].data.ptr;
       if (tag == &wake_tag) continue;
+      if (tag == &inbox_tag) {
+        inbox = true;
+        continue;
+      }
       if (tag == &listen_tag) {
-        accept_some(w, now);
+        accept = true;
         continue;
       }
       rt_conn *c = tag;
@@ -249,14 +360,26 @@ static void *worker_main(void *arg) {
       else
         on_readable(w, c);
     }
+    /* Newcomers last: at the cap, admitting one closes another connection, whose event
+     * may have been further down this batch. */
+    if (inbox) inbox_take(w, now);
+    if (accept) accept_some(w, now);
     if (w->listen_paused_until && now >= w->listen_paused_until && watch_listener(w) == 0)
       w->listen_paused_until = 0;
     while (w->head && now - w->head->last_ms >= IDLE_MS) close_conn(w, w->head);
   }
   while (w->head) close_conn(w, w->head);
-  close(w->ep);
-  free(w);
   return NULL;
+}
+
+/* Frees a worker whose thread has stopped (or never started), with any newcomers still
+ * in its inbox. */
+static void worker_free(worker *w) {
+  for (unsigned i = 0; i < w->inbox_n; i++) close(w->inbox[i]); /* they hold no slot */
+  if (w->ep >= 0) close(w->ep);
+  if (w->inbox_fd >= 0) close(w->inbox_fd);
+  pthread_mutex_destroy(&w->inbox_mu);
+  free(w);
 }
 
 void sg__rt_workers_stop(sg_runtime *rt) {
@@ -266,21 +389,44 @@ void sg__rt_workers_stop(sg_runtime *rt) {
   }
   for (unsigned i = 0; i < rt->n_workers; i++) pthread_join(rt->workers[i], NULL);
   rt->n_workers = 0;
+  if (rt->loop) {
+    for (unsigned i = 0; i < atomic_load(&rt->loop->n); i++) worker_free(rt->loop->w[i]);
+    free(rt->loop);
+    rt->loop = NULL;
+  }
+}
+
+/* A worker ready to run: its epoll set watches the listener, the stop eventfd and its
+ * inbox. NULL on failure. */
+static worker *worker_new(sg_runtime *rt) {
+  worker *w = calloc(1, sizeof *w);
+  if (!w) return NULL;
+  w->rt = rt;
+  w->ep = epoll_create1(EPOLL_CLOEXEC);
+  w->inbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  pthread_mutex_init(&w->inbox_mu, NULL);
+  struct epoll_event wake = {.events = EPOLLIN, .data.ptr = &wake_tag};
+  struct epoll_event inbox = {.events = EPOLLIN, .data.ptr = &inbox_tag};
+  if (w->ep < 0 || w->inbox_fd < 0 || watch_listener(w) ||
+      epoll_ctl(w->ep, EPOLL_CTL_ADD, rt->wake_fd, &wake) ||
+      epoll_ctl(w->ep, EPOLL_CTL_ADD, w->inbox_fd, &inbox)) {
+    worker_free(w);
+    return NULL;
+  }
+  return w;
 }
 
 int sg__rt_workers_start(sg_runtime *rt) {
+  rt->loop = calloc(1, sizeof *rt->loop + rt->cfg.threads * sizeof(worker *));
+  if (!rt->loop) return -1;
   for (unsigned i = 0; i < rt->cfg.threads; i++) {
-    worker *w = calloc(1, sizeof *w);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &wake_tag};
+    worker *w = worker_new(rt);
     if (w) {
-      w->rt = rt;
-      w->ep = epoll_create1(EPOLL_CLOEXEC);
+      rt->loop->w[i] = w;
+      atomic_store(&rt->loop->n, i + 1); /* visible to hand_over from here on */
     }
-    if (!w || w->ep < 0 || watch_listener(w) || epoll_ctl(w->ep, EPOLL_CTL_ADD, rt->wake_fd, &ev) ||
-        pthread_create(&rt->workers[i], NULL, worker_main, w)) {
-      if (w && w->ep >= 0) close(w->ep);
-      free(w);
-      sg__rt_workers_stop(rt);
+    if (!w || pthread_create(&rt->workers[i], NULL, worker_main, w)) {
+      sg__rt_workers_stop(rt); /* frees w too: it is counted in loop->n */
       return -1;
     }
     rt->n_workers++;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "runtime/rt.h"
 #include "runtime/runtime.h"
 
 #define N_CONNS 24
@@ -91,10 +92,67 @@ static void test_connections_answered_then_closed_on_stop(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
+/* At the connection cap a newcomer is served: the oldest connection that owes its client
+ * nothing (here, heads that never finish, then idle keep-alive connections) is closed to
+ * make room, by the worker that holds it — the accepting worker's own, or another's
+ * through its inbox when the accepting worker has none (with 4 workers and 3 slots, at
+ * least one worker always has none). The cap itself is never exceeded. */
+#define CAP 3
+#define ROUNDS 40
+static void test_cap_evicts_the_oldest_connection_that_owes_nothing(void **state) {
+  char tmpl[] = "/tmp/sg-server-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  assert_non_null(dir);
+  char edge[256], st[256];
+  snprintf(edge, sizeof edge, "%s/edge", dir);
+  snprintf(st, sizeof st, "%s/state", dir);
+  assert_int_equal(sg_mkdirs(edge, 0755), 0);
+  sg_runtime_config cfg = {
+      .listen = "127.0.0.1:0", .edge = edge, .state_dir = st, .threads = 4, .max_connections = CAP};
+  sg_runtime *rt = NULL;
+  assert_int_equal(sg_runtime_start(&cfg, &rt), 0);
+  unsigned port = sg_runtime_port(rt);
+  char buf[4096];
+  static const char part[] = "GET /healthz HTTP/1.1\r\nHo";
+  static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  int hogs[CAP];
+  for (int i = 0; i < CAP; i++) {
+    hogs[i] = dial(port);
+    assert_int_equal(send(hogs[i], part, sizeof part - 1, 0), (ssize_t)(sizeof part - 1));
+    usleep(20000); /* accepted in this order, so hogs[0] is the oldest */
+  }
+  int fresh[ROUNDS];
+  for (int i = 0; i < ROUNDS; i++) {
+    fresh[i] = dial(port);
+    assert_int_equal(send(fresh[i], req, sizeof req - 1, 0), (ssize_t)(sizeof req - 1));
+    read_answer(fresh[i], buf, sizeof buf);
+    assert_memory_equal(buf, "HTTP/1.1 200 OK\r\n", 17);
+    assert_true(atomic_load(&rt->connections) <= CAP);
+  }
+  /* Every hog went first (all were older than every newcomer); the newest connections
+   * are still open and served. */
+  for (int i = 0; i < CAP; i++) {
+    ssize_t n = recv(hogs[i], buf, sizeof buf, 0);
+    assert_true(n <= 0);
+    close(hogs[i]);
+  }
+  for (int i = ROUNDS - CAP + 1; i < ROUNDS; i++) {
+    assert_int_equal(send(fresh[i], req, sizeof req - 1, 0), (ssize_t)(sizeof req - 1));
+    read_answer(fresh[i], buf, sizeof buf);
+    assert_memory_equal(buf, "HTTP/1.1 200 OK\r\n", 17);
+  }
+  sg_runtime_stop(rt);
+  for (int i = 0; i < ROUNDS; i++) close(fresh[i]);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_connections_answered_then_closed_on_stop),
+      cmocka_unit_test(test_cap_evicts_the_oldest_connection_that_owes_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

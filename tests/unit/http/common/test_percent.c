@@ -10,13 +10,13 @@
 
 #include "http/common/percent.h"
 
-/* Decodes s (path or query rule) into a buffer of cap bytes; the result or NULL. */
-static const char *dec(const char *s, bool query, size_t cap) {
+/* Decodes s by rule into a buffer of cap bytes; the result or NULL. */
+static const char *dec(const char *s, sg_http_pct_rule rule, size_t cap) {
   static char out[256];
   size_t n = 0;
   assert_true(cap < sizeof out);
   memset(out, 'X', sizeof out);
-  if (sg_http_percent_decode(s, strlen(s), query, out, cap, &n) != SG_E_OK) return NULL;
+  if (sg_http_percent_decode(s, strlen(s), rule, out, cap, &n) != SG_E_OK) return NULL;
   assert_true(n <= cap);
   out[n] = '\0';
   return out;
@@ -24,24 +24,25 @@ static const char *dec(const char *s, bool query, size_t cap) {
 
 static void test_well_formed(void **state) {
   (void)state;
-  assert_string_equal(dec("", false, 10), "");
-  assert_string_equal(dec("/v1/query", false, 100), "/v1/query");
-  assert_string_equal(dec("%41%62%2f%2F", false, 100), "Ab//");
-  assert_string_equal(dec("caf%C3%A9", true, 100), "caf\xc3\xa9");
-  assert_string_equal(dec("%E2%82%AC%F0%9F%98%80", true, 100), "\xe2\x82\xac\xf0\x9f\x98\x80");
-  assert_string_equal(dec("100%25", true, 100), "100%");
+  assert_string_equal(dec("", SG_HTTP_PCT_PATH, 10), "");
+  assert_string_equal(dec("/v1/query", SG_HTTP_PCT_PATH, 100), "/v1/query");
+  assert_string_equal(dec("/%41%62/c", SG_HTTP_PCT_PATH, 100), "/Ab/c");
+  assert_string_equal(dec("caf%C3%A9", SG_HTTP_PCT_QUERY, 100), "caf\xc3\xa9");
+  assert_string_equal(dec("%E2%82%AC%F0%9F%98%80", SG_HTTP_PCT_QUERY, 100),
+                      "\xe2\x82\xac\xf0\x9f\x98\x80");
+  assert_string_equal(dec("100%25", SG_HTTP_PCT_QUERY, 100), "100%");
   /* Raw UTF-8 passes as it is. */
-  assert_string_equal(dec("Z\xc3\xbcrich", false, 100), "Z\xc3\xbcrich");
+  assert_string_equal(dec("Z\xc3\xbcrich", SG_HTTP_PCT_PATH, 100), "Z\xc3\xbcrich");
 }
 
 static void test_plus_only_in_query(void **state) {
   (void)state;
-  assert_string_equal(dec("a+b", false, 100), "a+b");
-  assert_string_equal(dec("a+b", true, 100), "a b");
+  assert_string_equal(dec("a+b", SG_HTTP_PCT_PATH, 100), "a+b");
+  assert_string_equal(dec("a+b", SG_HTTP_PCT_QUERY, 100), "a b");
   /* An escaped '+' is a plus in both. */
-  assert_string_equal(dec("a%2Bb", true, 100), "a+b");
-  assert_string_equal(dec("a%2bb", false, 100), "a+b");
-  assert_string_equal(dec("+", true, 100), " ");
+  assert_string_equal(dec("a%2Bb", SG_HTTP_PCT_QUERY, 100), "a+b");
+  assert_string_equal(dec("a%2bb", SG_HTTP_PCT_PATH, 100), "a+b");
+  assert_string_equal(dec("+", SG_HTTP_PCT_QUERY, 100), " ");
 }
 
 static void test_malformed_escapes(void **state) {
@@ -49,21 +50,21 @@ static void test_malformed_escapes(void **state) {
   static const char *const bad[] = {"%",    "%4",   "a%",   "ab%4", "%zz", "%4z", "%z4",
                                     "%%41", "%+41", "% 41", "%-1",  "%0x", "x%g0"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    assert_null(dec(bad[i], false, 100));
-    assert_null(dec(bad[i], true, 100));
+    assert_null(dec(bad[i], SG_HTTP_PCT_PATH, 100));
+    assert_null(dec(bad[i], SG_HTTP_PCT_QUERY, 100));
   }
 }
 
 static void test_nul_refused(void **state) {
   (void)state;
-  assert_null(dec("%00", false, 100));
-  assert_null(dec("%00", true, 100));
-  assert_null(dec("lst_X%00junk", false, 100));
-  assert_null(dec("1%00", true, 100));
+  assert_null(dec("%00", SG_HTTP_PCT_PATH, 100));
+  assert_null(dec("%00", SG_HTTP_PCT_QUERY, 100));
+  assert_null(dec("lst_X%00junk", SG_HTTP_PCT_PATH, 100));
+  assert_null(dec("1%00", SG_HTTP_PCT_QUERY, 100));
   /* A raw NUL inside the given length is refused too. */
   size_t n;
   char out[8];
-  assert_int_equal(sg_http_percent_decode("a\0b", 3, true, out, sizeof out, &n),
+  assert_int_equal(sg_http_percent_decode("a\0b", 3, SG_HTTP_PCT_QUERY, out, sizeof out, &n),
                    SG_E_INVALID_REQUEST);
 }
 
@@ -81,16 +82,37 @@ static void test_invalid_utf8_refused(void **state) {
       "%E2%82",       /* a 3-byte character cut short */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    assert_null(dec(bad[i], false, 100));
-    assert_null(dec(bad[i], true, 100));
+    assert_null(dec(bad[i], SG_HTTP_PCT_PATH, 100));
+    assert_null(dec(bad[i], SG_HTTP_PCT_QUERY, 100));
   }
+}
+
+/* A path's segments are split on its literal '/' only: an escaped one is refused there
+ * (either case of hex), so "/v1%2Fbootstrap" can never become the route "/v1/bootstrap".
+ * In a query argument, and in a piece already checked, it is an ordinary '/'. */
+static void test_encoded_slash_refused_in_paths_only(void **state) {
+  (void)state;
+  static const char *const bad[] = {
+      "/v1%2Fbootstrap", "/dashboard%2fapi%2Fsession", "/api/v1/lists%2Flst_1", "%2F", "/a/%2f/b",
+      "/%2F%2F"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_null(dec(bad[i], SG_HTTP_PCT_PATH, 100));
+    assert_non_null(dec(bad[i], SG_HTTP_PCT_QUERY, 100));
+    assert_non_null(dec(bad[i], SG_HTTP_PCT_CHECKED, 100));
+  }
+  assert_string_equal(dec("a%2Fb%2fc", SG_HTTP_PCT_QUERY, 100), "a/b/c");
+  assert_string_equal(dec("/v1%2Fx+y", SG_HTTP_PCT_CHECKED, 100), "/v1/x+y");
+  /* Other escapes of ASCII still decode in a path, and an overlong '/' stays refused
+   * as invalid UTF-8. */
+  assert_string_equal(dec("/v1/q%75ery%2E", SG_HTTP_PCT_PATH, 100), "/v1/query.");
+  assert_null(dec("/a%C0%AFb", SG_HTTP_PCT_PATH, 100));
 }
 
 static void test_error_is_invalid_request(void **state) {
   (void)state;
   size_t n = 77;
   char out[8];
-  assert_int_equal(sg_http_percent_decode("%zz", 3, false, out, sizeof out, &n),
+  assert_int_equal(sg_http_percent_decode("%zz", 3, SG_HTTP_PCT_PATH, out, sizeof out, &n),
                    SG_E_INVALID_REQUEST);
   assert_int_equal(n, 77); /* untouched on failure */
   assert_int_equal(sg_err_status(SG_E_INVALID_REQUEST), 400);
@@ -103,14 +125,16 @@ static void test_bounded_output(void **state) {
   char out[8];
   size_t n;
   memset(out, 'G', sizeof out);
-  assert_int_equal(sg_http_percent_decode("abc%41", 6, false, out, 4, &n), SG_E_OK);
+  assert_int_equal(sg_http_percent_decode("abc%41", 6, SG_HTTP_PCT_PATH, out, 4, &n), SG_E_OK);
   assert_int_equal(n, 4);
   assert_memory_equal(out, "abcAG", 5);
   memset(out, 'G', sizeof out);
-  assert_int_equal(sg_http_percent_decode("abc%41e", 7, false, out, 4, &n), SG_E_INVALID_REQUEST);
+  assert_int_equal(sg_http_percent_decode("abc%41e", 7, SG_HTTP_PCT_PATH, out, 4, &n),
+                   SG_E_INVALID_REQUEST);
   assert_int_equal(out[4], 'G');
-  assert_int_equal(sg_http_percent_decode("a", 1, false, out, 0, &n), SG_E_INVALID_REQUEST);
-  assert_int_equal(sg_http_percent_decode("", 0, false, out, 0, &n), SG_E_OK);
+  assert_int_equal(sg_http_percent_decode("a", 1, SG_HTTP_PCT_PATH, out, 0, &n),
+                   SG_E_INVALID_REQUEST);
+  assert_int_equal(sg_http_percent_decode("", 0, SG_HTTP_PCT_PATH, out, 0, &n), SG_E_OK);
   assert_int_equal(n, 0);
 }
 
@@ -118,17 +142,23 @@ static void test_in_place(void **state) {
   (void)state;
   char s[] = "a%20b+c%E2%82%AC";
   size_t n;
-  assert_int_equal(sg_http_percent_decode(s, strlen(s), true, s, strlen(s), &n), SG_E_OK);
+  assert_int_equal(sg_http_percent_decode(s, strlen(s), SG_HTTP_PCT_QUERY, s, strlen(s), &n),
+                   SG_E_OK);
   assert_int_equal(n, 8);
   assert_memory_equal(s, "a b c\xe2\x82\xac", 8);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_well_formed),          cmocka_unit_test(test_plus_only_in_query),
-      cmocka_unit_test(test_malformed_escapes),    cmocka_unit_test(test_nul_refused),
-      cmocka_unit_test(test_invalid_utf8_refused), cmocka_unit_test(test_error_is_invalid_request),
-      cmocka_unit_test(test_bounded_output),       cmocka_unit_test(test_in_place),
+      cmocka_unit_test(test_well_formed),
+      cmocka_unit_test(test_plus_only_in_query),
+      cmocka_unit_test(test_malformed_escapes),
+      cmocka_unit_test(test_nul_refused),
+      cmocka_unit_test(test_invalid_utf8_refused),
+      cmocka_unit_test(test_error_is_invalid_request),
+      cmocka_unit_test(test_bounded_output),
+      cmocka_unit_test(test_in_place),
+      cmocka_unit_test(test_encoded_slash_refused_in_paths_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

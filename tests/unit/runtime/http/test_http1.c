@@ -466,7 +466,7 @@ static void test_arg_get_first_occurrence(void **state) {
   sg__h1_conn *c = malloc(sizeof *c);
   assert_non_null(c);
   sg__h1_init(c, argget_handler, &x);
-  const char *in = "GET /q?q=first+one&n=%C3%A9x&k%65y2=v&q=second HTTP/1.1\r\n\r\n";
+  const char *in = "GET /q?q=first+one&n=%C3%A9x&k%65y2=v&q=second HTTP/1.1\r\nHost: h\r\n\r\n";
   assert_int_equal(feed_str(c, in), strlen(in));
   assert_int_equal(x.calls, 1);
   assert_non_null(x.q);
@@ -485,7 +485,7 @@ static void test_extra_args_dropped(void **state) {
   size_t o = (size_t)snprintf(in, sizeof in, "GET /many?");
   for (int i = 0; i < SG__H1_MAX_ARGS + 8; i++)
     o += (size_t)snprintf(in + o, sizeof in - o, "%sa%d=v%d", i ? "&" : "", i, i);
-  snprintf(in + o, sizeof in - o, " HTTP/1.1\r\n\r\n");
+  snprintf(in + o, sizeof in - o, " HTTP/1.1\r\nHost: h\r\n\r\n");
 
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
@@ -560,8 +560,8 @@ static void test_headers_ignore_case_first_kept(void **state) {
 static void test_path_percent_decoded(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  const char *in = "GET /v1/q%75ery%2Fx+y%20z?a=1 HTTP/1.1\r\n\r\n"
-                   "GET /healthz HTTP/1.1\r\n\r\n";
+  const char *in = "GET /v1/q%75ery/x+y%20z?a=1 HTTP/1.1\r\nHost: h\r\n\r\n"
+                   "GET /healthz HTTP/1.1\r\nHost: h\r\n\r\n";
   assert_int_equal(feed_str(c, in), strlen(in));
   assert_int_equal(rc.n, 2);
   assert_string_equal(rc.r[0].path, "/v1/query/x+y z"); /* '+' is a space in the query only */
@@ -575,14 +575,18 @@ static void test_path_percent_decoded(void **state) {
  * handler as a framed request with SG_E_INVALID_REQUEST (http/common/percent.h); the
  * connection stays open and the next request is parsed as usual. */
 static void test_malformed_escape_is_invalid_request(void **state) {
-  static const char *const bad[] = {"/p%",         "/p%4",     "/p%zz",       "/p%00",
-                                    "/p?z=%zz",    "/p?w=%4g", "/p?n=%00x",   "/p?p=100%",
-                                    "/p?a=%C3%28", "/p?%FF=1", "/p%C3%28?a=1"};
+  static const char *const bad[] = {"/p%", "/p%4", "/p%zz", "/p%00", "/p?z=%zz", "/p?w=%4g",
+                                    "/p?n=%00x", "/p?p=100%", "/p?a=%C3%28", "/p?%FF=1",
+                                    "/p%C3%28?a=1",
+                                    /* an encoded '/' in the path (never in the query) */
+                                    "/v1%2Fquery", "/v1%2fbootstrap?a=1"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     recorder rc;
     sg__h1_conn *c = conn_new(&rc);
     char in[256];
-    snprintf(in, sizeof in, "GET %s HTTP/1.1\r\n\r\nGET /ok?a=%%41 HTTP/1.1\r\n\r\n", bad[i]);
+    snprintf(in, sizeof in,
+             "GET %s HTTP/1.1\r\nHost: h\r\n\r\nGET /ok?a=%%41 HTTP/1.1\r\nHost: h\r\n\r\n",
+             bad[i]);
     assert_int_equal(feed_str(c, in), strlen(in));
     assert_int_equal(rc.n, 2);
     assert_false(rc.r[0].is_err);
@@ -598,7 +602,7 @@ static void test_malformed_escape_is_invalid_request(void **state) {
   size_t o = (size_t)snprintf(in, sizeof in, "GET /many?");
   for (int i = 0; i < SG__H1_MAX_ARGS + 2; i++)
     o += (size_t)snprintf(in + o, sizeof in - o, "a%d=v&", i);
-  snprintf(in + o, sizeof in - o, "last=%%zz HTTP/1.1\r\n\r\n");
+  snprintf(in + o, sizeof in - o, "last=%%zz HTTP/1.1\r\nHost: h\r\n\r\n");
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
   assert_int_equal(feed_str(c, in), strlen(in));
@@ -609,13 +613,13 @@ static void test_malformed_escape_is_invalid_request(void **state) {
 
 static const char *pipeline = "GET /a?x=1 HTTP/1.1\r\nHost: h\r\n\r\n"
                               "GET /b HTTP/1.1\r\nHost: h\r\nOrigin: https://o.test\r\n\r\n"
-                              "HEAD /c HTTP/1.1\r\n\r\n"
-                              "POST /d HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world"
-                              "POST /e HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                              "HEAD /c HTTP/1.1\r\nHost: h\r\n\r\n"
+                              "POST /d HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world"
+                              "POST /e HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
                               "5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n"
-                              "GET /204 HTTP/1.1\r\n\r\n"
-                              "GET /304 HTTP/1.1\r\nIf-None-Match: *\r\n\r\n"
-                              "GET /f?q=%41%42 HTTP/1.1\r\n\r\n";
+                              "GET /204 HTTP/1.1\r\nHost: h\r\n\r\n"
+                              "GET /304 HTTP/1.1\r\nHost: h\r\nIf-None-Match: *\r\n\r\n"
+                              "GET /f?q=%41%42 HTTP/1.1\r\nHost: h\r\n\r\n";
 #define PIPELINE_N 8
 
 static void test_pipelined_answered_in_order(void **state) {
@@ -700,10 +704,10 @@ static void test_byte_at_a_time_is_identical(void **state) {
 static void test_content_length_body(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  static const char in[] = "POST /p HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello world"
-                           "POST /z HTTP/1.1\r\nContent-Length: 3\r\n\r\na\0b"
-                           "POST /empty HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
-                           "GET /after HTTP/1.1\r\n\r\n";
+  static const char in[] = "POST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world"
+                           "POST /z HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\na\0b"
+                           "POST /empty HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\n\r\n"
+                           "GET /after HTTP/1.1\r\nHost: h\r\n\r\n";
   assert_int_equal(feed(c, in, sizeof in - 1, SIZE_MAX), sizeof in - 1);
   assert_int_equal(rc.n, 4);
   assert_string_equal(rc.r[0].method, "POST");
@@ -733,8 +737,8 @@ static void test_lf_empty_header_keeps_body(void **state) {
       recorder rc;
       sg__h1_conn *c = conn_new(&rc);
       char in[256];
-      int n =
-          snprintf(in, sizeof in, "POST /s HTTP/1.1\nContent-Length: 7\n%s\n\n{\"a\":1}", hdrs[i]);
+      int n = snprintf(in, sizeof in,
+                       "POST /s HTTP/1.1\nHost: h\nContent-Length: 7\n%s\n\n{\"a\":1}", hdrs[i]);
       feed(c, in, (size_t)n, chunks[k]);
       assert_int_equal(rc.n, 1);
       assert_false(rc.r[0].is_err);
@@ -748,12 +752,12 @@ static void test_lf_empty_header_keeps_body(void **state) {
 static void test_chunked_body_reassembled(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  const char *in = "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+  const char *in = "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
                    "1\r\n{\r\n"
                    "A;name=value\r\n\"k\":\"0123\"\r\n"
                    "1\r\n}\r\n"
                    "0\r\n\r\n"
-                   "GET /after HTTP/1.1\r\n\r\n";
+                   "GET /after HTTP/1.1\r\nHost: h\r\n\r\n";
   assert_int_equal(feed_str(c, in), strlen(in));
   assert_int_equal(rc.n, 2);
   assert_false(rc.r[0].is_err);
@@ -766,7 +770,7 @@ static void test_chunked_body_reassembled(void **state) {
   /* A chunked body of exactly SG__H1_BODY_MAX bytes, in 1000-byte chunks. */
   sg_buf in2;
   sg_buf_init(&in2, 0);
-  sg_buf_puts(&in2, "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  sg_buf_puts(&in2, "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
   size_t left = SG__H1_BODY_MAX;
   char chunk[1000];
   memset(chunk, 'q', sizeof chunk);
@@ -794,15 +798,16 @@ static void test_chunked_body_reassembled(void **state) {
  * x-request-id, and the result does not depend on how the bytes were read. */
 static void test_trailers_are_not_headers(void **state) {
   static const char *ins[] = {
-      "POST /t HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "POST /t HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
       "5\r\nhello\r\n6\r\n world\r\n0\r\n"
       "Origin: https://trailer.test\r\nAuthorization: Bearer trailer\r\n"
       "X-Request-Id: from-trailer\r\nIf-None-Match: \"t\"\r\n\r\n"
-      "GET /next HTTP/1.1\r\n\r\n",
-      "POST /t HTTP/1.1\r\nOrigin: https://head.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "GET /next HTTP/1.1\r\nHost: h\r\n\r\n",
+      "POST /t HTTP/1.1\r\nHost: h\r\nOrigin: https://head.test\r\nTransfer-Encoding: "
+      "chunked\r\n\r\n"
       "5\r\nhello\r\n6\r\n world\r\n0\r\n"
       "Authorization: Bearer trailer\r\nOrigin: https://trailer.test\r\nX-A: b\r\n\r\n"
-      "GET /next HTTP/1.1\r\n\r\n",
+      "GET /next HTTP/1.1\r\nHost: h\r\n\r\n",
   };
   static const size_t chunks[] = {SIZE_MAX, 1, 7, 13};
   for (size_t i = 0; i < 2; i++) {
@@ -838,9 +843,10 @@ static void test_trailers_are_not_headers(void **state) {
 static void test_body_at_limit_accepted(void **state) {
   sg_buf in;
   sg_buf_init(&in, 0);
-  sg_buf_printf(&in, "POST /max HTTP/1.1\r\nContent-Length: %d\r\n\r\n", SG__H1_BODY_MAX);
+  sg_buf_printf(&in, "POST /max HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n",
+                SG__H1_BODY_MAX);
   for (int i = 0; i < SG__H1_BODY_MAX; i++) sg_buf_putc(&in, (char)('a' + i % 26));
-  sg_buf_puts(&in, "GET /after HTTP/1.1\r\n\r\n");
+  sg_buf_puts(&in, "GET /after HTTP/1.1\r\nHost: h\r\n\r\n");
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
   assert_int_equal(feed(c, in.data, in.len, 1000), in.len);
@@ -857,8 +863,8 @@ static void test_body_at_limit_accepted(void **state) {
 static void test_content_length_too_large(void **state) {
   static const char *heads[] = {
       "POST /v1/selection HTTP/1.1\r\nHost: h\r\nContent-Length: 4097\r\n\r\n",
-      "POST /v1/selection HTTP/1.1\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n",
-      "PUT /x HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n",
+      "POST /s HTTP/1.1\r\nHost: h\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n",
+      "PUT /x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999999999\r\n\r\n",
   };
   for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
     recorder rc;
@@ -879,7 +885,7 @@ static void test_content_length_too_large(void **state) {
 static void test_chunked_body_too_large(void **state) {
   sg_buf in;
   sg_buf_init(&in, 0);
-  sg_buf_puts(&in, "POST /v1/selection HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+  sg_buf_puts(&in, "POST /v1/selection HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n");
   char chunk[1000];
   memset(chunk, 'z', sizeof chunk);
   for (int i = 0; i < 5; i++) {
@@ -899,7 +905,7 @@ static void test_chunked_body_too_large(void **state) {
   /* A single chunk announcing more than the limit: refused once its bytes pass it. */
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffff\r\n");
+  feed_str(c, "POST /c HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nffffff\r\n");
   char body[SG__H1_BODY_MAX + 16];
   memset(body, 'y', sizeof body);
   feed(c, body, sizeof body, 1500);
@@ -956,7 +962,7 @@ static void test_head_too_large(void **state) {
   sg_buf_reset(&in);
   sg_buf_puts(&in, "GET /v1/query?q=");
   while (in.len < SG__H1_HEAD_MAX + 100) sg_buf_putc(&in, 'a');
-  sg_buf_puts(&in, " HTTP/1.1\r\n\r\n");
+  sg_buf_puts(&in, " HTTP/1.1\r\nHost: h\r\n\r\n");
   c = conn_new(&rc);
   feed(c, in.data, in.len, 512);
   assert_int_equal(rc.n, 1);
@@ -965,7 +971,7 @@ static void test_head_too_large(void **state) {
 
   /* Many small headers adding up past the limit. */
   sg_buf_reset(&in);
-  sg_buf_puts(&in, "GET / HTTP/1.1\r\n");
+  sg_buf_puts(&in, "GET / HTTP/1.1\r\nHost: h\r\n");
   for (int i = 0; in.len < SG__H1_HEAD_MAX + 100; i++) sg_buf_printf(&in, "X-H%d: v\r\n", i);
   sg_buf_puts(&in, "\r\n");
   c = conn_new(&rc);
@@ -1014,23 +1020,23 @@ static void test_bad_requests(void **state) {
       B("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"), /* a TLS ClientHello */
       B("GET\r\n\r\n"),
       B("GET / HTTP/1.1 x\r\n\r\n"),
-      B("FOO /v1/query HTTP/1.1\r\n\r\n"),
-      B("get / HTTP/1.1\r\n\r\n"),
-      B("GET /a b HTTP/1.1\r\n\r\n"),
-      B("GET /\x7f HTTP/1.1\r\n\r\n"),
-      B("GET / HTTP/1.1\r\nBad Header\r\n\r\n"),
-      B("GET / HTTP/1.1\r\nX: a\x01z\r\n\r\n"),
-      B("POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n"),
-      B("POST / HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"),
-      B("POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+      B("FOO /v1/query HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("get / HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /a b HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /\x7f HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET / HTTP/1.1\r\nHost: h\r\nBad Header\r\n\r\n"),
+      B("GET / HTTP/1.1\r\nHost: h\r\nX: a\x01z\r\n\r\n"),
+      B("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: abc\r\n\r\n"),
+      B("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!"),
+      B("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
         "5\r\nhello\r\n0\r\n\r\n"),
-      B("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
-      B("POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\nhello"),
+      B("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+      B("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\nhello"),
       /* obs-fold: a folded Origin would otherwise be echoed with a raw CR LF */
-      B("GET / HTTP/1.1\r\nOrigin: https://a.example\r\n \r\n\r\n"),
-      B("GET / HTTP/1.1\r\nOrigin: https://a.example\r\n\tX-Injected: 1\r\n\r\n"),
+      B("GET / HTTP/1.1\r\nHost: h\r\nOrigin: https://a.example\r\n \r\n\r\n"),
+      B("GET / HTTP/1.1\r\nHost: h\r\nOrigin: https://a.example\r\n\tX-Injected: 1\r\n\r\n"),
       /* a control character in a header the runtime keeps (and may echo) */
-      B("GET / HTTP/1.1\r\nOrigin: https://a\x7f.example\r\n\r\n"),
+      B("GET / HTTP/1.1\r\nHost: h\r\nOrigin: https://a\x7f.example\r\n\r\n"),
 #undef B
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -1049,10 +1055,87 @@ static void test_bad_requests(void **state) {
   }
 }
 
+/* Where libhttp-parser is lenient and RFC 9112 is not (docs/DECISIONS.md "HTTP/1.1
+ * parsing"): each of these is one 400 and nothing after it is framed. Each carries a
+ * second request that a lenient reading would either answer or swallow as a body. */
+static void test_rfc9112_strictness(void **state) {
+  static const struct {
+    const char *p;
+    size_t n;
+  } bad[] = {
+#define B(s) {s, sizeof s - 1}
+      /* whitespace between a header name and its colon (RFC 9112 §5.1) */
+      B("POST /a HTTP/1.1\r\nHost: h\r\nContent-Length : 30\r\n\r\n"
+        "GET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding : chunked\r\n\r\n"
+        "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("POST /a HTTP/1.1\r\nHost: h\r\nContent-Length\t: 1\r\n\r\nx"),
+      /* a space inside a header name, or before the first one */
+      B("GET /a HTTP/1.1\r\nHost: h\r\nBad Header: x\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\n Host: h\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nHost: h\r\nX-\x01: 1\r\n\r\n"),
+      /* Host (RFC 9112 §3.2): missing in HTTP/1.1, twice, or not a host */
+      B("GET /a HTTP/1.1\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nX-Host: h\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nHost: h\r\nhost: i\r\n\r\n"),
+      B("GET /a HTTP/1.0\r\nHost: h\r\nHost: h\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nHost: a b\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nHost: h/x\r\n\r\n"),
+      B("GET /a HTTP/1.1\r\nHost: u@h\r\n\r\n"),
+      /* only HTTP/1.x: HTTP/0.9's bare request line (with or without a blank line), and
+       * a version other than 1 */
+      B("GET /a\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n"),
+      B("GET /v1/query?q=a\r\n"),
+      B("GET /a\n"),
+      B("GET /a HTTP/0.9\r\n\r\n"),
+      B("GET /a HTTP/2.0\r\nHost: h\r\n\r\n"),
+      B("GET /a HTTP/3.1\r\nHost: h\r\n\r\n"),
+      /* a trailer's name is held to the same rule */
+      B("POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "1\r\nx\r\n0\r\nX Trailer: t\r\n\r\n"),
+#undef B
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    static const size_t chunks[] = {1, 7, SIZE_MAX};
+    for (size_t k = 0; k < 3; k++) {
+      recorder rc;
+      sg__h1_conn *c = conn_new(&rc);
+      feed(c, bad[i].p, bad[i].n, chunks[k]);
+      if (rc.n != 1 || !rc.r[0].is_err)
+        fprintf(stderr, "strict #%zu (chunk %zu): %zu calls\n", i, chunks[k], rc.n);
+      assert_int_equal(rc.n, 1);
+      assert_failed_with(c, &rc, SG_E_INVALID_REQUEST, 400);
+      conn_free(c, &rc);
+    }
+  }
+  /* What the rule allows is still served: HTTP/1.0 without Host, an empty Host, a port,
+   * an IP literal, whitespace around the value, any case of the name, HTTP/1.2 as 1.1. */
+  static const char *const good[] = {
+      "GET /ok HTTP/1.0\r\n\r\n",
+      "GET /ok HTTP/1.1\r\nHost:\r\n\r\n",
+      "GET /ok HTTP/1.1\r\nhOST: example.com:8081\r\n\r\n",
+      "GET /ok HTTP/1.1\r\nHost: [::1]:8081\r\n\r\n",
+      "GET /ok HTTP/1.1\r\nHost: \t127.0.0.1 \t\r\n\r\n",
+      "GET /ok HTTP/1.1\r\nHost: xn--caf-dma.example\r\nX-A_b.c~!#$%&'*+^`|: 1\r\n\r\n",
+      "GET /ok HTTP/1.2\r\nHost: h\r\n\r\n",
+  };
+  for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+    recorder rc;
+    sg__h1_conn *c = conn_new(&rc);
+    feed_str(c, good[i]);
+    if (rc.n != 1 || rc.r[0].is_err) fprintf(stderr, "good #%zu refused\n", i);
+    assert_int_equal(rc.n, 1);
+    assert_false(rc.r[0].is_err);
+    assert_string_equal(rc.r[0].path, "/ok");
+    conn_free(c, &rc);
+  }
+}
+
 static void test_nothing_read_after_framing_error(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "GET /a HTTP/1.1\r\n\r\nGARBAGE\r\n\r\nGET /b HTTP/1.1\r\n\r\n");
+  feed_str(c,
+           "GET /a HTTP/1.1\r\nHost: h\r\n\r\nGARBAGE\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n");
   assert_int_equal(rc.n, 2);
   assert_string_equal(rc.r[0].path, "/a");
   assert_true(rc.r[1].is_err);
@@ -1087,9 +1170,10 @@ static void test_http10_closes(void **state) {
 static void test_connection_close(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "GET /one HTTP/1.1\r\n\r\n");
+  feed_str(c, "GET /one HTTP/1.1\r\nHost: h\r\n\r\n");
   assert_false(c->close);
-  feed_str(c, "GET /two HTTP/1.1\r\nConnection: close\r\n\r\nGET /three HTTP/1.1\r\n\r\n");
+  feed_str(c, "GET /two HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\nGET /three "
+              "HTTP/1.1\r\nHost: h\r\n\r\n");
   assert_true(c->close);
   /* RFC 9112 §9.6: nothing after the request that said close is processed. */
   assert_int_equal(rc.n, 2);
@@ -1104,12 +1188,12 @@ static void test_connection_close(void **state) {
 
   /* Case-insensitive, and as one token of a list. */
   c = conn_new(&rc);
-  feed_str(c, "GET /x HTTP/1.1\r\nconnection: Close\r\n\r\n");
+  feed_str(c, "GET /x HTTP/1.1\r\nHost: h\r\nconnection: Close\r\n\r\n");
   assert_int_equal(rc.n, 1);
   assert_true(c->close);
   conn_free(c, &rc);
   c = conn_new(&rc);
-  feed_str(c, "GET /y HTTP/1.1\r\nConnection: keep-alive, close\r\n\r\n");
+  feed_str(c, "GET /y HTTP/1.1\r\nHost: h\r\nConnection: keep-alive, close\r\n\r\n");
   assert_int_equal(rc.n, 1);
   assert_true(c->close);
   conn_free(c, &rc);
@@ -1118,7 +1202,8 @@ static void test_connection_close(void **state) {
 static void test_head_has_length_but_no_body(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "HEAD /v1/query?q=x HTTP/1.1\r\n\r\nGET /v1/query?q=x HTTP/1.1\r\n\r\n");
+  feed_str(c, "HEAD /v1/query?q=x HTTP/1.1\r\nHost: h\r\n\r\nGET /v1/query?q=x HTTP/1.1\r\nHost: "
+              "h\r\n\r\n");
   assert_int_equal(rc.n, 2);
   assert_true(rc.r[0].head);
   assert_string_equal(rc.r[0].method, "HEAD");
@@ -1138,7 +1223,8 @@ static void test_head_has_length_but_no_body(void **state) {
 static void test_204_and_304_have_no_body(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "GET /204 HTTP/1.1\r\n\r\nGET /304 HTTP/1.1\r\n\r\nGET /end HTTP/1.1\r\n\r\n");
+  feed_str(c, "GET /204 HTTP/1.1\r\nHost: h\r\n\r\nGET /304 HTTP/1.1\r\nHost: h\r\n\r\nGET /end "
+              "HTTP/1.1\r\nHost: h\r\n\r\n");
   assert_int_equal(rc.n, 3);
   resp rs[4];
   assert_int_equal(split(c->out.data, c->out.len, rs, 4, NULL), 3);
@@ -1157,7 +1243,8 @@ static void test_204_and_304_have_no_body(void **state) {
 static void test_expect_100_continue(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
-  feed_str(c, "POST /v1/selection HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+  feed_str(c, "POST /v1/selection HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nExpect: "
+              "100-continue\r\n\r\n");
   assert_int_equal(rc.n, 0);
   static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
   assert_int_equal(c->out.len - c->out_sent, sizeof cont - 1);
@@ -1178,13 +1265,13 @@ static void test_expect_100_continue(void **state) {
 static void test_every_answer_has_length_and_date(void **state) {
   /* split() checks Date and Content-Length on each answer; here across all kinds. */
   static const char *ins[] = {
-      "GET /x HTTP/1.1\r\n\r\n",
-      "HEAD /x HTTP/1.1\r\n\r\n",
-      "GET /304 HTTP/1.1\r\n\r\n",
-      "GET /big HTTP/1.1\r\n\r\n",
+      "GET /x HTTP/1.1\r\nHost: h\r\n\r\n",
+      "HEAD /x HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /304 HTTP/1.1\r\nHost: h\r\n\r\n",
+      "GET /big HTTP/1.1\r\nHost: h\r\n\r\n",
       "GET /x HTTP/1.0\r\n\r\n",
       "GARBAGE\r\n\r\n",
-      "POST /x HTTP/1.1\r\nContent-Length: 99999\r\n\r\n",
+      "POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: 99999\r\n\r\n",
   };
   for (size_t i = 0; i < sizeof ins / sizeof *ins; i++) {
     recorder rc;
@@ -1216,7 +1303,7 @@ static void test_zero_feed_does_nothing(void **state) {
 static void test_output_pause_and_drain(void **state) {
   sg_buf in;
   sg_buf_init(&in, 0);
-  for (int i = 0; i < N_BIG; i++) sg_buf_printf(&in, "GET /big%d HTTP/1.1\r\n\r\n", i);
+  for (int i = 0; i < N_BIG; i++) sg_buf_printf(&in, "GET /big%d HTTP/1.1\r\nHost: h\r\n\r\n", i);
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
   assert_int_equal(feed(c, in.data, in.len, SIZE_MAX), in.len);
@@ -1255,7 +1342,7 @@ static void test_output_pause_and_drain(void **state) {
   assert_int_equal(split(all.data, all.len, rs, N_BIG + 1, NULL), N_BIG);
   for (int i = 0; i < N_BIG; i++) assert_int_equal(rs[i].body_len, BIG_BODY);
   /* The connection goes on normally afterwards. */
-  feed_str(c, "GET /tail HTTP/1.1\r\n\r\n");
+  feed_str(c, "GET /tail HTTP/1.1\r\nHost: h\r\n\r\n");
   assert_int_equal(rc.n, N_BIG + 1);
   sg_buf_free(&all);
   sg_buf_free(&in);
@@ -1267,7 +1354,8 @@ static void test_pause_while_streaming(void **state) {
   sg_buf in, all;
   sg_buf_init(&in, 0);
   sg_buf_init(&all, 0);
-  for (int i = 0; i < 40; i++) sg_buf_printf(&in, "GET /big-%d?i=%d HTTP/1.1\r\n\r\n", i, i);
+  for (int i = 0; i < 40; i++)
+    sg_buf_printf(&in, "GET /big-%d?i=%d HTTP/1.1\r\nHost: h\r\n\r\n", i, i);
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
   assert_int_equal(drive(c, in.data, in.len, 50, &all), in.len);
@@ -1330,6 +1418,7 @@ int main(void) {
       cmocka_unit_test(test_extra_args_dropped),
       cmocka_unit_test(test_headers_ignore_case_first_kept),
       cmocka_unit_test(test_path_percent_decoded),
+      cmocka_unit_test(test_rfc9112_strictness),
       cmocka_unit_test(test_malformed_escape_is_invalid_request),
       cmocka_unit_test(test_pipelined_answered_in_order),
       cmocka_unit_test(test_byte_at_a_time_is_identical),
