@@ -179,6 +179,10 @@ int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
     rt->stamp = s;
   if (atomic_load(&rt->edge_verified)) stamp_keep(rt);
   rt->loaded_once = true;
+  /* With the control plane in this process, ask its guard now rather than wait a beat. */
+  if (s.present && !atomic_load(&rt->edge_verified) && rt->cfg.edge_confirm &&
+      rt->cfg.edge_confirm(rt->cfg.edge_confirm_ctx) == 0 && sg_edge_stamp_get(rt->edge, &after) == 0)
+    confirm(rt, &after);
   *out = next;
   return 0;
 }

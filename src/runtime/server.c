@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/metrics.h"
@@ -105,7 +106,18 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
   sg__rt_stamp_restore(rt);
-  int first_rc = sg__rt_edge_load(rt, NULL, false, &first);
+  /* A first read held back because the control plane is rewriting the edge (in `serve`,
+   * its guard's first tick may be doing that right now) is tried again for a moment. */
+  int first_rc;
+  for (int64_t until = sg_mono_ms() + CONFIRM_WAIT_MS;;) {
+    first_rc = sg__rt_edge_load(rt, NULL, false, &first);
+    if (first_rc != 1 || sg_mono_ms() >= until) break;
+    if (!rt->cfg.edge_confirm || rt->cfg.edge_confirm(rt->cfg.edge_confirm_ctx)) {
+      struct timespec ts = {0, 50 * 1000000L};
+      nanosleep(&ts, NULL);
+    }
+  }
+  if (first_rc == 1) atomic_store(&rt->edge_synced_ms, sg_mono_ms());
   if (first_rc == 0) {
     atomic_store(&rt->edge_synced_ms, rt->started_ms);
     /* Learn the fleet's quota counts before the first query rather than a second later. */

@@ -147,7 +147,7 @@ sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key
   if (!atomic_load_explicit(&r->rt->edge_verified, memory_order_relaxed)) {
     r->message = "The edge store is not yet confirmed current by the control plane; retry "
                  "shortly.";
-    return SG_E_UNAVAILABLE;
+    return SG_E_ARTIFACT_UNAVAILABLE;
   }
   if (!key || klen == 0 || klen > 256) {
     r->message = sg__rt_key_hint(key, klen);
