@@ -20,6 +20,7 @@
 #include "http/common/listen.h"
 #include "http/mhd/metrics_http.h"
 #include "runtime/runtime.h"
+#include "state/state.h"
 #include "store/store.h"
 
 static const sg_flag_spec serve_flags[] = {
@@ -193,12 +194,13 @@ static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc)
   static char state[4096];
   const char *dir = sg_args_get(a, "data-dir");
   const char *edge = sg_args_get(a, "edge");
-  if (edge && strncmp(edge, "redis://", 8) == 0) {
+  sg_state_backend b;
+  if (edge && sg_state_backend_of(edge, &b) == 0 && b == SG_STATE_REDIS) {
     /* A fleet: the runtimes' state is in that Redis, not in a directory here. */
-    cc->state_redis = edge;
+    cc->state = edge;
   } else if (dir) {
     snprintf(state, sizeof state, "%s/runtime", dir);
-    cc->runtime_state_dir = state;
+    cc->state = state;
   }
   return 0;
 }

@@ -2,7 +2,7 @@
  * sg_redisx: a Redis URL with the edge store's options, and a shared hiredis handle.
  *
  * Shared by every Redis backend (the edge store, src/edge/redis; the runtime's shared
- * state, src/runtime/state), so they read the same URLs and behave alike when Redis goes
+ * state, src/state), so they read the same URLs and behave alike when Redis goes
  * away: a command answers NULL (errno set) instead of blocking, the next command
  * reconnects, and while Redis stays down reconnects are spaced by a growing backoff
  * (100 ms doubling to 5 s) so a dead server costs one failed connect per backoff, not

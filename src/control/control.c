@@ -23,7 +23,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
       sg__dashboard_start(c) || sg__publish_start(c) ||
-      (cfg->state_redis && sg__drain_start(cfg->store, cfg->state_redis, &c->drain))) {
+      (cfg->state && sg__drain_start(cfg->store, cfg->state, &c->drain))) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
     return -1;

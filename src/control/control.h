@@ -30,11 +30,11 @@ typedef struct {
   uint32_t signin_rate_ip;        /* sign-in attempts per minute per client IP (0: off) */
   uint32_t signin_rate_email;     /* sign-in attempts per minute per email (0: off) */
   uint32_t invite_rate;           /* member invitations per minute per workspace (0: off) */
-  const char *runtime_state_dir;  /* the runtime's state dir (usage, selections), or NULL */
   const char *runtime_public_url; /* the runtime's origin as browsers reach it (preview), or NULL */
-  /* A fleet's shared runtime state (the redis:// URL of --edge), or NULL: then selection
-   * events are drained from it into the store, and usage reads its quota counters. */
-  const char *state_redis;
+  /* The runtimes' shared state as state/state.h names it (usage, selections), or NULL:
+   * the runtime's state directory, or a fleet's redis:// URL (the URL of --edge), whose
+   * selection events are drained into the store (control/drain.c). */
+  const char *state;
 } sg_control_config;
 
 typedef struct sg_control sg_control;

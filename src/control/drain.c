@@ -1,15 +1,15 @@
 /*
  * The selection drain: moves the selection events that a fleet's runtimes append to the
- * Redis stream (common/statekeys.h) into the store, where the dashboard reads them.
+ * shared state's event stream (state/state.h: sg_state_events_next; in Redis,
+ * state/redis_read.c) into the store, where the dashboard reads them.
  *
- * Every control process with a Redis edge runs one, as a consumer of the stream's group
- * "drain" (its own consumer name), so several processes share the work and none is
- * required. An entry is acknowledged (XACK) and deleted (XDEL) only after the store
- * committed it; storing is idempotent (sg_store_selections_add), so an entry delivered
- * again — the process died between commit and XACK — costs nothing. Entries left
- * pending by a dead process are claimed (XAUTOCLAIM) once idle for CLAIM_IDLE_MS.
- * An entry that is not a valid event is logged, acknowledged and deleted: kept, it would
- * be retried forever.
+ * Every control process with a Redis edge runs one, as a consumer of the stream (its own
+ * consumer name), so several processes share the work and none is required. An entry is
+ * acknowledged only after the store committed it; storing is idempotent
+ * (sg_store_selections_add), so an entry delivered again — the process died between
+ * commit and acknowledgement — costs nothing. Entries left pending by a dead process are
+ * claimed by the others. An entry that is not a valid event is logged, acknowledged and
+ * deleted: kept, it would be retried forever.
  */
 #include <errno.h>
 #include <jansson.h>
@@ -20,21 +20,16 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/redisx.h"
-#include "common/statekeys.h"
 #include "common/util.h"
 #include "control/internal.h"
+#include "state/state.h"
 
-#define BATCH 256
 #define BLOCK_MS 500
-#define CLAIM_IDLE_MS 30000
-#define CLAIM_EVERY_MS 5000
 #define MAX_EVENT_BYTES 8192
 
 struct sg__drain {
   sg_store *store;
-  sg_redisx *x;
-  char stream[120]; /* "<prefix>:state:selections" */
+  sg_state_reader *state; /* the fleet's state: its event stream */
   char consumer[96];
   atomic_bool stop;
   pthread_t thread;
@@ -66,62 +61,20 @@ int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_select
   return ev->ts_ms > 0 ? 0 : -1;
 }
 
-/* The event of one stream entry ([id, [field, value, …]]) into *ev, pointing into *json
- * (kept alive by the caller). -1 when it is not a valid event. */
-static int parse_entry(const redisReply *entry, json_t **json, sg_selection_event *ev) {
-  *json = NULL;
-  if (entry->type != REDIS_REPLY_ARRAY || entry->elements != 2 ||
-      entry->element[1]->type != REDIS_REPLY_ARRAY)
-    return -1;
-  const redisReply *fields = entry->element[1];
-  const redisReply *line = NULL;
-  for (size_t i = 0; i + 1 < fields->elements; i += 2)
-    if (fields->element[i]->type == REDIS_REPLY_STRING && strcmp(fields->element[i]->str, "e") == 0)
-      line = fields->element[i + 1];
-  if (!line || line->type != REDIS_REPLY_STRING) return -1;
-  return sg__drain_event_parse(line->str, line->len, json, ev);
-}
-
-/* Sends XACK then XDEL for ids. 0 when both were answered. */
-static int ack(sg__drain *d, const char **ids, size_t n) {
-  if (n == 0) return 0;
-  const char *argv[3 + BATCH];
-  argv[0] = "XACK";
-  argv[1] = d->stream;
-  argv[2] = SG_STATE_STREAM_GROUP;
-  for (size_t i = 0; i < n; i++) argv[3 + i] = ids[i];
-  redisReply *r = sg_redisx_argv(d->x, (int)(3 + n), argv, NULL);
-  if (!r) return -1;
-  freeReplyObject(r);
-  /* Acknowledged and stored: the entry has no further use (the stream is never trimmed
-   * otherwise). Left behind by a failure here, it is only memory. */
-  argv[1] = "XDEL";
-  argv[2] = d->stream;
-  r = sg_redisx_argv(d->x, (int)(2 + n), argv + 1, NULL);
-  if (r) freeReplyObject(r);
-  return 0;
-}
-
 /* Stores and acknowledges the entries of one read. -1 when Redis failed (reconnect), -2
  * when the store failed (the entries stay pending; read them again later). */
-static int handle(sg__drain *d, const redisReply *entries) {
-  if (entries->type != REDIS_REPLY_ARRAY) return 0;
-  size_t n = entries->elements < BATCH ? entries->elements : BATCH;
-  sg_selection_event ev[BATCH] = {0};
-  json_t *json[BATCH];
-  const char *ids[BATCH];
-  size_t nev = 0, nids = 0;
+static int handle(sg__drain *d, const sg_state_event *entries, size_t n) {
+  sg_selection_event ev[SG_STATE_EVENTS_MAX] = {0};
+  json_t *json[SG_STATE_EVENTS_MAX];
+  size_t nev = 0;
   for (size_t i = 0; i < n; i++) {
-    const redisReply *e = entries->element[i];
-    if (e->type != REDIS_REPLY_ARRAY || e->elements < 1 || e->element[0]->type != REDIS_REPLY_STRING)
-      continue;
-    ids[nids++] = e->element[0]->str;
     json[nev] = NULL;
-    if (parse_entry(e, &json[nev], &ev[nev]) == 0) {
+    if (entries[i].line &&
+        sg__drain_event_parse(entries[i].line, entries[i].len, &json[nev], &ev[nev]) == 0) {
       nev++;
     } else {
       fprintf(stderr, "{\"error\":\"selection drain: entry %s is not a selection event; dropped\"}\n",
-              e->element[0]->str);
+              entries[i].id);
       json_decref(json[nev]);
     }
   }
@@ -132,7 +85,7 @@ static int handle(sg__drain *d, const redisReply *entries) {
             sg_err_code(rc));
     return -2;
   }
-  return ack(d, ids, nids) ? -1 : 0;
+  return sg_state_events_ack(d->state, entries, n) ? -1 : 0;
 }
 
 static void pause_ms(sg__drain *d, int ms) {
@@ -141,80 +94,51 @@ static void pause_ms(sg__drain *d, int ms) {
 
 static void *drain_main(void *arg) {
   sg__drain *d = arg;
-  bool fresh = true;       /* (re)connected: make sure the group exists */
-  bool own_pending = true; /* read our own unacknowledged entries first ("0") */
-  int64_t last_claim = 0;
-  bool failing = false;
+  sg_state_event entries[SG_STATE_EVENTS_MAX];
   while (!atomic_load(&d->stop)) {
-    redisReply *r;
-    if (fresh) {
-      r = sg_redisx_cmd(d->x, "XGROUP CREATE %s %s 0 MKSTREAM", d->stream, SG_STATE_STREAM_GROUP);
-      /* BUSYGROUP: another process (or an earlier run) made it. */
-      bool ok = r && (r->type != REDIS_REPLY_ERROR || strncmp(r->str, "BUSYGROUP", 9) == 0);
-      if (r) freeReplyObject(r);
-      if (!ok) {
-        if (!failing) fprintf(stderr, "{\"error\":\"selection drain: Redis unreachable\"}\n");
-        failing = true;
-        pause_ms(d, 500);
-        continue;
-      }
-      failing = fresh = false;
-      own_pending = true;
+    size_t n = 0;
+    int rc = sg_state_events_next(d->state, d->consumer, BLOCK_MS, entries, &n);
+    if (rc == -1) { /* the group could not be made: Redis unreachable */
+      pause_ms(d, 500);
+      continue;
     }
-    int64_t now = sg_mono_ms();
-    const redisReply *entries = NULL;
-    if (now - last_claim >= CLAIM_EVERY_MS) {
-      last_claim = now;
-      r = sg_redisx_cmd(d->x, "XAUTOCLAIM %s %s %s %d 0-0 COUNT %d", d->stream,
-                        SG_STATE_STREAM_GROUP, d->consumer, CLAIM_IDLE_MS, BATCH);
-      if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) entries = r->element[1];
-    } else {
-      r = sg_redisx_cmd(d->x, "XREADGROUP GROUP %s %s COUNT %d BLOCK %d STREAMS %s %s",
-                        SG_STATE_STREAM_GROUP, d->consumer, BATCH, BLOCK_MS, d->stream,
-                        own_pending ? "0" : ">");
-      /* [[stream, [entries]]], or nil when nothing came within BLOCK_MS. */
-      if (r && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-          r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 2)
-        entries = r->element[0]->element[1];
-      if (own_pending && r && (!entries || entries->elements == 0)) own_pending = false;
+    if (rc == -2) { /* the read failed: the reader reconnects */
+      pause_ms(d, 200);
+      continue;
     }
-    int rc = -1;
-    if (r && r->type != REDIS_REPLY_ERROR) rc = entries ? handle(d, entries) : 0;
-    if (r && r->type == REDIS_REPLY_ERROR) /* NOGROUP: Redis lost its data; make it again */
-      fprintf(stderr, "{\"error\":\"selection drain: %s\"}\n", r->str);
-    if (r) freeReplyObject(r);
-    if (rc == -2) {
-      own_pending = true;
+    if (n == 0) continue;
+    rc = handle(d, entries, n);
+    if (rc == -2) { /* the store failed: the entries stay pending; read them again */
+      sg_state_events_again(d->state);
       pause_ms(d, 1000);
     } else if (rc == -1) {
-      fresh = true;
       pause_ms(d, 200);
     }
   }
   return NULL;
 }
 
-int sg__drain_start(sg_store *store, const char *url, sg__drain **out) {
+int sg__drain_start(sg_store *store, const char *spec, sg__drain **out) {
   sg__drain *d = calloc(1, sizeof *d);
   if (!d) return -1;
   d->store = store;
-  sg_redisx_url u;
-  char err[256];
-  if (sg_redisx_parse(url, &u, err, sizeof err) ||
-      sg_redisx_open(&u, BLOCK_MS + 2000, true, &d->x)) {
-    explicit_bzero(&u, sizeof u);
+  if (sg_state_reader_open(spec, BLOCK_MS + 2000, &d->state)) {
     free(d);
     return -1;
   }
-  snprintf(d->stream, sizeof d->stream, "%s:%s", u.prefix, SG_STATE_KEY_STREAM);
-  explicit_bzero(&u, sizeof u);
+  if (!sg_state_has_events(d->state)) { /* the events stay in the state: nothing to drain */
+    sg_state_reader_close(d->state);
+    free(d);
+    *out = NULL;
+    return 0;
+  }
   char host[64] = "host";
   gethostname(host, sizeof host - 1);
   char rnd[24];
   sg_random_id("", rnd, sizeof rnd);
   snprintf(d->consumer, sizeof d->consumer, "%.40s-%ld-%s", host, (long)getpid(), rnd);
   if (pthread_create(&d->thread, NULL, drain_main, d)) {
-    sg_redisx_close(d->x);
+    sg_state_reader_close(d->state);
     free(d);
     return -1;
   }
@@ -226,6 +150,6 @@ void sg__drain_stop(sg__drain *d) {
   if (!d) return;
   atomic_store(&d->stop, true);
   pthread_join(d->thread, NULL);
-  sg_redisx_close(d->x);
+  sg_state_reader_close(d->state);
   free(d);
 }

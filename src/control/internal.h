@@ -27,9 +27,11 @@ struct sg_control {
 };
 
 /* The selection drain (drain.c): a thread moving a fleet's selection events from the
- * Redis at url into store. Start fails only on a bad URL or no resources. */
+ * shared state named by spec (a fleet's Redis) into store; a backend whose events stay in
+ * it (a local directory) has nothing to drain (*out NULL). Start fails only on a bad
+ * spec or no resources. */
 typedef struct sg__drain sg__drain;
-int sg__drain_start(sg_store *store, const char *url, sg__drain **out);
+int sg__drain_start(sg_store *store, const char *spec, sg__drain **out);
 /* Stops it (within about half a second) and frees it; NULL is fine. */
 void sg__drain_stop(sg__drain *d);
 /* Parses one event line of the stream (the runtime's JSON object, at most 8 KiB) into ev,

@@ -75,23 +75,28 @@ int sg_edge_open_data_dir(const char *data_dir, sg_edge **out) {
 
 int sg_edge_set_cache_dir(sg_edge *e, const char *dir) {
   if (!e || !dir || !*dir) return bad_arg();
-  return e->dir ? 0 : sg__edge_redis_set_cache_dir(e, dir);
+  return e->ops->set_cache_dir(e, dir);
 }
 
 int sg_edge_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
                         size_t *removed) {
   size_t k = 0;
   if (!e || (!keep && n) || older_than_s < 0) return bad_arg();
-  int rc = e->dir ? 0 : sg__edge_redis_cache_prune(e, keep, n, older_than_s, &k);
+  int rc = e->ops->cache_prune(e, keep, n, older_than_s, &k);
   if (removed) *removed = k;
   return rc;
+}
+
+int sg_edge_check(sg_edge *e) {
+  if (!e) return bad_arg();
+  if (e->ops->check && e->ops->check(e)) return -1;
+  uint64_t rev;
+  return sg_edge_revision(e, &rev);
 }
 
 void sg_edge_close(sg_edge *e) {
   if (e) e->ops->close(e);
 }
-
-const char *sg_edge_dir(const sg_edge *e) { return e ? e->dir : NULL; }
 
 int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data, size_t len) {
   const char *hex;

@@ -191,9 +191,6 @@ int sg_edge_stamp_cmp(const sg_edge_stamp *a, const sg_edge_stamp *b);
  * readiness probes (/readyz) call it. Returns 0 or -1 with errno set. */
 int sg_edge_check(sg_edge *e);
 
-/* The directory of the store (for a directory backend), NULL otherwise. */
-const char *sg_edge_dir(const sg_edge *e);
-
 /* Helpers. */
 bool sg_edge_id_valid(const char *id);
 const char *sg_edge_kind_name(sg_edge_kind k); /* "lists", "keys", … (the folder) */

@@ -34,20 +34,26 @@ typedef struct {
   int (*stamp_put)(sg_edge *e, const sg_edge_stamp *expect, const sg_edge_stamp *s,
                    const char *text);
   int (*raise_revision)(sg_edge *e, uint64_t min, uint64_t *rev);
+  /* where fetched artifacts are kept (dir exists); a backend whose artifacts are local
+   * files already keeps no cache and answers 0 */
+  int (*set_cache_dir)(sg_edge *e, const char *dir);
+  /* removes cached artifacts not in keep[0..n) older than older_than_s; counts them in
+   * *removed (set to 0 first by the caller) */
+  int (*cache_prune)(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                     size_t *removed);
+  /* what the backend checks beyond a readable revision (sg_edge_check); NULL: nothing */
+  int (*check)(sg_edge *e);
   void (*close)(sg_edge *e);
 } sg__edge_ops;
 
+/* A backend's handle begins with this (its own fields follow). */
 struct sg_edge {
   const sg__edge_ops *ops;
-  char *dir; /* directory backend: the store's root; NULL for others */
 };
 
 /* Directory backend: opens/creates the layout under dir. */
 int sg__edge_dir_open(const char *dir, sg_edge **out);
 /* Redis backend (src/edge/redis): url as sg_redisx_parse reads it. */
 int sg__edge_redis_open(const char *url, sg_edge **out);
-int sg__edge_redis_set_cache_dir(sg_edge *e, const char *dir);
-int sg__edge_redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
-                               size_t *removed);
 
 #endif

@@ -23,6 +23,7 @@
 #include "common/util.h"
 #include "http/mhd/metrics_http.h"
 #include "runtime/runtime.h"
+#include "state/state.h"
 
 static const sg_flag_spec flags[] = {
     {"edge", true, false},
@@ -50,6 +51,7 @@ int sg_cmd_runtime(int argc, char **argv) {
   const char *edge = sg_args_get(&a, "edge");
   const char *state = sg_args_get(&a, "state-dir");
   char edge_buf[4096], state_buf[4096 + 32];
+  sg_state_backend backend;
   if (!edge && !data_dir) return usage_error("--edge DIR or --data-dir DIR is required");
   if (!edge) {
     if (strlen(data_dir) > 4000) return usage_error("--data-dir is too long");
@@ -61,7 +63,7 @@ int sg_cmd_runtime(int argc, char **argv) {
   if (!state) {
     if (data_dir)
       snprintf(state_buf, sizeof state_buf, "%s/runtime", data_dir);
-    else if (strncmp(edge, "redis", 5) == 0)
+    else if (sg_state_backend_of(edge, &backend) ? errno == ENOTSUP : backend == SG_STATE_REDIS)
       return usage_error("--state-dir DIR is required with a Redis edge store");
     else
       snprintf(state_buf, sizeof state_buf, "%s/runtime-state", edge);

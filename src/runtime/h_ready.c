@@ -9,7 +9,7 @@
  * §6); the body then says "edge": "unavailable", and suggestd_snapshot_age_seconds grows,
  * which is what to alert on.
  *
- * The shared state (runtime/state.h) is the third check: "state" is "unavailable" while
+ * The shared state (state/state.h) is the third check: "state" is "unavailable" while
  * the Redis holding a fleet's shared state is unreachable. The runtime stays ready then,
  * because queries go on (quotas counted here until Redis returns); only selection
  * reports answer 503. suggestd_shared_state_up and suggestd_quota_pending_queries say the
@@ -22,7 +22,7 @@
 #include "common/util.h"
 #include "http/common/health.h"
 #include "runtime/rt.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 /* The edge store counts as reachable when the loader read it this recently. */
 #define EDGE_STALE_MS 5000

@@ -14,7 +14,7 @@
 
 #include "common/util.h"
 #include "runtime/rt.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 void sg__h_selection(sg__rt_req *r) {
   sg__selection sel;

@@ -11,7 +11,7 @@
 
 #include "common/util.h"
 #include "runtime/server.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 /* A remote edge's local artifact cache keeps what the snapshot serves, and for a while
  * what it served before (a rollback or a flip back finds it locally). */

@@ -23,6 +23,7 @@
 #include "http/common/request_id.h"
 #include "runtime/http/http1.h"
 #include "runtime/runtime.h"
+#include "state/state.h"
 
 /* ================================================================ origins ======== */
 
@@ -64,52 +65,10 @@ void sg__rt_log_line(const char *line, size_t n);
 /* Writes every thread's buffered lines to stderr; the loader calls it each poll period. */
 void sg__rt_log_flush(void);
 
-/* ================================================================ quota =========== */
-
-typedef struct {
-  _Atomic uint64_t used; /* served queries this month */
-  uint64_t flushed;      /* value last written (loader thread only) */
-  char app_id[SG_EDGE_MAX_ID + 1];
-} sg__quota_slot;
-
-typedef struct sg__quota sg__quota;
-
-/* UTC calendar month of a Unix time as year*12 + (month-1). */
-int sg__utc_month(int64_t unix_s);
-/* Opens the counters file path (JSON {"month":"YYYY-MM","used":{"app":n,…}}); counts
- * of another month than `month` are dropped. A missing file is an empty table; a NULL
- * path is a table kept in memory only (sg__quota_flush then writes nothing). */
-int sg__quota_open(const char *path, int month, sg__quota **out);
-/* The slot of app_id, created at 0 if new. Slots live until sg__quota_close, so
- * snapshots hold plain pointers to them. Loader thread only. */
-sg__quota_slot *sg__quota_slot_for(sg__quota *q, const char *app_id);
-/* The number of slots, and slot i in creation order (loader thread only). */
-size_t sg__quota_count(const sg__quota *q);
-sg__quota_slot *sg__quota_at(const sg__quota *q, size_t i);
-/* Request threads: takes one unit unless used >= limit. Returns true when taken. */
-bool sg__quota_take(sg__quota_slot *s, uint64_t limit);
-/* Writes the file when a counter changed; on a new month resets every counter first.
- * Loader thread only. Returns 0 or -1. */
-int sg__quota_flush(sg__quota *q, int month);
-void sg__quota_close(sg__quota *q);
-
 /* ================================================================ selection body == */
 
-#define SG__SELECTION_MAX_BODY 4096
-#define SG__SELECTION_MAX_FIELD 256
-#define SG__SELECTION_MAX_QUERY 1024
-#define SG__SELECTION_MAX_POSITION 1000000
-
-typedef struct {
-  void *root;      /* the parsed json_t (owned) */
-  const char *key; /* NULL when missing or not a string */
-  size_t key_len;
-  char selection_id[37];                                    /* lower-case canonical UUID */
-  const char *query_request_id, *list_id, *item_id, *query; /* query may be NULL */
-  int64_t position;
-  const char *bad_field;   /* first invalid field, NULL when every field is valid */
-  const char *bad_message; /* the 400's message naming it and what it must be (a constant) */
-} sg__selection;
+/* The quota slot, the selection report (sg__selection) and what recording one answers
+ * (sg__ev_result) belong to the shared state's seam: state/state.h. */
 
 /* Parses a selection report body[0..len). Returns SG_E_OK when the body is a JSON
  * object (the key may still be missing and bad_field may be set: the handler checks the
@@ -118,26 +77,6 @@ typedef struct {
  * sg__selection_free in every case. */
 sg_err sg__selection_parse(const char *body, size_t len, sg__selection *s);
 void sg__selection_free(sg__selection *s);
-
-/* ================================================================ events ========== */
-
-typedef struct sg__events sg__events;
-
-typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMITED } sg__ev_result;
-
-/* Opens <dir> (created), reloads selection ids seen in the last 24 h from its segments
- * and starts the writer thread. */
-int sg__events_open(const char *dir, sg__events **out);
-/* Appends the event's line (the format of events.c, ending in a newline) to b. */
-int sg__event_line(sg_buf *b, const sg__selection *s, const char *app_id, const char *key_id,
-                   int64_t now_ms);
-/* Dedupes on selectionId (24 h window) and queues the event for the writer thread. */
-sg__ev_result sg__events_submit(sg__events *ev, const sg__selection *s, const char *app_id,
-                                const char *key_id, int64_t now_ms);
-/* Stops the writer after it drained the queue and fsync'd. */
-void sg__events_close(sg__events *ev);
-/* Blocks until every event queued so far is written and fsync'd (tests, shutdown). */
-void sg__events_sync(sg__events *ev);
 
 /* ================================================================ snapshot ======== */
 

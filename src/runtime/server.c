@@ -19,7 +19,7 @@
 #include "common/util.h"
 #include "http/common/listen.h"
 #include "runtime/server.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 /* How long a start waits for the control plane to confirm a guarded edge. */
 #define CONFIRM_WAIT_MS 1500
@@ -96,7 +96,10 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   /* It says what failed. */
   /* A Redis edge holds the state the fleet shares as well; a directory edge keeps it
    * in the state directory, for this process alone. */
-  const char *state = strncmp(cfg->edge, "redis://", 8) == 0 ? cfg->edge : rt->state_dir;
+  sg_state_backend backend;
+  const char *state =
+      sg_state_backend_of(cfg->edge, &backend) == 0 && backend == SG_STATE_REDIS ? cfg->edge
+                                                                                  : rt->state_dir;
   /* The URL's options (?prefix=…) are the edge store's; the state takes the server part. */
   char server_url[1024];
   if (state == cfg->edge && strchr(state, '?')) {

@@ -21,7 +21,7 @@
 #include "common/util.h"
 #include "edge/records.h"
 #include "runtime/rt.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 /* ---------------------------------------------------------------- arena ---------- */
 

@@ -473,7 +473,7 @@ sg_err sg_store_checkpoint(sg_store *st);
 sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]);
 
 /* ---- selection events (the fleet's drain, docs/STORE.md) -------------------------------- */
-/* One selection report as a runtime recorded it (the event line of runtime/state/events.c).
+/* One selection report as a runtime recorded it (the event line of state/events.c).
  * query may be NULL; every other string is set. */
 typedef struct {
   const char *selection_id, *query_request_id, *list_id, *item_id, *query, *application_id,

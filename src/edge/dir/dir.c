@@ -33,11 +33,19 @@
 #include "compiler/artifact.h"
 #include "edge/edge_internal.h"
 
+/* The directory backend's handle: the store's root, without a trailing slash. */
+typedef struct {
+  sg_edge base;
+  char *dir;
+} dir_edge;
+
+static const char *root_of(const sg_edge *e) { return ((const dir_edge *)e)->dir; }
+
 /* ---------------------------------------------------------------- paths ---------- */
 
 static int path_of(const sg_edge *e, char *out, size_t outsz, const char *fmt1, const char *a,
                    const char *b) {
-  int n = snprintf(out, outsz, "%s/%s%s%s", e->dir, fmt1, a ? a : "", b ? b : "");
+  int n = snprintf(out, outsz, "%s/%s%s%s", root_of(e), fmt1, a ? a : "", b ? b : "");
   if (n < 0 || (size_t)n >= outsz) {
     errno = ENAMETOOLONG;
     return -1;
@@ -612,8 +620,40 @@ static int dir_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
   return rc;
 }
 
+/* The artifacts are files here already: there is no cache to keep or prune. */
+static int dir_set_cache_dir(sg_edge *e, const char *dir) { return 0; }
+
+static int dir_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                           size_t *removed) {
+  *removed = 0;
+  return 0;
+}
+
+static int usable_dir(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb)) return -1;
+  if (!S_ISDIR(sb.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return access(path, R_OK | W_OK | X_OK);
+}
+
+/* A missing REVISION file reads as revision 0 (a fresh store), so reading the revision
+ * alone would call a directory that was moved away healthy: the root and every folder
+ * must be directories this process may read and write. */
+static int dir_check(sg_edge *e) {
+  if (usable_dir(root_of(e))) return -1;
+  char p[PATH_MAX];
+  for (int k = 0; k <= SG_EDGE__KINDS; k++) {
+    const char *sub = k < SG_EDGE__KINDS ? sg_edge_kind_name((sg_edge_kind)k) : "artifacts";
+    if (path_of(e, p, sizeof p, sub, NULL, NULL) || usable_dir(p)) return -1;
+  }
+  return 0;
+}
+
 static void dir_close(sg_edge *e) {
-  free(e->dir);
+  free(((dir_edge *)e)->dir);
   free(e);
 }
 
@@ -636,6 +676,9 @@ static const sg__edge_ops dir_ops = {
     .stamp_get = dir_stamp_get,
     .stamp_put = dir_stamp_put,
     .raise_revision = dir_raise_revision,
+    .set_cache_dir = dir_set_cache_dir,
+    .cache_prune = dir_cache_prune,
+    .check = dir_check,
     .close = dir_close,
 };
 
@@ -646,16 +689,17 @@ int sg__edge_dir_open(const char *dir, sg_edge **out) {
     errno = EINVAL;
     return -1;
   }
-  sg_edge *e = calloc(1, sizeof *e);
-  if (!e) return -1;
-  e->ops = &dir_ops;
-  e->dir = strndup(dir, n);
-  if (!e->dir) {
-    free(e);
+  dir_edge *de = calloc(1, sizeof *de);
+  if (!de) return -1;
+  de->base.ops = &dir_ops;
+  de->dir = strndup(dir, n);
+  if (!de->dir) {
+    free(de);
     return -1;
   }
+  sg_edge *e = &de->base;
   char p[PATH_MAX];
-  if (sg_mkdirs(e->dir, 0755) || path_of(e, p, sizeof p, "artifacts", NULL, NULL) ||
+  if (sg_mkdirs(de->dir, 0755) || path_of(e, p, sizeof p, "artifacts", NULL, NULL) ||
       sg_mkdirs(p, 0755))
     goto fail;
   for (int k = 0; k < SG_EDGE__KINDS; k++)

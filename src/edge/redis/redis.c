@@ -876,6 +876,10 @@ static void redis_close(sg_edge *e) {
   free(re);
 }
 
+static int redis_set_cache_dir(sg_edge *e, const char *dir);
+static int redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                             size_t *removed);
+
 static const sg__edge_ops redis_ops = {
     .put_artifact = redis_put_artifact,
     .artifact_stat = redis_artifact_stat,
@@ -895,6 +899,8 @@ static const sg__edge_ops redis_ops = {
     .stamp_get = redis_stamp_get,
     .stamp_put = redis_stamp_put,
     .raise_revision = redis_raise_revision,
+    .set_cache_dir = redis_set_cache_dir,
+    .cache_prune = redis_cache_prune,
     .close = redis_close,
 };
 
@@ -931,8 +937,8 @@ static bool kept(const char *hex, const char *const *keep, size_t n) {
   return false;
 }
 
-int sg__edge_redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
-                               size_t *removed) {
+static int redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
+                             size_t *removed) {
   redis_edge *re = R(e);
   if (!re->cache_dir) return 0;
   DIR *d = opendir(re->cache_dir);
@@ -957,7 +963,7 @@ int sg__edge_redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, in
   return 0;
 }
 
-int sg__edge_redis_set_cache_dir(sg_edge *e, const char *dir) {
+static int redis_set_cache_dir(sg_edge *e, const char *dir) {
   redis_edge *re = R(e);
   if (sg_mkdirs(dir, 0755)) return -1;
   char *d = strdup(dir);

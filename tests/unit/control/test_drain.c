@@ -16,10 +16,10 @@
 
 #include "../store/store_fixture.h"
 #include "common/redis_server.h"
-#include "common/statekeys.h"
+#include "state/keys.h"
 #include "common/util.h"
 #include "control/internal.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 #define P "sg:"
 

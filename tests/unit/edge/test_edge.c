@@ -346,6 +346,46 @@ static void test_artifacts(void **state) {
   sg_buf_free(&a);
 }
 
+/* The artifact cache goes through the backend (a directory store keeps none: its
+ * artifacts are files already): whatever is pruned, the artifact still loads. */
+static void test_artifact_cache(void **state) {
+  fixture *f = *state;
+  sg_edge *e = f->e;
+  char cache[] = "/tmp/sg-edge-cache-XXXXXX";
+  assert_non_null(mkdtemp(cache));
+  char dir[300];
+  snprintf(dir, sizeof dir, "%s/artifacts", cache);
+  assert_int_equal(sg_edge_set_cache_dir(e, ""), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_set_cache_dir(e, dir), 0);
+  sg_buf a;
+  char hash[72];
+  uint32_t salt;
+  sg_random_bytes(&salt, sizeof salt);
+  sg_test_artifact(100, salt, &a, hash);
+  assert_int_equal(sg_edge_put_artifact(e, hash, a.data, a.len), 0);
+  sg_artifact *art;
+  assert_int_equal(sg_edge_artifact_load(e, hash, &art), 0);
+  sg_artifact_close(art);
+  size_t removed = 99;
+  const char *keep[] = {hash};
+  assert_int_equal(sg_edge_cache_prune(e, keep, 1, 0, &removed), 0);
+  assert_int_equal(removed, 0); /* kept */
+  assert_int_equal(sg_edge_cache_prune(e, NULL, 0, 0, &removed), 0);
+  assert_true(removed <= 1);
+  assert_int_equal(sg_edge_artifact_load(e, hash, &art), 0);
+  assert_int_equal(sg_artifact_item_count(art), 100);
+  sg_artifact_close(art);
+  assert_int_equal(sg_edge_cache_prune(e, NULL, 1, 0, &removed), -1);
+  assert_int_equal(errno, EINVAL);
+  assert_int_equal(sg_edge_check(e), 0);
+  assert_int_equal(sg_edge_delete_artifact(e, hash), 0);
+  sg_buf_free(&a);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* Records: get, foreach in id order, delete. */
 typedef struct {
   const char *prefix;
@@ -460,6 +500,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_changes_since, setup, teardown),
       cmocka_unit_test_setup_teardown(test_changes_compacted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_artifacts, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_artifact_cache, setup, teardown),
       cmocka_unit_test_setup_teardown(test_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_stamp_and_raise, setup, teardown),
   };

@@ -13,7 +13,7 @@
 #include "common/util.h"
 #include "edge/edge.h"
 #include "runtime/rt.h"
-#include "runtime/state.h"
+#include "state/state.h"
 
 static void put(sg_edge *e, sg_edge_kind k, const char *id, const char *json) {
   assert_int_equal(sg_edge_put(e, k, id, json, strlen(json), NULL), 0);

@@ -1,4 +1,4 @@
-/* The runtime's shared state through its seam (runtime/state.h), local backend. */
+/* The runtime's shared state through its seam (state/state.h), local backend. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "runtime/state.h"
+#include "state/internal.h"
 
 static sg__selection selection(const char *uuid) {
   sg__selection s = {.query_request_id = "req_1",

@@ -15,12 +15,12 @@
 #include <time.h>
 
 #include "common/redis_server.h"
-#include "common/statekeys.h"
+#include "state/keys.h"
 
 /* The default key prefix of a redis:// URL (common/redisx.h). */
 #define P "sg:"
 #include "common/util.h"
-#include "runtime/state.h"
+#include "state/internal.h"
 
 static sg_test_redis srv;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "runtime/rt.h"
+#include "state/internal.h"
 
 static sg__selection sel(const char *uuid) {
   sg__selection s;

@@ -1,9 +1,9 @@
 /*
- * The local backend of the runtime's shared state (runtime/state.h): this process only.
+ * The local backend of the runtime's shared state (state/state.h): this process only.
  *
- *   <state-dir>/quota.json   monthly quota counters (state/quota.c)
+ *   <state-dir>/quota.json   monthly quota counters (quota.c)
  *   <state-dir>/events/      selection event segments, which also rebuild the 24-hour
- *                            dedupe set at start (state/events.c)
+ *                            dedupe set at start (events.c)
  * Rate-limit buckets live in memory (common/ratelimit.c).
  */
 #include <errno.h>
@@ -15,7 +15,7 @@
 
 #include "common/ratelimit.h"
 #include "common/util.h"
-#include "runtime/state.h"
+#include "state/internal.h"
 
 typedef struct {
   sg_rt_state base;

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "common/util.h"
-#include "runtime/rt.h"
+#include "state/internal.h"
 
 struct sg__quota {
   char *path;

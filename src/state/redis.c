@@ -1,6 +1,6 @@
 /*
- * The Redis backend of the runtime's shared state (runtime/state.h): what every runtime
- * of a fleet must share, in the Redis of --edge redis://… (keys: common/statekeys.h).
+ * The Redis backend of the runtime's shared state (state/state.h): what every runtime
+ * of a fleet must share, in the Redis of --edge redis://… (keys: state/keys.h).
  *
  * - A selection report is one Lua script, one round trip: it takes a token from the
  *   key's bucket (Redis's clock, so every runtime refills alike), sets the selectionId
@@ -17,7 +17,7 @@
  * Connections are common/redisx handles: request threads share a small pool of them,
  * the loader thread has its own, and while Redis is down a handle tries to reconnect at
  * most once per back-off (100 ms growing to 5 s), so an outage costs a selection no wait.
- * Keys live under the URL's prefix (common/statekeys.h).
+ * Keys live under the URL's prefix (state/keys.h).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -26,9 +26,9 @@
 #include <string.h>
 
 #include "common/redisx.h"
-#include "common/statekeys.h"
+#include "state/keys.h"
 #include "common/util.h"
-#include "runtime/state.h"
+#include "state/internal.h"
 
 #define POOL 4
 /* A selection runs on a worker thread that also serves queries: a Redis that hangs may

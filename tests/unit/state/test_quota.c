@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "runtime/rt.h"
+#include "state/internal.h"
 
 static void test_month(void **state) {
   assert_int_equal(sg__utc_month(0), 1970 * 12);

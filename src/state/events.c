@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +26,7 @@
 #include "common/buf.h"
 #include "common/metrics.h"
 #include "common/util.h"
-#include "runtime/rt.h"
+#include "state/internal.h"
 
 #define DAY_MS (24LL * 3600 * 1000)
 #define QUEUE_CAP 65536

@@ -1,5 +1,5 @@
 /*
- * Redis key names of the runtime's shared state (runtime/state/redis.c), which the
+ * Redis key names of the runtime's shared state (state/redis.c), which the
  * control plane also reads: its selection drain (control/drain.c) and the dashboard's
  * usage page. One place, so writer and readers cannot drift apart. Every key begins with
  * the URL's prefix and a colon (common/redisx.h; "sg:" by default):
@@ -12,8 +12,8 @@
  *                                  JSON line), drained by group "drain"
  *   state:quota:<YYYY-MM>:<app>    served queries of an application in a UTC month
  */
-#ifndef SG_COMMON_STATEKEYS_H
-#define SG_COMMON_STATEKEYS_H
+#ifndef SG_STATE_KEYS_H
+#define SG_STATE_KEYS_H
 
 #define SG_STATE_KEY_RATE "state:rl:"
 #define SG_STATE_KEY_SEEN "state:seen:"
