@@ -100,12 +100,7 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   const char *state =
       sg_state_backend_of(cfg->edge, &backend) == 0 && backend == SG_STATE_REDIS ? cfg->edge
                                                                                   : rt->state_dir;
-  /* The URL's options (?prefix=…) are the edge store's; the state takes the server part. */
-  char server_url[1024];
-  if (state == cfg->edge && strchr(state, '?')) {
-    snprintf(server_url, sizeof server_url, "%.*s", (int)strcspn(state, "?"), state);
-    state = server_url;
-  }
+  /* The URL's options (?prefix=…) are the edge store's: the state open drops them. */
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   rt->started_ms = sg_mono_ms();
   sg__rt_stamp_restore(rt);

@@ -22,10 +22,25 @@ int sg_state_backend_of(const char *spec, sg_state_backend *out) {
   return 0;
 }
 
+/* A Redis URL's options (?prefix=…, ?chunk=…) are the edge store's: the state always
+ * lives under the default prefix (docs/RUNTIME.md), for writers and readers alike. */
+static const char *server_part(const char *spec, char *buf, size_t n) {
+  const char *q = strchr(spec, '?');
+  if (!q) return spec;
+  if ((size_t)(q - spec) >= n) return NULL;
+  snprintf(buf, n, "%.*s", (int)(q - spec), spec);
+  return buf;
+}
+
 int sg_rt_state_open(const char *spec, uint32_t selection_rate, sg_rt_state **out) {
   sg_state_backend b;
+  char buf[2048];
   if (!out || sg_state_backend_of(spec, &b)) {
     if (!out) errno = EINVAL;
+    return -1;
+  }
+  if (b == SG_STATE_REDIS && !(spec = server_part(spec, buf, sizeof buf))) {
+    errno = EINVAL;
     return -1;
   }
   return b == SG_STATE_REDIS ? sg__rt_state_redis_open(spec, selection_rate, out)
@@ -34,8 +49,13 @@ int sg_rt_state_open(const char *spec, uint32_t selection_rate, sg_rt_state **ou
 
 int sg_state_reader_open(const char *spec, int timeout_ms, sg_state_reader **out) {
   sg_state_backend b;
+  char buf[2048];
   if (!out || timeout_ms <= 0 || sg_state_backend_of(spec, &b)) {
     if (!out || timeout_ms <= 0) errno = EINVAL;
+    return -1;
+  }
+  if (b == SG_STATE_REDIS && !(spec = server_part(spec, buf, sizeof buf))) {
+    errno = EINVAL;
     return -1;
   }
   return b == SG_STATE_REDIS ? sg__state_redis_reader_open(spec, timeout_ms, out)

@@ -180,6 +180,16 @@ static void test_usage(void **state) {
   assert_int_equal(sg_state_read_usage(r, now, apps, 1, used), 0);
   assert_int_equal(used[0], 4);
   sg_state_reader_close(r);
+  /* A Redis URL's options belong to the edge: a reader given the edge's URL with
+   * ?prefix=… reads the same counters the writer wrote (docs/RUNTIME.md). */
+  if (strncmp(f->spec, "redis://", 8) == 0) {
+    char with[600];
+    snprintf(with, sizeof with, "%s%sprefix=other", f->spec, strchr(f->spec, '?') ? "&" : "?");
+    assert_int_equal(sg_state_reader_open(with, 1000, &r), 0);
+    assert_int_equal(sg_state_read_usage(r, now, apps, 1, used), 0);
+    assert_int_equal(used[0], 4);
+    sg_state_reader_close(r);
+  }
   sg_rt_state_close(w);
 }
 
