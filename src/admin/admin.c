@@ -32,6 +32,8 @@ static const sg_flag_spec admin_flags[] = {
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},
+    {"to", true, false},
+    {"from", true, false},
     {NULL, false, false},
 };
 
@@ -59,6 +61,7 @@ static int print(ctx *c, json_t *o) {
 }
 
 static int edge_rebuild(ctx *c) { return sg__admin_edge_rebuild(c->st, c->edge); }
+static int backup(ctx *c) { return sg__admin_backup(c->st, c->edge, sg_args_get(c->a, "to")); }
 
 static const char *need(ctx *c, const char *flag) {
   const char *v = sg_args_get(c->a, flag);
@@ -395,6 +398,8 @@ static const admin_cmd cmds[] = {
     {"member", "disable", member_disable, "member disable ID"},
     {"member", "set-password", member_set_password, "member set-password ID --password-file F"},
     {"edge", "rebuild", edge_rebuild, "edge rebuild"},
+    {"backup", NULL, backup, "backup --to FILE"},
+    {"restore", NULL, NULL, "restore --from FILE (into an empty --data-dir)"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -407,8 +412,11 @@ int sg_cmd_admin(int argc, char **argv) {
   char err[256];
   if (sg_args_parse(&a, argc, argv, admin_flags, err, sizeof err)) return sg__cli_fail("%s", err);
   const admin_cmd *cmd = NULL;
-  for (const admin_cmd *k = cmds; k->noun && a.npos >= 2; k++)
-    if (strcmp(k->noun, a.pos[0]) == 0 && strcmp(k->verb, a.pos[1]) == 0) cmd = k;
+  /* Two words (noun verb), or one for the commands of the whole store (backup, restore). */
+  for (const admin_cmd *k = cmds; k->noun && a.npos >= 1; k++)
+    if (strcmp(k->noun, a.pos[0]) == 0 &&
+        (k->verb ? a.npos >= 2 && strcmp(k->verb, a.pos[1]) == 0 : a.npos == 1))
+      cmd = k;
   if (!cmd) {
     /* The usage goes inside the one JSON error object: stderr stays machine-readable. */
     char usage[2048] = "";
@@ -420,10 +428,12 @@ int sg_cmd_admin(int argc, char **argv) {
                         "where <command> is one of: %s",
                         usage);
   }
+  /* A restore opens no store: it creates one, in an empty data dir. */
+  if (!cmd->fn) return sg__admin_restore(&a);
   ctx c = {.a = &a};
   if (sg__cli_open(&a, &c.st, &c.edge)) return 1;
   int rc = cmd->fn(&c);
-  if (rc == 0 && strcmp(cmd->verb, "list") != 0) audit(&c, cmd->noun, cmd->verb);
+  if (rc == 0 && cmd->verb && strcmp(cmd->verb, "list") != 0) audit(&c, cmd->noun, cmd->verb);
   sg_store_close(c.st);
   sg_edge_close(c.edge);
   return rc;

@@ -29,5 +29,8 @@ int sg__cli_fail(const char *fmt, const char *arg);
 int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge);
 /* `admin edge rebuild` (src/admin/edge_rebuild.c): prints its summary or the error; 0 or 1. */
 int sg__admin_edge_rebuild(sg_store *st, sg_edge *e);
+/* `admin backup --to FILE` and `admin restore --from FILE` (src/admin/backup.c). */
+int sg__admin_backup(sg_store *st, sg_edge *e, const char *to);
+int sg__admin_restore(sg_args *a);
 
 #endif

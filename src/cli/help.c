@@ -139,7 +139,10 @@ static const char admin_head[] =
     "{\"error\": ...} on stderr and exits non-zero. They work while a server runs.\n"
     "\ncommands:\n";
 
-static const char admin_tail[] = "\nflags:\n" STORE_FLAGS LIMIT_FLAGS FOOTER;
+static const char admin_tail[] =
+    "\nflags:\n" STORE_FLAGS LIMIT_FLAGS
+    "  --to FILE                 backup: the file to write (an SQLite store and its artifacts)\n"
+    "  --from FILE               restore: the backup to read into an empty --data-dir\n" FOOTER;
 
 int sg__cli_help(const char *cmd, FILE *f) {
   static const struct {

@@ -178,6 +178,18 @@ static int fsync_dir_of(const char *path) {
   return rc;
 }
 
+int sg_fsync_parent(const char *path) { return fsync_dir_of(path); }
+
+int sg_fsync_path(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  int e2 = errno;
+  close(fd);
+  errno = e2;
+  return rc;
+}
+
 int sg_temp_path(const char *path, char *out, size_t cap) {
   char rnd[17];
   uint8_t r[8];

@@ -54,6 +54,9 @@ int sg_temp_path(const char *path, char *out, size_t cap);
 int sg_write_file_atomic(const char *path, const void *data, size_t n);
 /* Reads a whole file (up to limit bytes) into a malloc'd NUL-terminated buffer. */
 int sg_read_file(const char *path, size_t limit, char **out, size_t *len);
+/* fsync of a file, and of the folder that holds path (after a rename into it). */
+int sg_fsync_path(const char *path);
+int sg_fsync_parent(const char *path);
 /* mkdir -p. */
 int sg_mkdirs(const char *path, unsigned mode);
 

@@ -537,6 +537,20 @@ sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64
   return st->ops->edge_state(st, kind, id, want, done, revision);
 }
 
+sg_err sg_store_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
+                       json_t **summary, char *err, size_t errsz) {
+  if (!st || !path || !*path || !fetch || !summary || !err || errsz == 0) return SG_E_INTERNAL;
+  err[0] = '\0';
+  *summary = NULL;
+  if (!st->ops->backup) {
+    snprintf(err, errsz,
+             "this store is backed up with its own tools: pg_dump, then pg_restore and "
+             "`suggestd admin edge rebuild` (docs/STORE.md, \"Backups\")");
+    return SG_E_INVALID_REQUEST;
+  }
+  return st->ops->backup(st, path, fetch, ctx, summary, err, errsz);
+}
+
 sg_err sg_store_edge_guard_get(sg_store *st, sg_edge_guard *out) {
   if (!st || !out) return SG_E_INTERNAL;
   if (!st->ops->edge_guard_get) return sg__store_missing(st->ops, "edge_guard_get");

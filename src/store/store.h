@@ -411,6 +411,25 @@ sg_err sg_store_edge_done(sg_store *st, const char *kind, const char *id, int64_
 sg_err sg_store_edge_state(sg_store *st, const char *kind, const char *id, int64_t *want,
                            int64_t *done, int64_t *revision);
 
+/* ---- backups (docs/STORE.md, "Backups") -------------------------------------------------
+ * A backup of an SQLite store is one file: a consistent online copy of the database (the
+ * writes committed before it began; writers go on meanwhile) with the bytes of every
+ * artifact that copy names embedded, since on SQLite the edge directory is their only
+ * copy. fetch(hash, &data, &len, ctx) hands over an artifact's bytes (malloc'd; 0) or
+ * fails (-1 with errno: the backup fails). path must not exist; it is written under a
+ * temporary name and renamed when complete. *summary: {backup, bytes, artifacts,
+ * artifactBytes, seconds}. SG_E_INVALID_REQUEST (with err) for a backend whose own tools
+ * back it up (PostgreSQL: pg_dump) or a path that exists. */
+typedef int (*sg_store_artifact_fetch)(const char *hash, void **data, size_t *len, void *ctx);
+sg_err sg_store_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
+                       json_t **summary, char *err, size_t errsz);
+/* Restores a backup into data_dir, which must hold no store: each embedded artifact is
+ * checked against its hash and handed to put (write it to the edge), then the database is
+ * put in place (last, by rename). *summary: {restored, dataDir, artifacts}. */
+typedef int (*sg_store_artifact_sink)(const char *hash, const void *data, size_t len, void *ctx);
+sg_err sg_store_restore_sqlite(const char *from, const char *data_dir, sg_store_artifact_sink put,
+                               void *ctx, json_t **summary, char *err, size_t errsz);
+
 /* The edge guard (docs/EDGE.md, "The staleness guard"): one row the control plane's guard
  * keeps beside the outbox. epoch counts the full rewrites of the edge; heartbeat_ms is the
  * newest heartbeat written to the edge in that epoch (0 while its rewrite is under way);

@@ -163,6 +163,8 @@ struct sg_store_ops {
   sg_err (*wait_work)(sg_store *st, int timeout_ms);
   sg_err (*edge_records)(sg_store *st, const char *after_kind, const char *after_id,
                          sg_edge_dirty *out, size_t max, size_t *n);
+  sg_err (*backup)(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
+                   json_t **summary, char *err, size_t errsz);
   sg_err (*edge_guard_get)(sg_store *st, sg_edge_guard *out);
   sg_err (*edge_guard_begin)(sg_store *st, uint64_t above, uint64_t *epoch);
   sg_err (*edge_guard_beat)(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);

@@ -94,6 +94,7 @@ const sg_store_ops sg__sqlite_store_ops = {
     .selections_add = sg__sqlite_selections_add,
     .selection_stats = sg__sqlite_selection_stats,
     .edge_records = sg__sqlite_edge_records,
+    .backup = sg__sqlite_backup,
     .edge_guard_get = sg__sqlite_edge_guard_get,
     .edge_guard_begin = sg__sqlite_edge_guard_begin,
     .edge_guard_beat = sg__sqlite_edge_guard_beat,

@@ -292,4 +292,8 @@ sg_err sg__sqlite_edge_guard_get(sg_store *st, sg_edge_guard *out);
 sg_err sg__sqlite_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
 sg_err sg__sqlite_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
 
+/* backup.c */
+sg_err sg__sqlite_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
+                         json_t **summary, char *err, size_t errsz);
+
 #endif
