@@ -42,6 +42,10 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .max_per_ip = cfg->max_per_ip,
       .head_timeout_ms = cfg->head_timeout_s * 1000u,
   };
+  hc.pools[SG__POOL_PASSWORD - 1] = (sg_http_pool_config){
+      "password", SG__POOL_PASSWORD_THREADS, cfg->worker_queue, 1};
+  hc.pools[SG__POOL_ARTIFACT - 1] = (sg_http_pool_config){
+      "artifact", SG__POOL_ARTIFACT_THREADS, cfg->worker_queue, 1};
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);
     return -1;

@@ -30,6 +30,7 @@ typedef struct {
   uint32_t signin_rate_ip;        /* sign-in attempts per minute per client IP (0: off) */
   uint32_t signin_rate_email;     /* sign-in attempts per minute per email (0: off) */
   uint32_t invite_rate;           /* member invitations per minute per workspace (0: off) */
+  uint32_t worker_queue;          /* requests waiting per worker pool (--worker-queue) */
   const char *runtime_state_dir;  /* the runtime's state dir (usage, selections), or NULL */
   const char *runtime_public_url; /* the runtime's origin as browsers reach it (preview), or NULL */
   /* A fleet's shared runtime state (the redis:// URL of --edge), or NULL: then selection
