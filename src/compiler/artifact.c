@@ -259,6 +259,8 @@ void sg_artifact_close(sg_artifact *a) {
 
 size_t sg_artifact_item_count(const sg_artifact *a) { return a->n_items; }
 
+size_t sg_artifact_size(const sg_artifact *a) { return a->len; }
+
 const char *sg_artifact_default_locale(const sg_artifact *a) { return a->loc[a->def].tag; }
 
 size_t sg_artifact_locale_count(const sg_artifact *a) { return a->n_locales; }

@@ -31,6 +31,8 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
 void sg_artifact_close(sg_artifact *a);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
+/* Bytes of the artifact (what a loaded copy holds in memory). */
+size_t sg_artifact_size(const sg_artifact *a);
 const char *sg_artifact_default_locale(const sg_artifact *a);
 /* Number of locales compiled in, and the tag of locale index loc (NULL when out of
  * range). The tags point into the artifact. */

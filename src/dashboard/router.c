@@ -131,7 +131,7 @@ void sg__dashboard_stop(sg_control *c) {
   sg_ratelimit_free(c->dash->rl_signin_email);
   sg_ratelimit_free(c->dash->rl_invite);
   sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
-  if (c->dash->preview) sg_artifact_close(c->dash->preview);
+  sg__preview_cache_free(c->dash);
   pthread_mutex_destroy(&c->dash->preview_mu);
   free(c->dash);
   c->dash = NULL;
