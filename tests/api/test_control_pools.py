@@ -131,14 +131,18 @@ def test_preview_switching_does_not_stall_other_tenants(make_server):
     create_member(s, t.workspace_id, "viewer@example.com", "viewer")
     v = Member(s, "viewer@example.com")
     hdrs = {"Cookie": f"sg_session={v.cookie}"}
-    # 16 viewers, each alternating between the big list's preview (a ~44 MB artifact)
-    # and the small one's.
+    # Viewers on 48 connections, each alternating between the big list's preview (a ~44 MB
+    # artifact) and the small one's. (With 16 connections and this artifact, smaller than
+    # the 155 MB, the stall before the pools was rarer: p50 1 ms, max 0.9 s.)
     reqs = [{"method": "GET", "path": f"/dashboard/api/lists/{lst['id']}/preview?q={q}",
              "headers": hdrs} for lst, q in ((big, "item"), (small, "par"))]
-    lat, result = flood_and_measure(s, victim, "preview switching", reqs, connections=16)
+    lat, result = flood_and_measure(s, victim, "preview switching", reqs)
     assert statistics.median(lat) < P50_BOUND
     st = result["statuses"]
-    assert st.get("200", 0) > 0 and set(st) <= {"200", "503"}, result
+    assert set(st) <= {"200", "503"}, result
+    # Kept loaded, the artifacts are not read and hashed again on every switch: a load
+    # per preview would allow a few hundred in the flood's time, not thousands.
+    assert st.get("200", 0) > 1000, result
     assert_busy_answers(result)
     # The previews still answer the right list.
     r = v.call("GET", f"/lists/{small['id']}/preview?q=par")
