@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from conftest import request
+from conftest import free_port, request
 from dashboard_helpers import PASSWORD, create_member, Member
 
 FLOODER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flooder.py")
@@ -77,7 +77,9 @@ def test_sign_in_flood_does_not_stall_other_tenants(make_server):
 
 
 def test_full_pool_answers_503_with_retry_after(make_server):
-    s = make_server(NO_AUTH_LIMITS + ["--worker-queue", "0"])
+    mport = free_port()
+    s = make_server(NO_AUTH_LIMITS + ["--worker-queue", "0", "--metrics-listen",
+                                      f"127.0.0.1:{mport}"])
     t = s.tenant()
     create_member(s, t.workspace_id, "owner@example.com", "owner")
     reqs = [{"method": "POST", "path": "/dashboard/api/session",
@@ -91,6 +93,12 @@ def test_full_pool_answers_503_with_retry_after(make_server):
     assert_busy_answers(result)
     r = request(s.control_port, "GET", "/docs/errors")
     assert r.status == 200 and b"server_busy" in r.body
+    # The refusals are counted per pool.
+    m = request(mport, "GET", "/metrics").body.decode()
+    line = [x for x in m.splitlines()
+            if x.startswith('suggestd_worker_pool_rejected_total{pool="password"}')]
+    assert line and int(line[0].split()[-1]) >= st["503"], m[-2000:]
+    assert 'suggestd_worker_pool_admitted{pool="artifact"} 0' in m
 
 
 def test_invite_flood_does_not_stall_other_tenants(make_server):
