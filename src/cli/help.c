@@ -49,6 +49,8 @@ static const char serve_help[] =
     "  --signin-rate-ip N        dashboard sign-ins per minute per client IP (20; 0 off)\n"
     "  --signin-rate-email N     dashboard sign-ins per minute per email (10; 0 off)\n"
     "  --invite-rate N           member invitations per minute per workspace (10; 0 off)\n"
+    "  --worker-queue N          requests waiting per worker pool (password hashing,\n"
+    "                            preview artifact loads) before 503 server_busy (32)\n"
     "  --runtime-public-url URL  the runtime's origin as browsers reach it\n" LIMIT_FLAGS
     "\nADDR is host:port, [v6]:port or :port (port 0 picks a free one).\n" FOOTER;
 
@@ -65,7 +67,7 @@ static const char control_help[] =
     "  --control-head-timeout S, --sync-publish-limit N, --import-max-bytes N,\n"
     "  --artifact-grace S, --publish-lease-seconds S, --session-idle-seconds S,\n"
     "  --dashboard-secure-cookies, --signin-rate-ip N, --signin-rate-email N,\n"
-    "  --invite-rate N, --runtime-public-url URL, --runtime-listen ADDR,\n"
+    "  --invite-rate N, --worker-queue N, --runtime-public-url URL, --runtime-listen ADDR,\n"
     "  --selection-rate N        as for serve (suggestd serve --help)\n" LIMIT_FLAGS FOOTER;
 
 static const char runtime_help[] =

@@ -45,6 +45,7 @@ static const sg_flag_spec serve_flags[] = {
     {"signin-rate-email", true, false},
     {"runtime-public-url", true, false},
     {"invite-rate", true, false},
+    {"worker-queue", true, false},
     {"max-lists-per-workspace", true, false},
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
@@ -188,8 +189,11 @@ static int dashboard_flags(sg_args *a, bool with_runtime, sg_control_config *cc)
   cc->secure_cookies = sc && strcmp(sc, "0") != 0 && strcmp(sc, "false") != 0;
   if (u32_flag(a, "signin-rate-ip", "20", &cc->signin_rate_ip) ||
       u32_flag(a, "signin-rate-email", "10", &cc->signin_rate_email) ||
-      u32_flag(a, "invite-rate", "10", &cc->invite_rate))
+      u32_flag(a, "invite-rate", "10", &cc->invite_rate) ||
+      u32_flag(a, "worker-queue", "32", &cc->worker_queue))
     return 1;
+  if (cc->worker_queue > 4096)
+    return sg__cli_fail("--worker-queue must be an integer in 0..4096", NULL);
   if (runtime_url_flag(a, with_runtime, cc)) return 1;
   static char state[4096];
   const char *dir = sg_args_get(a, "data-dir");

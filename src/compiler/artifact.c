@@ -263,6 +263,7 @@ const void *sg_artifact_bytes(const sg_artifact *a, size_t *len) {
   *len = a->len;
   return a->data;
 }
+size_t sg_artifact_size(const sg_artifact *a) { return a->len; }
 
 const char *sg_artifact_default_locale(const sg_artifact *a) { return a->loc[a->def].tag; }
 

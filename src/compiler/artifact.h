@@ -33,6 +33,8 @@ void sg_artifact_close(sg_artifact *a);
 size_t sg_artifact_item_count(const sg_artifact *a);
 /* The artifact's bytes as opened (what its content hash covers). */
 const void *sg_artifact_bytes(const sg_artifact *a, size_t *len);
+/* Bytes of the artifact (what a loaded copy holds in memory). */
+size_t sg_artifact_size(const sg_artifact *a);
 const char *sg_artifact_default_locale(const sg_artifact *a);
 /* Number of locales compiled in, and the tag of locale index loc (NULL when out of
  * range). The tags point into the artifact. */

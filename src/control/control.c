@@ -13,6 +13,33 @@
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 
+/* The worker pools' counters (docs/DASHBOARD.md "Worker pools"). */
+static void pool_metrics(sg_buf *out, void *ctx) {
+  sg_control *c = ctx;
+  static const struct {
+    const char *name, *type, *help;
+  } fam[] = {
+      {"suggestd_worker_pool_admitted", "gauge",
+       "Requests a control worker pool is running or holding waiting."},
+      {"suggestd_worker_pool_done_total", "counter",
+       "Requests a control worker pool finished (run, or answered 503 at a stop)."},
+      {"suggestd_worker_pool_rejected_total", "counter",
+       "Requests answered 503 server_busy because their worker pool was full."},
+  };
+  for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++) {
+    sg_metrics_family(out, fam[f].name, fam[f].type, fam[f].help);
+    for (unsigned n = 1; n <= SG_HTTP_MAX_POOLS; n++) {
+      const char *name;
+      unsigned threads, queue, admitted;
+      uint64_t done, rejected;
+      if (!sg_http_pool_stats(c->http, n, &name, &threads, &queue, &admitted, &done, &rejected))
+        continue;
+      unsigned long long v = f == 0 ? admitted : f == 1 ? done : rejected;
+      sg_buf_printf(out, "%s{pool=\"%s\"} %llu\n", fam[f].name, name, v);
+    }
+  }
+}
+
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz) {
   sg_control *c = calloc(1, sizeof *c);
   if (!c) return -1;
@@ -42,11 +69,16 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .max_per_ip = cfg->max_per_ip,
       .head_timeout_ms = cfg->head_timeout_s * 1000u,
   };
+  hc.pools[SG__POOL_PASSWORD - 1] = (sg_http_pool_config){
+      "password", SG__POOL_PASSWORD_THREADS, cfg->worker_queue, 1};
+  hc.pools[SG__POOL_ARTIFACT - 1] = (sg_http_pool_config){
+      "artifact", SG__POOL_ARTIFACT_THREADS, cfg->worker_queue, 1};
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);
     return -1;
   }
   sg_metrics_add_collector(sg__control_metrics, c);
+  sg_metrics_add_collector(pool_metrics, c);
   *out = c;
   return 0;
 }
@@ -64,6 +96,7 @@ int sg_control_edge_confirm(void *ctx) {
 void sg_control_stop(sg_control *c) {
   if (!c) return;
   sg_metrics_remove_collector(sg__control_metrics, c);
+  sg_metrics_remove_collector(pool_metrics, c);
   sg_http_stop(c->http);
   sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
   sg__drain_stop(c->drain);

@@ -30,6 +30,7 @@ typedef struct {
   uint32_t signin_rate_ip;        /* sign-in attempts per minute per client IP (0: off) */
   uint32_t signin_rate_email;     /* sign-in attempts per minute per email (0: off) */
   uint32_t invite_rate;           /* member invitations per minute per workspace (0: off) */
+  uint32_t worker_queue;          /* requests waiting per worker pool (--worker-queue) */
   const char *runtime_public_url; /* the runtime's origin as browsers reach it (preview), or NULL */
   /* The runtimes' shared state as state/state.h names it (usage, selections), or NULL:
    * the runtime's state directory, or a fleet's redis:// URL (the URL of --edge), whose

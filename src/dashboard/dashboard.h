@@ -10,6 +10,15 @@
 
 #include "control/internal.h"
 
+/* The control listener's worker pools (sg_http_config.pools, req->pool): handlers that
+ * block run there, never on a connection thread (docs/DASHBOARD.md "Worker pools").
+ * Argon2id (sign-in, member creation, password change): two threads, as each hash takes
+ * 64 MiB. Preview artifact loads: two threads. Each pool takes --worker-queue more. */
+#define SG__POOL_PASSWORD 1
+#define SG__POOL_ARTIFACT 2
+#define SG__POOL_PASSWORD_THREADS 2
+#define SG__POOL_ARTIFACT_THREADS 2
+
 /* Sets up c->dash (sign-in limiters, the CSRF secret). Returns 0 or -1. */
 int sg__dashboard_start(sg_control *c);
 /* Frees c->dash; safe when never started. */

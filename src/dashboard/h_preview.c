@@ -12,8 +12,13 @@
  * characters, typo tolerance). A preview is not a visitor's query: it is not counted
  * against the application's quota and records no selection.
  *
- * One artifact (the last one previewed) stays open, so typing in the preview loads it
- * once; a republish names a new content hash and the next preview loads that one.
+ * Previews run on the artifact worker pool (dashboard.h), never on a connection thread:
+ * loading an artifact reads and hashes all of it. The last few artifacts previewed stay
+ * loaded, keyed by content hash, in a small LRU (SG__PREVIEW_CACHE_ENTRIES artifacts and
+ * SG__PREVIEW_CACHE_BYTES, internal.h), so typing in a preview, or switching between a
+ * few lists, loads each once; a republish names a new content hash and the next preview
+ * loads that one, while the old one ages out. An entry is reference counted: one evicted
+ * while a preview still queries it is closed when that preview ends.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,19 +37,111 @@
 #define NORM_MAX (Q_MAX_CP * 8) /* normalisation never grows a code point past this */
 #define HL_PAIRS 16
 
-/* The artifact named content_hash, opened (under preview_mu). NULL when the edge has
- * none. */
-static sg_artifact *artifact_for(sg_control *c, const char *content_hash) {
+struct sg__preview_entry {
+  char hash[80];
+  sg_artifact *a;
+  size_t bytes;
+  unsigned refs;  /* the cache's own (while cached) plus one per preview using it */
+  uint64_t used;  /* preview_tick at the last use */
+};
+
+/* Drops one reference (under preview_mu); the last one closes the artifact. */
+static void entry_unref(struct sg__preview_entry *e) {
+  if (--e->refs) return;
+  sg_artifact_close(e->a);
+  free(e);
+}
+
+/* Takes entry i out of the cache (under preview_mu). */
+static void cache_evict(struct sg__dashboard *dd, size_t i) {
+  struct sg__preview_entry *e = dd->preview[i];
+  dd->preview[i] = NULL;
+  dd->preview_bytes -= e->bytes;
+  entry_unref(e);
+}
+
+/* The cached entry for hash with a reference taken (under preview_mu), or NULL. */
+static struct sg__preview_entry *cache_find(struct sg__dashboard *dd, const char *hash) {
+  for (size_t i = 0; i < SG__PREVIEW_CACHE_ENTRIES; i++) {
+    struct sg__preview_entry *e = dd->preview[i];
+    if (e && strcmp(e->hash, hash) == 0) {
+      e->refs++;
+      e->used = ++dd->preview_tick;
+      return e;
+    }
+  }
+  return NULL;
+}
+
+/* Adds e (one reference, the caller's) to the cache and evicts the least recently used
+ * entries past the bounds, never e itself (under preview_mu). */
+static void cache_insert(struct sg__dashboard *dd, struct sg__preview_entry *e) {
+  e->refs++;
+  e->used = ++dd->preview_tick;
+  dd->preview_bytes += e->bytes;
+  for (;;) {
+    size_t n = 0, lru = SG__PREVIEW_CACHE_ENTRIES, free_slot = SG__PREVIEW_CACHE_ENTRIES;
+    for (size_t i = 0; i < SG__PREVIEW_CACHE_ENTRIES; i++) {
+      if (!dd->preview[i]) {
+        free_slot = i;
+        continue;
+      }
+      n++;
+      if (lru == SG__PREVIEW_CACHE_ENTRIES || dd->preview[i]->used < dd->preview[lru]->used)
+        lru = i;
+    }
+    bool over = dd->preview_bytes > SG__PREVIEW_CACHE_BYTES && n > 0;
+    if (free_slot < SG__PREVIEW_CACHE_ENTRIES && !over) {
+      dd->preview[free_slot] = e;
+      return;
+    }
+    cache_evict(dd, lru);
+  }
+}
+
+void sg__preview_cache_free(struct sg__dashboard *dd) {
+  for (size_t i = 0; i < SG__PREVIEW_CACHE_ENTRIES; i++)
+    if (dd->preview[i]) cache_evict(dd, i);
+}
+
+/* The artifact named content_hash, loaded and verified, with a reference the caller
+ * gives back with preview_release. NULL when the edge has none. The load runs outside
+ * the lock, so previews of cached artifacts never wait for it; two previews that miss
+ * the same hash at once may both load it, and the second copy is dropped. */
+static struct sg__preview_entry *preview_acquire(sg_control *c, const char *content_hash) {
   struct sg__dashboard *dd = c->dash;
-  if (dd->preview && strcmp(dd->preview_hash, content_hash) == 0) return dd->preview;
+  if (!c->cfg.edge || strlen(content_hash) >= sizeof dd->preview[0]->hash) return NULL;
+  pthread_mutex_lock(&dd->preview_mu);
+  struct sg__preview_entry *e = cache_find(dd, content_hash);
+  pthread_mutex_unlock(&dd->preview_mu);
+  if (e) return e;
   sg_artifact *a = NULL;
-  if (!c->cfg.edge || strlen(content_hash) >= sizeof dd->preview_hash ||
-      sg_edge_artifact_load(c->cfg.edge, content_hash, &a) != 0)
+  if (sg_edge_artifact_load(c->cfg.edge, content_hash, &a) != 0) return NULL;
+  e = calloc(1, sizeof *e);
+  if (!e) {
+    sg_artifact_close(a);
     return NULL;
-  if (dd->preview) sg_artifact_close(dd->preview);
-  dd->preview = a;
-  snprintf(dd->preview_hash, sizeof dd->preview_hash, "%s", content_hash);
-  return a;
+  }
+  snprintf(e->hash, sizeof e->hash, "%s", content_hash);
+  e->a = a;
+  e->bytes = sg_artifact_size(a);
+  e->refs = 1;
+  pthread_mutex_lock(&dd->preview_mu);
+  struct sg__preview_entry *other = cache_find(dd, content_hash);
+  if (other) {
+    entry_unref(e);
+    e = other;
+  } else {
+    cache_insert(dd, e);
+  }
+  pthread_mutex_unlock(&dd->preview_mu);
+  return e;
+}
+
+static void preview_release(sg_control *c, struct sg__preview_entry *e) {
+  pthread_mutex_lock(&c->dash->preview_mu);
+  entry_unref(e);
+  pthread_mutex_unlock(&c->dash->preview_mu);
 }
 
 /* The list's typo policy and minimum query length, as the runtime reads them from the
@@ -149,15 +246,14 @@ void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) 
     json_object_set_new(body, "code", json_string(sg_err_code(SG_E_QUERY_TOO_SHORT)));
     json_object_set_new(body, "message", json_string(sg_err_message(SG_E_QUERY_TOO_SHORT)));
   } else {
-    pthread_mutex_lock(&c->dash->preview_mu);
-    sg_artifact *a = artifact_for(c, hash);
-    if (!a) {
-      pthread_mutex_unlock(&c->dash->preview_mu);
+    struct sg__preview_entry *pe = preview_acquire(c, hash);
+    if (!pe) {
       json_decref(version);
       json_decref(body);
       sg_resp_error(resp, req, SG_E_ARTIFACT_UNAVAILABLE, NULL, NULL);
       return;
     }
+    const sg_artifact *a = pe->a;
     const char *tag = NULL;
     int loc = sg_artifact_resolve_locale(a, locale, &tag);
     sg_query_result res;
@@ -169,7 +265,7 @@ void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) 
       if (it) json_array_append_new(items, it);
     }
     json_object_set_new(body, "locale", json_string(tag ? tag : ""));
-    pthread_mutex_unlock(&c->dash->preview_mu);
+    preview_release(c, pe); /* tag points into the artifact: released after its copy */
   }
   json_decref(version);
   sg_resp_json(resp, 200, body);

@@ -11,17 +11,28 @@
 #include "dashboard/dashboard.h"
 #include "store/members.h"
 
+/* The preview cache's bounds: at most this many artifacts and this many bytes (the most
+ * recently used one is kept whatever its size). */
+#define SG__PREVIEW_CACHE_ENTRIES 4
+#define SG__PREVIEW_CACHE_BYTES ((size_t)512 * 1024 * 1024)
+struct sg__preview_entry;
+
 struct sg__dashboard {
   sg_ratelimit *rl_signin_ip;
   sg_ratelimit *rl_signin_email;
   sg_ratelimit *rl_invite; /* POST /members, per workspace (--invite-rate) */
   uint8_t csrf_secret[32];
   int64_t idle_ms;
-  /* The live preview's last artifact (h_preview.c), opened once for many keystrokes. */
+  /* The live preview's artifacts (h_preview.c): the last few loaded and verified, by
+   * content hash, least recently used first out. */
   pthread_mutex_t preview_mu;
-  char preview_hash[80];
-  struct sg_artifact *preview;
+  struct sg__preview_entry *preview[SG__PREVIEW_CACHE_ENTRIES];
+  uint64_t preview_tick;
+  size_t preview_bytes;
 };
+
+/* Releases the preview cache (router.c's stop). */
+void sg__preview_cache_free(struct sg__dashboard *d);
 
 /* The signed-in member behind a dashboard request. */
 typedef struct {

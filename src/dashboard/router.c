@@ -131,7 +131,7 @@ void sg__dashboard_stop(sg_control *c) {
   sg_ratelimit_free(c->dash->rl_signin_email);
   sg_ratelimit_free(c->dash->rl_invite);
   sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
-  if (c->dash->preview) sg_artifact_close(c->dash->preview);
+  sg__preview_cache_free(c->dash);
   pthread_mutex_destroy(&c->dash->preview_mu);
   free(c->dash);
   c->dash = NULL;
@@ -351,8 +351,31 @@ static void as_free(void *ctx) {
   free(a);
 }
 
+/* The routes whose handlers block, and the worker pool each runs on (dashboard.h): the
+ * Argon2id ones and the preview, which may load and hash an artifact. Everything else
+ * runs on the connection's thread. */
+static const struct {
+  const char *method, *pattern;
+  unsigned pool;
+} pooled[] = {
+    {"POST", SIGNIN_PATH, SG__POOL_PASSWORD},
+    {"POST", API "/me/password", SG__POOL_PASSWORD},
+    {"POST", API "/members", SG__POOL_PASSWORD},
+    {"GET", API "/lists/{}/preview", SG__POOL_ARTIFACT},
+};
+
+static unsigned pool_of(const sg_req *req) {
+  sg_req tmp;
+  for (size_t i = 0; i < sizeof pooled / sizeof pooled[0]; i++)
+    if (strcmp(pooled[i].method, req->method) == 0 &&
+        sg__route_match(pooled[i].pattern, req->path, tmp.scratch, sizeof tmp.scratch, &tmp))
+      return pooled[i].pool;
+  return 0;
+}
+
 sg_http_begin sg__dashboard_begin(sg_control *c, sg_req *req, sg_resp *resp,
                                   sg_http_stream *stream) {
+  req->pool = pool_of(req);
   const droute *r = NULL;
   for (const droute *x = routes; x->method; x++)
     if (x->stream && strcmp(x->method, req->method) == 0 &&

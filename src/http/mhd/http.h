@@ -13,6 +13,13 @@
  * Connections are accepted by a front gate (gate.h) that hands them to libmicrohttpd
  * once their request head is complete; it bounds the head's size and arrival time and
  * the connections per client IP. Each connection carries one request.
+ *
+ * A request whose work blocks (password hashing, loading an artifact) runs on one of the
+ * server's worker pools instead of the connection thread, which multiplexes many other
+ * connections: the begin hook names the pool (req->pool), the connection is suspended
+ * while a worker runs the handler and resumed to send the answer. A pool admits at most
+ * threads + queue requests; past that the request is answered at once 503 internal_error
+ * (reason server_busy) with Retry-After, and the other connections never wait for it.
  */
 #ifndef SG_HTTP_HTTP_H
 #define SG_HTTP_HTTP_H
@@ -43,6 +50,8 @@ typedef struct {
   char *params[SG_HTTP_MAX_PARAMS]; /* path parameters captured by the router */
   size_t nparams;
   const char *route;  /* the matched route template (set by the router), or NULL */
+  unsigned pool;      /* set by the begin hook: 0 runs the handler on the connection's
+                         thread, n on the config's pools[n - 1] */
   void *app;          /* the server's context pointer */
   void *auth;         /* set by the application's middleware */
   char scratch[1024]; /* the router's copy of the path that params point into */
@@ -95,6 +104,15 @@ typedef sg_http_begin (*sg_http_begin_fn)(sg_req *req, sg_resp *resp, sg_http_st
 
 typedef struct sg_http_server sg_http_server;
 
+/* A worker pool for handlers that block (see the top of this file). */
+#define SG_HTTP_MAX_POOLS 4
+typedef struct {
+  const char *name;   /* for the logs and metrics ("password", "artifact") */
+  unsigned threads;   /* 0: the pool is not used */
+  unsigned queue;     /* requests waiting beyond those running */
+  int retry_after_s;  /* the 503's Retry-After when it is full */
+} sg_http_pool_config;
+
 typedef struct {
   const char *listen; /* "127.0.0.1:8080"; port 0 picks a free port */
   size_t max_body;    /* bytes */
@@ -106,6 +124,7 @@ typedef struct {
   unsigned max_connections; /* open at once (0: SG_HTTP_DEFAULT_MAX_CONNECTIONS) */
   unsigned max_per_ip;      /* open at once per client address (0: no cap) */
   unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */
+  sg_http_pool_config pools[SG_HTTP_MAX_POOLS]; /* req->pool n runs on pools[n - 1] */
 } sg_http_config;
 
 /* A request line plus headers over this many bytes, or with more header fields (each
@@ -119,6 +138,9 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
 /* The bound port (useful with port 0). */
 unsigned sg_http_port(const sg_http_server *s);
 void sg_http_stop(sg_http_server *s);
+/* Counters of pool n (1-based) for the metrics; false when there is no such pool. */
+bool sg_http_pool_stats(sg_http_server *s, unsigned n, const char **name, unsigned *threads,
+                        unsigned *queue, unsigned *admitted, uint64_t *done, uint64_t *rejected);
 
 /* Request accessors (values borrowed from libmicrohttpd for the request's lifetime). */
 const char *sg_req_header(const sg_req *r, const char *name);

@@ -41,6 +41,7 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_IDEMPOTENCY_KEY_IN_FLIGHT: return "Retry after one second.";
   case SG_E_RATE_LIMITED: return "Wait for the number of seconds in retry-after.";
   case SG_E_UNAVAILABLE: return "Retry after the number of seconds in retry-after.";
+  case SG_E_BUSY: return "Retry after the number of seconds in retry-after.";
   case SG_E_TOKEN_MINTING_UNAVAILABLE: return "Retry later; an operator must create a signing key.";
   case SG_E_PAYLOAD_TOO_LARGE: return "Send a smaller body.";
   case SG_E_HEADERS_TOO_LARGE: return "Send a shorter URL and fewer or smaller headers (16 KiB).";

@@ -17,6 +17,7 @@
 
 #include "common/metrics.h"
 #include "common/util.h"
+#include "common/workpool.h"
 #include "http/common/listen.h"
 #include "http/common/percent.h"
 #include "http/mhd/gate.h"
@@ -28,6 +29,7 @@ struct sg_http_server {
   sg_http_config cfg;
   unsigned port;
   sg_listener listener; /* metrics label, from cfg.log_name */
+  sg_workpool *pools[SG_HTTP_MAX_POOLS]; /* for handlers that block (req.pool) */
 };
 
 /* Everything one request needs between libmicrohttpd's calls; owned by the connection
@@ -42,6 +44,11 @@ typedef struct {
   sg_http_stream stream; /* SG_HTTP_STREAM: the route's callbacks */
   uint64_t received;     /* streamed body bytes so far */
   bool stopped;          /* the stream asked for no more data */
+  /* A handler run on a worker pool: the connection is suspended from the moment the job
+   * is queued until the worker (or a stopping pool) has filled pooled and resumed it. */
+  enum { JOB_NONE, JOB_QUEUED, JOB_DONE } job;
+  sg_resp pooled;
+  sg_http_server *server;
 } conn_state;
 
 static int64_t now_us(void) {
@@ -220,6 +227,23 @@ static enum MHD_Result respond(sg_http_server *s, conn_state *st, sg_resp *resp)
   return ret;
 }
 
+/* A worker pool's job: runs the handler (or, when the pool stopped first, answers 503)
+ * and resumes the connection, whose thread then sends the answer. Nothing touches st
+ * after the resume: the connection may be finished and st freed at once. */
+static void run_pooled(void *arg, bool run) {
+  conn_state *st = arg;
+  sg_http_server *s = st->server;
+  if (run) {
+    s->cfg.handler(&st->req, &st->pooled);
+  } else {
+    sg_resp_error(&st->pooled, &st->req, SG_E_BUSY, NULL, NULL);
+    sg_resp_header(&st->pooled, "Retry-After", "1");
+  }
+  struct MHD_Connection *c = st->req.conn;
+  st->job = JOB_DONE;
+  MHD_resume_connection(c);
+}
+
 /* First call for a request: its headers are in. Builds the sg_req and lets the begin
  * hook decide how the body is taken. */
 static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, const char *url,
@@ -274,6 +298,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
   sg_http_server *s = cls;
   conn_state *st = *con_cls;
   if (!st || *con_cls == &bad_target) return on_headers(s, c, url, method, con_cls);
+  if (st->job == JOB_DONE) {
+    /* Resumed by the worker that ran the handler: send its answer. */
+    st->job = JOB_NONE;
+    return respond(s, st, &st->pooled);
+  }
+  if (st->job == JOB_QUEUED) return MHD_YES; /* not reached: suspended until done */
   if (st->stopped && st->kind == SG_HTTP_BUFFER) {
     /* Answered early (Expect: 100-continue); drop whatever still arrives. */
     *upload_size = 0;
@@ -315,6 +345,28 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     st->req.body = st->body.data ? st->body.data : "";
     st->req.body_len = st->body.len;
     st->req.body_too_large = st->too_large;
+    unsigned pn = st->req.pool;
+    if (pn >= 1 && pn <= SG_HTTP_MAX_POOLS && s->pools[pn - 1]) {
+      sg_workpool *p = s->pools[pn - 1];
+      if (!sg_workpool_reserve(p)) {
+        /* Full: answer now rather than queue without bound. */
+        sg_resp_error(&resp, &st->req, SG_E_BUSY, NULL, NULL);
+        char ra[16];
+        snprintf(ra, sizeof ra, "%d",
+                 s->cfg.pools[pn - 1].retry_after_s > 0 ? s->cfg.pools[pn - 1].retry_after_s : 1);
+        sg_resp_header(&resp, "Retry-After", ra);
+        return respond(s, st, &resp);
+      }
+      resp_free(&resp);
+      resp_init(&st->pooled);
+      st->job = JOB_QUEUED;
+      st->server = s;
+      /* Suspended before the job is queued: a worker may resume it at once. From here
+       * the worker owns st until it resumes the connection. */
+      MHD_suspend_connection(c);
+      sg_workpool_push(p, run_pooled, st);
+      return MHD_YES;
+    }
     s->cfg.handler(&st->req, &resp);
   }
   return respond(s, st, &resp);
@@ -326,6 +378,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
   if (!st || *con_cls == &bad_target) return;
   if (st->stream.on_free) st->stream.on_free(st->stream.ctx);
   resp_free(&st->early);
+  resp_free(&st->pooled);
   sg_buf_free(&st->body);
   free(st);
   *con_cls = NULL;
@@ -411,8 +464,20 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
   unsigned threads = cfg->threads ? cfg->threads : 4u;
   /* The gate enforces the real cap; libmicrohttpd's (split between its threads) is only
    * a backstop, with room for the moment between a hand-over and its count. */
+  for (size_t i = 0; i < SG_HTTP_MAX_POOLS; i++) {
+    const sg_http_pool_config *pc = &cfg->pools[i];
+    if (!pc->threads) continue;
+    s->pools[i] = sg_workpool_new(pc->name, pc->threads, pc->queue);
+    if (!s->pools[i]) {
+      for (size_t j = 0; j < i; j++) sg_workpool_free(s->pools[j]);
+      close(lfd);
+      free(s);
+      snprintf(err, errsz, "cannot start the %s worker pool", pc->name ? pc->name : "");
+      return -1;
+    }
+  }
   unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-                   MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC;
+                   MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_ALLOW_SUSPEND_RESUME;
   s->d = MHD_start_daemon(
       flags, 0, NULL, NULL, on_request, s, MHD_OPTION_THREAD_POOL_SIZE, threads,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
@@ -433,6 +498,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
   if (!s->d || sg__gate_start(&gc, &s->gate)) {
     snprintf(err, errsz, "cannot listen on %s", cfg->listen);
     if (s->d) MHD_stop_daemon(s->d);
+    for (size_t i = 0; i < SG_HTTP_MAX_POOLS; i++) sg_workpool_free(s->pools[i]);
     close(lfd);
     free(s);
     return -1;
@@ -446,7 +512,25 @@ unsigned sg_http_port(const sg_http_server *s) { return s->port; }
 void sg_http_stop(sg_http_server *s) {
   if (!s) return;
   sg__gate_stop(s->gate); /* no more hand-overs; the counts outlive the server's threads */
+  /* Every suspended connection is resumed before the daemon stops: running jobs finish,
+   * waiting ones are answered 503, and a request arriving now finds its pool refusing. */
+  for (size_t i = 0; i < SG_HTTP_MAX_POOLS; i++) sg_workpool_stop(s->pools[i]);
   MHD_stop_daemon(s->d);
+  for (size_t i = 0; i < SG_HTTP_MAX_POOLS; i++) sg_workpool_free(s->pools[i]);
   sg__gate_free(s->gate);
   free(s);
+}
+
+bool sg_http_pool_stats(sg_http_server *s, unsigned n, const char **name, unsigned *threads,
+                        unsigned *queue, unsigned *admitted, uint64_t *done, uint64_t *rejected) {
+  if (!s || n < 1 || n > SG_HTTP_MAX_POOLS || !s->pools[n - 1]) return false;
+  sg_workpool_stats st;
+  sg_workpool_get_stats(s->pools[n - 1], &st);
+  *name = sg_workpool_name(s->pools[n - 1]);
+  *threads = st.threads;
+  *queue = st.queue;
+  *admitted = st.admitted;
+  *done = st.done;
+  *rejected = st.rejected;
+  return true;
 }
