@@ -22,11 +22,11 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "dashboard/internal.h"
 #include "edge/edge.h"
+#include "search/artifact.h"
 
 #define Q_MAX_CP 255            /* the runtime's cap (src/runtime/h_query.c) */
 #define NORM_MAX (Q_MAX_CP * 8) /* normalisation never grows a code point past this */

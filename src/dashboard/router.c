@@ -22,8 +22,8 @@
 #include <strings.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "dashboard/internal.h"
+#include "search/artifact.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
                                         sg_resp *resp, sg_http_stream *stream);

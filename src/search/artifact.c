@@ -7,7 +7,7 @@
  * order of keys and buckets is not checked: a corrupted order can only give wrong
  * answers, since every binary search stays inside its checked array.
  */
-#include "compiler/artifact.h"
+#include "search/artifact.h"
 
 #include <errno.h>
 #include <fcntl.h>
