@@ -1,0 +1,880 @@
+/*
+ * The typo search of DESIGN.md section 3.1 over an opened artifact: the items within
+ * 1..k edits of a normalised query, merged into the exact lookup's running top 10
+ * (lookup.c calls it only while the exact matches number fewer than 10). It allocates
+ * nothing: the DP rows, the walks' stacks and the query's code points live in per-thread
+ * scratch (tl below). docs/ARTIFACT.md states the definition it implements and the format
+ * sections it reads (trie, LCP and branch bytes, next masks, skip tables).
+ *
+ * This comment is the argument that the search returns exactly what the brute force of
+ * sections 3.1-3.2 returns (every candidate, every prefix, full OSA tables:
+ * tests/unit/search/bruteforce.c), section by section as the code below is laid out.
+ *
+ * ---- The walk ----
+ *
+ * For each distance d = 1, then d = 2 (only while fewer than 10 items are found, since
+ * 10 items within d edits beat every item at d + 1), one depth-first walk over the keys
+ * beginning with q's first code point, as a trie of code points: the materialised trie
+ * nodes (more than SG__TRIE_MIN keys) give their children's code points and key ranges
+ * without reading key text; below them, consecutive sorted keys share the DP rows of
+ * their common prefix. Each step computes one row of the OSA DP between the node's prefix
+ * and q, kept to the band |i - j| <= 2 (a cell outside it is over any budget) with cells
+ * saturated at 3: five bytes (compiler/typo.h). Along each path the walk stops at the
+ * first node whose last cell (the distance of q to the node's prefix) is <= d: every key
+ * below shares that prefix, so every key below is within d, and the node's key range is
+ * merged into the running top 10 through its bucket (or a scan of its <= T keys) valued
+ * (d, tier, ordinal) when the cell is exactly d (smaller distances were found by the
+ * earlier passes: the exact range, then d = 1; keys below at a smaller distance are
+ * found by those passes too, so each key ends up at its least distance).
+ *
+ * A node is dropped when no key below can reach d: no cell of its row plus the number of
+ * q's remaining code points missing from the node's signature is <= d (each code point
+ * that never occurs below costs an edit; this implies the classic "row minimum > d" and
+ * prunes far more near the root: reachable). No row has a cell below the least cell of
+ * the row before it (every recurrence term, the swap included, is at least a cell of the
+ * previous row), so dropping is safe. Branch and bound: once the top holds 10 items, a
+ * node whose best entry valued at distance d cannot beat the 10th is skipped
+ * (bounded_out).
+ *
+ * ---- Rows without slack (format 4) ----
+ *
+ * Most of the rows the walk computes have no slack: their least cell is exactly d and
+ * their last cell is over it (on the 4.5M package names, ~90% of all rows of the format 3
+ * walk). From such a row no deeper row has a cell below d, and a child's row keeps a cell
+ * at d only through a match, never through an insertion, deletion or substitution: its
+ * cell (i + 1, j + 1) stays at d when the row's cell (i, j) is d and the child's code
+ * point is q[j] (the diagonal), and (i + 1, j + 2) reaches d through a swap when cell
+ * (i - 1, j) is below d, t_i = q[j + 1] and the child's code point is q[j]. So below such
+ * a node only the at most 2 * SG__BAND code points that these cells name can lead
+ * anywhere (zs_candidates), and the walk looks exactly those up (zs_walk): by binary
+ * search over the node's children, or among its keys through the LCP and branch bytes
+ * (a binary search over key text past SCAN_MAX keys or SG__LCP_CAP bytes), instead of
+ * stepping every child and every key. Each looked-up child gets the same DP row as
+ * before, so the walk visits the same matching nodes and merges the same ranges; it only
+ * skips children that provably cannot match. Slack left in a row (an edit still to
+ * spend) still steps every child, since a substitution or insertion can be any code
+ * point. A key stepped while an edit is left is likewise read from its branch bytes
+ * where the walk resumes at its LCP (or one byte past it) and those bytes are ASCII, so
+ * most visited keys cost no text read at all (scan_keys).
+ *
+ * ---- Next masks (format 5) ----
+ *
+ * Below a node without slack, a candidate code point whose bit is clear in the node's
+ * next mask cannot continue any of its keys, so it is dropped before any lookup
+ * (zs_filter); for ASCII text the mask is exact, and the lookups left are the ones that
+ * find a run.
+ *
+ * ---- Two edits near the start (format 5) ----
+ *
+ * On a large list most of the two-edit pass used to be spent near the root: every prefix
+ * of two to six code points within two edits of q's start exists, and each had to be
+ * looked up to learn that q's rest does not follow it (on the 4.5M package names,
+ * thousands of such prefixes per query). For d = 2 and a query long enough for a skip
+ * table (n >= L + G + 2 code points, sg__skip_min_q: 10 for table 0, 8 for table 1)
+ * skip_search splits the pass by the cost an alignment has reached at row L, after the
+ * key's first L code points:
+ * - at most 1: the same walk, with every cell above 1 in the rows of depth <= L treated
+ *   as over the budget (cap_row). It visits only the one-edit neighbourhood of q's start
+ *   and, below it, everything the full walk would; an alignment of cost <= 1 at row L
+ *   keeps all its cells, so the walk finds it exactly as before. One cell is given back
+ *   in row L + 1: the walk drops a node when no cell of its row can still lead to a
+ *   match, which is safe because, in the plain DP, a swap from (L, j - 2) into row L + 2
+ *   is never cheaper than the cell (L + 1, j) it passes (through (L, j - 1)); the cap can
+ *   take (L, j - 1) away, so (L + 1, j) is set from (L, j - 2) + 1 when t[L] = q[j - 1].
+ *   (Found by comparing two table depths on the 4.5M names: without it a swap right
+ *   after row L, below a node whose keys lack the swapped code point further down, was
+ *   dropped; test_typo_skip.c has that case.)
+ * - exactly 2: no edit is left, so from its cell (L, j) on the key spells q[j..n)
+ *   exactly. Its code points L .. L + G are therefore q[j .. j + G) for some j in
+ *   [L - 2, L + 2] (the band): five lookups in the skip table by (q[0], q[j .. j + G)).
+ * - a swap across row L (the key's code points L and L + 1 are q[j - 1], q[j - 2], from
+ *   a cell (L - 1, j - 2)) skips row L. From a cell of 0 the capped walk follows it (the
+ *   cell (L, j - 1) is then at most 1); from a cell of 1 it arrives at (L + 1, j) at
+ *   cost 2 and spells q[j..n) from there: its code points L .. L + G are q[j - 2], q[j],
+ *   q[j + 1] ... for some j in [L - 1, L + 3], five more lookups.
+ * Each run a lookup returns is checked from its record's head (or its first key's text)
+ * by skip_runs: the DP rows of its first L + G code points, with the cells of row L - 1
+ * raised to at least 1 and those of row L to at least 2 (the alignments through lower
+ * cells are the capped walk's; a raised cell is still the cost of a real alignment, so
+ * nothing found is wrong, at worst found again at a higher distance than the earlier
+ * pass gave it). A run whose row passes 2 is dropped; otherwise it has no slack left and
+ * is searched like any row without slack. With n >= L + G + 2 every alignment of the
+ * last two cases spells G code points after row L, so the lookup key names them, and
+ * none ends before row L + G, so the run's check sees every match. Records under one key
+ * are in key order, so a record reuses the rows it shares with the one before, and one
+ * that shares the code points whose row ended the one before is skipped. The union of
+ * the three cases is every alignment of cost <= 2; the merge keeps each item's least
+ * distance, so the answer is the full walk's. Shorter queries take the usual walk.
+ *
+ * ---- Merging, and how this is checked ----
+ *
+ * Merging per-range top 10s is exact for the same reason buckets are (docs/ARTIFACT.md,
+ * "Lookup and why it is exact"): an item missing from a range's top 10 has 10 better
+ * distinct items in that range, all within the same distance, so it cannot be in the
+ * overall top 10 either; sg__top10_add keeps each item's best value.
+ *
+ * Checked against the brute force by tests/unit/search/test_property.c (random lists
+ * with aliases, locales, word starts, accents, CJK, emoji; queries made by random
+ * inserts, deletes, substitutions and swaps of real keys, under seven typo policies:
+ * ~36k typo queries, zero differences in items, order, keys and highlights; queries of
+ * 8-9 and of 10 or more code points exercise both skip tables, and a variant of the
+ * search with the swap lookups removed, or with one of the straight lookups of table 1
+ * removed, fails them), test_cities.c (the 135k cities, random edits of real names),
+ * test_typo_skip.c (each case of the split above by name, on a list dense near the root:
+ * both edits before row L, one before and a swap across it, for each table; heads too
+ * long for 8 bytes; a query too short for either table; ~2,600 random edits of those
+ * texts) and tests/fuzz/fuzz_typo.c.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "compiler/typo.h"
+#include "search/internal.h"
+
+/* Values in a top list: edits << EDITS_SHIFT | tier << 32 | ordinal (internal.h). */
+#define EDITS_SHIFT SG__EDITS_SHIFT
+
+/* Per-thread scratch of the search: the query's code points and, per depth of the
+ * current key, its DP row, its code point and the byte offset where the next one starts. */
+#define MAX_DEPTH (SG_TYPO_MAX_Q + SG_TYPO_MAX_K + 2)
+static _Thread_local struct {
+  uint32_t q[SG_TYPO_MAX_Q];
+  sg__osa_row row[MAX_DEPTH];
+  uint32_t cp[MAX_DEPTH];
+  uint32_t bo[MAX_DEPTH];
+  /* The trie walk's stack: per depth, the node, its next child, and the first key not
+   * yet walked. */
+  uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
+  /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
+   * (NO_NODE when not materialised), the code points not yet tried below it and the
+   * text of its first key. */
+  uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
+  uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
+  const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
+  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search. */
+  size_t cap_rows;
+  /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
+  uint64_t qsuf[SG_TYPO_MAX_Q + 1];
+} tl;
+
+static inline const char *key_text(const locale_view *v, uint64_t i) {
+  return v->text + sg__rd32(v->keys + i * SG__KEY_SIZE);
+}
+
+/* The first key after i (i < r) in [i, r) that does not start with s[0..b): a galloping
+ * search, since most runs are short. */
+static uint64_t run_end(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
+  uint64_t lo = i + 1, hi = r, step = 1;
+  while (i + step < r) {
+    if (strncmp(key_text(v, i + step), s, b) != 0) {
+      hi = i + step;
+      break;
+    }
+    lo = i + step + 1;
+    step *= 2;
+  }
+  while (lo < hi) {
+    uint64_t m = lo + (hi - lo) / 2;
+    if (strncmp(key_text(v, m), s, b) == 0)
+      lo = m + 1;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+/* run_end from the stored LCP bytes: the run is usually a few keys (longer runs are
+ * trie nodes), so a short linear look, then the galloping search past 16 keys or when
+ * b is beyond what the bytes can tell. s is key i's text, or NULL when not read yet. */
+static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b) {
+  if (b >= SG__LCP_CAP) return run_end(v, i, r, s ? s : key_text(v, i), b);
+  uint64_t e = i + 1;
+  for (unsigned step = 0; e < r && v->lcp[e] >= b; e++)
+    if (++step == 16) return run_end(v, e, r, s ? s : key_text(v, i), b);
+  return e;
+}
+
+static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
+  return sg__rd32(v->trie + (uint64_t)node * SG__TRIE_SIZE + 4 * (unsigned)field);
+}
+enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI, T_NEXT_LO, T_NEXT_HI };
+
+/* Bytes of the UTF-8 encoding of cp (a decoded malformed byte counts one, as decoded). */
+static inline uint32_t cp_bytes(uint32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : cp < 0x110000 ? 4 : 1;
+}
+
+/* Can a key below a node, whose row at depth i is r and whose continuations use only
+ * code points with bits in sig, still come within thr of q? From cell (i, j) the rest of
+ * q, q[j..n), must be matched by the continuation: each of its code points that never
+ * occurs there costs an edit. So some cell needs D[i][j] + (those code points) <= thr.
+ * This implies the row's least cell is at most thr, and prunes far more near the root,
+ * where every short prefix is within two edits of something. */
+static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, unsigned thr) {
+  size_t jlo = i > SG_TYPO_MAX_K ? i - SG_TYPO_MAX_K : 0;
+  if (jlo > n) return false;
+  /* Usually every code point of q[jlo..n) occurs below the node: then no cell pays for
+   * a missing one, and the row's least cell decides. */
+  if (!(tl.qsuf[jlo] & ~sig)) return sg__osa_min(r, i, n) <= thr;
+  unsigned missing = 0;
+  /* missing counts the absent code points of q[j..n) as j goes down to jlo; once it
+   * passes thr, no cell further left can be within thr. */
+  for (size_t j = n;; j--) {
+    if (j <= i + SG_TYPO_MAX_K) {
+      unsigned cell = r->c[j + SG_TYPO_MAX_K - i];
+      if (cell + missing <= thr) return true;
+    }
+    if (j == jlo) return false;
+    if (!(sig & sg__cp_bit(tl.q[j - 1]))) {
+      if (++missing > thr) return false;
+    }
+  }
+}
+
+/* ---- the zero-slack walk ("Rows without slack" and "Next masks" above) ---------- */
+
+#define NO_NODE UINT32_MAX
+#define NO_CP UINT32_MAX
+
+/* Branch and bound: with 10 items found, a node whose best key could not enter the list
+ * at distance thr holds nothing for it. */
+static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr,
+                               const sg__top10 *top) {
+  if (top->n < SG_BUCKET_ITEMS) return false;
+  uint32_t w = trie_rd(v, node, T_BEST);
+  uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
+                   (w & SG__KEY_ORD_MASK);
+  return bound >= top->v[SG_BUCKET_ITEMS - 1];
+}
+
+/* In the restricted walk of skip_search, a row of depth below tl.cap_rows keeps only its
+ * cells of at most SG_TYPO_MAX_K - 1: the walk then follows exactly the alignments that
+ * spend at most one edit on the key's first L code points (skip_search).
+ *
+ * The first row past them (d == cap_rows, row L + 1) gets back one kind of cell the cap
+ * took: a swap from a kept cell (L, j - 2) into row L + 2 has, in the plain DP, a cell
+ * (L + 1, j) no higher than its own cost (through (L, j - 1), skipping q[j - 2], then
+ * t_{L+1} = q[j - 1]), and the walk's pruning (least cell, reachable) relies on that:
+ * no row has a cell below the least of the row before, the swap included. The cap can
+ * take (L, j - 1) away, so that cell is restored here from (L, j - 2) + 1. It is the
+ * cost of a real alignment, so nothing it lets the walk find is wrong. */
+static inline void cap_row(size_t d, size_t n) {
+  if (d < tl.cap_rows) {
+    for (size_t b = 0; b < SG__BAND; b++)
+      if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
+  } else if (d == tl.cap_rows && d > 0) {
+    /* Cell b of row d is column j = d - K + b; (d - 1, j - 2) is cell b - 1 of row d - 1. */
+    for (size_t b = 1; b < SG__BAND; b++) {
+      size_t j = d - SG_TYPO_MAX_K + b; /* d > K: no wrap */
+      if (j < 2 || j > n || tl.cp[d] != tl.q[j - 1]) continue;
+      unsigned v = tl.row[d - 1].c[b - 1] + 1u;
+      if (v < tl.row[d].c[b]) tl.row[d].c[b] = (uint8_t)v;
+    }
+  }
+}
+
+/* Computes row d (d >= 1) from the rows above it for the code point cp; returns its
+ * last cell, the distance of q to the prefix of d code points. */
+static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
+  tl.cp[d] = cp;
+  tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
+  sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+               d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
+  cap_row(d, n);
+  return sg__osa_last(&tl.row[d], d, n);
+}
+
+/* The code points that can keep a child of the zero-slack row c within thr, as a mask:
+ * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
+ * q[c - 3 .. c + 1]). */
+static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
+  const uint32_t *q = tl.q;
+  const uint8_t *r = tl.row[c].c;
+  unsigned mask = 0;
+  /* Diagonal: cell b is column j = c - K + b, for j in [0, n - 1]. */
+  size_t b0 = c < SG_TYPO_MAX_K ? SG_TYPO_MAX_K - c : 0;
+  size_t b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0; /* one past the last */
+  if (b1 > SG__BAND) b1 = SG__BAND;
+  for (size_t b = b0; b < b1; b++)
+    if (r[b] == thr) mask |= 2u << b;
+  if (c >= 1) {
+    /* Swap: cell b of row c - 1 is column j = c - 1 - K + b, for j in [0, n - 2]. */
+    const uint8_t *r1 = tl.row[c - 1].c;
+    uint32_t t = tl.cp[c];
+    b0 = c < SG_TYPO_MAX_K + 1 ? SG_TYPO_MAX_K + 1 - c : 0;
+    b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0;
+    if (b1 > SG__BAND) b1 = SG__BAND;
+    for (size_t b = b0; b < b1; b++)
+      if (r1[b] + 1u <= thr && t == q[c - 1 - SG_TYPO_MAX_K + b + 1]) mask |= 1u << b;
+  }
+  return mask;
+}
+
+/* Drops from the candidate mask of level c the code points that no key of node x has
+ * next (its next mask): a lookup for them could only come back empty. */
+static unsigned zs_filter(const locale_view *v, uint32_t x, size_t c, unsigned mask) {
+  if (x == NO_NODE) return mask;
+  uint64_t next = trie_rd(v, x, T_NEXT_LO) | (uint64_t)trie_rd(v, x, T_NEXT_HI) << 32;
+  for (unsigned r = mask; r; r &= r - 1) {
+    unsigned b = (unsigned)__builtin_ctz(r);
+    if (!(next & sg__cp_bit(tl.q[c - 3 + b]))) mask &= ~(1u << b);
+  }
+  return mask;
+}
+
+/* Takes the next candidate code point of level c off *mask (with every other bit that
+ * names the same code point), or returns NO_CP. */
+static uint32_t zs_take(size_t c, uint8_t *mask) {
+  if (!*mask) return NO_CP;
+  unsigned b = (unsigned)__builtin_ctz(*mask);
+  uint32_t cp = tl.q[c - 3 + b];
+  unsigned m = *mask & ~(1u << b);
+  for (unsigned r = m; r; r &= r - 1) {
+    unsigned o = (unsigned)__builtin_ctz(r);
+    if (tl.q[c - 3 + o] == cp) m &= ~(1u << o);
+  }
+  *mask = (uint8_t)m;
+  return cp;
+}
+
+/* UTF-8 of cp into out (a decoded malformed byte is that byte); returns its length. */
+static size_t cp_encode(uint32_t cp, unsigned char *out) {
+  if (cp < 0x80) {
+    out[0] = (unsigned char)cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[0] = (unsigned char)(0xC0 | cp >> 6);
+    out[1] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | cp >> 12);
+    out[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 3;
+  }
+  if (cp < 0x110000) {
+    out[0] = (unsigned char)(0xF0 | cp >> 18);
+    out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (unsigned char)(0x80 | (cp & 0x3F));
+    return 4;
+  }
+  out[0] = (unsigned char)(cp - 0x110000);
+  return 1;
+}
+
+static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const char *s, size_t b);
+
+/* The keys of [lo, hi), which share their first off bytes, whose next code point is cp
+ * (UTF-8 enc[0..elen)): [*sl, *sh), empty when none. */
+static void key_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                         const unsigned char *enc, size_t elen, uint64_t *sl, uint64_t *sh) {
+  uint64_t b = lo, e = hi;
+  while (b < e) {
+    uint64_t m = b + (e - b) / 2;
+    if (strncmp(key_text(v, m) + off, (const char *)enc, elen) < 0)
+      b = m + 1;
+    else
+      e = m;
+  }
+  *sl = *sh = b;
+  if (b == hi) return;
+  const char *s = key_text(v, b);
+  if (strncmp(s + off, (const char *)enc, elen) != 0) return;
+  *sh = run_end_lcp(v, b, hi, s, off + elen);
+}
+
+/* Ranges up to this many keys are searched by their LCP and branch bytes (sequential
+ * bytes), longer ones by binary search over their text. */
+#define SCAN_MAX 256
+
+static inline unsigned char branch(const locale_view *v, uint64_t i, unsigned which) {
+  return v->branch[i * SG__BRANCH_SIZE + which];
+}
+
+/* The byte at off of key lo, which shares its first off bytes with the keys after it:
+ * from its branch bytes when its LCP is off or off - 1, else from its text (kept in
+ * *first, which holds that text already when not NULL). off < SG__LCP_CAP. */
+static unsigned char first_byte(const locale_view *v, uint64_t lo, size_t off, const char **first) {
+  if (*first) return (unsigned char)(*first)[off];
+  if (v->lcp[lo] == off) return branch(v, lo, 0);
+  if (v->lcp[lo] + 1u == off) return branch(v, lo, 1);
+  *first = key_text(v, lo);
+  return (unsigned char)(*first)[off];
+}
+
+/* key_subrange for the keys whose byte at off is c alone, from the LCP and branch bytes:
+ * inside [lo, hi) a run of keys with the same byte at off starts where the stored LCP is
+ * exactly off, and its branch byte is that byte; the first run's byte is first_byte's,
+ * needed only when c could be it. off < SG__LCP_CAP. */
+static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                          unsigned char c, const char **first, uint64_t *sl, uint64_t *sh) {
+  *sl = *sh = lo;
+  uint64_t i = lo + 1;
+  while (i < hi && v->lcp[i] != off) i++;
+  /* [lo, i) is the first run. */
+  if (i == hi || branch(v, i, 0) > c) {
+    if (first_byte(v, lo, off, first) == c) *sh = i;
+    return;
+  }
+  for (;;) {
+    uint64_t start = i;
+    unsigned char b = branch(v, start, 0);
+    for (i = start + 1; i < hi && v->lcp[i] != off; i++) {}
+    if (b == c) {
+      *sl = start;
+      *sh = i;
+      return;
+    }
+    if (i == hi || branch(v, i, 0) > c) return;
+  }
+}
+
+/* key_subrange through byte_subrange where that is cheaper. *first is the text of key
+ * lo when the caller has it, else NULL; it is set to the text of key lo when read here.
+ * A walk down one run keeps asking about the same first key, so its text is read once. */
+static void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                          const unsigned char *enc, size_t elen, const char **first, uint64_t *sl,
+                          uint64_t *sh) {
+  if (off >= SG__LCP_CAP || hi - lo > SCAN_MAX) {
+    key_subrange(v, lo, hi, off, enc, elen, sl, sh);
+    return;
+  }
+  byte_subrange(v, lo, hi, off, enc[0], first, sl, sh);
+  if (elen > 1 && *sl < *sh) key_subrange(v, *sl, *sh, off, enc, elen, sl, sh);
+}
+
+/* The child of node x (at depth c) for cp, or NO_NODE with [*sl, *sh) the keys of x
+ * between its children where a run of at most SG__TRIE_MIN keys for cp would lie. */
+static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_t *sl,
+                          uint64_t *sh) {
+  uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (trie_rd(v, first + m, T_CP) < cp)
+      b = m + 1;
+    else
+      e = m;
+  }
+  if (b < nch && trie_rd(v, first + b, T_CP) == cp) {
+    *sl = trie_rd(v, first + b, T_LO);
+    *sh = trie_rd(v, first + b, T_HI);
+    return first + b;
+  }
+  *sl = b > 0 ? trie_rd(v, first + b - 1, T_HI) : trie_rd(v, x, T_LO);
+  *sh = b < nch ? trie_rd(v, first + b, T_LO) : trie_rd(v, x, T_HI);
+  return NO_NODE;
+}
+
+/* The subtree of the keys [lo, hi) (node x, or NO_NODE) below the zero-slack row c: only
+ * the code points zs_candidates names are looked up, depth first with an explicit stack.
+ * Same merging rule as scan_keys: a run whose distance reaches thr is added, and every
+ * row of this walk stays without slack or dies. */
+static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64_t lo, uint64_t hi,
+                    uint32_t x, const char *first0, size_t c, unsigned thr, sg__top10 *top) {
+  size_t d = c;
+  tl.zs_first[d] = first0;
+  tl.zs_lo[d] = (uint32_t)lo;
+  tl.zs_hi[d] = (uint32_t)hi;
+  tl.zs_node[d] = x;
+  tl.zs_left[d] = (uint8_t)zs_filter(v, x, d, zs_candidates(d, n, thr));
+  for (;;) {
+    uint32_t cp = zs_take(d, &tl.zs_left[d]);
+    if (cp == NO_CP) {
+      if (d == c) return;
+      d--;
+      continue;
+    }
+    size_t e = d + 1;
+    if (e >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
+    uint64_t sl, sh;
+    uint32_t ch = NO_NODE;
+    const char *first = NULL; /* the text of key sl, when known */
+    if (tl.zs_node[d] != NO_NODE) {
+      ch = child_for(v, tl.zs_node[d], cp, &sl, &sh);
+      if (ch == NO_NODE && sl < sh) {
+        unsigned char enc[4];
+        size_t elen = cp_encode(cp, enc);
+        uint64_t gap = sl;
+        if (gap == tl.zs_lo[d]) first = tl.zs_first[d];
+        next_subrange(v, sl, sh, tl.bo[d], enc, elen, &first, &sl, &sh);
+        if (gap == tl.zs_lo[d]) tl.zs_first[d] = first;
+        if (sl != gap) first = NULL;
+      }
+    } else {
+      unsigned char enc[4];
+      size_t elen = cp_encode(cp, enc);
+      first = tl.zs_first[d];
+      next_subrange(v, tl.zs_lo[d], tl.zs_hi[d], tl.bo[d], enc, elen, &first, &sl, &sh);
+      tl.zs_first[d] = first;
+      if (sl != tl.zs_lo[d]) first = NULL;
+    }
+    if (sl >= sh) continue;
+    if (ch != NO_NODE && bounded_out(v, ch, thr, top)) continue;
+    unsigned last = step_row(e, cp, n);
+    if (last <= thr) {
+      if (last == thr) sg__range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
+      continue;
+    }
+    if (sg__osa_min(&tl.row[e], e, n) > thr) continue;
+    if (ch != NO_NODE) {
+      uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+      if (!reachable(&tl.row[e], e, n, sig, thr)) continue;
+    }
+    d = e;
+    tl.zs_lo[d] = (uint32_t)sl;
+    tl.zs_hi[d] = (uint32_t)sh;
+    tl.zs_node[d] = ch;
+    tl.zs_left[d] = (uint8_t)zs_filter(v, ch, d, zs_candidates(d, n, thr));
+    tl.zs_first[d] = first;
+  }
+}
+
+/* True when row c (least cell at most thr) has no slack left. */
+static inline bool no_slack(size_t c, size_t n, unsigned thr) {
+  return sg__osa_min(&tl.row[c], c, n) == thr;
+}
+
+/* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
+ * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
+ * prefix. Along each key the walk stops at the first depth whose distance D[i][n] is at
+ * most thr (every key below that node, the run of keys sharing its prefix, is within
+ * D[i][n]) or whose row exceeds thr everywhere (no key below can match), and skips the
+ * run. Runs reached with distance exactly thr are merged into top; smaller distances
+ * were found by the passes before (exact, then thr = 1), and keys below them at a
+ * smaller distance still by those passes, so each key ends up at its least distance. */
+static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  const uint32_t *q = tl.q;
+  if (no_slack(c0, n, thr)) {
+    zs_walk(a, v, n, l, r, NO_NODE, NULL, c0, thr, top);
+    return;
+  }
+  /* Key texts are read only where the LCP and branch bytes do not tell (format.h): in
+   * the common case, a key that leaves the one before at the depth the walk resumes
+   * from, its first two bytes there are its branch bytes. */
+  const char *prev = NULL; /* the previous key's text, when read */
+  uint64_t prev_i = l;
+  bool have_prev = false;
+  size_t top_row = c0;
+  for (uint64_t i = l; i < r;) {
+    const char *s = NULL; /* key i's text, once read */
+    size_t lcp_i = v->lcp[i];
+    size_t c = c0;
+    if (have_prev) {
+      /* The keys skipped since prev all share more with it than key i does, so the
+       * stored LCP of key i is its LCP with prev (read from the text past the cap). */
+      size_t lcp = lcp_i;
+      if (lcp >= SG__LCP_CAP) {
+        if (!prev) prev = key_text(v, prev_i);
+        s = key_text(v, i);
+        lcp = tl.bo[c0];
+        while (prev[lcp] && prev[lcp] == s[lcp]) lcp++;
+      }
+      c = top_row;
+      while (c > c0 && tl.bo[c] > lcp) c--;
+    }
+    for (;;) {
+      uint32_t cp;
+      size_t cl, off = tl.bo[c];
+      unsigned char b0 = lcp_i < SG__LCP_CAP ? branch(v, i, 0) : 0x80;
+      if (!s && off == lcp_i && b0 < 0x80) {
+        cp = b0;
+        cl = b0 != 0;
+      } else if (!s && off == lcp_i + 1 && b0 != 0 && b0 < 0x80 && branch(v, i, 1) < 0x80) {
+        cp = branch(v, i, 1);
+        cl = cp != 0;
+      } else {
+        if (!s) s = key_text(v, i);
+        cl = sg__utf8_next(s + off, &cp);
+      }
+      if (cl == 0) { /* the key ends without a match; so do the keys equal to it */
+        prev = s;
+        prev_i = i;
+        have_prev = true;
+        top_row = c;
+        if (off < SG__LCP_CAP) { /* the equal keys: an LCP of off and a NUL there */
+          for (i++; i < r && v->lcp[i] == off && branch(v, i, 0) == 0; i++) {}
+        } else {
+          i = run_end(v, i, r, s ? s : key_text(v, i), off + 1u);
+        }
+        break;
+      }
+      size_t d = c + 1;
+      tl.cp[d] = cp;
+      tl.bo[d] = tl.bo[c] + (uint32_t)cl;
+      sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                   d >= 2 ? tl.cp[d - 1] : 0, q, n);
+      cap_row(d, n);
+      c = d;
+      unsigned last = sg__osa_last(&tl.row[c], c, n);
+      unsigned least = sg__osa_min(&tl.row[c], c, n);
+      if (last <= thr || least >= thr) {
+        uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
+        if (last == thr)
+          sg__range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
+        else if (last > thr && least == thr) /* no slack: look up the continuations */
+          zs_walk(a, v, n, i, e, NO_NODE, s, c, thr, top);
+        prev = s;
+        prev_i = i;
+        have_prev = true;
+        top_row = c;
+        i = e;
+        break;
+      }
+    }
+  }
+}
+
+/* One pass with distance thr over the subtree of trie node root at depth c0 (rows
+ * 0..c0 set), depth first over the materialised trie nodes (the runs of more than
+ * SG__TRIE_MIN keys, whose code points are in the node records: no key text is read),
+ * and over the keys between them with scan_keys. Same stopping rules as scan_keys. */
+static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
+                      size_t c0, unsigned thr, sg__top10 *top) {
+  if (no_slack(c0, n, thr)) {
+    zs_walk(a, v, n, trie_rd(v, root, T_LO), trie_rd(v, root, T_HI), root, NULL, c0, thr, top);
+    return;
+  }
+  size_t sp = 0;
+  tl.st_node[0] = root;
+  tl.st_next[0] = 0;
+  tl.st_pos[0] = trie_rd(v, root, T_LO);
+  while (true) {
+    uint32_t x = tl.st_node[sp];
+    size_t c = c0 + sp; /* the rows of x's prefix end at depth c */
+    uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+    uint32_t hi = trie_rd(v, x, T_HI);
+    if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
+      if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
+      if (sp == 0) return;
+      sp--;
+      continue;
+    }
+    uint32_t ch = first + tl.st_next[sp]++;
+    uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
+    if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
+    if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
+    if (bounded_out(v, ch, thr, top)) continue;
+    uint32_t cp = trie_rd(v, ch, T_CP);
+    size_t d = c + 1;
+    if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
+    unsigned last = step_row(d, cp, n);
+    if (last <= thr) {
+      if (last == thr) sg__range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
+      continue;
+    }
+    uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+    if (!reachable(&tl.row[d], d, n, sig, thr)) continue;
+    if (no_slack(d, n, thr)) {
+      zs_walk(a, v, n, lo, chi, ch, NULL, d, thr, top);
+      continue;
+    }
+    sp++;
+    tl.st_node[sp] = ch;
+    tl.st_next[sp] = 0;
+    tl.st_pos[sp] = lo;
+  }
+}
+
+/* One pass with distance thr over the keys that begin with q's first code point, whose
+ * UTF-8 is nq[0..first). */
+static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
+                      size_t first, unsigned thr, sg__top10 *top) {
+  sg__osa_row0(&tl.row[0], n);
+  cap_row(0, n);
+  tl.bo[0] = 0;
+  unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
+  if (v->n_trie == 0) return; /* no keys */
+  /* The root's child for q's first code point, when materialised. */
+  uint32_t nch = trie_rd(v, 0, T_N), first_child = trie_rd(v, 0, T_FIRST);
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (trie_rd(v, first_child + m, T_CP) < tl.q[0])
+      b = m + 1;
+    else
+      e = m;
+  }
+  bool node = b < nch && trie_rd(v, first_child + b, T_CP) == tl.q[0];
+  uint64_t l, r;
+  if (node) {
+    l = trie_rd(v, first_child + b, T_LO);
+    r = trie_rd(v, first_child + b, T_HI);
+  } else {
+    sg__prefix_range(v, nq, first, &l, &r);
+  }
+  if (l >= r) return;
+  if (last0 <= thr) { /* a query of at most thr code points: every key is in */
+    if (last0 == thr) sg__range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  if (!node) {
+    scan_keys(a, v, n, l, r, 0, thr, top);
+    return;
+  }
+  /* Row 1 for the first code point, then the node's subtree. */
+  tl.cp[1] = tl.q[0];
+  tl.bo[1] = (uint32_t)first;
+  sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
+  cap_row(1, n);
+  unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
+  if (last1 <= thr) {
+    if (last1 == thr) sg__range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    return;
+  }
+  trie_pass(a, v, n, first_child + b, 1, thr, top);
+}
+
+/* ---- two edits near the start (above) ------------------------------------------ */
+
+/* The key of skip record r of table t: stored, or computed from its head's code points
+ * (format.h). */
+static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
+  if (r[0] == SG__SKIP_KEYED) {
+    uint64_t k = 0;
+    for (unsigned x = 7; x > 0; x--) k = k << 8 | r[x];
+    return k;
+  }
+  const unsigned L = sg__skip_l[t], G = sg__skip_g[t];
+  uint32_t cps[SG__SKIP_MAX_D] = {0};
+  uint64_t w;
+  memcpy(&w, r, 8);
+  if (!(w & 0x8080808080808080ull)) { /* ASCII: a byte is a code point */
+    for (unsigned x = 0; x < L + G; x++) cps[x] = r[x];
+  } else {
+    char head[SG__SKIP_PFX + 1] = {0};
+    memcpy(head, r, SG__SKIP_PFX);
+    size_t o = 0;
+    for (unsigned x = 0; x < L + G; x++) o += sg__utf8_next(head + o, &cps[x]);
+  }
+  return sg__skip_key(cps[0], cps + L, G);
+}
+
+/* The runs of the skip records under key, checked and searched as above. */
+static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsigned t,
+                      uint64_t key, sg__top10 *top) {
+  const unsigned thr = SG_TYPO_MAX_K;
+  const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
+  const unsigned char *recs = v->skip[t];
+  uint64_t b = 0, e = v->n_skip[t];
+  while (b < e) {
+    uint64_t m = b + (e - b) / 2;
+    if (skip_rec_key(recs + m * SG__SKIP_SIZE, t) < key)
+      b = m + 1;
+    else
+      e = m;
+  }
+  /* The records under one key are in key order, so consecutive ones often share their
+   * first code points: their rows are reused, and a record that shares the code points
+   * whose row ended the one before ends there too. */
+  char prev[SG__SKIP_PFX + 1] = {0}; /* the previous record's prefix, when inline */
+  size_t valid = 0, dead = 0; /* its rows 0..valid are set; the row that ended it (or 0) */
+  sg__osa_row0(&tl.row[0], n);
+  tl.bo[0] = 0;
+  for (; b < v->n_skip[t] && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {
+    const unsigned char *r = recs + b * SG__SKIP_SIZE;
+    uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+    /* The run's first code points from the record when they fit, else from the text. */
+    char pfx[SG__SKIP_PFX + 1] = {0};
+    if (r[0] != SG__SKIP_KEYED) memcpy(pfx, r, SG__SKIP_PFX);
+    const char *text = NULL, *s = pfx[0] ? pfx : (text = key_text(v, lo));
+    size_t same = 0; /* rows shared with the previous record */
+    if (pfx[0] && prev[0]) {
+      size_t bl = 0;
+      while (bl < SG__SKIP_PFX && pfx[bl] == prev[bl] && pfx[bl]) bl++;
+      while (same < valid && tl.bo[same + 1] <= bl) same++;
+      if (dead && same >= dead) continue;
+      /* Rows L - 1 and L were raised for the previous record: shared only as a pair. */
+      if (same + 1 == L) same = L - 2;
+    }
+    memcpy(prev, pfx, sizeof prev);
+    size_t d = same + 1;
+    bool ended = false;
+    for (; d <= D; d++) {
+      uint32_t cp;
+      size_t l = sg__utf8_next(s + tl.bo[d - 1], &cp);
+      if (l == 0) { /* only on a damaged file */
+        ended = true;
+        break;
+      }
+      if (d == 1 && cp != tl.q[0]) { /* another first code point, same key bits */
+        tl.bo[1] = (uint32_t)l;
+        break;
+      }
+      step_row(d, cp, n);
+      if (d == L) {
+        for (size_t x = 0; x < SG__BAND; x++) {
+          if (tl.row[L - 1].c[x] < thr - 1) tl.row[L - 1].c[x] = (uint8_t)(thr - 1);
+          if (tl.row[L].c[x] < thr) tl.row[L].c[x] = (uint8_t)thr;
+        }
+      }
+      /* Before row L the rows are the plain DP's, so a row past the budget ends it too. */
+      if (sg__osa_min(&tl.row[d], d, n) > thr) break;
+    }
+    if (ended) {
+      prev[0] = '\0';
+      valid = d - 1;
+      dead = 0;
+      continue;
+    }
+    valid = d <= D ? d : D;
+    dead = d <= D ? d : 0;
+    if (d <= D) continue;
+    if (sg__osa_last(&tl.row[D], D, n) <= thr)
+      sg__range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
+    else
+      zs_walk(a, v, n, lo, hi, NO_NODE, text, D, thr, top);
+  }
+}
+
+/* The pass at distance SG_TYPO_MAX_K through a skip table, when q is long enough for
+ * one: table 0 from its length on, table 1 below it. */
+static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
+                        size_t first, sg__top10 *top) {
+  unsigned t = n >= sg__skip_min_q(0) ? 0 : 1;
+  if (n < sg__skip_min_q(t)) return false;
+  const size_t L = sg__skip_l[t], G = sg__skip_g[t];
+  tl.cap_rows = L + 1;
+  typo_pass(a, v, n, nq, first, SG_TYPO_MAX_K, top);
+  tl.cap_rows = 0;
+  for (size_t j = L - SG_TYPO_MAX_K; j <= L + SG_TYPO_MAX_K; j++) /* through row L */
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], tl.q + j, (unsigned)G), top);
+  for (size_t j = L - 1; j <= L + 3; j++) { /* swapping the key's code points L and L + 1 */
+    uint32_t g[SG__SKIP_MAX_G] = {tl.q[j - 2], tl.q[j], G > 2 ? tl.q[j + 1] : 0};
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], g, (unsigned)G), top);
+  }
+  return true;
+}
+
+/* Decodes nq[0..len) into tl.q; returns the code point count and the first one's byte
+ * length in *first, or 0 when it does not fit. */
+static size_t decode_query(const char *nq, size_t len, size_t *first) {
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    char tmp[5] = {0};
+    memcpy(tmp, nq + i, len - i < 4 ? len - i : 4);
+    uint32_t cp;
+    size_t l = sg__utf8_next(tmp, &cp);
+    if (n == SG_TYPO_MAX_Q) return 0;
+    if (n == 0) *first = l;
+    tl.q[n++] = cp;
+    i += l;
+  }
+  tl.qsuf[n] = 0;
+  for (size_t j = n; j-- > 0;) tl.qsuf[j] = tl.qsuf[j + 1] | sg__cp_bit(tl.q[j]);
+  return n;
+}
+
+void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                     unsigned k, sg__top10 *top) {
+  if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
+  size_t first = 0, n = decode_query(nq, len, &first);
+  for (unsigned thr = 1; n > 0 && thr <= k && top->n < SG_BUCKET_ITEMS; thr++)
+    if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, top))
+      typo_pass(a, v, n, nq, first, thr, top);
+}
