@@ -8,7 +8,6 @@
 
 #include "common/metrics.h"
 #include "control/internal.h"
-#include "dashboard/dashboard.h"
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
@@ -22,7 +21,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
-      sg__dashboard_start(c) || sg__publish_start(c) ||
+      (cfg->mount && cfg->mount->start(c)) || sg__publish_start(c) ||
       (cfg->state_redis && sg__drain_start(cfg->store, cfg->state_redis, &c->drain))) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
@@ -69,7 +68,7 @@ void sg_control_stop(sg_control *c) {
   sg__drain_stop(c->drain);
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
-  sg__dashboard_stop(c);
+  if (c->cfg.mount) c->cfg.mount->stop(c);
   pthread_mutex_destroy(&c->guard_mu);
   free(c);
 }

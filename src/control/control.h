@@ -11,6 +11,21 @@
 #include "http/mhd/http.h"
 #include "store/store.h"
 
+typedef struct sg_control sg_control;
+
+/* A part of the control listener served under a path prefix (the dashboard under
+ * /dashboard), mounted by whoever starts the control plane, so that the control plane
+ * never names it. The control plane starts it with its own state, hands it every
+ * request for the prefix or a path below it before its own routes (begin as soon as the
+ * headers are in, dispatch once the body is), and stops it when the listener is down. */
+typedef struct {
+  const char *prefix;          /* "/dashboard": no trailing slash */
+  int (*start)(sg_control *c); /* 0, or -1 when the control plane cannot start */
+  void (*stop)(sg_control *c); /* also after a failed start, or without one */
+  sg_http_begin (*begin)(sg_control *c, sg_req *req, sg_resp *resp, sg_http_stream *stream);
+  void (*dispatch)(sg_control *c, sg_req *req, sg_resp *resp);
+} sg_control_mount;
+
 typedef struct {
   const char *listen;          /* host:port */
   sg_store *store;             /* borrowed */
@@ -35,9 +50,8 @@ typedef struct {
   /* A fleet's shared runtime state (the redis:// URL of --edge), or NULL: then selection
    * events are drained from it into the store, and usage reads its quota counters. */
   const char *state_redis;
+  const sg_control_mount *mount; /* served under its prefix (the dashboard), or NULL */
 } sg_control_config;
-
-typedef struct sg_control sg_control;
 
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz);
 unsigned sg_control_port(const sg_control *c);

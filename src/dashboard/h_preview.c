@@ -35,7 +35,7 @@
 /* The artifact named content_hash, opened (under preview_mu). NULL when the edge has
  * none. */
 static sg_artifact *artifact_for(sg_control *c, const char *content_hash) {
-  struct sg__dashboard *dd = c->dash;
+  struct sg__dashboard *dd = sg__dash(c);
   if (dd->preview && strcmp(dd->preview_hash, content_hash) == 0) return dd->preview;
   sg_artifact *a = NULL;
   if (!c->cfg.edge || strlen(content_hash) >= sizeof dd->preview_hash ||
@@ -149,10 +149,10 @@ void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) 
     json_object_set_new(body, "code", json_string(sg_err_code(SG_E_QUERY_TOO_SHORT)));
     json_object_set_new(body, "message", json_string(sg_err_message(SG_E_QUERY_TOO_SHORT)));
   } else {
-    pthread_mutex_lock(&c->dash->preview_mu);
+    pthread_mutex_lock(&sg__dash(c)->preview_mu);
     sg_artifact *a = artifact_for(c, hash);
     if (!a) {
-      pthread_mutex_unlock(&c->dash->preview_mu);
+      pthread_mutex_unlock(&sg__dash(c)->preview_mu);
       json_decref(version);
       json_decref(body);
       sg_resp_error(resp, req, SG_E_ARTIFACT_UNAVAILABLE, NULL, NULL);
@@ -169,7 +169,7 @@ void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) 
       if (it) json_array_append_new(items, it);
     }
     json_object_set_new(body, "locale", json_string(tag ? tag : ""));
-    pthread_mutex_unlock(&c->dash->preview_mu);
+    pthread_mutex_unlock(&sg__dash(c)->preview_mu);
   }
   json_decref(version);
   sg_resp_json(resp, 200, body);

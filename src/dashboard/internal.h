@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "common/ratelimit.h"
+#include "control/internal.h"
 #include "dashboard/auth.h"
 #include "dashboard/dashboard.h"
 #include "store/members.h"
@@ -22,6 +23,9 @@ struct sg__dashboard {
   char preview_hash[80];
   struct sg_artifact *preview;
 };
+
+/* The dashboard's state: the control plane keeps it for its mount (router.c sets it). */
+static inline struct sg__dashboard *sg__dash(const sg_control *c) { return c->mount_state; }
 
 /* The signed-in member behind a dashboard request. */
 typedef struct {
