@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
+#include "search/artifact.h"
 
 static double now_s(void) {
   struct timespec ts;

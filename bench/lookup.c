@@ -12,8 +12,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
+#include "search/artifact.h"
 
 typedef struct {
   long long rank;

@@ -48,9 +48,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
+#include "search/artifact.h"
 
 typedef struct {
   long long rank;

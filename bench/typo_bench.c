@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
+#include "search/artifact.h"
 
 static long long now_ns(void) {
   struct timespec ts;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "compiler/artifact.h"
+#include "search/artifact.h"
 
 /* sg_store_artifact_fetch: the artifact's bytes from the edge, checked against its hash. */
 static int fetch(const char *hash, void **data, size_t *len, void *ctx) {

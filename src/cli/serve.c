@@ -16,6 +16,7 @@
 #include "common/fds.h"
 #include "common/util.h"
 #include "control/control.h"
+#include "dashboard/dashboard.h"
 #include "edge/edge.h"
 #include "http/common/listen.h"
 #include "http/mhd/metrics_http.h"
@@ -269,6 +270,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     cc.listen = sg_args_get_or(&a, "control-listen", "127.0.0.1:8080");
     cc.store = st;
     cc.edge = edge;
+    cc.mount = &sg_dashboard_mount; /* the dashboard, under /dashboard */
     if (sg_control_start(&cc, &ctl, err, sizeof err)) {
       sg_store_close(st);
       sg_edge_close(edge);

@@ -17,9 +17,9 @@
 #include "common/arena.h"
 #include "common/buf.h"
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "compiler/compiler.h"
 #include "compiler/normalize.h"
+#include "search/artifact.h"
 
 /* ---- output -------------------------------------------------------------------------- */
 

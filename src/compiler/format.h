@@ -1,6 +1,7 @@
 /*
  * On-disk layout of the compiled artifact, shared by the writer (compile.c) and the
- * reader (artifact.c). docs/ARTIFACT.md explains the format and why lookups are exact.
+ * reader (src/search/artifact.c). docs/ARTIFACT.md explains the format and why lookups are
+ * exact.
  *
  * Every integer is little-endian and fixed width; every section starts on an 8-byte
  * boundary; offsets are from the first byte of the artifact, so the bytes are position

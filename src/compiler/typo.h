@@ -1,8 +1,8 @@
 /*
  * Typo tolerance of DESIGN.md section 3.1: the budget, the optimal-string-alignment (OSA)
  * distance of a query against the prefixes of a text, and the highlight of section 3.2.
- * Shared by the artifact's search (artifact.c) and the runtime; docs/ARTIFACT.md explains
- * the readings of the definition.
+ * Shared by the artifact's search (src/search/typo_search.c) and the runtime;
+ * docs/ARTIFACT.md explains the readings of the definition.
  */
 #ifndef SG_COMPILER_TYPO_H
 #define SG_COMPILER_TYPO_H

@@ -8,7 +8,6 @@
 
 #include "common/metrics.h"
 #include "control/internal.h"
-#include "dashboard/dashboard.h"
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
@@ -49,7 +48,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   c->rl_ip = sg_ratelimit_new(cfg->rate_per_ip);
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
-      sg__dashboard_start(c) || sg__publish_start(c) ||
+      (cfg->mount && cfg->mount->start(c)) || sg__publish_start(c) ||
       (cfg->state && sg__drain_start(cfg->store, cfg->state, &c->drain))) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
@@ -69,10 +68,12 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .max_per_ip = cfg->max_per_ip,
       .head_timeout_ms = cfg->head_timeout_s * 1000u,
   };
-  hc.pools[SG__POOL_PASSWORD - 1] = (sg_http_pool_config){
-      "password", SG__POOL_PASSWORD_THREADS, cfg->worker_queue, 1};
-  hc.pools[SG__POOL_ARTIFACT - 1] = (sg_http_pool_config){
-      "artifact", SG__POOL_ARTIFACT_THREADS, cfg->worker_queue, 1};
+  /* The mount's worker pools (the dashboard's Argon2id and artifact-loading handlers). */
+  for (size_t i = 0; cfg->mount && i < SG_HTTP_MAX_POOLS; i++)
+    if (cfg->mount->pools[i].name) {
+      hc.pools[i] = cfg->mount->pools[i];
+      hc.pools[i].queue = cfg->worker_queue;
+    }
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);
     return -1;
@@ -102,7 +103,7 @@ void sg_control_stop(sg_control *c) {
   sg__drain_stop(c->drain);
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
-  sg__dashboard_stop(c);
+  if (c->cfg.mount) c->cfg.mount->stop(c);
   pthread_mutex_destroy(&c->guard_mu);
   free(c);
 }

@@ -11,6 +11,24 @@
 #include "http/mhd/http.h"
 #include "store/store.h"
 
+typedef struct sg_control sg_control;
+
+/* A part of the control listener served under a path prefix (the dashboard under
+ * /dashboard), mounted by whoever starts the control plane, so that the control plane
+ * never names it. The control plane starts it with its own state, hands it every
+ * request for the prefix or a path below it before its own routes (begin as soon as the
+ * headers are in, dispatch once the body is), and stops it when the listener is down. */
+typedef struct {
+  const char *prefix;          /* "/dashboard": no trailing slash */
+  int (*start)(sg_control *c); /* 0, or -1 when the control plane cannot start */
+  void (*stop)(sg_control *c); /* also after a failed start, or without one */
+  sg_http_begin (*begin)(sg_control *c, sg_req *req, sg_resp *resp, sg_http_stream *stream);
+  void (*dispatch)(sg_control *c, sg_req *req, sg_resp *resp);
+  /* The worker pools its blocking handlers run on (req->pool n runs on pools[n - 1]; an
+   * entry with no name is none); each waiting queue is the control plane's worker_queue. */
+  sg_http_pool_config pools[SG_HTTP_MAX_POOLS];
+} sg_control_mount;
+
 typedef struct {
   const char *listen;          /* host:port */
   sg_store *store;             /* borrowed */
@@ -36,9 +54,8 @@ typedef struct {
    * the runtime's state directory, or a fleet's redis:// URL (the URL of --edge), whose
    * selection events are drained into the store (control/drain.c). */
   const char *state;
+  const sg_control_mount *mount; /* served under its prefix (the dashboard), or NULL */
 } sg_control_config;
-
-typedef struct sg_control sg_control;
 
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz);
 unsigned sg_control_port(const sg_control *c);

@@ -24,8 +24,8 @@
 
 #include "common/buf.h"
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "control/edge_sync.h"
+#include "search/artifact.h"
 
 /* Outbox rows read per store call. */
 #define PAGE 256

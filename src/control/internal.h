@@ -20,7 +20,7 @@ struct sg_control {
   uint8_t cursor_secret[32];
   struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
-  struct sg__dashboard *dash; /* src/dashboard: sessions, sign-in limits */
+  void *mount_state;          /* cfg.mount's own state, set by its start (or NULL) */
   struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
   sg_edge_guard_proc guard;   /* edge_guard.c: ticked by publish.c's guard thread */
   pthread_mutex_t guard_mu;   /* one tick at a time (the thread, sg_control_edge_confirm) */
@@ -42,16 +42,6 @@ int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_select
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */
 typedef void (*sg__handler)(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
-
-/* Matches path against a route pattern ("{}" captures one segment), capturing
- * parameters into req->params (pointers into scratch, a copy of the path). */
-bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
-                     sg_req *req);
-
-/* Finds req's route in a table whose rows begin with `const char *method, *pattern` and
- * end with a NULL method; stride is the row size. Returns the row (params captured), or
- * NULL with resp holding the 404, or the 405 with its Allow header. */
-const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride);
 
 /* Parses the request body as a JSON object. On failure fills resp with a 400 (or 413)
  * and returns NULL. */
@@ -101,10 +91,10 @@ json_t *sg__item_validate(const json_t *body, json_t **fields);
 json_t *sg__import_line(const char *line, size_t n, size_t index, char **parent_value,
                         json_t **fields);
 
-/* Runs `run` under the request's Idempotency-Key (router.c): without the header it just
- * runs; otherwise the key is checked, a finished request with the same method, path and
- * body_hash is replayed, a different one is refused, and a new one runs and its answer is
- * recorded (5xx and 429 are forgotten). */
+/* Runs `run` under the request's Idempotency-Key (idempotency.c): without the header it
+ * just runs; otherwise the key is checked, a finished request with the same method, path
+ * and body_hash is replayed, a different one is refused, and a new one runs and its
+ * answer is recorded (5xx and 429 are forgotten). */
 void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
                     const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp), void *arg);
 /* True when an Idempotency-Key header value is acceptable (1–255 printable ASCII). */

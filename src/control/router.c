@@ -1,6 +1,9 @@
 /*
- * Control-plane routing and middleware: rate limits, secret-key authentication,
- * Idempotency-Key, then one handler per route.
+ * The control listener's one router: /healthz, /readyz and /docs/errors, then the mount
+ * (the dashboard, sg_control_mount: every request under its prefix goes to it), then the
+ * /api/v1 routes with their middleware: rate limits, secret-key authentication,
+ * Idempotency-Key (idempotency.c), then one handler per route. Route matching is
+ * http/mhd/route.c, shared with the dashboard's routes.
  *
  * Streaming routes (the NDJSON import) run the same middleware as soon as the request's
  * headers arrive (sg__control_begin), before any body byte is read, then hand the body to
@@ -14,7 +17,7 @@
 #include "common/bearer.h"
 #include "common/util.h"
 #include "control/internal.h"
-#include "dashboard/dashboard.h"
+#include "http/mhd/route.h"
 #include "store/members.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
@@ -49,34 +52,6 @@ static const route routes[] = {
     {NULL, NULL, NULL, false, NULL},
 };
 
-/* Matches path against pattern, capturing parameters into req->params (pointers into
- * scratch, a copy of the path whose parameter ends are cut with NULs after a match). */
-bool sg__route_match(const char *pattern, const char *path, char *scratch, size_t scratchsz,
-                     sg_req *req) {
-  size_t pl = strlen(path);
-  if (pl >= scratchsz) return false;
-  memcpy(scratch, path, pl + 1);
-  req->nparams = 0;
-  const char *p = pattern;
-  char *s = scratch;
-  while (*p || *s) {
-    if (*p != '/' || *s != '/') return false;
-    p++;
-    s++;
-    size_t plen = strcspn(p, "/"), slen = strcspn(s, "/");
-    if (plen == 2 && p[0] == '{' && p[1] == '}') {
-      if (slen == 0 || req->nparams >= SG_HTTP_MAX_PARAMS) return false;
-      req->params[req->nparams++] = s;
-    } else if (plen != slen || memcmp(p, s, plen) != 0) {
-      return false;
-    }
-    p += plen;
-    s += slen;
-  }
-  for (size_t i = 0; i < req->nparams; i++) req->params[i][strcspn(req->params[i], "/")] = '\0';
-  return true;
-}
-
 /* Parses "Bearer sk_<id>_<secret>" into the key id and the digest of the secret. */
 static bool parse_secret_key(const char *auth, char key_id[64], uint8_t digest[32]) {
   const char *k;
@@ -107,80 +82,6 @@ static const char *key_hint(const char *auth) {
   return NULL;
 }
 
-bool sg__idem_key_valid(const char *k) {
-  size_t n = 0;
-  for (; k[n]; n++)
-    if ((unsigned char)k[n] < 0x20 || (unsigned char)k[n] > 0x7e || n >= 255) return false;
-  return n >= 1;
-}
-
-/* Response headers worth replaying with an idempotent answer. */
-static char *headers_json(const sg_resp *resp) {
-  json_t *h = json_object();
-  for (size_t i = 0; i < resp->nheaders; i++)
-    if (strcasecmp(resp->hname[i], "ETag") == 0 || strcasecmp(resp->hname[i], "Location") == 0)
-      json_object_set_new(h, resp->hname[i], json_string(resp->hvalue[i]));
-  char *s = json_dumps(h, JSON_COMPACT);
-  json_decref(h);
-  return s;
-}
-
-void sg__idempotent(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
-                    const uint8_t body_hash[32], void (*run)(void *arg, sg_resp *resp), void *arg) {
-  const char *key = sg_req_header(req, "Idempotency-Key");
-  if (!key) {
-    run(arg, resp);
-    return;
-  }
-  if (!sg__idem_key_valid(key)) {
-    json_t *f = NULL;
-    sg_field_error(&f, "Idempotency-Key", "must be 1 to 255 printable ASCII characters");
-    sg_resp_invalid_fields(resp, req, f);
-    return;
-  }
-  sg_idem_state state;
-  int status = 0;
-  char *body = NULL, *hdrs = NULL;
-  sg_err e = sg_store_idem_begin(c->cfg.store, who->workspace_id, key, req->method, req->path,
-                                 body_hash, &state, &status, &body, &hdrs);
-  if (e != SG_E_OK) {
-    sg_resp_error(resp, req, e, NULL, NULL);
-    return;
-  }
-  switch (state) {
-  case SG_IDEM_REUSED: sg_resp_error(resp, req, SG_E_IDEMPOTENCY_KEY_REUSED, NULL, NULL); break;
-  case SG_IDEM_IN_FLIGHT:
-    sg_resp_error(resp, req, SG_E_IDEMPOTENCY_KEY_IN_FLIGHT, NULL, NULL);
-    break;
-  case SG_IDEM_REPLAY: {
-    resp->status = status;
-    sg_buf_reset(&resp->body);
-    sg_buf_puts(&resp->body, body);
-    json_t *h = hdrs ? json_loads(hdrs, 0, NULL) : NULL;
-    const char *name;
-    json_t *v;
-    json_object_foreach(h, name, v) sg_resp_header(resp, name, json_string_value(v));
-    json_decref(h);
-    sg_resp_header(resp, "Idempotent-Replayed", "true");
-    break;
-  }
-  case SG_IDEM_PROCEED: {
-    run(arg, resp);
-    char *hj = headers_json(resp);
-    if (sg_store_idem_finish(c->cfg.store, who->workspace_id, key, resp->status,
-                             resp->body.data ? resp->body.data : "", hj) != SG_E_OK)
-      fprintf(stderr,
-              "{\"level\":\"error\",\"msg\":\"idempotency record not saved\","
-              "\"requestId\":\"%s\"}\n",
-              req->request_id);
-    free(hj);
-    break;
-  }
-  }
-  free(body);
-  free(hdrs);
-}
-
 /* An ordinary route's handler call, as sg__idempotent runs it. */
 typedef struct {
   sg_control *c;
@@ -192,41 +93,6 @@ typedef struct {
 static void run_route(void *arg, sg_resp *resp) {
   route_call *rc = arg;
   rc->r->fn(rc->c, rc->who, rc->req, resp);
-}
-
-const void *sg__route_find(sg_req *req, sg_resp *resp, const void *table, size_t stride) {
-  const void *found = NULL;
-  bool path_known = false;
-  char allow[64] = "";
-  for (const char *row = table;; row += stride) {
-    const char *method, *pattern;
-    memcpy(&method, row, sizeof method);
-    memcpy(&pattern, row + sizeof method, sizeof pattern);
-    if (!method) break;
-    if (!sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req)) continue;
-    if (!path_known) req->route = pattern; /* a 405 is counted on the path's route */
-    path_known = true;
-    if (!strstr(allow, method) && strlen(allow) + strlen(method) + 3 < sizeof allow) {
-      if (*allow) strcat(allow, ", ");
-      strcat(allow, method);
-    }
-    if (strcmp(method, req->method) == 0) {
-      found = row;
-      /* Match again so params point into the scratch of this route. */
-      sg__route_match(pattern, req->path, req->scratch, sizeof req->scratch, req);
-      req->route = pattern;
-      break;
-    }
-  }
-  if (!found) {
-    if (path_known) {
-      sg_resp_header(resp, "Allow", allow);
-      sg_resp_error(resp, req, SG_E_METHOD_NOT_ALLOWED, NULL, NULL);
-    } else {
-      sg_resp_error(resp, req, SG_E_NOT_FOUND, NULL, NULL);
-    }
-  }
-  return found;
 }
 
 /* The middleware in its documented order: per-IP rate limit, secret key, per-key rate
@@ -264,10 +130,18 @@ static bool authenticate(sg_control *c, sg_req *req, sg_resp *resp, sg_principal
   return true;
 }
 
+/* True when path is the mount's prefix or a path below it. */
+static bool mounted(const sg_control *c, const char *path) {
+  const sg_control_mount *m = c->cfg.mount;
+  if (!m) return false;
+  size_t n = strlen(m->prefix);
+  return strncmp(path, m->prefix, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream);
 sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stream) {
   sg_control *c = req->app;
-  if (sg__dashboard_path(req->path)) return sg__dashboard_begin(c, req, resp, stream);
+  if (mounted(c, req->path)) return c->cfg.mount->begin(c, req, resp, stream);
   /* Only streaming routes are decided here; everything else (404/405 included) is
    * answered by the dispatcher once the body is in, exactly as before. */
   const route *r = NULL;
@@ -303,8 +177,8 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
     sg__h_docs_errors(req, resp);
     return;
   }
-  if (sg__dashboard_path(req->path)) {
-    sg__dashboard_dispatch(c, req, resp);
+  if (mounted(c, req->path)) {
+    c->cfg.mount->dispatch(c, req, resp);
     return;
   }
   const route *found = sg__route_find(req, resp, routes, sizeof routes[0]);

@@ -6,7 +6,7 @@
 #ifndef SG_DASHBOARD_DASHBOARD_H
 #define SG_DASHBOARD_DASHBOARD_H
 
-#include <stdbool.h>
+#include "control/control.h"
 
 #include "control/internal.h"
 
@@ -19,16 +19,9 @@
 #define SG__POOL_PASSWORD_THREADS 2
 #define SG__POOL_ARTIFACT_THREADS 2
 
-/* Sets up c->dash (sign-in limiters, the CSRF secret). Returns 0 or -1. */
-int sg__dashboard_start(sg_control *c);
-/* Frees c->dash; safe when never started. */
-void sg__dashboard_stop(sg_control *c);
-
-/* True for /dashboard and everything under it. */
-bool sg__dashboard_path(const char *path);
-/* The control plane's hooks hand every /dashboard request to these. */
-sg_http_begin sg__dashboard_begin(sg_control *c, sg_req *req, sg_resp *resp,
-                                  sg_http_stream *stream);
-void sg__dashboard_dispatch(sg_control *c, sg_req *req, sg_resp *resp);
+/* The dashboard as the control plane mounts it (control/control.h: sg_control_mount):
+ * everything under /dashboard, with its sign-in limiters and CSRF secret started and
+ * stopped with the control plane. */
+extern const sg_control_mount sg_dashboard_mount;
 
 #endif

@@ -67,7 +67,7 @@ void sg__dh_members_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
    * whether the email is free: both are bounded per workspace, before any hashing, so an
    * admin can neither stall the process nor probe emails quickly. */
   int retry = 0;
-  if (!sg_ratelimit_take_retry(c->dash->rl_invite, d->m.workspace_id, sg_mono_ms(), &retry)) {
+  if (!sg_ratelimit_take_retry(sg__dash(c)->rl_invite, d->m.workspace_id, sg_mono_ms(), &retry)) {
     json_decref(b);
     sg__dash_rate_limited(req, resp, retry);
     return;

@@ -27,11 +27,11 @@
 #include <string.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "dashboard/internal.h"
 #include "edge/edge.h"
+#include "search/artifact.h"
 
 #define Q_MAX_CP 255            /* the runtime's cap (src/runtime/h_query.c) */
 #define NORM_MAX (Q_MAX_CP * 8) /* normalisation never grows a code point past this */
@@ -109,7 +109,7 @@ void sg__preview_cache_free(struct sg__dashboard *dd) {
  * the lock, so previews of cached artifacts never wait for it; two previews that miss
  * the same hash at once may both load it, and the second copy is dropped. */
 static struct sg__preview_entry *preview_acquire(sg_control *c, const char *content_hash) {
-  struct sg__dashboard *dd = c->dash;
+  struct sg__dashboard *dd = sg__dash(c);
   if (!c->cfg.edge || strlen(content_hash) >= sizeof dd->preview[0]->hash) return NULL;
   pthread_mutex_lock(&dd->preview_mu);
   struct sg__preview_entry *e = cache_find(dd, content_hash);
@@ -139,9 +139,9 @@ static struct sg__preview_entry *preview_acquire(sg_control *c, const char *cont
 }
 
 static void preview_release(sg_control *c, struct sg__preview_entry *e) {
-  pthread_mutex_lock(&c->dash->preview_mu);
+  pthread_mutex_lock(&sg__dash(c)->preview_mu);
   entry_unref(e);
-  pthread_mutex_unlock(&c->dash->preview_mu);
+  pthread_mutex_unlock(&sg__dash(c)->preview_mu);
 }
 
 /* The list's typo policy and minimum query length, as the runtime reads them from the

@@ -31,10 +31,10 @@ static json_t *capabilities(sg_role r) {
 static json_t *session_body(sg_control *c, const sg_member *m, const uint8_t digest[32],
                             const char *request_id) {
   char csrf[44];
-  sg_csrf_token(c->dash->csrf_secret, digest, csrf);
+  sg_csrf_token(sg__dash(c)->csrf_secret, digest, csrf);
   const char *rt = c->cfg.runtime_public_url;
   return json_pack("{s:o,s:s,s:I,s:o,s:o,s:s}", "member", sg__dash_member_json(m), "csrfToken",
-                   csrf, "idleTimeoutSeconds", (json_int_t)(c->dash->idle_ms / 1000),
+                   csrf, "idleTimeoutSeconds", (json_int_t)(sg__dash(c)->idle_ms / 1000),
                    "capabilities", capabilities(m->role), "runtimeUrl",
                    rt ? json_string(rt) : json_null(), "requestId", request_id);
 }
@@ -62,7 +62,7 @@ static void set_cookie(sg_control *c, const sg_req *req, sg_resp *resp, const ch
 static void device_token(sg_control *c, const sg_member *m, const char *hash, char out[44]) {
   uint8_t mac[crypto_auth_hmacsha256_BYTES];
   crypto_auth_hmacsha256_state st;
-  crypto_auth_hmacsha256_init(&st, c->dash->csrf_secret, 32);
+  crypto_auth_hmacsha256_init(&st, sg__dash(c)->csrf_secret, 32);
   crypto_auth_hmacsha256_update(&st, (const unsigned char *)"device:", 7);
   crypto_auth_hmacsha256_update(&st, (const unsigned char *)m->id, strlen(m->id) + 1);
   crypto_auth_hmacsha256_update(&st, (const unsigned char *)hash, strlen(hash));
@@ -96,7 +96,7 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
     return;
   }
   int retry = 0;
-  if (!sg_ratelimit_take_retry(c->dash->rl_signin_ip, req->client_ip, sg_mono_ms(), &retry)) {
+  if (!sg_ratelimit_take_retry(sg__dash(c)->rl_signin_ip, req->client_ip, sg_mono_ms(), &retry)) {
     sg__dash_rate_limited(req, resp, retry);
     return;
   }
@@ -132,7 +132,7 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   char key[300];
   bool known = e == SG_E_OK && device_known(c, req, &m, hash);
   snprintf(key, sizeof key, "%s:%s", known ? "device" : "email", email);
-  if (!sg_ratelimit_take_retry(c->dash->rl_signin_email, key, sg_mono_ms(), &retry)) {
+  if (!sg_ratelimit_take_retry(sg__dash(c)->rl_signin_email, key, sg_mono_ms(), &retry)) {
     sodium_memzero(hash, sizeof hash);
     json_decref(b);
     sg__dash_rate_limited(req, resp, retry);
@@ -159,7 +159,8 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   uint8_t digest[32];
   sg_session_new(cookie, digest);
   int64_t now = sg_now_ms();
-  if (sg_store_session_create(c->cfg.store, digest, m.id, now, now - c->dash->idle_ms) != SG_E_OK) {
+  if (sg_store_session_create(c->cfg.store, digest, m.id, now, now - sg__dash(c)->idle_ms) !=
+      SG_E_OK) {
     sodium_memzero(cookie, sizeof cookie);
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return;
@@ -230,7 +231,7 @@ void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp)
   char key[300];
   int retry = 0;
   snprintf(key, sizeof key, "password:%s", d->m.id);
-  if (!sg_ratelimit_take_retry(c->dash->rl_signin_email, key, sg_mono_ms(), &retry)) {
+  if (!sg_ratelimit_take_retry(sg__dash(c)->rl_signin_email, key, sg_mono_ms(), &retry)) {
     json_decref(b);
     sg__dash_rate_limited(req, resp, retry);
     return;

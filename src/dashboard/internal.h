@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "common/ratelimit.h"
+#include "control/internal.h"
 #include "dashboard/auth.h"
 #include "dashboard/dashboard.h"
 #include "store/members.h"
@@ -33,6 +34,8 @@ struct sg__dashboard {
 
 /* Releases the preview cache (router.c's stop). */
 void sg__preview_cache_free(struct sg__dashboard *d);
+/* The dashboard's state: the control plane keeps it for its mount (router.c sets it). */
+static inline struct sg__dashboard *sg__dash(const sg_control *c) { return c->mount_state; }
 
 /* The signed-in member behind a dashboard request. */
 typedef struct {

@@ -1,6 +1,9 @@
 /*
- * The dashboard API's routing and middleware, in this order for every request under
- * /dashboard/api/:
+ * The dashboard's routes and middleware, mounted by the control plane's router under
+ * /dashboard (sg_dashboard_mount, control/control.h: sg_control_mount). Routes are
+ * matched by http/mhd/route.c and Idempotency-Keys handled by control/idempotency.c, the
+ * helpers the control plane's own routes use; nothing here calls back into its router.
+ * In this order for every request under /dashboard/api/:
  *
  *   route (404/405) -> same-origin check -> session cookie -> CSRF token (writes) ->
  *   role (the route's weakest allowed role) -> handler -> audit entry (writes) ->
@@ -22,8 +25,9 @@
 #include <strings.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "dashboard/internal.h"
+#include "http/mhd/route.h"
+#include "search/artifact.h"
 
 typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
                                         sg_resp *resp, sg_http_stream *stream);
@@ -107,10 +111,10 @@ static const droute routes[] = {
 
 /* ---- lifecycle ------------------------------------------------------------------------ */
 
-int sg__dashboard_start(sg_control *c) {
+static int dashboard_start(sg_control *c) {
   struct sg__dashboard *d = calloc(1, sizeof *d);
   if (!d) return -1;
-  c->dash = d;
+  c->mount_state = d;
   d->idle_ms = (c->cfg.session_idle_s > 0 ? c->cfg.session_idle_s : 43200) * 1000;
   pthread_mutex_init(&d->preview_mu, NULL);
   d->rl_signin_ip = sg_ratelimit_new(c->cfg.signin_rate_ip);
@@ -125,20 +129,17 @@ int sg__dashboard_start(sg_control *c) {
   return 0;
 }
 
-void sg__dashboard_stop(sg_control *c) {
-  if (!c || !c->dash) return;
-  sg_ratelimit_free(c->dash->rl_signin_ip);
-  sg_ratelimit_free(c->dash->rl_signin_email);
-  sg_ratelimit_free(c->dash->rl_invite);
-  sodium_memzero(c->dash->csrf_secret, sizeof c->dash->csrf_secret);
-  sg__preview_cache_free(c->dash);
-  pthread_mutex_destroy(&c->dash->preview_mu);
-  free(c->dash);
-  c->dash = NULL;
-}
-
-bool sg__dashboard_path(const char *path) {
-  return strncmp(path, "/dashboard", 10) == 0 && (path[10] == '\0' || path[10] == '/');
+static void dashboard_stop(sg_control *c) {
+  struct sg__dashboard *d = c ? sg__dash(c) : NULL;
+  if (!d) return;
+  sg_ratelimit_free(d->rl_signin_ip);
+  sg_ratelimit_free(d->rl_signin_email);
+  sg_ratelimit_free(d->rl_invite);
+  sodium_memzero(d->csrf_secret, sizeof d->csrf_secret);
+  sg__preview_cache_free(d);
+  pthread_mutex_destroy(&d->preview_mu);
+  free(d);
+  c->mount_state = NULL;
 }
 
 /* ---- shared helpers --------------------------------------------------------------------- */
@@ -287,7 +288,7 @@ static bool admit(sg_control *c, const droute *r, sg_req *req, sg_resp *resp, sg
   int64_t now = sg_now_ms(), seen = 0;
   sg_err e = SG_E_INVALID_SESSION;
   if (sg_session_from_header(sg_req_header(req, "Cookie"), d->session) == 0)
-    e = sg_store_session_lookup(c->cfg.store, d->session, now, c->dash->idle_ms, &d->m, &seen);
+    e = sg_store_session_lookup(c->cfg.store, d->session, now, sg__dash(c)->idle_ms, &d->m, &seen);
   if (e != SG_E_OK) {
     sg_resp_error(resp, req,
                   e == SG_E_NOT_FOUND || e == SG_E_INVALID_SESSION ? SG_E_INVALID_SESSION
@@ -296,7 +297,7 @@ static bool admit(sg_control *c, const droute *r, sg_req *req, sg_resp *resp, sg
     return false;
   }
   if (is_write(req->method) &&
-      !sg_csrf_valid(c->dash->csrf_secret, d->session, sg_req_header(req, "X-CSRF-Token"))) {
+      !sg_csrf_valid(sg__dash(c)->csrf_secret, d->session, sg_req_header(req, "X-CSRF-Token"))) {
     sg_resp_error(resp, req, SG_E_CSRF_TOKEN_INVALID, NULL, NULL);
     return false;
   }
@@ -308,7 +309,7 @@ static bool admit(sg_control *c, const droute *r, sg_req *req, sg_resp *resp, sg
   }
   /* The idle window slides; the stored last-seen time moves at most once a minute (or a
    * quarter of the window, when it is shorter), so reading costs no write per request. */
-  int64_t step = c->dash->idle_ms / 4 < 60000 ? c->dash->idle_ms / 4 : 60000;
+  int64_t step = sg__dash(c)->idle_ms / 4 < 60000 ? sg__dash(c)->idle_ms / 4 : 60000;
   if (now - seen >= step) sg_store_session_touch(c->cfg.store, d->session, now);
   snprintf(d->who.key_id, sizeof d->who.key_id, "%s", d->m.id);
   snprintf(d->who.workspace_id, sizeof d->who.workspace_id, "%s", d->m.workspace_id);
@@ -373,8 +374,8 @@ static unsigned pool_of(const sg_req *req) {
   return 0;
 }
 
-sg_http_begin sg__dashboard_begin(sg_control *c, sg_req *req, sg_resp *resp,
-                                  sg_http_stream *stream) {
+static sg_http_begin dashboard_begin(sg_control *c, sg_req *req, sg_resp *resp,
+                                     sg_http_stream *stream) {
   req->pool = pool_of(req);
   const droute *r = NULL;
   for (const droute *x = routes; x->method; x++)
@@ -472,7 +473,17 @@ static void dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
   json_decref(d.details);
 }
 
-void sg__dashboard_dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
+static void dashboard_dispatch(sg_control *c, sg_req *req, sg_resp *resp) {
   dispatch(c, req, resp);
   no_store(resp);
 }
+
+const sg_control_mount sg_dashboard_mount = {
+    .prefix = "/dashboard",
+    .start = dashboard_start,
+    .stop = dashboard_stop,
+    .begin = dashboard_begin,
+    .dispatch = dashboard_dispatch,
+    .pools = {[SG__POOL_PASSWORD - 1] = {"password", SG__POOL_PASSWORD_THREADS, 0, 1},
+              [SG__POOL_ARTIFACT - 1] = {"artifact", SG__POOL_ARTIFACT_THREADS, 0, 1}},
+};

@@ -15,15 +15,15 @@
 #include <stdint.h>
 
 #include "common/buf.h"
-#include "common/ratelimit.h"
 #include "common/error.h"
-#include "compiler/artifact.h"
+#include "common/ratelimit.h"
 #include "compiler/typo.h"
 #include "edge/edge.h"
 #include "http/common/request_id.h"
 #include "runtime/http/http1.h"
 #include "runtime/runtime.h"
 #include "state/state.h"
+#include "search/artifact.h"
 
 /* ================================================================ origins ======== */
 

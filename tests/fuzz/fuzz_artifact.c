@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/artifact.h"
 #include "compiler/typo.h"
+#include "search/artifact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,5 +1,5 @@
 /* libFuzzer target: the typo search (sg_artifact_query_k) and the highlight against the
- * brute force of DESIGN.md sections 3.1-3.2 (tests/unit/compiler/bruteforce.c) on tiny
+ * brute force of DESIGN.md sections 3.1-3.2 (tests/unit/search/bruteforce.c) on tiny
  * random lists. The first 8 bytes seed the list (randlist.c: aliases, locales, word
  * starts, accents, CJK), the next picks the size and the budget, the rest is the query
  * (normalised first, as the runtime does). Any difference aborts. */
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/compiler/bruteforce.c"
-#include "../unit/compiler/randlist.c"
-#include "../unit/compiler/typocheck.c"
-#include "compiler/artifact.h"
+#include "../unit/search/bruteforce.c"
+#include "../unit/search/randlist.c"
+#include "../unit/search/typocheck.c"
 #include "compiler/normalize.h"
+#include "search/artifact.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "edge/edge_internal.h"
+#include "search/artifact.h"
 
 /* The directory backend's handle: the store's root, without a trailing slash. */
 typedef struct {

@@ -35,8 +35,8 @@
 
 #include "common/redisx.h"
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "edge/edge_internal.h"
+#include "search/artifact.h"
 
 typedef struct {
   sg_edge base; /* first: the dispatcher holds a sg_edge * */

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "bruteforce.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
+#include "search/bruteforce.h"
 
 #define INF (SG_TYPO_MAX_K + 1)
 

@@ -22,11 +22,11 @@
 #include <unistd.h>
 
 #include "common/redis_server.h"
-#include "compiler/artifact.h"
-#include "edge/artifact_fixture.h"
-#include "edge/seq_race.h"
 #include "common/util.h"
+#include "edge/artifact_fixture.h"
 #include "edge/edge.h"
+#include "edge/seq_race.h"
+#include "search/artifact.h"
 
 /* The backend under test: a spec, or NULL for a fresh directory per test. */
 static const char *g_spec;

@@ -24,10 +24,10 @@
 #include "common/redis_server.h"
 #include "common/redisx.h"
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "edge/artifact_fixture.h"
-#include "edge/seq_race.h"
 #include "edge/edge.h"
+#include "edge/seq_race.h"
+#include "search/artifact.h"
 
 static sg_test_redis srv;
 

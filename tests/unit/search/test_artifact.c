@@ -13,9 +13,9 @@
 #include <cmocka.h>
 
 #include "common/util.h"
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "randlist.h"
+#include "search/artifact.h"
 
 static void compile_list(const sgt_list *l, sg_buf *out) {
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};

@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "bruteforce.h"
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "randlist.h"
+#include "search/artifact.h"
 #include "typocheck.h"
 
 static size_t g_queries, g_nonempty;

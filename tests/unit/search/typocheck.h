@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "bruteforce.h"
-#include "compiler/artifact.h"
+#include "search/artifact.h"
 
 typedef struct {
   size_t queries, nonempty, fuzzy_items;

@@ -1,409 +1,139 @@
 /*
- * The artifact reader: validates the bytes once at open, then answers lookups without
- * bounds checks and without allocating (layout in format.h, docs/ARTIFACT.md).
+ * The typo search of DESIGN.md section 3.1 over an opened artifact: the items within
+ * 1..k edits of a normalised query, merged into the exact lookup's running top 10
+ * (lookup.c calls it only while the exact matches number fewer than 10). It allocates
+ * nothing: the DP rows, the walks' stacks and the query's code points live in per-thread
+ * scratch (tl below). docs/ARTIFACT.md states the definition it implements and the format
+ * sections it reads (trie, LCP and branch bytes, next masks, skip tables).
  *
- * Open checks every section against the file size and every record that holds an
- * offset or an index (keys, buckets, fragment index) against what it points into. The
- * order of keys and buckets is not checked: a corrupted order can only give wrong
- * answers, since every binary search stays inside its checked array.
+ * This comment is the argument that the search returns exactly what the brute force of
+ * sections 3.1-3.2 returns (every candidate, every prefix, full OSA tables:
+ * tests/unit/search/bruteforce.c), section by section as the code below is laid out.
+ *
+ * ---- The walk ----
+ *
+ * For each distance d = 1, then d = 2 (only while fewer than 10 items are found, since
+ * 10 items within d edits beat every item at d + 1), one depth-first walk over the keys
+ * beginning with q's first code point, as a trie of code points: the materialised trie
+ * nodes (more than SG__TRIE_MIN keys) give their children's code points and key ranges
+ * without reading key text; below them, consecutive sorted keys share the DP rows of
+ * their common prefix. Each step computes one row of the OSA DP between the node's prefix
+ * and q, kept to the band |i - j| <= 2 (a cell outside it is over any budget) with cells
+ * saturated at 3: five bytes (compiler/typo.h). Along each path the walk stops at the
+ * first node whose last cell (the distance of q to the node's prefix) is <= d: every key
+ * below shares that prefix, so every key below is within d, and the node's key range is
+ * merged into the running top 10 through its bucket (or a scan of its <= T keys) valued
+ * (d, tier, ordinal) when the cell is exactly d (smaller distances were found by the
+ * earlier passes: the exact range, then d = 1; keys below at a smaller distance are
+ * found by those passes too, so each key ends up at its least distance).
+ *
+ * A node is dropped when no key below can reach d: no cell of its row plus the number of
+ * q's remaining code points missing from the node's signature is <= d (each code point
+ * that never occurs below costs an edit; this implies the classic "row minimum > d" and
+ * prunes far more near the root: reachable). No row has a cell below the least cell of
+ * the row before it (every recurrence term, the swap included, is at least a cell of the
+ * previous row), so dropping is safe. Branch and bound: once the top holds 10 items, a
+ * node whose best entry valued at distance d cannot beat the 10th is skipped
+ * (bounded_out).
+ *
+ * ---- Rows without slack (format 4) ----
+ *
+ * Most of the rows the walk computes have no slack: their least cell is exactly d and
+ * their last cell is over it (on the 4.5M package names, ~90% of all rows of the format 3
+ * walk). From such a row no deeper row has a cell below d, and a child's row keeps a cell
+ * at d only through a match, never through an insertion, deletion or substitution: its
+ * cell (i + 1, j + 1) stays at d when the row's cell (i, j) is d and the child's code
+ * point is q[j] (the diagonal), and (i + 1, j + 2) reaches d through a swap when cell
+ * (i - 1, j) is below d, t_i = q[j + 1] and the child's code point is q[j]. So below such
+ * a node only the at most 2 * SG__BAND code points that these cells name can lead
+ * anywhere (zs_candidates), and the walk looks exactly those up (zs_walk): by binary
+ * search over the node's children, or among its keys through the LCP and branch bytes
+ * (a binary search over key text past SCAN_MAX keys or SG__LCP_CAP bytes), instead of
+ * stepping every child and every key. Each looked-up child gets the same DP row as
+ * before, so the walk visits the same matching nodes and merges the same ranges; it only
+ * skips children that provably cannot match. Slack left in a row (an edit still to
+ * spend) still steps every child, since a substitution or insertion can be any code
+ * point. A key stepped while an edit is left is likewise read from its branch bytes
+ * where the walk resumes at its LCP (or one byte past it) and those bytes are ASCII, so
+ * most visited keys cost no text read at all (scan_keys).
+ *
+ * ---- Next masks (format 5) ----
+ *
+ * Below a node without slack, a candidate code point whose bit is clear in the node's
+ * next mask cannot continue any of its keys, so it is dropped before any lookup
+ * (zs_filter); for ASCII text the mask is exact, and the lookups left are the ones that
+ * find a run.
+ *
+ * ---- Two edits near the start (format 5) ----
+ *
+ * On a large list most of the two-edit pass used to be spent near the root: every prefix
+ * of two to six code points within two edits of q's start exists, and each had to be
+ * looked up to learn that q's rest does not follow it (on the 4.5M package names,
+ * thousands of such prefixes per query). For d = 2 and a query long enough for a skip
+ * table (n >= L + G + 2 code points, sg__skip_min_q: 10 for table 0, 8 for table 1)
+ * skip_search splits the pass by the cost an alignment has reached at row L, after the
+ * key's first L code points:
+ * - at most 1: the same walk, with every cell above 1 in the rows of depth <= L treated
+ *   as over the budget (cap_row). It visits only the one-edit neighbourhood of q's start
+ *   and, below it, everything the full walk would; an alignment of cost <= 1 at row L
+ *   keeps all its cells, so the walk finds it exactly as before. One cell is given back
+ *   in row L + 1: the walk drops a node when no cell of its row can still lead to a
+ *   match, which is safe because, in the plain DP, a swap from (L, j - 2) into row L + 2
+ *   is never cheaper than the cell (L + 1, j) it passes (through (L, j - 1)); the cap can
+ *   take (L, j - 1) away, so (L + 1, j) is set from (L, j - 2) + 1 when t[L] = q[j - 1].
+ *   (Found by comparing two table depths on the 4.5M names: without it a swap right
+ *   after row L, below a node whose keys lack the swapped code point further down, was
+ *   dropped; test_typo_skip.c has that case.)
+ * - exactly 2: no edit is left, so from its cell (L, j) on the key spells q[j..n)
+ *   exactly. Its code points L .. L + G are therefore q[j .. j + G) for some j in
+ *   [L - 2, L + 2] (the band): five lookups in the skip table by (q[0], q[j .. j + G)).
+ * - a swap across row L (the key's code points L and L + 1 are q[j - 1], q[j - 2], from
+ *   a cell (L - 1, j - 2)) skips row L. From a cell of 0 the capped walk follows it (the
+ *   cell (L, j - 1) is then at most 1); from a cell of 1 it arrives at (L + 1, j) at
+ *   cost 2 and spells q[j..n) from there: its code points L .. L + G are q[j - 2], q[j],
+ *   q[j + 1] ... for some j in [L - 1, L + 3], five more lookups.
+ * Each run a lookup returns is checked from its record's head (or its first key's text)
+ * by skip_runs: the DP rows of its first L + G code points, with the cells of row L - 1
+ * raised to at least 1 and those of row L to at least 2 (the alignments through lower
+ * cells are the capped walk's; a raised cell is still the cost of a real alignment, so
+ * nothing found is wrong, at worst found again at a higher distance than the earlier
+ * pass gave it). A run whose row passes 2 is dropped; otherwise it has no slack left and
+ * is searched like any row without slack. With n >= L + G + 2 every alignment of the
+ * last two cases spells G code points after row L, so the lookup key names them, and
+ * none ends before row L + G, so the run's check sees every match. Records under one key
+ * are in key order, so a record reuses the rows it shares with the one before, and one
+ * that shares the code points whose row ended the one before is skipped. The union of
+ * the three cases is every alignment of cost <= 2; the merge keeps each item's least
+ * distance, so the answer is the full walk's. Shorter queries take the usual walk.
+ *
+ * ---- Merging, and how this is checked ----
+ *
+ * Merging per-range top 10s is exact for the same reason buckets are (docs/ARTIFACT.md,
+ * "Lookup and why it is exact"): an item missing from a range's top 10 has 10 better
+ * distinct items in that range, all within the same distance, so it cannot be in the
+ * overall top 10 either; sg__top10_add keeps each item's best value.
+ *
+ * Checked against the brute force by tests/unit/search/test_property.c (random lists
+ * with aliases, locales, word starts, accents, CJK, emoji; queries made by random
+ * inserts, deletes, substitutions and swaps of real keys, under seven typo policies:
+ * ~36k typo queries, zero differences in items, order, keys and highlights; queries of
+ * 8-9 and of 10 or more code points exercise both skip tables, and a variant of the
+ * search with the swap lookups removed, or with one of the straight lookups of table 1
+ * removed, fails them), test_cities.c (the 135k cities, random edits of real names),
+ * test_typo_skip.c (each case of the split above by name, on a list dense near the root:
+ * both edits before row L, one before and a swap across it, for each table; heads too
+ * long for 8 bytes; a query too short for either table; ~2,600 random edits of those
+ * texts) and tests/fuzz/fuzz_typo.c.
  */
-#include "compiler/artifact.h"
-
-#include <errno.h>
-#include <fcntl.h>
-#include <sodium.h>
 #include <stdbool.h>
-#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "common/util.h"
-#include "compiler/format.h"
 #include "compiler/typo.h"
+#include "search/internal.h"
 
-typedef struct {
-  const char *tag;
-  size_t tag_len;
-  const char *text;
-  uint64_t text_len;
-  const unsigned char *keys;
-  uint64_t n_keys;
-  const unsigned char *buckets;
-  uint64_t n_buckets;
-  const unsigned char *fragidx;
-  const unsigned char *trie;
-  uint64_t n_trie;
-  const unsigned char *lcp;    /* n_keys bytes */
-  const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
-  const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
-  uint64_t n_skip[SG__SKIP_TABLES];
-} locale_view;
-
-struct sg_artifact {
-  const unsigned char *data;
-  size_t len;
-  void *map; /* non-NULL when we own an mmap of len bytes */
-  uint32_t n_items;
-  uint32_t n_locales;
-  uint32_t def;
-  uint32_t threshold;
-  const char *frags;
-  locale_view loc[];
-};
-
-/* True when [off, off + count * size) lies inside a file of len bytes. */
-static bool in_file(uint64_t off, uint64_t count, uint64_t size, size_t len) {
-  if (off > len) return false;
-  if (size && count > (len - off) / size) return false;
-  return true;
-}
-
-static int check_locale(const unsigned char *d, size_t len, const unsigned char *rec,
-                        const char *tags, uint64_t tags_len, uint64_t frags_len, uint32_t n_items,
-                        locale_view *v) {
-  uint32_t tag_off = sg__rd32(rec + SG__LOC_TAG_OFF), tag_len = sg__rd32(rec + SG__LOC_TAG_LEN);
-  if (tag_len == 0 || (uint64_t)tag_off + tag_len >= tags_len) return -1;
-  if (tags[tag_off + tag_len] != '\0' || memchr(tags + tag_off, '\0', tag_len)) return -1;
-  v->tag = tags + tag_off;
-  v->tag_len = tag_len;
-
-  uint64_t text_off = sg__rd64(rec + SG__LOC_TEXT_OFF);
-  v->text_len = sg__rd64(rec + SG__LOC_TEXT_LEN);
-  uint64_t keys_off = sg__rd64(rec + SG__LOC_KEYS_OFF);
-  v->n_keys = sg__rd64(rec + SG__LOC_KEYS_N);
-  uint64_t b_off = sg__rd64(rec + SG__LOC_BUCKETS_OFF);
-  v->n_buckets = sg__rd64(rec + SG__LOC_BUCKETS_N);
-  uint64_t f_off = sg__rd64(rec + SG__LOC_FRAGIDX_OFF);
-  uint64_t n_frag = sg__rd64(rec + SG__LOC_FRAGIDX_N);
-  if (!in_file(text_off, v->text_len, 1, len) || !in_file(keys_off, v->n_keys, SG__KEY_SIZE, len) ||
-      !in_file(b_off, v->n_buckets, SG__BUCKET_SIZE, len) ||
-      !in_file(f_off, n_frag, SG__FRAGIDX_SIZE, len) || n_frag != n_items)
-    return -1;
-  uint64_t t_off = sg__rd64(rec + SG__LOC_TRIE_OFF);
-  v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
-  if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
-  uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
-  uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
-  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
-    return -1;
-  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
-  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
-    uint64_t off = sg__rd64(rec + (t ? SG__LOC_SKIP1_OFF : SG__LOC_SKIP_OFF));
-    v->n_skip[t] = sg__rd64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N));
-    if (!in_file(off, v->n_skip[t], SG__SKIP_SIZE, len) || off % 8) return -1;
-    v->skip[t] = d + off;
-  }
-  v->trie = d + t_off;
-  v->lcp = d + lcp_off;
-  v->branch = d + br_off;
-  if (v->n_keys >= UINT32_MAX) return -1;
-  v->text = (const char *)d + text_off;
-  v->keys = d + keys_off;
-  v->buckets = d + b_off;
-  v->fragidx = d + f_off;
-
-  /* Key texts run to the next NUL: a NUL last byte bounds every key read. */
-  if (v->n_keys && (v->text_len == 0 || v->text[v->text_len - 1] != '\0')) return -1;
-  for (uint64_t i = 0; i < v->n_keys; i++) {
-    const unsigned char *k = v->keys + i * SG__KEY_SIZE;
-    uint32_t off = sg__rd32(k), w = sg__rd32(k + 4);
-    if (off >= v->text_len || (w >> SG__KEY_TIER_SHIFT) > 2 || (w & SG__KEY_ORD_MASK) >= n_items)
-      return -1;
-  }
-  for (uint64_t i = 0; i < v->n_buckets; i++) {
-    const unsigned char *b = v->buckets + i * SG__BUCKET_SIZE;
-    uint32_t lo = sg__rd32(b), hi = sg__rd32(b + 4), n = sg__rd32(b + 8);
-    if (lo >= hi || hi > v->n_keys || n > SG_BUCKET_ITEMS) return -1;
-    for (uint32_t j = 0; j < n; j++) {
-      uint32_t w = sg__rd32(b + 12 + 4 * j);
-      if ((w & SG__KEY_ORD_MASK) >= n_items || (w >> SG__KEY_TIER_SHIFT) > 2) return -1;
-    }
-  }
-  /* Trie nodes: key ranges inside the keys, children after their parent (so a walk
-   * always ends) and inside the node array. */
-  for (uint64_t i = 0; i < v->n_trie; i++) {
-    const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
-    uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
-    if (lo > hi || hi > v->n_keys) return -1;
-    if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
-  }
-  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
-    for (uint64_t i = 0; i < v->n_skip[t]; i++) {
-      const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
-      uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
-      if (lo >= hi || hi > v->n_keys) return -1;
-    }
-  for (uint64_t i = 0; i < n_frag; i++) {
-    const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
-    uint32_t off = sg__rd32(f), flen = sg__rd32(f + 4);
-    if (flen == 0 || (uint64_t)off + flen > frags_len) return -1;
-  }
-  return 0;
-}
-
-int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
-  const unsigned char *d = data;
-  *out = NULL;
-  if (!d || len < SG__HDR_SIZE || memcmp(d, SG__ART_MAGIC, 8) != 0) return -1;
-  if (sg__rd32(d + SG__HDR_VERSION) != SG__ART_VERSION) return -1;
-  if (sg__rd64(d + SG__HDR_TOTAL_LEN) != len) return -1;
-  uint32_t n_loc = sg__rd32(d + SG__HDR_N_LOCALES), def = sg__rd32(d + SG__HDR_DEFAULT);
-  uint32_t hdr_len = sg__rd32(d + SG__HDR_HEADER_LEN);
-  if (n_loc == 0 || n_loc > SG__MAX_LOCALES || def >= n_loc) return -1;
-  if (hdr_len != SG__HDR_SIZE + (uint64_t)n_loc * SG__LOC_SIZE || hdr_len > len) return -1;
-  uint64_t tags_off = sg__rd64(d + SG__HDR_TAGS_OFF), tags_len = sg__rd64(d + SG__HDR_TAGS_LEN);
-  uint64_t frags_off = sg__rd64(d + SG__HDR_FRAGS_OFF), frags_len = sg__rd64(d + SG__HDR_FRAGS_LEN);
-  if (!in_file(tags_off, tags_len, 1, len) || !in_file(frags_off, frags_len, 1, len)) return -1;
-
-  sg_artifact *a = calloc(1, sizeof *a + n_loc * sizeof(locale_view));
-  if (!a) return -1;
-  a->data = d;
-  a->len = len;
-  a->n_items = sg__rd32(d + SG__HDR_ITEM_COUNT);
-  a->n_locales = n_loc;
-  a->def = def;
-  a->threshold = sg__rd32(d + SG__HDR_THRESHOLD);
-  a->frags = (const char *)d + frags_off;
-  for (uint32_t l = 0; l < n_loc; l++)
-    if (check_locale(d, len, d + SG__HDR_SIZE + (size_t)l * SG__LOC_SIZE,
-                     (const char *)d + tags_off, tags_len, frags_len, a->n_items, &a->loc[l])) {
-      free(a);
-      return -1;
-    }
-  *out = a;
-  return 0;
-}
-
-int sg_artifact_open_file(const char *path, sg_artifact **out) {
-  *out = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
-    close(fd);
-    return -1;
-  }
-  size_t len = (size_t)st.st_size;
-  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED) return -1;
-  if (sg_artifact_open_mem(m, len, out) != 0) {
-    munmap(m, len);
-    return -1;
-  }
-  (*out)->map = m;
-  return 0;
-}
-
-int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out) {
-  *out = NULL;
-  const char *want = content_hash;
-  if (strncmp(want, "sha256:", 7) == 0) want += 7;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SG__HDR_SIZE) {
-    close(fd);
-    errno = EINVAL;
-    return -1;
-  }
-  size_t len = (size_t)st.st_size;
-  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
-   * of a file that is truncated in place raises SIGBUS on the next access). */
-  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
-    close(fd);
-    return -1;
-  }
-  /* Huge pages where the kernel offers them on request (transparent_hugepage=madvise):
-   * the typo search reads tens of thousands of scattered keys of a large list, and with
-   * 4 KiB pages most of those reads also miss the TLB. Advice only: no error matters. */
-  (void)madvise(m, len, MADV_HUGEPAGE);
-  size_t got = 0;
-  while (got < len) {
-    ssize_t n = read(fd, m + got, len - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break; /* an error, or the file shrank since fstat */
-    got += (size_t)n;
-  }
-  close(fd);
-  uint8_t d[32];
-  char hex[65] = "";
-  if (got == len) {
-    crypto_hash_sha256(d, m, len);
-    sg_hex(d, sizeof d, hex);
-  }
-  if (got != len || strcmp(hex, want) != 0) {
-    munmap(m, len);
-    errno = EBADMSG;
-    return -1;
-  }
-  mprotect(m, len, PROT_READ);
-  if (sg_artifact_open_mem(m, len, out) != 0) {
-    munmap(m, len);
-    errno = EINVAL;
-    return -1;
-  }
-  (*out)->map = m;
-  return 0;
-}
-
-void sg_artifact_close(sg_artifact *a) {
-  if (!a) return;
-  if (a->map) munmap(a->map, a->len);
-  free(a);
-}
-
-size_t sg_artifact_item_count(const sg_artifact *a) { return a->n_items; }
-
-const void *sg_artifact_bytes(const sg_artifact *a, size_t *len) {
-  *len = a->len;
-  return a->data;
-}
-size_t sg_artifact_size(const sg_artifact *a) { return a->len; }
-
-const char *sg_artifact_default_locale(const sg_artifact *a) { return a->loc[a->def].tag; }
-
-size_t sg_artifact_locale_count(const sg_artifact *a) { return a->n_locales; }
-
-const char *sg_artifact_locale_tag(const sg_artifact *a, int loc) {
-  if (loc < 0 || (uint32_t)loc >= a->n_locales) return NULL;
-  return a->loc[loc].tag;
-}
-
-int sg_artifact_locale_stats(const sg_artifact *a, int loc, size_t *keys, size_t *buckets,
-                             size_t *threshold) {
-  if (loc < 0 || (uint32_t)loc >= a->n_locales) return -1;
-  *keys = (size_t)a->loc[loc].n_keys;
-  *buckets = (size_t)a->loc[loc].n_buckets;
-  *threshold = a->threshold;
-  return 0;
-}
-
-int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, const char **tag) {
-  int found = (int)a->def;
-  if (requested && *requested) {
-    int exact = -1, lang = -1;
-    size_t sub = strcspn(requested, "-_");
-    for (uint32_t l = 0; l < a->n_locales; l++) {
-      if (exact < 0 && strcasecmp(a->loc[l].tag, requested) == 0) exact = (int)l;
-      if (lang < 0 && a->loc[l].tag_len == sub && strncasecmp(a->loc[l].tag, requested, sub) == 0)
-        lang = (int)l;
-    }
-    if (exact >= 0)
-      found = exact;
-    else if (lang >= 0)
-      found = lang;
-  }
-  if (tag) *tag = a->loc[found].tag;
-  return found;
-}
-
-/* ---- lookup ------------------------------------------------------------------------- */
-
-/* Compares the key's first min(len, qlen) bytes with q, a key shorter than q and equal
- * to its start comparing below; a key that q is a prefix of compares equal, which is
- * what both range ends need. q holds no NUL, so strncmp stops exactly at the key's
- * terminating NUL (inside the text section, checked at open). */
-static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q, size_t qlen) {
-  const char *k = v->text + sg__rd32(v->keys + i * SG__KEY_SIZE);
-  /* Most probes of a binary search differ in the first byte: decide those inline. */
-  if (*k != *q) return (unsigned char)*k < (unsigned char)*q ? -1 : 1;
-  return strncmp(k, q, qlen);
-}
-
-/* The keys having nq[0..len) as a prefix, [*plo, *phi) (empty when none): one search
- * narrows [lo, hi) until a key that starts with nq is met; then lo is the first such key
- * at or before it, and hi the first key after it that does not start with nq. Probes that
- * land outside the range on either side shrink both searches. */
-static void prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
-                         uint64_t *phi) {
-  uint64_t lo = 0, hi = v->n_keys;
-  for (; len;) { /* an empty nq is a prefix of every key: the whole range */
-    if (lo >= hi) break;
-    uint64_t mid = lo + (hi - lo) / 2;
-    int c = cmp_key_prefix(v, mid, nq, len);
-    if (c < 0) {
-      lo = mid + 1;
-    } else if (c > 0) {
-      hi = mid;
-    } else {
-      uint64_t b = mid; /* lower bound in [lo, mid] */
-      while (lo < b) {
-        uint64_t m = lo + (b - lo) / 2;
-        if (cmp_key_prefix(v, m, nq, len) < 0)
-          lo = m + 1;
-        else
-          b = m;
-      }
-      uint64_t e = mid + 1; /* upper bound in [mid + 1, hi] */
-      while (e < hi) {
-        uint64_t m = e + (hi - e) / 2;
-        if (cmp_key_prefix(v, m, nq, len) <= 0)
-          e = m + 1;
-        else
-          hi = m;
-      }
-      break;
-    }
-  }
-  *plo = lo;
-  *phi = lo < hi ? hi : lo;
-}
-
-/* Adds the best 10 distinct items of the key range [lo, hi) (a range some prefix selects)
- * to top, each valued base | tier << 32 | ordinal. */
-static void range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
-                      uint64_t base, sg__top10 *top) {
-  const unsigned char *bucket = NULL;
-  if (hi - lo > a->threshold) {
-    /* Buckets are sorted by (lo asc, hi desc); find exactly [lo, hi). */
-    uint64_t b = 0, e = v->n_buckets;
-    while (b < e) {
-      uint64_t mid = b + (e - b) / 2;
-      const unsigned char *r = v->buckets + mid * SG__BUCKET_SIZE;
-      uint32_t rlo = sg__rd32(r), rhi = sg__rd32(r + 4);
-      if (rlo < lo || (rlo == lo && rhi > hi))
-        b = mid + 1;
-      else
-        e = mid;
-    }
-    if (b < v->n_buckets) {
-      const unsigned char *r = v->buckets + b * SG__BUCKET_SIZE;
-      if (sg__rd32(r) == lo && sg__rd32(r + 4) == hi) bucket = r;
-    }
-  }
-  if (bucket) {
-    uint32_t n = sg__rd32(bucket + 8);
-    if (top->n == 0) { /* the common case: already the answer, in order */
-      for (uint32_t j = 0; j < n; j++) {
-        uint32_t w = sg__rd32(bucket + 12 + 4 * j);
-        top->v[j] = base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK);
-      }
-      top->n = n;
-      return;
-    }
-    for (uint32_t j = 0; j < n; j++) {
-      uint32_t w = sg__rd32(bucket + 12 + 4 * j);
-      sg__top10_add(top, base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
-    }
-    return;
-  }
-  /* At most T keys by construction (a larger range always has a bucket); on a corrupted
-   * file this is still correct, just slower. */
-  for (uint64_t i = lo; i < hi; i++) {
-    uint32_t w = sg__rd32(v->keys + i * SG__KEY_SIZE + 4);
-    sg__top10_add(top, base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK));
-  }
-}
-
-/* ---- typo search (DESIGN.md section 3.1, docs/ARTIFACT.md) ---------------------------- */
-
-/* Values in a top list: edits << EDITS_SHIFT | tier << 32 | ordinal. */
-#define EDITS_SHIFT 40
+/* Values in a top list: edits << EDITS_SHIFT | tier << 32 | ordinal (internal.h). */
+#define EDITS_SHIFT SG__EDITS_SHIFT
 
 /* Per-thread scratch of the search: the query's code points and, per depth of the
  * current key, its DP row, its code point and the byte offset where the next one starts. */
@@ -502,17 +232,7 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
   }
 }
 
-/* ---- the zero-slack walk ----
- *
- * A row whose least cell is exactly thr (and whose distance D[i][n] is over it) has no
- * slack left: no cell of a deeper row is below thr, and a child's row can only keep a
- * cell at thr through a match, never through an insertion, deletion or substitution.
- * Its cell (i, j) at thr continues only with the code point q[j] (the diagonal), and a
- * cell (i - 1, j) below thr only with q[j] when t_i = q[j + 1] (the swap). So instead of
- * stepping every child or key below such a node, the walk looks up the at most
- * 2 * SG__BAND code points that can keep it alive, by binary search over the node's
- * children or its keys. On package names nearly all the rows the plain walk computed
- * (~90%) were in this state. */
+/* ---- the zero-slack walk ("Rows without slack" and "Next masks" above) ---------- */
 
 #define NO_NODE UINT32_MAX
 #define NO_CP UINT32_MAX
@@ -797,7 +517,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
     if (ch != NO_NODE && bounded_out(v, ch, thr, top)) continue;
     unsigned last = step_row(e, cp, n);
     if (last <= thr) {
-      if (last == thr) range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
+      if (last == thr) sg__range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
     }
     if (sg__osa_min(&tl.row[e], e, n) > thr) continue;
@@ -896,7 +616,7 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
       if (last <= thr || least >= thr) {
         uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
         if (last == thr)
-          range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
+          sg__range_top(a, v, i, e, (uint64_t)thr << EDITS_SHIFT, top);
         else if (last > thr && least == thr) /* no slack: look up the continuations */
           zs_walk(a, v, n, i, e, NO_NODE, s, c, thr, top);
         prev = s;
@@ -945,7 +665,7 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
     unsigned last = step_row(d, cp, n);
     if (last <= thr) {
-      if (last == thr) range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
+      if (last == thr) sg__range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
     }
     uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
@@ -986,11 +706,11 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
     l = trie_rd(v, first_child + b, T_LO);
     r = trie_rd(v, first_child + b, T_HI);
   } else {
-    prefix_range(v, nq, first, &l, &r);
+    sg__prefix_range(v, nq, first, &l, &r);
   }
   if (l >= r) return;
   if (last0 <= thr) { /* a query of at most thr code points: every key is in */
-    if (last0 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    if (last0 == thr) sg__range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
     return;
   }
   if (!node) {
@@ -1004,38 +724,14 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   cap_row(1, n);
   unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
   if (last1 <= thr) {
-    if (last1 == thr) range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
+    if (last1 == thr) sg__range_top(a, v, l, r, (uint64_t)thr << EDITS_SHIFT, top);
     return;
   }
   trie_pass(a, v, n, first_child + b, 1, thr, top);
 }
 
-/* ---- two edits near the start (docs/ARTIFACT.md) ----
- *
- * On a large list most of the two-edit pass is spent near the root: every prefix of two
- * to six code points within two edits of q's start exists, and each must be looked up
- * to learn that q's rest does not follow it. skip_search splits that pass by the cost
- * an alignment has reached at row L (after the key's first L code points), for the skip
- * table (L, G) that q is long enough for:
- * - at most 1: the usual walk with the rows of depth <= L capped (cap_row), which only
- *   visits the one-edit neighbourhood of q's start;
- * - exactly 2 (the budget): no edit is left, so from its cell (L, j) on the key spells
- *   q[j..n) exactly: its code points L .. L + G are q[j .. j + G) for some j in
- *   [L - 2, L + 2];
- * - an alignment can also skip row L by swapping the key's code points L and L + 1 (rows
- *   L and L + 1) from a cell (L - 1, j - 2). From a cell of 0 the capped walk follows
- *   it (the cell (L, j - 1) is then at most 1); from a cell of 1 it ends at (L + 1, j)
- *   at cost 2 and spells q[j..n) from there: its code points L .. L + G are q[j - 2],
- *   q[j] ... q[j + G - 2] for some j in [L - 1, L + 3].
- * The skip records list, by those G code points (and the first), the runs of keys that
- * share their first L + G code points. Each run found is checked from its prefix, with
- * the cells of row L - 1 raised to at least 1 and those of row L to at least 2 (the
- * alignments through lower cells are the capped walk's), and then searched like any row
- * without slack. A query needs n >= L + G + 2 code points (sg__skip_min_q) so that each
- * of these alignments spells G code points after row L and none ends before row L + G;
- * shorter queries take the usual walk. */
+/* ---- two edits near the start (above) ------------------------------------------ */
 
-/* The runs of the skip records under key, checked and searched as above. */
 /* The key of skip record r of table t: stored, or computed from its head's code points
  * (format.h). */
 static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
@@ -1059,6 +755,7 @@ static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
   return sg__skip_key(cps[0], cps + L, G);
 }
 
+/* The runs of the skip records under key, checked and searched as above. */
 static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsigned t,
                       uint64_t key, sg__top10 *top) {
   const unsigned thr = SG_TYPO_MAX_K;
@@ -1129,7 +826,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
     dead = d <= D ? d : 0;
     if (d <= D) continue;
     if (sg__osa_last(&tl.row[D], D, n) <= thr)
-      range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
+      sg__range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
     else
       zs_walk(a, v, n, lo, hi, NO_NODE, text, D, thr, top);
   }
@@ -1173,88 +870,11 @@ static size_t decode_query(const char *nq, size_t len, size_t *first) {
   return n;
 }
 
-void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
-                         sg_query_result *res) {
-  res->n = 0;
-  if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
-  const locale_view *v = &a->loc[loc];
-  /* No key contains a NUL, so a query with one matches nothing. */
-  if (memchr(nq, '\0', len)) return;
-  sg__top10 top = {{0}, 0};
-  uint64_t lo, hi;
-  prefix_range(v, nq, len, &lo, &hi);
-  if (lo < hi) range_top(a, v, lo, hi, 0, &top);
-  /* Zero edits beat any typo: ten exact matches are the answer. */
-  if (k > 0 && top.n < SG_BUCKET_ITEMS && len > 0) {
-    if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
-    size_t first = 0, n = decode_query(nq, len, &first);
-    for (unsigned thr = 1; n > 0 && thr <= k && top.n < SG_BUCKET_ITEMS; thr++)
-      if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, &top))
-        typo_pass(a, v, n, nq, first, thr, &top);
-  }
-  for (uint32_t j = 0; j < top.n; j++) {
-    const unsigned char *f = v->fragidx + (uint64_t)(uint32_t)top.v[j] * SG__FRAGIDX_SIZE;
-    res->items[j].json = a->frags + sg__rd32(f);
-    res->items[j].len = sg__rd32(f + 4);
-    res->items[j].edits = (uint8_t)(top.v[j] >> EDITS_SHIFT);
-    res->items[j].tier = (uint8_t)(top.v[j] >> 32 & 0xff);
-  }
-  res->n = top.n;
-}
-
-void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
-                       sg_query_result *res) {
-  sg_artifact_query_k(a, loc, nq, len, 0, res);
-}
-
-static int hexval(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-long sg_fragment_display_value(const sg_fragment *f, char *out, size_t cap) {
-  /* In the fragment every quote inside a string is escaped, so this pattern only occurs
-   * as the field itself. */
-  static const char pat[] = ",\"displayValue\":\"";
-  const char *p = memmem(f->json, f->len, pat, sizeof pat - 1);
-  if (!p) return -1;
-  p += sizeof pat - 1;
-  const char *end = f->json + f->len;
-  size_t o = 0;
-  while (p < end && *p != '"') {
-    char c = *p++;
-    if (c == '\\') {
-      if (p >= end) return -1;
-      char e = *p++;
-      switch (e) {
-      case 'n': c = '\n'; break;
-      case 'r': c = '\r'; break;
-      case 't': c = '\t'; break;
-      case 'b': c = '\b'; break;
-      case 'f': c = '\f'; break;
-      case 'u': {
-        /* The compiler escapes only control characters this way (\u00XX). */
-        if (end - p < 4) return -1;
-        int v = 0;
-        for (int i = 0; i < 4; i++) {
-          int h = hexval(p[i]);
-          if (h < 0) return -1;
-          v = v << 4 | h;
-        }
-        p += 4;
-        if (v >= 0x80) return -1;
-        c = (char)v;
-        break;
-      }
-      default: c = e;
-      }
-    }
-    if (o + 1 >= cap) return -1;
-    out[o++] = c;
-  }
-  if (p >= end) return -1;
-  out[o] = '\0';
-  return (long)o;
+void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                     unsigned k, sg__top10 *top) {
+  if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
+  size_t first = 0, n = decode_query(nq, len, &first);
+  for (unsigned thr = 1; n > 0 && thr <= k && top->n < SG_BUCKET_ITEMS; thr++)
+    if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, top))
+      typo_pass(a, v, n, nq, first, thr, top);
 }

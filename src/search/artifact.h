@@ -7,8 +7,8 @@
  * bounds checks and a truncated or corrupted file is rejected, never crashes the reader.
  * A lookup allocates nothing.
  */
-#ifndef SG_COMPILER_ARTIFACT_H
-#define SG_COMPILER_ARTIFACT_H
+#ifndef SG_SEARCH_ARTIFACT_H
+#define SG_SEARCH_ARTIFACT_H
 
 #include <stddef.h>
 #include <stdint.h>

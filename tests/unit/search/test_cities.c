@@ -17,10 +17,10 @@
 #include <cmocka.h>
 
 #include "bruteforce.h"
-#include "compiler/artifact.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "randlist.h"
+#include "search/artifact.h"
 #include "typocheck.h"
 
 static const char *dataset_path(void) {

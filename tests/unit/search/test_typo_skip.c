@@ -26,10 +26,10 @@
 
 #include "bruteforce.h"
 #include "common/buf.h"
-#include "compiler/artifact.h"
 #include "compiler/compiler.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
+#include "search/artifact.h"
 #include "typocheck.h"
 
 /* The texts the queries below are edits of, then filler: every 2-letter start and

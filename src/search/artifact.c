@@ -1,0 +1,327 @@
+/*
+ * The artifact reader and verifier: validates the bytes once at open (layout in format.h,
+ * docs/ARTIFACT.md), and reads a locale's names and sizes and a fragment's displayValue.
+ * The lookups are lookup.c (exact) and typo_search.c (typos), over the views filled here.
+ *
+ * Open checks every section against the file size and every record that holds an
+ * offset or an index (keys, buckets, fragment index) against what it points into. The
+ * order of keys and buckets is not checked: a corrupted order can only give wrong
+ * answers, since every binary search stays inside its checked array.
+ */
+#include "search/artifact.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/util.h"
+#include "compiler/format.h"
+#include "search/internal.h"
+
+/* True when [off, off + count * size) lies inside a file of len bytes. */
+static bool in_file(uint64_t off, uint64_t count, uint64_t size, size_t len) {
+  if (off > len) return false;
+  if (size && count > (len - off) / size) return false;
+  return true;
+}
+
+static int check_locale(const unsigned char *d, size_t len, const unsigned char *rec,
+                        const char *tags, uint64_t tags_len, uint64_t frags_len, uint32_t n_items,
+                        locale_view *v) {
+  uint32_t tag_off = sg__rd32(rec + SG__LOC_TAG_OFF), tag_len = sg__rd32(rec + SG__LOC_TAG_LEN);
+  if (tag_len == 0 || (uint64_t)tag_off + tag_len >= tags_len) return -1;
+  if (tags[tag_off + tag_len] != '\0' || memchr(tags + tag_off, '\0', tag_len)) return -1;
+  v->tag = tags + tag_off;
+  v->tag_len = tag_len;
+
+  uint64_t text_off = sg__rd64(rec + SG__LOC_TEXT_OFF);
+  v->text_len = sg__rd64(rec + SG__LOC_TEXT_LEN);
+  uint64_t keys_off = sg__rd64(rec + SG__LOC_KEYS_OFF);
+  v->n_keys = sg__rd64(rec + SG__LOC_KEYS_N);
+  uint64_t b_off = sg__rd64(rec + SG__LOC_BUCKETS_OFF);
+  v->n_buckets = sg__rd64(rec + SG__LOC_BUCKETS_N);
+  uint64_t f_off = sg__rd64(rec + SG__LOC_FRAGIDX_OFF);
+  uint64_t n_frag = sg__rd64(rec + SG__LOC_FRAGIDX_N);
+  if (!in_file(text_off, v->text_len, 1, len) || !in_file(keys_off, v->n_keys, SG__KEY_SIZE, len) ||
+      !in_file(b_off, v->n_buckets, SG__BUCKET_SIZE, len) ||
+      !in_file(f_off, n_frag, SG__FRAGIDX_SIZE, len) || n_frag != n_items)
+    return -1;
+  uint64_t t_off = sg__rd64(rec + SG__LOC_TRIE_OFF);
+  v->n_trie = sg__rd64(rec + SG__LOC_TRIE_N);
+  if (!in_file(t_off, v->n_trie, SG__TRIE_SIZE, len) || v->n_trie >= UINT32_MAX) return -1;
+  uint64_t lcp_off = sg__rd64(rec + SG__LOC_LCP_OFF);
+  uint64_t br_off = sg__rd64(rec + SG__LOC_BRANCH_OFF);
+  if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
+    return -1;
+  if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+    uint64_t off = sg__rd64(rec + (t ? SG__LOC_SKIP1_OFF : SG__LOC_SKIP_OFF));
+    v->n_skip[t] = sg__rd64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N));
+    if (!in_file(off, v->n_skip[t], SG__SKIP_SIZE, len) || off % 8) return -1;
+    v->skip[t] = d + off;
+  }
+  v->trie = d + t_off;
+  v->lcp = d + lcp_off;
+  v->branch = d + br_off;
+  if (v->n_keys >= UINT32_MAX) return -1;
+  v->text = (const char *)d + text_off;
+  v->keys = d + keys_off;
+  v->buckets = d + b_off;
+  v->fragidx = d + f_off;
+
+  /* Key texts run to the next NUL: a NUL last byte bounds every key read. */
+  if (v->n_keys && (v->text_len == 0 || v->text[v->text_len - 1] != '\0')) return -1;
+  for (uint64_t i = 0; i < v->n_keys; i++) {
+    const unsigned char *k = v->keys + i * SG__KEY_SIZE;
+    uint32_t off = sg__rd32(k), w = sg__rd32(k + 4);
+    if (off >= v->text_len || (w >> SG__KEY_TIER_SHIFT) > 2 || (w & SG__KEY_ORD_MASK) >= n_items)
+      return -1;
+  }
+  for (uint64_t i = 0; i < v->n_buckets; i++) {
+    const unsigned char *b = v->buckets + i * SG__BUCKET_SIZE;
+    uint32_t lo = sg__rd32(b), hi = sg__rd32(b + 4), n = sg__rd32(b + 8);
+    if (lo >= hi || hi > v->n_keys || n > SG_BUCKET_ITEMS) return -1;
+    for (uint32_t j = 0; j < n; j++) {
+      uint32_t w = sg__rd32(b + 12 + 4 * j);
+      if ((w & SG__KEY_ORD_MASK) >= n_items || (w >> SG__KEY_TIER_SHIFT) > 2) return -1;
+    }
+  }
+  /* Trie nodes: key ranges inside the keys, children after their parent (so a walk
+   * always ends) and inside the node array. */
+  for (uint64_t i = 0; i < v->n_trie; i++) {
+    const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
+    uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
+    if (lo > hi || hi > v->n_keys) return -1;
+    if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
+  }
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+    for (uint64_t i = 0; i < v->n_skip[t]; i++) {
+      const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
+      uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+      if (lo >= hi || hi > v->n_keys) return -1;
+    }
+  for (uint64_t i = 0; i < n_frag; i++) {
+    const unsigned char *f = v->fragidx + i * SG__FRAGIDX_SIZE;
+    uint32_t off = sg__rd32(f), flen = sg__rd32(f + 4);
+    if (flen == 0 || (uint64_t)off + flen > frags_len) return -1;
+  }
+  return 0;
+}
+
+int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
+  const unsigned char *d = data;
+  *out = NULL;
+  if (!d || len < SG__HDR_SIZE || memcmp(d, SG__ART_MAGIC, 8) != 0) return -1;
+  if (sg__rd32(d + SG__HDR_VERSION) != SG__ART_VERSION) return -1;
+  if (sg__rd64(d + SG__HDR_TOTAL_LEN) != len) return -1;
+  uint32_t n_loc = sg__rd32(d + SG__HDR_N_LOCALES), def = sg__rd32(d + SG__HDR_DEFAULT);
+  uint32_t hdr_len = sg__rd32(d + SG__HDR_HEADER_LEN);
+  if (n_loc == 0 || n_loc > SG__MAX_LOCALES || def >= n_loc) return -1;
+  if (hdr_len != SG__HDR_SIZE + (uint64_t)n_loc * SG__LOC_SIZE || hdr_len > len) return -1;
+  uint64_t tags_off = sg__rd64(d + SG__HDR_TAGS_OFF), tags_len = sg__rd64(d + SG__HDR_TAGS_LEN);
+  uint64_t frags_off = sg__rd64(d + SG__HDR_FRAGS_OFF), frags_len = sg__rd64(d + SG__HDR_FRAGS_LEN);
+  if (!in_file(tags_off, tags_len, 1, len) || !in_file(frags_off, frags_len, 1, len)) return -1;
+
+  sg_artifact *a = calloc(1, sizeof *a + n_loc * sizeof(locale_view));
+  if (!a) return -1;
+  a->data = d;
+  a->len = len;
+  a->n_items = sg__rd32(d + SG__HDR_ITEM_COUNT);
+  a->n_locales = n_loc;
+  a->def = def;
+  a->threshold = sg__rd32(d + SG__HDR_THRESHOLD);
+  a->frags = (const char *)d + frags_off;
+  for (uint32_t l = 0; l < n_loc; l++)
+    if (check_locale(d, len, d + SG__HDR_SIZE + (size_t)l * SG__LOC_SIZE,
+                     (const char *)d + tags_off, tags_len, frags_len, a->n_items, &a->loc[l])) {
+      free(a);
+      return -1;
+    }
+  *out = a;
+  return 0;
+}
+
+int sg_artifact_open_file(const char *path, sg_artifact **out) {
+  *out = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || st.st_size <= 0) {
+    close(fd);
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) return -1;
+  if (sg_artifact_open_mem(m, len, out) != 0) {
+    munmap(m, len);
+    return -1;
+  }
+  (*out)->map = m;
+  return 0;
+}
+
+int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out) {
+  *out = NULL;
+  const char *want = content_hash;
+  if (strncmp(want, "sha256:", 7) == 0) want += 7;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SG__HDR_SIZE) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
+   * of a file that is truncated in place raises SIGBUS on the next access). */
+  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) {
+    close(fd);
+    return -1;
+  }
+  /* Huge pages where the kernel offers them on request (transparent_hugepage=madvise):
+   * the typo search reads tens of thousands of scattered keys of a large list, and with
+   * 4 KiB pages most of those reads also miss the TLB. Advice only: no error matters. */
+  (void)madvise(m, len, MADV_HUGEPAGE);
+  size_t got = 0;
+  while (got < len) {
+    ssize_t n = read(fd, m + got, len - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break; /* an error, or the file shrank since fstat */
+    got += (size_t)n;
+  }
+  close(fd);
+  uint8_t d[32];
+  char hex[65] = "";
+  if (got == len) {
+    crypto_hash_sha256(d, m, len);
+    sg_hex(d, sizeof d, hex);
+  }
+  if (got != len || strcmp(hex, want) != 0) {
+    munmap(m, len);
+    errno = EBADMSG;
+    return -1;
+  }
+  mprotect(m, len, PROT_READ);
+  if (sg_artifact_open_mem(m, len, out) != 0) {
+    munmap(m, len);
+    errno = EINVAL;
+    return -1;
+  }
+  (*out)->map = m;
+  return 0;
+}
+
+void sg_artifact_close(sg_artifact *a) {
+  if (!a) return;
+  if (a->map) munmap(a->map, a->len);
+  free(a);
+}
+
+size_t sg_artifact_item_count(const sg_artifact *a) { return a->n_items; }
+
+const void *sg_artifact_bytes(const sg_artifact *a, size_t *len) {
+  *len = a->len;
+  return a->data;
+}
+
+size_t sg_artifact_size(const sg_artifact *a) { return a->len; }
+
+const char *sg_artifact_default_locale(const sg_artifact *a) { return a->loc[a->def].tag; }
+
+size_t sg_artifact_locale_count(const sg_artifact *a) { return a->n_locales; }
+
+const char *sg_artifact_locale_tag(const sg_artifact *a, int loc) {
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) return NULL;
+  return a->loc[loc].tag;
+}
+
+int sg_artifact_locale_stats(const sg_artifact *a, int loc, size_t *keys, size_t *buckets,
+                             size_t *threshold) {
+  if (loc < 0 || (uint32_t)loc >= a->n_locales) return -1;
+  *keys = (size_t)a->loc[loc].n_keys;
+  *buckets = (size_t)a->loc[loc].n_buckets;
+  *threshold = a->threshold;
+  return 0;
+}
+
+int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, const char **tag) {
+  int found = (int)a->def;
+  if (requested && *requested) {
+    int exact = -1, lang = -1;
+    size_t sub = strcspn(requested, "-_");
+    for (uint32_t l = 0; l < a->n_locales; l++) {
+      if (exact < 0 && strcasecmp(a->loc[l].tag, requested) == 0) exact = (int)l;
+      if (lang < 0 && a->loc[l].tag_len == sub && strncasecmp(a->loc[l].tag, requested, sub) == 0)
+        lang = (int)l;
+    }
+    if (exact >= 0)
+      found = exact;
+    else if (lang >= 0)
+      found = lang;
+  }
+  if (tag) *tag = a->loc[found].tag;
+  return found;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+long sg_fragment_display_value(const sg_fragment *f, char *out, size_t cap) {
+  /* In the fragment every quote inside a string is escaped, so this pattern only occurs
+   * as the field itself. */
+  static const char pat[] = ",\"displayValue\":\"";
+  const char *p = memmem(f->json, f->len, pat, sizeof pat - 1);
+  if (!p) return -1;
+  p += sizeof pat - 1;
+  const char *end = f->json + f->len;
+  size_t o = 0;
+  while (p < end && *p != '"') {
+    char c = *p++;
+    if (c == '\\') {
+      if (p >= end) return -1;
+      char e = *p++;
+      switch (e) {
+      case 'n': c = '\n'; break;
+      case 'r': c = '\r'; break;
+      case 't': c = '\t'; break;
+      case 'b': c = '\b'; break;
+      case 'f': c = '\f'; break;
+      case 'u': {
+        /* The compiler escapes only control characters this way (\u00XX). */
+        if (end - p < 4) return -1;
+        int v = 0;
+        for (int i = 0; i < 4; i++) {
+          int h = hexval(p[i]);
+          if (h < 0) return -1;
+          v = v << 4 | h;
+        }
+        p += 4;
+        if (v >= 0x80) return -1;
+        c = (char)v;
+        break;
+      }
+      default: c = e;
+      }
+    }
+    if (o + 1 >= cap) return -1;
+    out[o++] = c;
+  }
+  if (p >= end) return -1;
+  out[o] = '\0';
+  return (long)o;
+}

@@ -1,0 +1,71 @@
+/*
+ * Internals of src/search shared by its three files: the reader and verifier
+ * (artifact.c) fills these views once at open; the exact lookup (lookup.c) and the typo
+ * search (typo_search.c) read through them without bounds checks, since open checked
+ * every offset and length. Nothing outside src/search includes this header.
+ */
+#ifndef SG_SEARCH_INTERNAL_H
+#define SG_SEARCH_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compiler/format.h"
+#include "search/artifact.h"
+
+/* One locale's sections (format.h), pointing into the artifact's bytes. */
+typedef struct {
+  const char *tag;
+  size_t tag_len;
+  const char *text;
+  uint64_t text_len;
+  const unsigned char *keys;
+  uint64_t n_keys;
+  const unsigned char *buckets;
+  uint64_t n_buckets;
+  const unsigned char *fragidx;
+  const unsigned char *trie;
+  uint64_t n_trie;
+  const unsigned char *lcp;    /* n_keys bytes */
+  const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
+  const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
+  uint64_t n_skip[SG__SKIP_TABLES];
+} locale_view;
+
+struct sg_artifact {
+  const unsigned char *data;
+  size_t len;
+  void *map; /* non-NULL when we own an mmap of len bytes */
+  uint32_t n_items;
+  uint32_t n_locales;
+  uint32_t def;
+  uint32_t threshold;
+  const char *frags;
+  locale_view loc[];
+};
+
+/* Values in a top list (sg__top10): edits << SG__EDITS_SHIFT | tier << 32 | ordinal, so
+ * that sorting them sorts by the relevance contract's (edits, tier, rank) key. */
+#define SG__EDITS_SHIFT 40
+
+/* ---- exact lookup (lookup.c) ---- */
+
+/* The keys of locale v having nq[0..len) as a byte prefix: [*plo, *phi), empty when
+ * none; every key when len is 0. */
+void sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
+                      uint64_t *phi);
+/* Adds the best 10 distinct items of the key range [lo, hi), a range some prefix selects,
+ * to top, each valued base | tier << 32 | ordinal (base carries the edits). */
+void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
+                   uint64_t base, sg__top10 *top);
+
+/* ---- typo search (typo_search.c) ---- */
+
+/* Adds to top, which holds the exact matches of nq[0..len) (fewer than 10; len > 0, no
+ * NUL in nq), the items within 1..k edits (k capped at SG_TYPO_MAX_K) of DESIGN.md
+ * section 3.1, each at its least distance, until top holds 10 items within some distance.
+ * Allocates nothing (per-thread scratch). */
+void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                     unsigned k, sg__top10 *top);
+
+#endif
