@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import conftest
 from conftest import BINARY, NO_LIMITS, Server, wait_until
 
 CITIES = [{"value": f"{n} {i}", "displayValue": f"{n.title()} {i}", "rank": i % 13}
@@ -35,9 +36,10 @@ def admin(args):
 def test_backup_while_writing_then_restore_serves_the_same(make_server, tmp_path):
     s = make_server()
     if (s.database or "").startswith("postgres"):
-        r = admin(["backup", "--to", str(tmp_path / "b"), *s.store_args()])
+        r = admin(["backup", "--to", str(tmp_path / "b"), "--data-dir", s.data_dir,
+                   *s.store_args()])
         assert r.returncode != 0 and "pg_dump" in r.stderr, r.stderr
-        pytest.skip("PostgreSQL stores are backed up with pg_dump (checked above)")
+        pytest.skip("PostgreSQL: test_pg_dump_restore_and_edge_rebuild")
     t = s.tenant()
     lst = t.create_list(visibility="public")
     t.add_items(lst["id"], CITIES)
@@ -112,3 +114,45 @@ def test_restore_refuses_what_is_not_a_backup(tmp_path):
     assert not os.path.exists(tmp_path / "d" / "suggestd.db")
     r = admin(["restore", "--data-dir", str(tmp_path / "d")])
     assert r.returncode != 0 and "--from" in r.stderr
+
+
+PG_BIN = os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin")
+
+
+def test_pg_dump_restore_and_edge_rebuild(make_server, tmp_path):
+    """The documented PostgreSQL procedure (docs/STORE.md "Backups"): pg_dump of a live
+    store, pg_restore into a new empty database, `admin edge rebuild` onto a new edge, and
+    the runtime answers as before."""
+    if not conftest.ON_POSTGRES:
+        pytest.skip("runs in the PostgreSQL suite (make api-pg)")
+    s = make_server()
+    t = s.tenant()
+    lst = t.create_list(visibility="public")
+    t.add_items(lst["id"], CITIES)
+    assert t.publish(lst["id"])["state"] == "active"
+    pk = t.publishable_key(lst["id"])["publishableKey"]
+    assert wait_until(lambda: s.runtime("GET", "/v1/query", params={"key": pk, "q": "pa"})
+                      .status == 200, timeout=10)
+    before = answers(s, pk)
+    dump = str(tmp_path / "suggestd.dump")
+    r = subprocess.run([os.path.join(PG_BIN, "pg_dump"), "--format=custom", "--file", dump,
+                        s.database], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    name = "sg_t_restored_" + os.urandom(6).hex()
+    conftest.psql(f'CREATE DATABASE "{name}"')
+    conftest._created.append(name)
+    url = conftest._url_of(name)
+    r = subprocess.run([os.path.join(PG_BIN, "pg_restore"), "--no-owner", "--dbname", url, dump],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    s.stop()
+    d = str(tmp_path / "restored")
+    os.makedirs(d)
+    r = admin(["edge", "rebuild", "--database", url, "--edge", os.path.join(d, "edge")])
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["artifacts"]["restored"] >= 1
+    s2 = Server(d, extra=NO_LIMITS, database=url, edge=os.path.join(d, "edge")).start()
+    try:
+        assert wait_until(lambda: answers(s2, pk) == before, timeout=10), answers(s2, pk)
+    finally:
+        s2.stop()

@@ -1,6 +1,7 @@
 /*
  * PostgreSQL backend: the edge guard's row (sg_store_edge_guard_* in store.h). Times come
- * from the server's clock, so every host of a fleet reads the same one.
+ * from the server's clock, so every host of a fleet reads the same one. The row is
+ * created by the first rewrite; until then the guard reads zeros.
  */
 #include "store/postgres/pg.h"
 
@@ -8,8 +9,10 @@ sg_err sg__pg_edge_guard_get(sg_store *base, sg_edge_guard *out) {
   sg_err rc;
   PGresult *r = sg__pg_one(
       sg__pg_of(base),
-      "SELECT epoch, heartbeat_ms, (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
-      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM edge_guard WHERE id=1",
+      "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
+      " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
+      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+      " FROM (SELECT 1) one LEFT JOIN edge_guard g ON g.id=1",
       0, NULL, &rc);
   if (!r) return rc;
   rc = SG_E_INTERNAL;
@@ -30,8 +33,10 @@ sg_err sg__pg_edge_guard_begin(sg_store *base, uint64_t above, uint64_t *epoch) 
   const char *p[] = {sg__pg_int((int64_t)above, a)};
   sg_err rc;
   PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "UPDATE edge_guard SET epoch = GREATEST(epoch, $1::bigint) + 1,"
-                           " heartbeat_ms = 0 WHERE id=1 RETURNING epoch",
+                           "INSERT INTO edge_guard(id, epoch, heartbeat_ms)"
+                           " VALUES (1, $1::bigint + 1, 0) ON CONFLICT (id) DO UPDATE SET"
+                           " epoch = GREATEST(edge_guard.epoch, $1::bigint) + 1, heartbeat_ms = 0"
+                           " RETURNING epoch",
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_INTERNAL;

@@ -189,7 +189,6 @@ const char *const sg__pg_migrations[] = {
     "CREATE INDEX applications_workspace_page ON applications(workspace_id, created_at, id);",
     /* The edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
-    "  heartbeat_ms BIGINT NOT NULL);"
-    "INSERT INTO edge_guard VALUES (1, 0, 0);",
+    "  heartbeat_ms BIGINT NOT NULL);",
     NULL,
 };

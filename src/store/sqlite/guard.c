@@ -1,13 +1,16 @@
 /*
  * SQLite backend: the edge guard's row (migration 11; sg_store_edge_guard_* in store.h).
- * The database's clock is this host's: SQLite runs in the process.
+ * The database's clock is this host's: SQLite runs in the process. The row is created by
+ * the first rewrite; until then the guard reads zeros.
  */
 #include "store/sqlite/sqlite_store.h"
 
 sg_err sg__sqlite_edge_guard_get(sg_store *base, sg_edge_guard *out) {
   static const char q[] =
-      "SELECT epoch, heartbeat_ms, (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
-      " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) FROM edge_guard WHERE id=1";
+      "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
+      " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
+      " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+      " FROM (SELECT 1) LEFT JOIN edge_guard g ON g.id=1";
   sg__sq *r = sg__sq_reader_acquire(sg__sq_of(base));
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
@@ -26,8 +29,9 @@ sg_err sg__sqlite_edge_guard_get(sg_store *base, sg_edge_guard *out) {
 
 sg_err sg__sqlite_edge_guard_begin(sg_store *base, uint64_t above, uint64_t *epoch) {
   sg__sq *st = sg__sq_of(base);
-  static const char q[] = "UPDATE edge_guard SET epoch = MAX(epoch, ?1) + 1, heartbeat_ms = 0"
-                          " WHERE id=1 RETURNING epoch";
+  static const char q[] = "INSERT INTO edge_guard(id, epoch, heartbeat_ms) VALUES (1, ?1 + 1, 0)"
+                          " ON CONFLICT(id) DO UPDATE SET epoch = MAX(epoch, ?1) + 1,"
+                          " heartbeat_ms = 0 RETURNING epoch";
   pthread_mutex_lock(&st->mu);
   sqlite3_stmt *s = sg__sq_prep(st, q);
   sg_err rc = SG_E_INTERNAL;

@@ -229,7 +229,6 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE INDEX applications_workspace ON applications(workspace_id, created_at, id);",
     /* 11: the edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INTEGER PRIMARY KEY CHECK (id = 1),"
-    "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);"
-    "INSERT INTO edge_guard VALUES (1, 0, 0);",
+    "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);",
     NULL,
 };
