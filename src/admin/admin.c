@@ -29,6 +29,7 @@ static const sg_flag_spec admin_flags[] = {
     {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
     {"email", true, false},    {"role", true, false},      {"password-file", true, false},
     {"max-lists-per-workspace", true, false},
+    {"keep-versions", true, false},
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},

@@ -48,6 +48,7 @@ static const sg_flag_spec serve_flags[] = {
     {"invite-rate", true, false},
     {"worker-queue", true, false},
     {"max-lists-per-workspace", true, false},
+    {"keep-versions", true, false},
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},
@@ -106,6 +107,13 @@ int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge) {
   if (st && limit_flags(a, &limits)) return 1;
   if (st && sg_store_open(db, st, err, sizeof err)) return sg__cli_fail("%s", err);
   if (st) sg_store_set_limits(*st, &limits);
+  const char *kv = sg_args_get(a, "keep-versions");
+  int64_t keep = SG_STORE_KEEP_VERSIONS_DEFAULT;
+  if (kv && sg_parse_i64(kv, 1, 1000, &keep)) {
+    if (st) sg_store_close(*st);
+    return sg__cli_fail("--keep-versions must be an integer from 1 to 1000", NULL);
+  }
+  if (st) sg_store_set_keep_versions(*st, keep);
   if (edge) {
     const char *e = sg_args_get(a, "edge");
     char path[4096];

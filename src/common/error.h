@@ -38,6 +38,10 @@
     "The list is archived and accepts no changes.")                                                \
   X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                            \
     "A publish of this list is already running; retry shortly.")                                   \
+  X(VERSION_NOT_AVAILABLE, 409, "invalid_request", "version_not_available",                        \
+    "This version's compiled artifact is no longer kept (--keep-versions); publish again.")        \
+  X(VERSION_NOT_ACTIVATABLE, 409, "invalid_request", "version_not_activatable",                    \
+    "Only a version that was published (active or superseded) can be activated.")                  \
   X(RATE_LIMITED, 429, "rate_limited", NULL, "Too many requests; retry later.")                    \
   X(TOKEN_MINTING_UNAVAILABLE, 503, "internal_error", "token_minting_unavailable",                 \
     "Token minting is not configured; retry later.")                                               \

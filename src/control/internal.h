@@ -152,6 +152,7 @@ void sg__h_items_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
 void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_version_activate(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

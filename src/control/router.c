@@ -49,6 +49,7 @@ static const route routes[] = {
     {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL},
     {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL},
     {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL},
+    {"POST", "/api/v1/lists/{}/versions/{}/activate", sg__h_version_activate, false, NULL},
     {NULL, NULL, NULL, false, NULL},
 };
 

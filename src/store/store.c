@@ -102,12 +102,19 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     }
     rc = open_sqlite(spec, out, err, errsz);
   }
-  if (rc == 0) (*out)->limits = SG_STORE_LIMITS_DEFAULT;
+  if (rc == 0) {
+    (*out)->limits = SG_STORE_LIMITS_DEFAULT;
+    (*out)->keep_versions = SG_STORE_KEEP_VERSIONS_DEFAULT;
+  }
   return rc;
 }
 
 void sg_store_set_limits(sg_store *st, const sg_store_limits *l) {
   if (st && l) st->limits = *l;
+}
+
+void sg_store_set_keep_versions(sg_store *st, int64_t n) {
+  if (st && n >= 1) st->keep_versions = n;
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */
@@ -549,6 +556,27 @@ sg_err sg_store_backup(sg_store *st, const char *path, sg_store_artifact_fetch f
     return SG_E_INVALID_REQUEST;
   }
   return st->ops->backup(st, path, fetch, ctx, summary, err, errsz);
+}
+
+sg_err sg_store_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                   int64_t number, const char *if_match, bool *changed,
+                                   json_t **list_out) {
+  if (!st || !workspace_id || !list_id || !changed) return SG_E_INTERNAL;
+  *changed = false;
+  if (list_out) *list_out = NULL;
+  if (number < 1) return SG_E_NOT_FOUND;
+  if (!st->ops->version_reactivate) return sg__store_missing(st->ops, "version_reactivate");
+  return st->ops->version_reactivate(st, workspace_id, list_id, number, if_match, changed,
+                                     list_out);
+}
+
+sg_err sg_store_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                             int64_t number, char hash[80], char state[16]) {
+  if (!st || !workspace_id || !list_id) return SG_E_INTERNAL;
+  hash[0] = state[0] = '\0';
+  if (number < 1) return SG_E_NOT_FOUND;
+  if (!st->ops->version_hash) return sg__store_missing(st->ops, "version_hash");
+  return st->ops->version_hash(st, workspace_id, list_id, number, hash, state);
 }
 
 sg_err sg_store_edge_guard_get(sg_store *st, sg_edge_guard *out) {

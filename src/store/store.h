@@ -43,6 +43,10 @@ typedef struct {
   int64_t secret_keys_per_application;
 } sg_store_limits;
 #define SG_STORE_LIMITS_DEFAULT ((sg_store_limits){10000, 1000, 100, 20})
+/* How many of each list's most recently activated versions keep their artifacts (the
+ * active one and n - 1 before it: what a rollback can return to; --keep-versions). */
+#define SG_STORE_KEEP_VERSIONS_DEFAULT 2
+void sg_store_set_keep_versions(sg_store *st, int64_t n);
 /* Replaces the limits (a fresh handle has SG_STORE_LIMITS_DEFAULT). Call before sharing the
  * handle between threads. */
 void sg_store_set_limits(sg_store *st, const sg_store_limits *l);
@@ -313,6 +317,24 @@ sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t nu
 /* queued|staged -> failed, with a short machine-readable reason. */
 sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
                                    const char *reason);
+/* Rollback (DESIGN §10): makes superseded version `number` of list_id active again, in
+ * one transaction: the version that was active becomes superseded, this one gets
+ * activatedAt now, and the list's active version and contentHash move to it (through the
+ * edge outbox like any activation). if_match (may be NULL) is compared with the list's
+ * ETag inside it. SG_E_INVALID_LIST (the list), SG_E_NOT_FOUND (the number was never
+ * allocated), SG_E_PRECONDITION_FAILED (*list_out: the current list),
+ * SG_E_LIST_ARCHIVED, SG_E_PUBLISH_IN_PROGRESS (a version of the list is queued or
+ * staged), SG_E_VERSION_NOT_ACTIVATABLE (draft, queued, staged or failed). An active
+ * version answers SG_E_OK with *changed false and nothing written. *content_hash gets the
+ * version's artifact hash (the caller checks it is still kept first: this op does not
+ * look at artifacts). *list_out (may be NULL) is the list after. */
+sg_err sg_store_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                   int64_t number, const char *if_match, bool *changed,
+                                   json_t **list_out);
+/* The content hash of version number of list_id ("" when it has none): for the artifact
+ * check before a reactivation. Same errors as sg_store_version_get. */
+sg_err sg_store_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                             int64_t number, char hash[80], char state[16]);
 /* staged -> active in ONE transaction: the list's active pointer (activeVersionNumber,
  * activeContentHash) moves to this version, the previous active version becomes
  * superseded, this one gets activatedAt. A version older than the list's current active

@@ -102,6 +102,11 @@ struct sg_store_ops {
                                const char *content_hash);
   sg_err (*version_set_failed)(sg_store *st, const char *list_id, int64_t number,
                                const char *reason);
+  sg_err (*version_reactivate)(sg_store *st, const char *workspace_id, const char *list_id,
+                               int64_t number, const char *if_match, bool *changed,
+                               json_t **list_out);
+  sg_err (*version_hash)(sg_store *st, const char *workspace_id, const char *list_id,
+                         int64_t number, char hash[80], char state[16]);
   sg_err (*version_activate)(sg_store *st, const char *workspace_id, const char *list_id,
                              int64_t number, bool *activated, json_t **list_out);
   sg_err (*versions_pending)(sg_store *st, const char *list_id, int64_t before, sg_version_ref *out,
@@ -182,6 +187,7 @@ struct sg_store_ops {
 struct sg_store {
   const sg_store_ops *ops;
   sg_store_limits limits; /* set by sg_store_open, read by the backends' creates */
+  int64_t keep_versions;  /* versions whose artifacts are in use per list (>= 1; default 2) */
 };
 struct sg_store_import {
   const sg_store_ops *ops;

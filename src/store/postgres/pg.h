@@ -280,4 +280,10 @@ sg_err sg__pg_edge_guard_get(sg_store *st, sg_edge_guard *out);
 sg_err sg__pg_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
 sg_err sg__pg_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
 
+/* rollback.c */
+sg_err sg__pg_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                 int64_t number, const char *if_match, bool *changed, json_t **list_out);
+sg_err sg__pg_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                          int64_t number, char hash[80], char state[16]);
+
 #endif

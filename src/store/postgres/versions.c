@@ -356,19 +356,21 @@ sg_err sg__pg_versions_pending(sg_store *base, const char *list_id, int64_t befo
 }
 
 sg_err sg__pg_artifacts_in_use(sg_store *base, json_t **out) {
-  /* As on SQLite: unresolved and active versions, each list's previous active one, and
-   * whatever a list record points at. */
+  /* As on SQLite: unresolved and active versions, the keep_versions - 1 most recently
+   * activated superseded ones of each list, and whatever a list record points at. */
+  char keep[24];
+  const char *p[] = {sg__pg_int(base->keep_versions, keep)};
   sg_err rc;
   PGresult *r = sg__pg_one(
       sg__pg_of(base),
       "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
       " state IN ('queued', 'staged', 'active')"
-      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
-      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
-      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
-      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
+      " UNION SELECT content_hash FROM (SELECT content_hash, ROW_NUMBER() OVER (PARTITION BY"
+      " list_id ORDER BY activated_at DESC, version_number DESC) AS k FROM versions WHERE"
+      " state='superseded' AND activated_at IS NOT NULL AND content_hash IS NOT NULL) kept"
+      " WHERE k < $1::bigint"
       " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL",
-      0, NULL, &rc);
+      1, p, &rc);
   if (!r) return rc;
   json_t *arr = json_array();
   for (int i = 0; i < PQntuples(r); i++)

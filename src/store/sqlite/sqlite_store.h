@@ -296,4 +296,22 @@ sg_err sg__sqlite_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbea
 sg_err sg__sqlite_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
                          json_t **summary, char *err, size_t errsz);
 
+/* rollback.c */
+sg_err sg__sqlite_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                     int64_t number, const char *if_match, bool *changed, json_t **list_out);
+sg_err sg__sqlite_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                              int64_t number, char hash[80], char state[16]);
+
+/* The artifacts a store names (artifacts_in_use, backups): unresolved and active
+ * versions, the ?1 - 1 most recently activated superseded versions of each list (what a
+ * rollback may return to: --keep-versions), and whatever a list record points at. */
+#define SG__SQ_IN_USE_SQL                                                                          \
+  "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"                           \
+  " state IN ('queued', 'staged', 'active')"                                                       \
+  " UNION SELECT content_hash FROM (SELECT content_hash, ROW_NUMBER() OVER (PARTITION BY"          \
+  " list_id ORDER BY activated_at DESC, version_number DESC) AS k FROM versions WHERE"             \
+  " state='superseded' AND activated_at IS NOT NULL AND content_hash IS NOT NULL)"                 \
+  " WHERE k < ?1"                                                                                  \
+  " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL"
+
 #endif

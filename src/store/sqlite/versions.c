@@ -392,21 +392,12 @@ sg_err sg__sqlite_versions_pending(sg_store *base, const char *list_id, int64_t 
 
 sg_err sg__sqlite_artifacts_in_use(sg_store *base, json_t **out) {
   sg__sq *st = sg__sq_of(base);
-  /* Unresolved and active versions, each list's previous active one (the newest
-   * superseded version that was ever activated: versions activate in number order), and
-   * whatever a list record points at. */
-  static const char q[] =
-      "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
-      " state IN ('queued', 'staged', 'active')"
-      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
-      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
-      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
-      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
-      " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
+  static const char q[] = SG__SQ_IN_USE_SQL;
   sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
+    sqlite3_bind_int64(s, 1, base->keep_versions);
     json_t *arr = json_array();
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW)
