@@ -171,6 +171,8 @@ test('a walk through every operation answers as documented', async () => {
   await C('GET', `/lists/${list}/versions`);
   await C('GET', `/lists/${list}/versions/${v.json().versionNumber}`);
   await C('GET', `/lists/${list}/versions/999`); // 400
+  await C('POST', `/lists/${list}/versions/${v.json().versionNumber}/activate`); // 200, already active
+  await C('POST', `/lists/${list}/versions/999/activate`); // 400
   const priv = (await C('POST', '/lists', { body: { name: 'Private' } })).json().id;
   await C('POST', `/lists/${priv}/items`, { body: { value: 'Paragon' } });
   await C('POST', `/lists/${priv}/versions`);
