@@ -75,6 +75,8 @@ static const droute routes[] = {
     {"POST", API "/lists/{}/versions", DS, sg__h_versions_create, NULL, NULL, "version.publish",
      true},
     {"GET", API "/lists/{}/versions/{}", V, sg__h_version_get, NULL, NULL, NULL, false},
+    {"POST", API "/lists/{}/versions/{}/activate", DS, sg__h_version_activate, NULL, NULL,
+     "version.activate", false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
     {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */

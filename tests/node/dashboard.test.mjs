@@ -255,3 +255,38 @@ test('data_steward: no keys area, but lists can be written', { skip }, async () 
   await shot(page, 'versions-draft');
   await ctx.close();
 });
+
+test('data_steward: rollback from the version history, and a viewer has no button', { skip }, async () => {
+  const { ctx, page } = await signIn('data_steward');
+  await go(page, '#/lists');
+  const created = await pageFetch(page, 'POST', '/lists', { name: 'Rollback' });
+  assert.equal(created.status, 201);
+  const id = created.body.id;
+  const publish = async (value) => {
+    assert.equal((await pageFetch(page, 'POST', `/lists/${id}/items`, { value })).status, 201);
+    const v = await pageFetch(page, 'POST', `/lists/${id}/versions`, {});
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    assert.equal(v.body.state, 'active');
+    return v.body;
+  };
+  const v1 = await publish('Oslo');
+  await publish('Bergen');
+  await go(page, `#/lists/${id}`);
+  const btn = await page.waitForSelector(`#versions button[data-activate="${v1.versionNumber}"]`);
+  page.once('dialog', (d) => d.accept());
+  await btn.click();
+  await page.waitForFunction(() => /active again/.test(document.getElementById('rollback-state')?.textContent || ''), { timeout: 10000 });
+  const back = await pageFetch(page, 'GET', `/lists/${id}/versions/${v1.versionNumber}`);
+  assert.equal(back.body.state, 'active');
+  // The version that was active now has the button.
+  await page.waitForSelector(`#versions button[data-activate="${v1.versionNumber + 1}"]`);
+  await shot(page, 'versions-rollback');
+  await ctx.close();
+  const viewer = await signIn('viewer');
+  await go(viewer.page, `#/lists/${id}`);
+  await viewer.page.waitForSelector('#versions tbody tr');
+  assert.equal(await viewer.page.$('#versions button[data-activate]'), null);
+  const refused = await pageFetch(viewer.page, 'POST', `/lists/${id}/versions/${v1.versionNumber + 1}/activate`);
+  assert.equal(refused.status, 403);
+  await viewer.ctx.close();
+});

@@ -380,22 +380,41 @@ async function publishArea(box, l) {
   await renderVersions(hist, l);
 }
 
-async function renderVersions(box, l) {
+async function renderVersions(box, l, message) {
   const r = await api('GET', '/lists/' + l.id + '/versions?limit=20');
   if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
   const rows = [];
+  const note = h('p', { id: 'rollback-state', role: 'status', 'aria-live': 'polite', text: message || '' });
+  // Rollback (docs/PUBLISHING.md): a superseded version that was served can be made
+  // active again while its artifact is kept; the server answers version_not_available
+  // past --keep-versions, and the message says so.
+  const activate = (v) => h('button', { type: 'button', class: 'small', 'data-activate': v.versionNumber,
+    onclick: async (e) => {
+      if (!confirm('Serve version ' + v.versionNumber + ' again instead of the active one?')) return;
+      e.target.disabled = true;
+      const a = await api('POST', '/lists/' + l.id + '/versions/' + v.versionNumber + '/activate');
+      if (a.status === 200) {
+        await renderVersions(box, l, 'Version ' + v.versionNumber + ' is active again' +
+          (a.body.edgeSync && a.body.edgeSync.state === 'synced' ? ' and served.' : '; the runtime serves it within seconds.'));
+      } else {
+        note.className = 'err';
+        note.textContent = errText(a);
+        e.target.disabled = false;
+      }
+    } }, 'Activate');
   for (const v of r.body.data) {
+    const action = can('writeLists') && v.state === 'superseded' && v.activatedAt ? activate(v) : '';
     rows.push(h('tr', { 'data-version': v.versionNumber }, [
       'v' + v.versionNumber, h('span', { class: 'state', text: v.state }), String(v.itemCount),
-      h('code', { text: v.contentHash || '—' }), fmtTime(v.createdAt), fmtTime(v.activatedAt)].map((c) => h('td', {}, c))));
+      h('code', { text: v.contentHash || '—' }), fmtTime(v.createdAt), fmtTime(v.activatedAt), action].map((c) => h('td', {}, c))));
     if (v.validationErrors && v.validationErrors.length)
-      rows.push(h('tr', {}, h('td', { colspan: 6 }, h('ul', { class: 'err validation' },
+      rows.push(h('tr', {}, h('td', { colspan: 7 }, h('ul', { class: 'err validation' },
         v.validationErrors.map((e) => h('li', {}, e.itemId
           ? h('a', { href: '#/lists/' + l.id, 'data-item': e.itemId, onclick: (ev) => { ev.preventDefault(); showItem(l, e.itemId); } }, 'Item ' + e.itemId)
           : 'The list', ' — ' + (e.path ? e.path + ': ' : '') + e.message + ' (' + e.reason + ')'))))));
   }
-  box.replaceChildren(h('h3', { text: 'Version history' }),
-    table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated'], rows));
+  box.replaceChildren(h('h3', { text: 'Version history' }), note,
+    table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated', ''], rows));
 }
 
 // ---- live preview --------------------------------------------------------------------
