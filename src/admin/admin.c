@@ -358,7 +358,7 @@ static void audit(ctx *c, const char *noun, const char *verb) {
       sg_store_member_get(c->st, NULL, target, &mrec) == SG_E_OK)
     ws = json_string_value(json_object_get(mrec, "workspaceId"));
   sg_audit_entry e = {
-      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 0};
+      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 200};
   sg_store_audit_add(c->st, &e);
   json_decref(rec);
   json_decref(mrec);

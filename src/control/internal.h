@@ -130,6 +130,18 @@ void sg__artifact_gc_release(sg_control *c);
 /* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
  * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */
 json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
+/* audit.c: the audit entry of a /api/v1 write made with a secret key (actor: the key's
+ * id), written for a 2xx answer when action is set; the target the entry names (the
+ * created record's id from the answer, else the path's parameters), shared with the
+ * dashboard; and the wrapper that audits a streaming route when its answer is decided. */
+typedef sg_http_begin (*sg__stream_handler)(sg_control *c, const sg_principal *who,
+                                           sg_req *req, sg_resp *resp, sg_http_stream *stream);
+void sg__audit_target(const sg_req *req, const sg_resp *resp, char *out, size_t n);
+void sg__control_audit(sg_control *c, const char *workspace_id, const char *key_id,
+                       const sg_req *req, const sg_resp *resp, const char *action);
+sg_http_begin sg__control_audit_stream(sg_control *c, const sg_principal *who, const char *action,
+                                       sg_req *req, sg_resp *resp, sg_http_stream *stream,
+                                       sg__stream_handler fn);
 /* sg_edge_sync_state, "pending" while this process's edge guard is not current. */
 json_t *sg__edge_sync_state(sg_control *c, const char *kind, const char *id);
 
