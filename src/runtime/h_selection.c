@@ -34,6 +34,7 @@ void sg__h_selection(sg__rt_req *r) {
   if (e == SG_E_OK && sel.bad_field) {
     e = SG_E_INVALID_REQUEST;
     r->message = sel.bad_message;
+    r->field = sel.bad_field;
   }
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
     e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
@@ -44,6 +45,18 @@ void sg__h_selection(sg__rt_req *r) {
     e = SG_E_INVALID_REQUEST;
     r->message = "The field listId must be the id of the key's list: the listId of the query "
                  "answer.";
+    r->field = "listId";
+  }
+  /* An item the list does not serve is never counted: anyone holding the public key
+   * could otherwise invent top items (DESIGN.md section 4). The artifact's sorted ids
+   * answer without allocating or locking. */
+  if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;
+  if (e == SG_E_OK &&
+      !sg_artifact_has_item(k->list->art->a, sel.item_id, strlen(sel.item_id))) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = "The field itemId must be the id of an item of the list's published version: "
+                 "the itemId of an item in the query answer.";
+    r->field = "itemId";
   }
   sg__rt_hdrs h = {0};
   if (e == SG_E_OK) {
