@@ -35,6 +35,8 @@ typedef struct {
    * the runtime's state directory, or a fleet's redis:// URL (the URL of --edge), whose
    * selection events are drained into the store (control/drain.c). */
   const char *state;
+  /* Analytics kept this many UTC days, then deleted (--analytics-retention-days; 0: 90). */
+  uint32_t analytics_retention_days;
 } sg_control_config;
 
 typedef struct sg_control sg_control;

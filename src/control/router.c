@@ -35,6 +35,7 @@ static const route routes[] = {
     {"POST", "/api/v1/lists", sg__h_lists_create, true, NULL},
     {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL},
     {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL},
+    {"GET", "/api/v1/lists/{}/analytics", sg__h_analytics_get, false, NULL},
     {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL},
     {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL},
     /* Before the {itemId} routes, which would otherwise take these two words. */

@@ -13,8 +13,27 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "compiler/normalize.h"
 #include "runtime/rt.h"
 #include "state/state.h"
+
+static _Thread_local char tl_norm[SG__SELECTION_MAX_QUERY * 4 + 16];
+
+/* An accepted report into the analytics: its query normalised as a query is, kept only
+ * when at least the list's minQueryChars (else the report counts without a query). */
+static void count_selection(sg__rt_req *r, const sg__rt_list *l, const sg__selection *sel) {
+  sg_analytics *a = sg_rt_state_analytics(r->rt->state);
+  if (!a) return;
+  long nlen = 0;
+  size_t raw_len = sel->query ? strlen(sel->query) : 0;
+  if (sel->query) {
+    nlen = sg_normalize_into(sel->query, raw_len, tl_norm, sizeof tl_norm);
+    if (nlen > 0 && (long)sg_utf8_count(tl_norm, (size_t)nlen) < l->min_query_chars) nlen = 0;
+  }
+  if (nlen < 0) nlen = 0;
+  sg_analytics_selection(a, l->id, sg_now_s(), nlen ? tl_norm : NULL, (size_t)nlen, sel->query,
+                         raw_len, sel->item_id, sel->position);
+}
 
 void sg__h_selection(sg__rt_req *r) {
   sg__selection sel;
@@ -65,6 +84,7 @@ void sg__h_selection(sg__rt_req *r) {
     sg_hex(r->key_digest, 16, rkey);
     sg__ev_result res = sg_rt_state_selection_record(r->rt->state, &sel, k->app->id, k->id, rkey,
                                                      sg_now_ms(), &retry);
+    if (res == SG__EV_ACCEPTED) count_selection(r, k->list, &sel);
     if (res == SG__EV_RATE_LIMITED) {
       e = SG_E_RATE_LIMITED;
       h.retry_after = retry;
