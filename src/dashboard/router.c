@@ -72,6 +72,7 @@ static const droute routes[] = {
      true},
     {"GET", API "/lists/{}/versions/{}", V, sg__h_version_get, NULL, NULL, NULL, false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
+    {"GET", API "/lists/{}/analytics", V, NULL, sg__dh_analytics, NULL, NULL, false},
     {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},
