@@ -206,3 +206,20 @@ def test_retention_deletes_old_analytics(make_server):
     by = {d["day"]: d["queries"] for d in r["byDay"]}
     assert by[day(TODAY - datetime.timedelta(days=3))] == 0
     assert by[day(TODAY - datetime.timedelta(days=2))] == 7
+
+
+def test_old_selection_event_files_are_deleted(make_server):
+    """The runtime's raw event files are only its 24-hour dedupe memory: a day before
+    yesterday is deleted (counts live in the analytics)."""
+    s = make_server()
+    s.stop()
+    events = os.path.join(s.data_dir, "runtime", "events")
+    os.makedirs(events, exist_ok=True)
+    old = os.path.join(events, f"selections-{day(TODAY - datetime.timedelta(days=2))}.ndjson")
+    recent = os.path.join(events, f"selections-{day(TODAY - datetime.timedelta(days=1))}.ndjson")
+    for p in (old, recent):
+        with open(p, "w") as f:
+            f.write("")
+    s.start()
+    assert wait_until(lambda: not os.path.exists(old), timeout=5), "old segment kept"
+    assert os.path.exists(recent)
