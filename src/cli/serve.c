@@ -52,6 +52,8 @@ static const sg_flag_spec serve_flags[] = {
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},
+    {"analytics", true, false},
+    {"analytics-retention-days", true, false},
     {NULL, false, false},
 };
 
@@ -252,6 +254,14 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   cc.max_per_ip = per_ip;
   cc.head_timeout_s = head_timeout;
   if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
+  /* Search analytics (DESIGN §9): counted by the runtime unless --analytics off, kept
+   * --analytics-retention-days by the control plane. */
+  const char *an = sg_args_get_or(&a, "analytics", "on");
+  if (strcmp(an, "on") != 0 && strcmp(an, "off") != 0)
+    return sg__cli_fail("--analytics must be on or off", NULL);
+  if (u32_flag(&a, "analytics-retention-days", "90", &cc.analytics_retention_days)) return 1;
+  if (cc.analytics_retention_days < 1 || cc.analytics_retention_days > 3650)
+    return sg__cli_fail("--analytics-retention-days must be an integer in 1..3650", NULL);
   if (u32_flag(&a, "publish-lease-seconds", "30", &cc.publish_lease_s)) return 1;
   if (cc.publish_lease_s < 1 || cc.publish_lease_s > 3600)
     return sg__cli_fail("--publish-lease-seconds must be an integer in 1..3600", NULL);
@@ -305,6 +315,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .selection_rate = selection_rate,
         .access_log = true,
         .max_connections = fds.runtime_conns,
+        .analytics_off = strcmp(an, "off") == 0,
         /* The edge guard of this process confirms what the runtime loads at once. */
         .edge_confirm = ctl ? sg_control_edge_confirm : NULL,
         .edge_confirm_ctx = ctl,

@@ -22,6 +22,7 @@ struct sg_control {
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
   void *mount_state;          /* cfg.mount's own state, set by its start (or NULL) */
   struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
+  struct sg__analytics_drain *adrain; /* analytics_drain.c: shipments into the store */
   sg_edge_guard_proc guard;   /* edge_guard.c: ticked by publish.c's guard thread */
   pthread_mutex_t guard_mu;   /* one tick at a time (the thread, sg_control_edge_confirm) */
 };
@@ -38,6 +39,25 @@ void sg__drain_stop(sg__drain *d);
  * whose strings point into *json (the caller decrefs it, also on failure). 0, or -1 when
  * it is not a selection event. */
 int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_selection_event *ev);
+
+/* The analytics drain (analytics_drain.c): a thread moving the runtimes' analytics
+ * shipments from the state named by spec (a directory or a fleet's Redis) into store,
+ * and deleting analytics older than retention_days UTC days (0: 90) once a minute. */
+typedef struct sg__analytics_drain sg__analytics_drain;
+int sg__analytics_drain_start(sg_store *store, const char *spec, uint32_t retention_days,
+                              sg__analytics_drain **out);
+void sg__analytics_drain_stop(sg__analytics_drain *d);
+/* Parses one shipment (state/state.h, sg_analytics_collect) into rows whose strings
+ * point into *json (the caller frees *rows and decrefs *json, also on failure). */
+int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char **id,
+                        sg_analytics_row **rows, size_t *n);
+/* Deletes analytics before the first of the last `days` UTC days of now_s. */
+int sg__analytics_expire(sg_store *store, uint32_t days, int64_t now_s);
+/* GET /api/v1/lists/{id}/analytics and the dashboard's copy of it (analytics_get.c):
+ * the section 9 answer for a list the caller may read, from the query string's from/to.
+ * Fills resp (200, or 400 with field paths). */
+void sg__analytics_answer(sg_store *store, const char *list_id, const char *from,
+                          const char *to, const sg_req *req, sg_resp *resp);
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */
@@ -157,6 +177,7 @@ void sg__control_metrics(sg_buf *out, void *ctx);
 void sg__h_lists_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_analytics_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_token(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_items_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

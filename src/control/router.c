@@ -37,6 +37,7 @@ static const route routes[] = {
     {"POST", "/api/v1/lists", sg__h_lists_create, true, NULL, "list.create"},
     {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL, NULL},
     {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL, "list.update"},
+    {"GET", "/api/v1/lists/{}/analytics", sg__h_analytics_get, false, NULL, NULL},
     {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL, NULL},
     {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL, "item.create"},
     /* Before the {itemId} routes, which would otherwise take these two words. */

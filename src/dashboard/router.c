@@ -78,6 +78,7 @@ static const droute routes[] = {
     {"POST", API "/lists/{}/versions/{}/activate", DS, sg__h_version_activate, NULL, NULL,
      "version.activate", false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
+    {"GET", API "/lists/{}/analytics", V, NULL, sg__dh_analytics, NULL, NULL, false},
     {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},

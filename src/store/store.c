@@ -836,3 +836,33 @@ sg_err sg_store_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t writt
   if (!sg_store_keeps_artifacts(st) || !cb) return SG_E_INTERNAL;
   return st->ops->artifacts(st, cb, ctx);
 }
+
+sg_err sg_store_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                              const sg_analytics_row *rows, size_t n) {
+  if (!st || !shipment_id || !*shipment_id || (n && !rows)) return SG_E_INTERNAL;
+  for (size_t i = 0; i < n; i++) {
+    const sg_analytics_row *r = &rows[i];
+    bool ok = r->list_id && r->count >= 0 && r->no_result >= 0 && r->hour >= 0;
+    if (r->kind == 'q') ok = ok && r->q;
+    else if (r->kind == 's') ok = ok && r->q && r->item_id && r->position >= 1;
+    else if (r->kind == 'r') ok = ok && r->q && r->raw;
+    else if (r->kind != 'h') ok = false;
+    if (!ok) return SG_E_INVALID_REQUEST;
+  }
+  if (!st->ops->analytics_add) return sg__store_missing(st->ops, "analytics_add");
+  return st->ops->analytics_add(st, shipment_id, now_hour, rows, n);
+}
+
+sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                               int64_t to_hour, size_t top, json_t **out) {
+  if (!st || !list_id || !out || top == 0 || top > SG_STORE_MAX_PAGE || from_hour > to_hour)
+    return SG_E_INTERNAL;
+  if (!st->ops->analytics_read) return sg__store_missing(st->ops, "analytics_read");
+  return st->ops->analytics_read(st, list_id, from_hour, to_hour, top, out);
+}
+
+sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms) {
+  if (!st) return SG_E_INTERNAL;
+  if (!st->ops->analytics_expire) return sg__store_missing(st->ops, "analytics_expire");
+  return st->ops->analytics_expire(st, before_hour, before_ms);
+}

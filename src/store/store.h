@@ -545,4 +545,33 @@ bool sg_store_announces_work(const sg_store *st);
  * SG_E_NOT_FOUND at the timeout, SG_E_UNAVAILABLE when the database cannot be reached. */
 sg_err sg_store_wait_work(sg_store *st, int timeout_ms);
 
+/* ---- search analytics (DESIGN.md section 9; docs/ANALYTICS.md) ------------------------- */
+/* One row of a runtime's analytics shipment (state/state.h, sg_analytics_collect): kind
+ * 'h' (list, hour: count = queries, no_result), 'q' (list, hour, q: count, no_result),
+ * 's' (list, hour, q or "", item_id, position: count = selections), 'r' (list, hour, q,
+ * raw: count). hour = Unix seconds / 3600. Strings are borrowed. */
+typedef struct {
+  char kind;
+  const char *list_id, *q, *item_id, *raw;
+  int64_t hour, position, count, no_result;
+} sg_analytics_row;
+#define SG_STORE_ANALYTICS_Q_CAP 10000
+/* Adds a shipment's rows in one transaction, once per shipment_id: a shipment delivered
+ * again (a drain that died before acknowledging it) changes nothing. A q new to a list
+ * and hour that already holds SG_STORE_ANALYTICS_Q_CAP distinct q takes the place of
+ * the least counted one (ties: the bytewise greatest q) and starts at its counts plus
+ * its own (weighted Space-Saving: over by at most hour total / cap). */
+sg_err sg_store_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                              const sg_analytics_row *rows, size_t n);
+/* The analytics of list_id over hours [from_hour, to_hour): *out = {"days": [[day
+ * (Unix days), queries, noResult]…], "selectionDays": [[day, selections]…],
+ * "topQueries": [{"q","count","selections"}…], "topNoResultQueries": [{"q","count"}…],
+ * "topItems": [{"itemId","selections","positionSum"}…]}: at most top entries each,
+ * ordered as section 9 says (count descending, ties bytewise ascending). */
+sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                               int64_t to_hour, size_t top, json_t **out);
+/* Retention: deletes analytics of hours before before_hour, shipment ids recorded
+ * before it, and drained selection events before before_ms. */
+sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+
 #endif

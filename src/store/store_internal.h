@@ -161,6 +161,11 @@ struct sg_store_ops {
                         const char *prefix, size_t limit, const json_t *after, json_t **data,
                         bool *more);
   sg_err (*selections_add)(sg_store *st, const sg_selection_event *ev, size_t n);
+  sg_err (*analytics_add)(sg_store *st, const char *shipment_id, int64_t now_hour,
+                          const sg_analytics_row *rows, size_t n);
+  sg_err (*analytics_read)(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
+                           size_t top, json_t **out);
+  sg_err (*analytics_expire)(sg_store *st, int64_t before_hour, int64_t before_ms);
   sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                             json_t **out);
   /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to

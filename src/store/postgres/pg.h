@@ -270,6 +270,12 @@ sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *aft
 
 /* selections.c: selection events drained from a fleet's Redis stream. */
 sg_err sg__pg_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+/* analytics.c: search analytics (store.h). */
+sg_err sg__pg_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                            const sg_analytics_row *rows, size_t n);
+sg_err sg__pg_analytics_read(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
+                             size_t top, json_t **out);
+sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
 sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                               json_t **out);
 sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,

@@ -250,6 +250,12 @@ sg_err sg__sqlite_checkpoint(sg_store *st);
 sg_err sg__sqlite_secret(sg_store *st, const char *name, uint8_t out[32]);
 sg_err sg__sqlite_queue_depth(sg_store *st, int64_t *n);
 sg_err sg__sqlite_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+/* analytics.c: search analytics (store.h). */
+sg_err sg__sqlite_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                                const sg_analytics_row *rows, size_t n);
+sg_err sg__sqlite_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                                 int64_t to_hour, size_t top, json_t **out);
+sg_err sg__sqlite_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
 sg_err sg__sqlite_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                                   json_t **out);
 sg_err sg__sqlite_member_create(sg_store *st, const char *workspace_id, const char *email,
