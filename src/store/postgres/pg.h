@@ -286,6 +286,10 @@ sg_err sg__pg_edge_guard_get(sg_store *st, sg_edge_guard *out);
 sg_err sg__pg_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
 sg_err sg__pg_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
 
+/* versions.c: inside a transaction, makes a version the active one: p = {list_id, version
+ * number, now (Unix seconds), content hash}; the active one superseded, this one active
+ * since now, the list pointing at it. 0 or -1. Publishing and rollback share it. */
+int sg__pg_make_active(PGconn *c, const char *const p[4]);
 /* rollback.c */
 sg_err sg__pg_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
                                  int64_t number, const char *if_match, bool *changed, json_t **list_out);

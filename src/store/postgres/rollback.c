@@ -81,17 +81,7 @@ static sg_err reactivate_fn(PGconn *c, void *ctx) {
     return SG_E_VERSION_NOT_ACTIVATABLE;
   char num[24], now[24];
   const char *p[] = {x->list_id, sg__pg_int(x->number, num), sg__pg_int(sg_now_s(), now), x->hash};
-  if (sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
-               p) ||
-      sg__pg_x(c,
-               "UPDATE versions SET state='active', activated_at=$3::bigint WHERE list_id=$1"
-               " AND version_number=$2::bigint",
-               3, p) ||
-      sg__pg_x(c,
-               "UPDATE lists SET active_version_number=$2::bigint, active_content_hash=$4,"
-               " updated_at=$3::bigint WHERE id=$1",
-               4, p))
-    return SG_E_INTERNAL;
+  if (sg__pg_make_active(c, p)) return SG_E_INTERNAL;
   x->changed = true;
   json_decref(x->list);
   x->list = NULL;

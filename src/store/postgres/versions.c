@@ -263,6 +263,21 @@ typedef struct {
   json_t *list;
 } activate_ctx;
 
+int sg__pg_make_active(PGconn *c, const char *const p[4]) {
+  return sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
+                  p) ||
+                 sg__pg_x(c,
+                          "UPDATE versions SET state='active', activated_at=$3::bigint WHERE"
+                          " list_id=$1 AND version_number=$2::bigint",
+                          3, p) ||
+                 sg__pg_x(c,
+                          "UPDATE lists SET active_version_number=$2::bigint,"
+                          " active_content_hash=$4, updated_at=$3::bigint WHERE id=$1",
+                          4, p)
+             ? -1
+             : 0;
+}
+
 static sg_err activate_fn(PGconn *c, void *p_) {
   activate_ctx *x = p_;
   json_decref(x->list);
@@ -295,17 +310,7 @@ static sg_err activate_fn(PGconn *c, void *p_) {
   if (!*hash) return SG_E_PRECONDITION_FAILED;
   p[3] = hash;
   if (newer) {
-    if (sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
-                 p) ||
-        sg__pg_x(c,
-                 "UPDATE versions SET state='active', activated_at=$3::bigint WHERE list_id=$1"
-                 " AND version_number=$2::bigint",
-                 3, p) ||
-        sg__pg_x(c,
-                 "UPDATE lists SET active_version_number=$2::bigint, active_content_hash=$4,"
-                 " updated_at=$3::bigint WHERE id=$1",
-                 4, p))
-      return SG_E_INTERNAL;
+    if (sg__pg_make_active(c, p)) return SG_E_INTERNAL;
   } else if (sg__pg_x(c,
                       "UPDATE versions SET state='superseded' WHERE list_id=$1 AND"
                       " version_number=$2::bigint",

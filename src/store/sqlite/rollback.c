@@ -42,13 +42,6 @@ sg_err sg__sqlite_version_reactivate(sg_store *base, const char *workspace_id,
       "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";
   static const char q_busy[] = "SELECT 1 FROM versions WHERE list_id=? AND"
                                " state IN ('queued', 'staged') LIMIT 1";
-  static const char q_retire[] = "UPDATE versions SET state='superseded'"
-                                 " WHERE list_id=? AND state='active'";
-  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
-                             " WHERE list_id=?1 AND version_number=?2";
-  static const char q_point[] =
-      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
-      " WHERE id=?1";
   json_t *cur = NULL;
   char state[16] = "", hash[80] = "";
   int64_t now = sg_now_s();
@@ -99,18 +92,7 @@ sg_err sg__sqlite_version_reactivate(sg_store *base, const char *workspace_id,
     rc = SG_E_VERSION_NOT_ACTIVATABLE;
     goto end;
   }
-  if (!(s = sg__sq_prep(st, q_retire))) goto end;
-  sg__sq_text(s, 1, list_id);
-  if (sg__sq_run(st, s) < 0 || !(s = sg__sq_prep(st, q_on))) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  sqlite3_bind_int64(s, 3, now);
-  if (sg__sq_run(st, s) != 1 || !(s = sg__sq_prep(st, q_point))) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  sg__sq_text(s, 3, hash);
-  sqlite3_bind_int64(s, 4, now);
-  if (sg__sq_run(st, s) != 1) goto end;
+  if (sg__sq_make_active(st, list_id, number, hash, now)) goto end;
   *changed = true;
   json_decref(cur);
   cur = NULL;

@@ -302,6 +302,11 @@ sg_err sg__sqlite_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbea
 sg_err sg__sqlite_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
                          json_t **summary, char *err, size_t errsz);
 
+/* versions.c: inside a write transaction, makes version number (artifact hash) of
+ * list_id the active one: the active version superseded, this one active since now, the
+ * list pointing at it. 0 or -1. Publishing and rollback share it. */
+int sg__sq_make_active(sg__sq *st, const char *list_id, int64_t number, const char *hash,
+                       int64_t now);
 /* rollback.c */
 sg_err sg__sqlite_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
                                      int64_t number, const char *if_match, bool *changed, json_t **list_out);

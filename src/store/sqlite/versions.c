@@ -279,21 +279,38 @@ sg_err sg__sqlite_version_set_failed(sg_store *base, const char *list_id, int64_
   return transition(st, q, list_id, number, reason);
 }
 
+int sg__sq_make_active(sg__sq *st, const char *list_id, int64_t number, const char *hash,
+                       int64_t now) {
+  static const char q_retire[] = "UPDATE versions SET state='superseded'"
+                                 " WHERE list_id=? AND state='active'";
+  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
+                             " WHERE list_id=?1 AND version_number=?2";
+  static const char q_point[] =
+      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
+      " WHERE id=?1";
+  sqlite3_stmt *s = sg__sq_prep(st, q_retire);
+  if (!s) return -1;
+  sg__sq_text(s, 1, list_id);
+  if (sg__sq_run(st, s) < 0 || !(s = sg__sq_prep(st, q_on))) return -1;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sqlite3_bind_int64(s, 3, now);
+  if (sg__sq_run(st, s) != 1 || !(s = sg__sq_prep(st, q_point))) return -1;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sg__sq_text(s, 3, hash);
+  sqlite3_bind_int64(s, 4, now);
+  return sg__sq_run(st, s) == 1 ? 0 : -1;
+}
+
 sg_err sg__sqlite_version_activate(sg_store *base, const char *workspace_id, const char *list_id,
                                    int64_t number, bool *activated, json_t **list_out) {
   sg__sq *st = sg__sq_of(base);
   static const char q_ver[] =
       "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";
   static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
-  static const char q_retire[] = "UPDATE versions SET state='superseded'"
-                                 " WHERE list_id=? AND state='active'";
-  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
-                             " WHERE list_id=?1 AND version_number=?2";
   static const char q_stale[] = "UPDATE versions SET state='superseded'"
                                 " WHERE list_id=?1 AND version_number=?2";
-  static const char q_point[] =
-      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
-      " WHERE id=?1";
   sg_err rc = SG_E_INTERNAL;
   char hash[80] = "";
   bool newer = false;
@@ -327,20 +344,7 @@ sg_err sg__sqlite_version_activate(sg_store *base, const char *workspace_id, con
   newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
   sqlite3_reset(s);
   if (newer) {
-    if (!(s = sg__sq_prep(st, q_retire))) goto end;
-    sg__sq_text(s, 1, list_id);
-    if (sg__sq_run(st, s) < 0) goto end;
-    if (!(s = sg__sq_prep(st, q_on))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    sqlite3_bind_int64(s, 3, now);
-    if (sg__sq_run(st, s) != 1) goto end;
-    if (!(s = sg__sq_prep(st, q_point))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    sg__sq_text(s, 3, hash);
-    sqlite3_bind_int64(s, 4, now);
-    if (sg__sq_run(st, s) != 1) goto end;
+    if (sg__sq_make_active(st, list_id, number, hash, now)) goto end;
   } else {
     if (!(s = sg__sq_prep(st, q_stale))) goto end;
     sg__sq_text(s, 1, list_id);
