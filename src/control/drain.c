@@ -7,7 +7,10 @@
  * required. An entry is acknowledged (XACK) and deleted (XDEL) only after the store
  * committed it; storing is idempotent (sg_store_selections_add), so an entry delivered
  * again — the process died between commit and XACK — costs nothing. Entries left
- * pending by a dead process are claimed (XAUTOCLAIM) once idle for CLAIM_IDLE_MS.
+ * pending by a dead process are claimed (XAUTOCLAIM) once idle for CLAIM_IDLE_MS (Redis
+ * measures the idle time on its own clock, so the hosts' clocks do not matter), looked for
+ * every CLAIM_EVERY_MS; the scan's cursor is kept between calls, so a long pending list is
+ * walked to its end rather than its first BATCH entries over and over.
  * An entry that is not a valid event is logged, acknowledged and deleted: kept, it would
  * be retried forever.
  */
@@ -36,6 +39,8 @@ struct sg__drain {
   sg_redisx *x;
   char stream[120]; /* "<prefix>:state:selections" */
   char consumer[96];
+  int claim_idle_ms, claim_every_ms;
+  char claim_cursor[48]; /* XAUTOCLAIM's next start ("0-0": from the beginning) */
   atomic_bool stop;
   pthread_t thread;
 };
@@ -163,11 +168,20 @@ static void *drain_main(void *arg) {
     }
     int64_t now = sg_mono_ms();
     const redisReply *entries = NULL;
-    if (now - last_claim >= CLAIM_EVERY_MS) {
+    if (now - last_claim >= d->claim_every_ms) {
       last_claim = now;
-      r = sg_redisx_cmd(d->x, "XAUTOCLAIM %s %s %s %d 0-0 COUNT %d", d->stream,
-                        SG_STATE_STREAM_GROUP, d->consumer, CLAIM_IDLE_MS, BATCH);
-      if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) entries = r->element[1];
+      r = sg_redisx_cmd(d->x, "XAUTOCLAIM %s %s %s %d %s COUNT %d", d->stream,
+                        SG_STATE_STREAM_GROUP, d->consumer, d->claim_idle_ms, d->claim_cursor,
+                        BATCH);
+      /* [next cursor, [entries], [deleted ids]] */
+      if (r && r->type == REDIS_REPLY_ARRAY && r->elements >= 2) {
+        entries = r->element[1];
+        const redisReply *next = r->element[0];
+        bool more = next->type == REDIS_REPLY_STRING && next->len < sizeof d->claim_cursor &&
+                    strcmp(next->str, "0-0") != 0;
+        snprintf(d->claim_cursor, sizeof d->claim_cursor, "%s", more ? next->str : "0-0");
+        if (more) last_claim = now - d->claim_every_ms; /* the rest of the scan at once */
+      }
     } else {
       r = sg_redisx_cmd(d->x, "XREADGROUP GROUP %s %s COUNT %d BLOCK %d STREAMS %s %s",
                         SG_STATE_STREAM_GROUP, d->consumer, BATCH, BLOCK_MS, d->stream,
@@ -195,9 +209,20 @@ static void *drain_main(void *arg) {
 }
 
 int sg__drain_start(sg_store *store, const char *url, sg__drain **out) {
+  return sg__drain_start_claiming(store, url, CLAIM_IDLE_MS, out);
+}
+
+int sg__drain_start_claiming(sg_store *store, const char *url, int claim_idle_ms,
+                             sg__drain **out) {
+  if (claim_idle_ms <= 0) return -1;
   sg__drain *d = calloc(1, sizeof *d);
   if (!d) return -1;
   d->store = store;
+  d->claim_idle_ms = claim_idle_ms;
+  /* Looked for six times per idle time, at most every CLAIM_EVERY_MS, at least every 100 ms. */
+  d->claim_every_ms = claim_idle_ms / 6 < CLAIM_EVERY_MS ? claim_idle_ms / 6 : CLAIM_EVERY_MS;
+  if (d->claim_every_ms < 100) d->claim_every_ms = 100;
+  snprintf(d->claim_cursor, sizeof d->claim_cursor, "0-0");
   sg_redisx_url u;
   char err[256];
   if (sg_redisx_parse(url, &u, err, sizeof err) ||
