@@ -33,6 +33,10 @@ struct sg_control {
  * spec or no resources. */
 typedef struct sg__drain sg__drain;
 int sg__drain_start(sg_store *store, const char *spec, sg__drain **out);
+/* As sg__drain_start, with the idle time (ms, > 0) after which another consumer's
+ * unacknowledged entries are claimed instead of the default 30 s (tests shorten it). */
+int sg__drain_start_claiming(sg_store *store, const char *spec, int claim_idle_ms,
+                             sg__drain **out);
 /* Stops it (within about half a second) and frees it; NULL is fine. */
 void sg__drain_stop(sg__drain *d);
 /* Parses one event line of the stream (the runtime's JSON object, at most 8 KiB) into ev,

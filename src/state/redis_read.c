@@ -26,7 +26,6 @@
 #include "state/internal.h"
 #include "state/keys.h"
 
-#define CLAIM_IDLE_MS 30000
 #define CLAIM_EVERY_MS 5000
 #define KEY_MAX 512
 
@@ -39,6 +38,9 @@ typedef struct {
   bool own_pending; /* read our own unacknowledged entries first ("0") */
   bool failing;     /* the group could not be made (logged once) */
   int64_t last_claim;
+  /* Where the claim scan (XAUTOCLAIM) goes on: a long pending list is walked to its end
+   * across calls rather than its first entries over and over. */
+  char claim_cursor[48];
   redisReply *last; /* the reply the last read handed out */
 } cursor;
 
@@ -155,11 +157,24 @@ static int cursor_next(redis_reader *r, cursor *cu, const char *consumer, int bl
   }
   int64_t now = sg_mono_ms();
   const redisReply *entries = NULL;
-  if (now - cu->last_claim >= CLAIM_EVERY_MS) {
+  /* Looked for six times per idle time, at most every CLAIM_EVERY_MS, at least every 100 ms. */
+  int idle = r->base.claim_idle_ms > 0 ? r->base.claim_idle_ms : SG_STATE_CLAIM_IDLE_MS;
+  int64_t every = idle / 6 < CLAIM_EVERY_MS ? idle / 6 : CLAIM_EVERY_MS;
+  if (every < 100) every = 100;
+  if (!cu->claim_cursor[0]) snprintf(cu->claim_cursor, sizeof cu->claim_cursor, "0-0");
+  if (now - cu->last_claim >= every) {
     cu->last_claim = now;
-    rep = sg_redisx_cmd(x, "XAUTOCLAIM %s %s %s %d 0-0 COUNT %d", cu->stream, SG_STATE_STREAM_GROUP,
-                        consumer, CLAIM_IDLE_MS, cu->max);
-    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements >= 2) entries = rep->element[1];
+    rep = sg_redisx_cmd(x, "XAUTOCLAIM %s %s %s %d %s COUNT %d", cu->stream, SG_STATE_STREAM_GROUP,
+                        consumer, idle, cu->claim_cursor, cu->max);
+    /* [next cursor, [entries], [deleted ids]] */
+    if (rep && rep->type == REDIS_REPLY_ARRAY && rep->elements >= 2) {
+      entries = rep->element[1];
+      const redisReply *next = rep->element[0];
+      bool more = next->type == REDIS_REPLY_STRING && next->len < sizeof cu->claim_cursor &&
+                  strcmp(next->str, "0-0") != 0;
+      snprintf(cu->claim_cursor, sizeof cu->claim_cursor, "%s", more ? next->str : "0-0");
+      if (more) cu->last_claim = now - every; /* the rest of the scan at once */
+    }
   } else {
     rep = sg_redisx_cmd(x, "XREADGROUP GROUP %s %s COUNT %d BLOCK %d STREAMS %s %s",
                         SG_STATE_STREAM_GROUP, consumer, cu->max, block_ms, cu->stream,

@@ -61,8 +61,10 @@ int sg_state_reader_open(const char *spec, int timeout_ms, sg_state_reader **out
     errno = EINVAL;
     return -1;
   }
-  return b == SG_STATE_REDIS ? sg__state_redis_reader_open(spec, timeout_ms, out)
-                             : sg__state_local_reader_open(spec, out);
+  int rc = b == SG_STATE_REDIS ? sg__state_redis_reader_open(spec, timeout_ms, out)
+                               : sg__state_local_reader_open(spec, out);
+  if (rc == 0) (*out)->claim_idle_ms = SG_STATE_CLAIM_IDLE_MS;
+  return rc;
 }
 
 void sg__state_month_text(int64_t unix_s, char out[40]) {

@@ -283,7 +283,12 @@ typedef struct {
 
 struct sg_state_reader {
   const sg_state_reader_ops *ops;
+  /* How long (ms) another consumer's entry stays unacknowledged before events_next and
+   * analytics_next claim it (Redis measures it on its own clock, so hosts' clocks do not
+   * matter); SG_STATE_CLAIM_IDLE_MS unless sg_state_reader_set_claim_idle changed it. */
+  int claim_idle_ms;
 };
+#define SG_STATE_CLAIM_IDLE_MS 30000
 
 /* Opens a reader of the state named by spec (sg_state_backend_of). Nothing is created or
  * connected yet: a local reader of a directory that does not exist reads as empty; a
@@ -317,6 +322,10 @@ static inline int sg_state_analytics_next(sg_state_reader *r, const char *consum
 }
 static inline int sg_state_analytics_ack(sg_state_reader *r, const sg_state_event *ev, size_t n) {
   return r->ops->analytics_ack(r, ev, n);
+}
+/* Shortens (or lengthens) the claim idle time, ms > 0 (tests). */
+static inline void sg_state_reader_set_claim_idle(sg_state_reader *r, int ms) {
+  if (r && ms > 0) r->claim_idle_ms = ms;
 }
 static inline void sg_state_reader_close(sg_state_reader *r) {
   if (r) r->ops->close(r);

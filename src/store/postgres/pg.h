@@ -19,6 +19,12 @@
 
 extern const char *const sg__pg_migrations[];
 
+/* The database server's clock in ms since the epoch, as an SQL expression. Every lease
+ * (a claimed version, an in-flight idempotency record) is taken, renewed and checked
+ * against it, never against the clock of the process that asks: the processes of a fleet
+ * run on hosts whose clocks drift apart, the database is the one clock they share. */
+#define SG__PG_NOW_MS "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint"
+
 typedef struct sg__pg sg__pg;
 struct sg__pg {
   sg_store base;  /* first: sg__pg_of converts back */

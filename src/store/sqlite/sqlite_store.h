@@ -119,6 +119,12 @@ sg_err sg__sq_list_writable(sg__sq *st, const char *workspace_id, const char *li
  * Returns 0 and *clock, or -1. */
 int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock);
 /* The item columns, in the order sg__sq_item_row reads them. */
+/* SQLite's clock (the host's, read by SQLite itself) in ms since the epoch, as an SQL
+ * expression. Publish leases are taken and checked against it rather than against the
+ * service clock of the asking process, as the PostgreSQL backend uses the database's
+ * clock: every process of one store sees the same time for a lease. */
+#define SG__SQ_NOW_MS "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+
 #define SG__SQ_ITEM_COLS SG__STORE_ITEM_COLS
 /* Builds the API representation of the item row under s (SG__SQ_ITEM_COLS first). */
 json_t *sg__sq_item_row(sqlite3_stmt *s);

@@ -440,8 +440,8 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
       " v.locale_policy, l.workspace_id, v.queued_async, v.lease_owner, v.lease_until_ms,"
       " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
-      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
-      " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active')),"
+      " " SG__SQ_NOW_MS " FROM versions v JOIN lists l ON l.id=v.list_id"
       " WHERE v.list_id=? AND v.version_number=?";
   static const char q_coalesce[] =
       "UPDATE versions SET state='superseded', lease_owner=NULL, lease_until_ms=NULL"
@@ -450,7 +450,7 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
       "UPDATE versions SET attempts=attempts+1, lease_owner=?3, lease_until_ms=?4"
       " WHERE list_id=?1 AND version_number=?2";
   memset(job, 0, sizeof *job);
-  int64_t now = sg_now_ms();
+  int64_t now = 0; /* the lease's clock: SQLite's, read with the version */
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
@@ -466,6 +466,7 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
   }
   read_job(s, list_id, number, job);
   bool async = sqlite3_column_int(s, 7) != 0;
+  now = sqlite3_column_int64(s, 11);
   bool busy = leased_elsewhere(sg__sq_col(s, 8), sqlite3_column_int64(s, 9), now);
   bool newer = sqlite3_column_int(s, 10) != 0;
   sqlite3_reset(s);
@@ -500,14 +501,14 @@ out:
 
 sg_err sg__sqlite_version_leases_renew(sg_store *base, int64_t lease_ms) {
   sg__sq *st = sg__sq_of(base);
-  static const char q[] = "UPDATE versions SET lease_until_ms=?2"
+  static const char q[] = "UPDATE versions SET lease_until_ms=" SG__SQ_NOW_MS "+?2"
                           " WHERE lease_owner=?1 AND state IN ('queued', 'staged')";
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (s) {
     sg__sq_text(s, 1, sg__store_self_owner());
-    sqlite3_bind_int64(s, 2, sg_now_ms() + lease_ms);
+    sqlite3_bind_int64(s, 2, lease_ms);
     if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
   }
   pthread_mutex_unlock(&st->mu);
@@ -531,10 +532,11 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   sg__sq *st = sg__sq_of(base);
   /* Workspaces after after_workspace first (false sorts before true), then wrapping. */
   static const char q[] =
-      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms"
-      " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms,"
+      " " SG__SQ_NOW_MS " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.state IN ('queued', 'staged')"
       " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=?2)"
-      " AND (v.lease_owner IS NULL OR v.lease_until_ms<?3 OR v.lease_owner LIKE ?4)"
+      " AND (v.lease_owner IS NULL OR v.lease_until_ms<" SG__SQ_NOW_MS " OR v.lease_owner LIKE ?4)"
       " ORDER BY l.workspace_id<=?1, l.workspace_id, v.rowid LIMIT ?5";
   char host[300];
   const char *me = sg__store_self_owner();
@@ -543,7 +545,6 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   /* The host part is a hostname (no LIKE wildcards in practice; a stray one only widens
    * the candidates, which the check below filters anyway). */
   snprintf(host, sizeof host, "%.*s %%", hl, me);
-  int64_t now = sg_now_ms();
   *found = false;
   sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
@@ -551,12 +552,13 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   if (s) {
     sg__sq_text(s, 1, after_workspace ? after_workspace : "");
     sqlite3_bind_int64(s, 2, sg_now_s() - fresh_s);
-    sqlite3_bind_int64(s, 3, now);
     sg__sq_text(s, 4, host);
     sqlite3_bind_int64(s, 5, NEXT_BATCH);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-      if (leased_elsewhere(sg__sq_col(s, 3), sqlite3_column_int64(s, 4), now)) continue;
+      if (leased_elsewhere(sg__sq_col(s, 3), sqlite3_column_int64(s, 4),
+                           sqlite3_column_int64(s, 5)))
+        continue;
       snprintf(out->list_id, sizeof out->list_id, "%s", sg__sq_col(s, 0));
       snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 1));
       out->number = sqlite3_column_int64(s, 2);
