@@ -290,3 +290,31 @@ test('data_steward: rollback from the version history, and a viewer has no butto
   assert.equal(refused.status, 403);
   await viewer.ctx.close();
 });
+
+test('first hour: nothing says "Signed in as ()" while signed out, a favicon, items by value, "unlimited" quotas', { skip }, async () => {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  await page.goto(srv.control + '/dashboard/');
+  await page.waitForSelector('#signin:not([hidden])');
+  // The session bar is hidden (CSS once overrode the hidden attribute with display:flex).
+  assert.equal(await page.$eval('#session', (e) => getComputedStyle(e).display), 'none');
+  assert.ok(!(await page.evaluate(() => document.body.innerText)).includes('Signed in as'));
+  const icon = await page.$eval('link[rel=icon]', (e) => e.href);
+  const fav = await page.evaluate(async (u) => { const r = await fetch(u); return [r.status, r.headers.get('content-type')]; }, icon);
+  assert.deepEqual(fav, [200, 'image/svg+xml']);
+  await ctx.close();
+
+  const { ctx: c2, page: p2 } = await signIn('owner');
+  await go(p2, '#/lists');
+  const created = await pageFetch(p2, 'POST', '/lists', { name: 'Sorted' });
+  for (const value of ['Zagreb', 'Amsterdam', 'Madrid'])
+    assert.equal((await pageFetch(p2, 'POST', `/lists/${created.body.id}/items`, { value })).status, 201);
+  await go(p2, `#/lists/${created.body.id}`);
+  await p2.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 3);
+  const values = await p2.$$eval('#items tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(values, ['Amsterdam', 'Madrid', 'Zagreb']);
+  await go(p2, '#/usage');
+  await p2.waitForFunction(() => /unlimited/.test(document.body.innerText));
+  assert.ok(!/\bnone\b/.test(await p2.evaluate(() => document.querySelector('main').innerText)));
+  await c2.close();
+});

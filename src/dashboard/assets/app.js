@@ -486,8 +486,9 @@ async function itemsArea(box, l) {
 async function loadItems(box, l, q, cursor) {
   const qs = new URLSearchParams({ limit: '20' });
   if (cursor) qs.set('cursor', cursor);
-  let path = '/lists/' + l.id + '/items';
-  if (q) { qs.set('q', q); path += '/search'; }
+  // By value (the search route without a prefix lists every item that way), not by id.
+  const path = '/lists/' + l.id + '/items/search';
+  qs.set('q', q || '');
   const r = await api('GET', path + '?' + qs);
   if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
   box.replaceChildren(table(['Value', 'Display value', 'Rank', 'Id', ''], r.body.data.map((it) =>
@@ -628,7 +629,7 @@ async function pageUsage(view) {
       'This control plane cannot read the runtime\'s query counts, so the counts below are unknown (—), not zero. ' +
       'Start it with the runtime\'s data directory (suggestd serve, or suggestd control --data-dir) to see them.'));
   view.append(table(['Application', 'Queries in ' + u.month, 'Monthly quota', 'Share'], u.applications.map((a) =>
-    tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'none' : String(a.monthlyQuota),
+    tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'unlimited' : String(a.monthlyQuota),
       a.monthlyQuota && a.used !== null
         ? h('meter', { min: 0, max: a.monthlyQuota, value: a.used, high: 0.9 * a.monthlyQuota, 'aria-label': a.name + ' share of quota',
           title: Math.round((100 * a.used) / a.monthlyQuota) + '%' })
