@@ -97,6 +97,13 @@ bool sg__bcp47_valid(const char *t);
 /* Sends a version with its ETag header (the quoted contentHash, when it has one) and a
  * Location header; req->params[0] is the list id. Steals version. */
 void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version);
+/* The same for a version of list_id (a route whose path names another list). */
+void sg__send_version_of(sg_req *req, sg_resp *resp, int status, const char *list_id,
+                         json_t *version);
+/* Publishes list_id's current items and answers as POST …/versions does (versions_create.c):
+ * 200 with the resolved version, 202 with the queued one, or an error. */
+void sg__publish_respond(sg_control *c, const sg_principal *who, const char *list_id, sg_req *req,
+                         sg_resp *resp);
 
 /* Validates a POST /lists/{id}/items body. On success returns a new object holding every
  * item field with its default applied (value, displayValue, aliases, rank, parentId,
@@ -186,6 +193,7 @@ void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, s
 void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_activate(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_query_suggestions(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
