@@ -47,6 +47,13 @@ typedef struct sg__analytics_drain sg__analytics_drain;
 int sg__analytics_drain_start(sg_store *store, const char *spec, uint32_t retention_days,
                               sg__analytics_drain **out);
 void sg__analytics_drain_stop(sg__analytics_drain *d);
+/* What a drain did (for the metrics): shipments stored (a shipment delivered again
+ * counts again, the store applies it once) and their rows, shipments dropped as invalid,
+ * and store failures (the shipment is retried). d may be NULL (all zero). */
+typedef struct {
+  uint64_t stored, rows, invalid, failures;
+} sg__analytics_drain_counts;
+void sg__analytics_drain_stats(const sg__analytics_drain *d, sg__analytics_drain_counts *out);
 /* Parses one shipment (state/state.h, sg_analytics_collect) into rows whose strings
  * point into *json (the caller frees *rows and decrefs *json, also on failure). */
 int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char **id,
