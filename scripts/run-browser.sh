@@ -12,4 +12,4 @@ if [ "${CI:-}" != "true" ] && ! [ -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}"
   echo "browser tests will be SKIPPED: no /usr/bin/chromium (scripts/deps.sh installs it)" >&2
 fi
 exec node --test client.test.mjs types.test.mjs browser.test.mjs byow.test.mjs dashboard.test.mjs \
-  dashboard-pages.test.mjs "$@"
+  dashboard-pages.test.mjs dashboard-analytics.test.mjs "$@"

@@ -79,7 +79,9 @@
     "(--max-publishable-keys-per-application).")                                                   \
   X(SECRET_KEY_LIMIT, 409, "invalid_request", "secret_key_limit_reached",                          \
     "The application has as many active secret keys as it may "                                    \
-    "(--max-secret-keys-per-application).")
+    "(--max-secret-keys-per-application).")                                                        \
+  X(NO_QUALIFYING_QUERIES, 409, "invalid_request", "no_qualifying_queries",                        \
+    "No query of the source list has enough selections in the period; nothing changed.")
 
 typedef enum {
 #define SG__ERR_ENUM(name, status, code, reason, msg) SG_E_##name,

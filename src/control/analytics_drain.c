@@ -32,6 +32,8 @@ struct sg__analytics_drain {
   char consumer[96];
   atomic_bool stop;
   pthread_t thread;
+  /* For the metrics (sg__analytics_drain_stats). */
+  _Atomic uint64_t stored, rows, invalid, failures;
 };
 
 static const char *str_at(json_t *a, size_t i) { return json_string_value(json_array_get(a, i)); }
@@ -100,14 +102,20 @@ static int store_one(sg__analytics_drain *d, const sg_state_event *e) {
   int rc = 0;
   if (!e->line || sg__analytics_parse(e->line, e->len, &json, &id, &rows, &n)) {
     fprintf(stderr, "{\"error\":\"analytics drain: %s is not a shipment; dropped\"}\n", e->id);
+    atomic_fetch_add(&d->invalid, 1);
   } else {
     sg_err err = sg_store_analytics_add(d->store, id, sg_now_s() / 3600, rows, n);
     if (err == SG_E_INVALID_REQUEST) {
       fprintf(stderr, "{\"error\":\"analytics drain: %s holds an invalid row; dropped\"}\n", e->id);
+      atomic_fetch_add(&d->invalid, 1);
     } else if (err != SG_E_OK) {
       fprintf(stderr, "{\"error\":\"analytics drain: store failed (%s); retrying\"}\n",
               sg_err_code(err));
+      atomic_fetch_add(&d->failures, 1);
       rc = -1;
+    } else {
+      atomic_fetch_add(&d->stored, 1);
+      atomic_fetch_add(&d->rows, n);
     }
   }
   free(rows);
@@ -181,4 +189,14 @@ void sg__analytics_drain_stop(sg__analytics_drain *d) {
   pthread_join(d->thread, NULL);
   sg_state_reader_close(d->state);
   free(d);
+}
+
+void sg__analytics_drain_stats(const sg__analytics_drain *d, sg__analytics_drain_counts *out) {
+  *out = (sg__analytics_drain_counts){0};
+  if (!d) return;
+  sg__analytics_drain *m = (sg__analytics_drain *)d;
+  out->stored = atomic_load(&m->stored);
+  out->rows = atomic_load(&m->rows);
+  out->invalid = atomic_load(&m->invalid);
+  out->failures = atomic_load(&m->failures);
 }

@@ -51,6 +51,13 @@ typedef struct sg__analytics_drain sg__analytics_drain;
 int sg__analytics_drain_start(sg_store *store, const char *spec, uint32_t retention_days,
                               sg__analytics_drain **out);
 void sg__analytics_drain_stop(sg__analytics_drain *d);
+/* What a drain did (for the metrics): shipments stored (a shipment delivered again
+ * counts again, the store applies it once) and their rows, shipments dropped as invalid,
+ * and store failures (the shipment is retried). d may be NULL (all zero). */
+typedef struct {
+  uint64_t stored, rows, invalid, failures;
+} sg__analytics_drain_counts;
+void sg__analytics_drain_stats(const sg__analytics_drain *d, sg__analytics_drain_counts *out);
 /* Parses one shipment (state/state.h, sg_analytics_collect) into rows whose strings
  * point into *json (the caller frees *rows and decrefs *json, also on failure). */
 int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char **id,
@@ -101,6 +108,13 @@ bool sg__bcp47_valid(const char *t);
 /* Sends a version with its ETag header (the quoted contentHash, when it has one) and a
  * Location header; req->params[0] is the list id. Steals version. */
 void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version);
+/* The same for a version of list_id (a route whose path names another list). */
+void sg__send_version_of(sg_req *req, sg_resp *resp, int status, const char *list_id,
+                         json_t *version);
+/* Publishes list_id's current items and answers as POST …/versions does (versions_create.c):
+ * 200 with the resolved version, 202 with the queued one, or an error. */
+void sg__publish_respond(sg_control *c, const sg_principal *who, const char *list_id, sg_req *req,
+                         sg_resp *resp);
 
 /* Validates a POST /lists/{id}/items body. On success returns a new object holding every
  * item field with its default applied (value, displayValue, aliases, rank, parentId,
@@ -190,6 +204,7 @@ void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, s
 void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_activate(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_query_suggestions(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

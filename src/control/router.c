@@ -38,6 +38,8 @@ static const route routes[] = {
     {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL, NULL},
     {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL, "list.update"},
     {"GET", "/api/v1/lists/{}/analytics", sg__h_analytics_get, false, NULL, NULL},
+    {"POST", "/api/v1/lists/{}/query-suggestions", sg__h_query_suggestions, true, NULL,
+     "list.query_suggestions"},
     {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL, NULL},
     {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL, "item.create"},
     /* Before the {itemId} routes, which would otherwise take these two words. */

@@ -79,6 +79,8 @@ static const droute routes[] = {
      "version.activate", false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
     {"GET", API "/lists/{}/analytics", V, NULL, sg__dh_analytics, NULL, NULL, false},
+    {"POST", API "/lists/{}/query-suggestions", DS, sg__h_query_suggestions, NULL, NULL,
+     "list.query_suggestions", true},
     {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},

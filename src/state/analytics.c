@@ -53,6 +53,9 @@ struct sg_analytics {
   pthread_mutex_t mu; /* the shard list */
   shard *shards;
   _Atomic uint64_t dropped;
+  /* Queries served and selections counted into shipments so far (the shipper adds them
+   * when it takes a shipment's cells: nothing on the request path). */
+  _Atomic uint64_t queries, selections;
 };
 
 static _Atomic uint64_t next_serial = 1;
@@ -225,6 +228,11 @@ void sg_analytics_selection(sg_analytics *a, const char *list_id, int64_t now_s,
   if (!ok) atomic_fetch_add(&a->dropped, 1);
 }
 
+void sg_analytics_totals(const sg_analytics *a, uint64_t *queries, uint64_t *selections) {
+  *queries = a ? atomic_load(&((sg_analytics *)a)->queries) : 0;
+  *selections = a ? atomic_load(&((sg_analytics *)a)->selections) : 0;
+}
+
 uint64_t sg_analytics_dropped(const sg_analytics *a) {
   return a ? atomic_load(&((sg_analytics *)a)->dropped) : 0;
 }
@@ -292,11 +300,17 @@ int sg_analytics_collect(sg_analytics *a, sg_buf *out, size_t *rows) {
   sg_random_id("shp_", id, sizeof id); /* the store applies a shipment id once */
   int rc = sg_buf_printf(out, "{\"id\":\"%s\",\"rows\":[", id);
   bool first = true;
+  uint64_t nq = 0, ns = 0;
   for (size_t i = 0; i < merged.cap && !rc; i++)
     if (merged.slots[i]) {
-      rc = put_row(out, merged.slots[i], &first);
+      const cell *c = merged.slots[i];
+      if (c->key[0] == 'h') nq += (uint64_t)c->a;
+      if (c->key[0] == 's') ns += (uint64_t)c->a;
+      rc = put_row(out, c, &first);
       (*rows)++;
     }
+  atomic_fetch_add(&a->queries, nq);
+  atomic_fetch_add(&a->selections, ns);
   rc = rc || sg_buf_puts(out, "]}");
   table_free(&merged);
   return rc ? -1 : 0;

@@ -99,11 +99,14 @@ static int send_pending(sg_rt_state *st) {
   while (done < st->n_pending &&
          st->ops->analytics_ship(st, st->pending[done].id, st->pending[done].doc,
                                  st->pending[done].len) == 0) {
+    atomic_fetch_add(&st->an_shipped, 1);
+    atomic_fetch_add(&st->an_rows, st->pending[done].rows);
     free(st->pending[done].doc);
     done++;
   }
   memmove(st->pending, st->pending + done, (st->n_pending - done) * sizeof st->pending[0]);
   st->n_pending -= done;
+  atomic_store(&st->an_pending, st->n_pending);
   return st->n_pending ? -1 : 0;
 }
 
@@ -118,6 +121,7 @@ int sg_rt_state_analytics_ship(sg_rt_state *st) {
       /* The backend has been away for a long time: the oldest interval is lost. */
       fprintf(stderr, "{\"error\":\"analytics: backend unavailable; oldest shipment dropped\"}\n");
       free(st->pending[0].doc);
+      atomic_fetch_add(&st->an_lost, 1);
       memmove(st->pending, st->pending + 1, (st->n_pending - 1) * sizeof st->pending[0]);
       st->n_pending--;
     }
@@ -127,11 +131,24 @@ int sg_rt_state_analytics_ship(sg_rt_state *st) {
     size_t n = st->n_pending;
     snprintf(st->pending[n].id, sizeof st->pending[n].id, "%.*s", (int)(q ? q - id : 0), id);
     st->pending[n].len = b.len;
+    st->pending[n].rows = rows;
     st->pending[n].doc = sg_buf_steal(&b, NULL);
     st->n_pending++;
   }
   sg_buf_free(&b);
   return send_pending(st);
+}
+
+void sg_rt_state_analytics_stats(sg_rt_state *st, sg_rt_analytics_stats *out) {
+  *out = (sg_rt_analytics_stats){0};
+  if (!st || !st->analytics) return;
+  out->on = true;
+  sg_analytics_totals(st->analytics, &out->queries, &out->selections);
+  out->dropped_keys = sg_analytics_dropped(st->analytics);
+  out->shipments = atomic_load(&st->an_shipped);
+  out->rows = atomic_load(&st->an_rows);
+  out->shipments_lost = atomic_load(&st->an_lost);
+  out->pending = atomic_load(&st->an_pending);
 }
 
 int sg_rt_state_flush(sg_rt_state *st, int64_t now_s) {

@@ -107,6 +107,8 @@ void sg_analytics_selection(sg_analytics *a, const char *list_id, int64_t now_s,
                             int64_t position);
 /* Keys that could not be counted (a shard full between shipments, no memory). */
 uint64_t sg_analytics_dropped(const sg_analytics *a);
+/* Queries served and selections counted into shipments so far (a NULL a: zeros). */
+void sg_analytics_totals(const sg_analytics *a, uint64_t *queries, uint64_t *selections);
 /* The shipper (one thread): takes everything counted so far and appends one shipment
  * to out: {"id":"shp_…","rows":[["h",list,hour,queries,noResult],
  * ["q",list,hour,q,count,noResult],["s",list,hour,q|"",item,position,selections],
@@ -166,11 +168,27 @@ struct sg_rt_state {
   int64_t analytics_last_ship;
   struct {
     char *doc;
-    size_t len;
+    size_t len, rows;
     char id[40];
   } pending[SG_ANALYTICS_PENDING];
   size_t n_pending;
+  /* For the metrics (read by the scraping thread): shipments the backend took, their
+   * rows, shipments lost while it was away, and how many wait. */
+  _Atomic uint64_t an_shipped, an_rows, an_lost;
+  _Atomic size_t an_pending;
 };
+
+/* The analytics figures of the runtime's metrics (docs/OBSERVABILITY.md); all zero when
+ * analytics are off. Any thread. */
+typedef struct {
+  bool on;
+  uint64_t queries, selections; /* counted into shipments */
+  uint64_t dropped_keys;        /* could not be counted */
+  uint64_t shipments, rows;     /* taken by the backend */
+  uint64_t shipments_lost;      /* dropped while the backend was away too long */
+  uint64_t pending;             /* waiting for the backend */
+} sg_rt_analytics_stats;
+void sg_rt_state_analytics_stats(sg_rt_state *st, sg_rt_analytics_stats *out);
 
 /* Turns analytics counting on (sg_rt_state_analytics then answers the aggregator). */
 int sg_rt_state_analytics_on(sg_rt_state *st);

@@ -866,3 +866,10 @@ sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t befo
   if (!st->ops->analytics_expire) return sg__store_missing(st->ops, "analytics_expire");
   return st->ops->analytics_expire(st, before_hour, before_ms);
 }
+
+sg_err sg_store_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+                                  int64_t to_hour, int64_t min_selections, json_t **out) {
+  if (!st || !list_id || !out || from_hour > to_hour || min_selections < 1) return SG_E_INTERNAL;
+  if (!st->ops->analytics_suggest) return sg__store_missing(st->ops, "analytics_suggest");
+  return st->ops->analytics_suggest(st, list_id, from_hour, to_hour, min_selections, out);
+}

@@ -573,5 +573,12 @@ sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_h
 /* Retention: deletes analytics of hours before before_hour, shipment ids recorded
  * before it, and drained selection events before before_ms. */
 sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+/* Query suggestions (DESIGN.md section 9, control/query_suggestions.c): the normalised
+ * queries (never "") of list_id's selection reports over hours [from_hour, to_hour) that
+ * have at least min_selections (>= 1) selections there, and the raw forms reported with
+ * them over the same hours: *out = {"queries": [[q, selections], ...], "forms": [[q, raw,
+ * count], ...]} in no particular order (the caller sorts bytewise; owns *out). */
+sg_err sg_store_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+                                  int64_t to_hour, int64_t min_selections, json_t **out);
 
 #endif

@@ -166,6 +166,8 @@ struct sg_store_ops {
   sg_err (*analytics_read)(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
                            size_t top, json_t **out);
   sg_err (*analytics_expire)(sg_store *st, int64_t before_hour, int64_t before_ms);
+  sg_err (*analytics_suggest)(sg_store *st, const char *list_id, int64_t from_hour,
+                              int64_t to_hour, int64_t min_selections, json_t **out);
   sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                             json_t **out);
   /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to

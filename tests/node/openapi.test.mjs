@@ -217,6 +217,23 @@ test('a walk through every operation answers as documented', async () => {
   await R('GET', '/v1/selection'); // 405
   await R('GET', '/healthz');
 
+  // Search analytics and query suggestions, once the selection above has been shipped.
+  const day = new Date().toISOString().slice(0, 10);
+  const deadline = Date.now() + 30000;
+  while ((await C('GET', `/lists/${list}/analytics?from=${day}&to=${day}`)).json().selections < 1) {
+    assert.ok(Date.now() < deadline, 'the selection never reached the analytics');
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  await C('GET', `/lists/${list}/analytics?from=${day}&to=2000-01-01`); // 400
+  const popular = (await C('POST', '/lists', { body: { name: 'Popular' } })).json().id;
+  const qs = (body, headers) => C('POST', `/lists/${list}/query-suggestions`, { body: { targetListId: popular, ...body }, headers });
+  assert.equal((await qs({ minSelections: 1, dryRun: true })).status, 200);
+  assert.equal((await qs({ minSelections: 1 }, { 'Idempotency-Key': 'qs1' })).status, 200);
+  await qs({ minSelections: 1 }, { 'Idempotency-Key': 'qs1' }); // replayed
+  await qs({ minSelections: 1000 }); // 409 no_qualifying_queries
+  await qs({ days: 0 }); // 400
+  await qs({ targetListId: 'lst_nope' }); // 404
+
   const problems = records.map(check).filter(Boolean);
   assert.deepEqual(problems, []);
   // Every operation was exercised with a success status.

@@ -232,3 +232,57 @@ sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before
   expire_ctx x = {before_hour, before_ms};
   return sg__pg_tx(sg__pg_of(st), SG__PG_RC, expire_tx, &x);
 }
+
+/* ---------------------------------------------------------------- suggestions ---- */
+
+typedef struct {
+  const char *list_id;
+  int64_t from, to, min;
+  json_t *out;
+} suggest_ctx;
+
+#define QUALIFYING                                                                             \
+  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = $1 AND hour >= $2"      \
+  " AND hour < $3 AND q <> '' GROUP BY q HAVING sum(selections) >= $4"
+
+static sg_err suggest_tx(PGconn *c, void *vctx) {
+  suggest_ctx *x = vctx;
+  static const char *const sql[2] = {
+      QUALIFYING,
+      "SELECT q, raw, sum(count) FROM analytics_raw WHERE list_id = $1 AND hour >= $2"
+      " AND hour < $3 AND q IN (SELECT t.q FROM (" QUALIFYING ") t) GROUP BY q, raw",
+  };
+  static const char *const keys[2] = {"queries", "forms"};
+  const int ntext[2] = {1, 2}; /* the leading text columns; then one integer */
+  char f[24], t[24], m[24];
+  const char *p[4] = {x->list_id, sg__pg_int(x->from, f), sg__pg_int(x->to, t),
+                      sg__pg_int(x->min, m)};
+  json_decref(x->out);
+  x->out = json_object();
+  for (int i = 0; i < 2; i++) {
+    PGresult *r = sg__pg_q(c, sql[i], 4, p);
+    if (!r) return SG_E_INTERNAL;
+    json_t *arr = json_array();
+    json_object_set_new(x->out, keys[i], arr);
+    for (int row = 0; row < PQntuples(r); row++) {
+      json_t *a = json_array();
+      for (int col = 0; col < ntext[i]; col++)
+        json_array_append_new(a, json_string(sg__pg_s(r, row, col)));
+      json_array_append_new(a, json_integer(sg__pg_i(r, row, ntext[i])));
+      json_array_append_new(arr, a);
+    }
+    PQclear(r);
+  }
+  return SG_E_OK;
+}
+
+sg_err sg__pg_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+                                int64_t to_hour, int64_t min_selections, json_t **out) {
+  suggest_ctx x = {list_id, from_hour, to_hour, min_selections, NULL};
+  sg_err rc = sg__pg_tx(sg__pg_of(st), SG__PG_RO, suggest_tx, &x);
+  if (rc == SG_E_OK)
+    *out = x.out;
+  else
+    json_decref(x.out);
+  return rc;
+}

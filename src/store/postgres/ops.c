@@ -81,6 +81,7 @@ const sg_store_ops sg__pg_store_ops = {
     .analytics_add = sg__pg_analytics_add,
     .analytics_read = sg__pg_analytics_read,
     .analytics_expire = sg__pg_analytics_expire,
+    .analytics_suggest = sg__pg_analytics_suggest,
     .selection_stats = sg__pg_selection_stats,
     .application_in_workspace = sg__pg_application_in_workspace,
     .secret_key_list = sg__pg_secret_key_list,

@@ -282,6 +282,8 @@ sg_err sg__pg_analytics_add(sg_store *st, const char *shipment_id, int64_t now_h
 sg_err sg__pg_analytics_read(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
                              size_t top, json_t **out);
 sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+sg_err sg__pg_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+    int64_t to_hour, int64_t min_selections, json_t **out);
 sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                               json_t **out);
 sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,

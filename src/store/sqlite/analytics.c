@@ -246,3 +246,48 @@ sg_err sg__sqlite_analytics_expire(sg_store *base, int64_t before_hour, int64_t 
   pthread_mutex_unlock(&st->mu);
   return rc;
 }
+
+/* ---------------------------------------------------------------- suggestions ---- */
+
+/* The qualifying queries, and the raw forms of those queries only, in one read. */
+#define QUALIFYING                                                                             \
+  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = ?1 AND hour >= ?2"      \
+  " AND hour < ?3 AND q <> '' GROUP BY q HAVING sum(selections) >= ?4"
+
+sg_err sg__sqlite_analytics_suggest(sg_store *base, const char *list_id, int64_t from_hour,
+                                    int64_t to_hour, int64_t min_selections, json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  static const char *const sql[2] = {
+      QUALIFYING,
+      "SELECT q, raw, sum(count) FROM analytics_raw WHERE list_id = ?1 AND hour >= ?2"
+      " AND hour < ?3 AND q IN (SELECT q FROM (" QUALIFYING ")) GROUP BY q, raw",
+  };
+  static const char *const keys[2] = {"queries", "forms"};
+  const int ncols[2] = {2, 3};
+  json_t *o = json_object();
+  sg_err rc = SG_E_OK;
+  sg__sq *r = sg__sq_reader_acquire(st);
+  /* One read transaction, so both statements see the same shipments. */
+  if (sqlite3_exec(r->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) rc = SG_E_INTERNAL;
+  for (int i = 0; i < 2 && rc == SG_E_OK; i++) {
+    sqlite3_stmt *s = sg__sq_prep(r, sql[i]);
+    json_t *arr = json_array();
+    json_object_set_new(o, keys[i], arr);
+    if (!s) {
+      rc = SG_E_INTERNAL;
+      break;
+    }
+    sg__sq_text(s, 1, list_id);
+    sqlite3_bind_int64(s, 2, from_hour);
+    sqlite3_bind_int64(s, 3, to_hour);
+    sqlite3_bind_int64(s, 4, min_selections);
+    if (rows_into(s, arr, NULL, ncols[i])) rc = SG_E_INTERNAL;
+  }
+  sqlite3_exec(r->db, "COMMIT", NULL, NULL, NULL);
+  sg__sq_reader_release(r);
+  if (rc == SG_E_OK)
+    *out = o;
+  else
+    json_decref(o);
+  return rc;
+}

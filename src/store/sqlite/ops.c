@@ -97,6 +97,7 @@ const sg_store_ops sg__sqlite_store_ops = {
     .analytics_add = sg__sqlite_analytics_add,
     .analytics_read = sg__sqlite_analytics_read,
     .analytics_expire = sg__sqlite_analytics_expire,
+    .analytics_suggest = sg__sqlite_analytics_suggest,
     .selection_stats = sg__sqlite_selection_stats,
     .edge_records = sg__sqlite_edge_records,
     .backup = sg__sqlite_backup,
