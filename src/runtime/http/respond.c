@@ -24,7 +24,7 @@ int64_t sg__rt_now_us(void) {
 /* Appends at most cap bytes of s, replacing what JSON would need to escape (the path is
  * client input, percent-decoded) so a log line stays one valid object. */
 static char *put_safe(char *o, const char *s, size_t cap) {
-  for (size_t i = 0; s[i] && i < cap; i++) {
+  for (size_t i = 0; i < cap && s[i]; i++) {
     unsigned char c = (unsigned char)s[i];
     *o++ = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
   }
