@@ -75,11 +75,15 @@ Q :=
 say = @true
 endif
 
-# The version (`suggestd --version`, the metrics' build_info): the VERSION file and the
-# tree's `git describe`. Only common/version.c sees them, and the stamp file changes only
-# when they do, so a new commit recompiles one file.
-VERSION_NUMBER := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-VERSION_GIT := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+# The version (`suggestd --version`, the metrics' build_info). The release number is the
+# newest release tag (vX.Y.Z) reachable from the commit built, else the VERSION file (a
+# tree without git history or tags); the revision is `git describe --tags --always
+# --dirty` ("v0.2.0-3-gabc1234-dirty", or a bare commit id before the first tag). Only
+# common/version.c sees them, and the stamp file changes only when they do, so a new
+# commit recompiles one file. Releasing: CONTRIBUTING.md.
+VERSION_TAG := $(shell git describe --tags --abbrev=0 --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null)
+VERSION_NUMBER := $(if $(VERSION_TAG),$(VERSION_TAG:v%=%),$(shell cat VERSION 2>/dev/null || echo 0.0.0))
+VERSION_GIT := $(shell git describe --tags --always --dirty --match 'v[0-9]*.[0-9]*.[0-9]*' 2>/dev/null || echo unknown)
 VERSION_DEFS := -DSG_VERSION_NUMBER='"$(VERSION_NUMBER)"' -DSG_VERSION_GIT='"$(VERSION_GIT)"'
 $(B)/version.stamp: FORCE
 	@mkdir -p $(B)
