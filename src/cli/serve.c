@@ -1,6 +1,7 @@
 /*
- * `suggestd serve` (control plane + runtime in one process on SQLite and an edge
- * directory) and `suggestd control` (the control plane alone).
+ * `suggestd serve` (control plane + runtime in one process; SQLite and an edge directory
+ * by default, --database/--edge for PostgreSQL and Redis) and `suggestd control` (the
+ * control plane alone).
  */
 #include <ctype.h>
 #include <netinet/in.h>

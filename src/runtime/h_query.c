@@ -6,7 +6,7 @@
  * an integer 1..10 (400 invalid_request), q at most 255 code points as sent (400 query_too_long),
  * list published (404 list_not_published), artifact open (503 artifact_unavailable), the normalised
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
- * quota_exceeded). Then the artifact lookup with the list's typo budget (DESIGN.md section 3.1),
+ * quota_exceeded). Then the artifact lookup with the list's typo budget (docs/DESIGN.md §3.1),
  * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
  * (section 3.2): nothing is allocated here.
  */

@@ -3,8 +3,8 @@
  *
  * One interface, several backends behind a seam (docs/STORE.md): sg_store_open picks the
  * backend from the spec; every sg_store_* function (store.c) checks its arguments once and
- * calls the backend's operation (store_internal.h: struct sg_store_ops). Today: SQLite
- * (embedded default, src/store/sqlite/); PostgreSQL (scale-out) later. Rules that do not
+ * calls the backend's operation (store_internal.h: struct sg_store_ops): SQLite (the
+ * embedded default, src/store/sqlite/) or PostgreSQL (src/store/postgres/). Rules that do not
  * depend on the engine (ETags, slugs, the shared-list rule, edge-record JSON) live above
  * the seam (rules.c, records.c). Every function is one atomic operation (its own
  * transaction) and returns an sg_err: SG_E_OK, a typed condition the caller maps to a
@@ -25,7 +25,7 @@
 typedef struct sg_store sg_store;
 
 /* spec: a data directory (SQLite file <dir>/suggestd.db), "sqlite:///abs/x.db", a path
- * ending in .db/.sqlite/.sqlite3, or "postgres://…" (refused until that backend exists).
+ * ending in .db/.sqlite/.sqlite3, or "postgres://…" / "postgresql://…" (a libpq URI).
  * Returns 0, or -1 with a sentence in err and *out NULL. */
 int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz);
 void sg_store_close(sg_store *st);

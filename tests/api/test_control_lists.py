@@ -1,6 +1,6 @@
 """Control plane: POST /lists, GET /lists/{id}, PATCH /lists/{id}.
 
-DESIGN.md section 2 fixes the list's fields, bounds and defaults; spec 4.1 the routes,
+docs/DESIGN.md §2 fixes the list's fields, bounds and defaults; docs/openapi.yaml the routes,
 ETag and If-Match behaviour; every body rejects unknown fields with 400 invalid_request.
 """
 import json
