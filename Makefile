@@ -5,7 +5,8 @@
 #   make check      the inner loop: incremental build, unit tests (plain), the API tests of
 #                   one area: `make check AREA=runtime` runs tests/api/test_*runtime*.py
 #   make test       build and run every test: unit (plain, ASan/UBSan and, for the threaded
-#                   parts, ThreadSanitizer), lint, fuzz smoke, API, the JS client
+#                   parts, ThreadSanitizer), lint, fuzz smoke, API (and a few API files
+#                   against a ThreadSanitizer build of the binary), the JS client
 #                   (node --test) and the browser tests (headless Chromium); the store unit
 #                   tests and the API suite run on SQLite and on PostgreSQL
 #   make lint       cppcheck over src/ (.cppcheck: what it checks and why)
@@ -55,7 +56,7 @@ TSAN_OBJ := $(patsubst src/%.c,$(B)/tsan/%.o,$(LIB_SRC))
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TSANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 
-.PHONY: all deps run test test-build test-suites check unit unit-plain unit-san unit-tsan unit-pg \
+.PHONY: all deps run test test-build test-suites check unit unit-plain unit-san unit-tsan unit-pg api-tsan \
         lint format-check fuzz fuzz-smoke api api-pg bench bench-pg soak \
         clean format datasets \
         js browser node-deps openapi crash-test crash-smoke
@@ -198,6 +199,25 @@ unit-tsan: $(UNIT_TSAN_BINS)
 
 unit: unit-plain unit-san unit-tsan
 
+# The threads of whole processes under ThreadSanitizer: build/suggestd-tsan runs the API
+# test files that drive the publish worker, its lease renewer, the edge outbox writes,
+# the runtime's loader and query workers and the selection-event writer at once. Every
+# report of every process (servers and admin commands) lands in build/tsan-api/; any
+# report fails the target, whatever the tests said.
+TSAN_API := tests/api/test_publish_race.py tests/api/test_edge_outbox.py \
+            tests/api/test_runtime_http.py tests/api/test_end_to_end.py
+$(B)/suggestd-tsan: src/main.c $(B)/libsuggestd-tsan.a
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(TSANFLAGS) $(DEPFLAGS) $< $(B)/libsuggestd-tsan.a $(LIBS) -o $@
+
+api-tsan: $(B)/suggestd-tsan
+	@rm -rf $(B)/tsan-api && mkdir -p $(B)/tsan-api
+	@TSAN_OPTIONS=log_path=$(CURDIR)/$(B)/tsan-api/report:second_deadlock_stack=1 \
+	  SUGGESTD_BINARY=$(CURDIR)/$(B)/suggestd-tsan scripts/run-api.sh $(TSAN_API); rc=$$?; \
+	  if ls $(B)/tsan-api/report* >/dev/null 2>&1; then \
+	    cat $(B)/tsan-api/report*; echo "api-tsan: ThreadSanitizer reports above" >&2; exit 1; fi; \
+	  exit $$rc
+
 # The backend-neutral store tests (tests/unit/store/test_*.c) and the PostgreSQL-only ones
 # (tests/unit/store/postgres/) on a throwaway
 # PostgreSQL cluster, plain and sanitizer builds (scripts/with-pg.sh: skipped with a
@@ -281,9 +301,10 @@ test:
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) WERROR=1 test-build
 	@$(MAKE) --no-print-directory -j1 WERROR=1 test-suites
 
-test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(UNIT_TSAN_BINS) $(FUZZ_BINS)
+test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(UNIT_TSAN_BINS) $(FUZZ_BINS) \
+            $(B)/suggestd-tsan
 
-test-suites: all datasets lint unit unit-pg fuzz-smoke api api-pg crash-smoke js browser openapi
+test-suites: all datasets lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi
 
 # The inner loop (CONTRIBUTING.md): an incremental build with every warning an error, the
 # plain unit tests, then the API tests whose file name contains AREA:
