@@ -9,7 +9,7 @@
 #                   against a ThreadSanitizer build of the binary), the JS client
 #                   (node --test) and the browser tests (headless Chromium); the store unit
 #                   tests and the API suite run on SQLite and on PostgreSQL
-#   make lint       cppcheck over src/ (.cppcheck: what it checks and why)
+#   make lint       cppcheck over src/ (scripts/lint.sh: what it checks and why)
 #   make format-check  clang-format --dry-run --Werror over src/ and tests/
 #   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
@@ -35,7 +35,7 @@ WERROR  ?= 0
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
-# Each compile also writes its header dependencies next to its output (foo.o -> foo.d).
+# Each compile also writes its header dependencies next to its output (foo.o -> foo.o.d).
 DEPFLAGS = -MMD -MP -MF $@.d
 CSTD    := -std=c17 -D_GNU_SOURCE
 B       := build
