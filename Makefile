@@ -188,8 +188,8 @@ unit-san: $(UNIT_SAN_BINS)
 # workers, the selection-event writer, the drain thread, the connection gate, the metrics
 # and rate-limit atomics, SQLite readers beside a writer, the edges' racing writers.
 # A new test that starts threads belongs here.
-TSAN_UNIT := runtime/test_rcu runtime/test_server runtime/state/test_events \
-             runtime/state/test_local runtime/state/test_redis control/test_drain \
+TSAN_UNIT := runtime/test_rcu runtime/test_server state/test_events state/test_local \
+             state/test_redis state/test_state control/test_drain \
              http/mhd/test_gate common/test_metrics common/test_ratelimit common/test_redisx \
              store/sqlite/test_readers edge/test_edge edge/dir/test_edge_dir \
              edge/redis/test_edge_redis

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "runtime/rt.h"
 
@@ -24,6 +25,7 @@
 typedef struct {
   sg__rcu *rcu;
   atomic_bool *stop;
+  atomic_int *reading; /* readers that have read once: the writer starts after all have */
   long reads;
   long bad; /* snapshots seen poisoned or going backwards */
 } reader_arg;
@@ -33,6 +35,12 @@ static sg__rt_snapshot *snap(uint64_t revision) {
   assert_non_null(s);
   s->revision = revision;
   return s;
+}
+
+/* Until n readers are reading (on a busy machine they may start after the writer ends). */
+static void wait_reading(atomic_int *reading, int n) {
+  const struct timespec nap = {0, 1000 * 1000};
+  while (atomic_load(reading) < n) nanosleep(&nap, NULL);
 }
 
 static void *reader(void *p) {
@@ -48,7 +56,7 @@ static void *reader(void *p) {
     sg__rcu_leave(a->rcu);
     if (r1 == POISON || r2 != r1 || r1 < last) a->bad++;
     last = r1;
-    a->reads++;
+    if (a->reads++ == 0) atomic_fetch_add(a->reading, 1);
   }
   return NULL;
 }
@@ -58,12 +66,14 @@ static void test_readers_never_see_a_reclaimed_snapshot(void **state) {
   assert_non_null(rcu);
   sg__rcu_init(rcu, snap(1));
   atomic_bool stop = false;
+  atomic_int reading = 0;
   pthread_t th[READERS];
   reader_arg args[READERS];
   for (int i = 0; i < READERS; i++) {
-    args[i] = (reader_arg){.rcu = rcu, .stop = &stop};
+    args[i] = (reader_arg){.rcu = rcu, .stop = &stop, .reading = &reading};
     assert_int_equal(pthread_create(&th[i], NULL, reader, &args[i]), 0);
   }
+  wait_reading(&reading, READERS);
   for (uint64_t rev = 2; rev <= PUBLISHES + 1; rev++) {
     sg__rt_snapshot *old = sg__rcu_publish(rcu, snap(rev));
     old->revision = POISON; /* no reader may hold it any more */
@@ -94,12 +104,14 @@ static void test_more_readers_than_slots(void **state) {
   /* Use up every slot as if SG__RCU_SLOTS threads had come and gone. */
   atomic_store(&rcu->nslots, SG__RCU_SLOTS);
   atomic_bool stop = false;
+  atomic_int reading = 0;
   pthread_t th[1];
   reader_arg args[1];
   for (int i = 0; i < 1; i++) {
-    args[i] = (reader_arg){.rcu = rcu, .stop = &stop};
+    args[i] = (reader_arg){.rcu = rcu, .stop = &stop, .reading = &reading};
     assert_int_equal(pthread_create(&th[i], NULL, reader, &args[i]), 0);
   }
+  wait_reading(&reading, 1);
   for (uint64_t rev = 2; rev <= 200; rev++) {
     sg__rt_snapshot *old = sg__rcu_publish(rcu, snap(rev));
     old->revision = POISON;
