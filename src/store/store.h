@@ -317,7 +317,7 @@ sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t nu
 /* queued|staged -> failed, with a short machine-readable reason. */
 sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
                                    const char *reason);
-/* Rollback (DESIGN §10): makes superseded version `number` of list_id active again, in
+/* Rollback (docs/DESIGN.md §10): makes superseded version `number` of list_id active again, in
  * one transaction: the version that was active becomes superseded, this one gets
  * activatedAt now, and the list's active version and contentHash move to it (through the
  * edge outbox like any activation). if_match (may be NULL) is compared with the list's
