@@ -78,7 +78,7 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
 
 /* Whether id[0..len) is the itemId of one of the artifact's items: a binary search over
  * ids sorted at open. Allocates nothing and takes no lock (the runtime's selection check,
- * DESIGN.md section 4). */
+ * docs/DESIGN.md §4.1). */
 bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len);
 
 /* Copies the raw (unescaped) displayValue of a fragment into out[0..cap) with a NUL.

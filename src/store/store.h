@@ -545,7 +545,7 @@ bool sg_store_announces_work(const sg_store *st);
  * SG_E_NOT_FOUND at the timeout, SG_E_UNAVAILABLE when the database cannot be reached. */
 sg_err sg_store_wait_work(sg_store *st, int timeout_ms);
 
-/* ---- search analytics (DESIGN.md section 9; docs/ANALYTICS.md) ------------------------- */
+/* ---- search analytics (docs/DESIGN.md §9; docs/ANALYTICS.md) ------------------------- */
 /* One row of a runtime's analytics shipment (state/state.h, sg_analytics_collect): kind
  * 'h' (list, hour: count = queries, no_result), 'q' (list, hour, q: count, no_result),
  * 's' (list, hour, q or "", item_id, position: count = selections), 'r' (list, hour, q,

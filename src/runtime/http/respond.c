@@ -111,7 +111,7 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
     }
   }
   char body[640], details[96] = "";
-  /* A 400 names its field (DESIGN.md section 4): field names are short constants. */
+  /* A 400 names its field (docs/DESIGN.md §4.1): field names are short constants. */
   if (r->field && strlen(r->field) < 48)
     snprintf(details, sizeof details, ",\"details\":{\"fields\":[\"%s\"]}", r->field);
   int n = snprintf(body, sizeof body,

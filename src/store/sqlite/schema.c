@@ -230,7 +230,7 @@ const char *const sg__sqlite_migrations[] = {
     /* 11: the edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);",
-    /* 12: search analytics (DESIGN §9, docs/ANALYTICS.md): the runtimes' shipments
+    /* 12: search analytics (docs/DESIGN.md §9, docs/ANALYTICS.md): the runtimes' shipments
      * aggregated per list and UTC hour (hour = Unix seconds / 3600), and the shipment
      * ids applied, so that a shipment delivered again is not counted twice. q is the
      * normalised query ('' in analytics_selections for a report without one). */
