@@ -16,7 +16,7 @@
  * items evenly spaced through the file (package names have no rank).
  *
  * suggestd side, per query: sg_normalize_into + sg_artifact_query_k with the default
- * typo policy's budget (DESIGN.md section 3.1) + the highlight of each item + assembly
+ * typo policy's budget (docs/DESIGN.md §3.1) + the highlight of each item + assembly
  * of the fragments into a response body with memcpy (the runtime's build_body shape:
  * {"items":[…],"list":{"id":…},"requestId":"…"}). Timed per query with
  * CLOCK_MONOTONIC; the first round warms caches and is not counted.

@@ -123,7 +123,7 @@ for s in sets:
     targets.append((f"lookup ≥ 20× faster than FTS5 ({LABEL.get(s, s)}, median)",
                     f"{lk['fts5OverSuggestdMedian']:.0f}×", lk["fts5OverSuggestdMedian"] >= 20))
 w("")
-w("Typo mix (DESIGN.md section 3.1, default policy): the queries of the mix of 4 or more "
+w("Typo mix (docs/DESIGN.md §3.1, default policy): the queries of the mix of 4 or more "
   "code points (at most 3,000, evenly spaced), each with one edit (insert, delete, "
   "substitute, swap; never the first code point), or two for those of 8 or more; timed "
   "in one counted round after a warm-up, interleaved with the same queries unedited (with "

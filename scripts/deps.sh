@@ -20,6 +20,9 @@ chk_cmd pkg-config pkg-config
 chk_cmd cc gcc
 chk_cmd make make
 chk_cmd clang clang
+# Static analysis (make lint) and the C style check (make format-check).
+chk_cmd cppcheck cppcheck
+chk_cmd clang-format clang-format
 chk_cmd npm npm
 # Headless Chromium for the browser tests (tests/node/browser.test.mjs) and a font for it.
 chk_cmd chromium chromium

@@ -23,7 +23,7 @@ typedef struct {
 } sg_cmd;
 
 static const sg_cmd commands[] = {
-    {"serve", sg_cmd_serve, "control plane + runtime on SQLite and an edge directory"},
+    {"serve", sg_cmd_serve, "control plane + runtime in one process"},
     {"control", sg_cmd_control, "the control plane alone"},
     {"runtime", sg_cmd_runtime, "the public /v1 API alone, on an edge store"},
     {"admin", sg_cmd_admin, "operator commands: workspaces, applications, keys"},

@@ -1,6 +1,6 @@
 // Types of @suggestd/client (src/index.js). The wire shapes follow docs/openapi.yaml.
 
-/** `[start, end)` in UTF-16 code units of displayValue (DESIGN §3.2). */
+/** `[start, end)` in UTF-16 code units of displayValue (docs/DESIGN.md §3.2). */
 export type HighlightRange = [number, number];
 
 export interface Ancestor {

@@ -254,7 +254,7 @@ static int application_list(ctx *c) { return list_of(c, "applications"); }
 static int secret_key_list(ctx *c) { return list_of(c, "secret-keys"); }
 static int publishable_key_list(ctx *c) { return list_of(c, "publishable-keys"); }
 static int subscription_list(ctx *c) { return list_of(c, "subscriptions"); }
-/* ---- members (DESIGN §7) -------------------------------------------------------------- */
+/* ---- members (docs/DESIGN.md §7) ------------------------------------------------------ */
 
 /* Reads the password from the first line of a file (its line end stripped) and hashes it
  * into hash: a file, not a flag, so the password never shows in the process list or the

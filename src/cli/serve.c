@@ -1,6 +1,7 @@
 /*
- * `suggestd serve` (control plane + runtime in one process on SQLite and an edge
- * directory) and `suggestd control` (the control plane alone).
+ * `suggestd serve` (control plane + runtime in one process; SQLite and an edge directory
+ * by default, --database/--edge for PostgreSQL and Redis) and `suggestd control` (the
+ * control plane alone).
  */
 #include <ctype.h>
 #include <netinet/in.h>
@@ -254,7 +255,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   cc.max_per_ip = per_ip;
   cc.head_timeout_s = head_timeout;
   if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
-  /* Search analytics (DESIGN §9): counted by the runtime unless --analytics off, kept
+  /* Search analytics (docs/DESIGN.md §9): counted by the runtime unless --analytics off, kept
    * --analytics-retention-days by the control plane. */
   const char *an = sg_args_get_or(&a, "analytics", "on");
   if (strcmp(an, "on") != 0 && strcmp(an, "off") != 0)

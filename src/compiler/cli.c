@@ -332,7 +332,7 @@ static const sg_flag_spec inspect_flags[] = {
     {NULL, false, false},
 };
 
-/* --typo-tolerance: "default" (DESIGN.md section 3.1: 4 and 8), "off", or "MIN1,MIN2" with
+/* --typo-tolerance: "default" (docs/DESIGN.md §3.1: 4 and 8), "off", or "MIN1,MIN2" with
  * 1 <= MIN1 <= MIN2 <= 255, as a list's queryPolicy.typoTolerance would say. The policy is
  * the list's, not the artifact's, so inspect has to be told it to answer as the runtime. */
 static int typo_flag(const char *v, sg_typo_policy *p) {

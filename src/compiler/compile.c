@@ -12,7 +12,7 @@
  *     explicit stack (no recursion, O(keys * 10) after the sort);
  *   - the fragment index: per ordinal, the item's pre-serialised JSON object.
  * A query range of at most T keys is scanned at lookup time, so every query is answered
- * exactly as the brute-force definition of DESIGN.md section 3 would.
+ * exactly as the brute-force definition of docs/DESIGN.md §3 would.
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * Text normalisation (DESIGN.md section 3), shared by the compiler and the runtime.
+ * Text normalisation (docs/DESIGN.md §3), shared by the compiler and the runtime.
  *
  * Pipeline: utf8proc_decompose with COMPAT | CASEFOLD | STRIPMARK | DECOMPOSE gives the
  * compatibility decomposition of the case-folded text without marks (canonically

@@ -1,5 +1,5 @@
 /*
- * Text normalisation of DESIGN.md section 3, shared by the compiler and the runtime:
+ * Text normalisation of docs/DESIGN.md §3, shared by the compiler and the runtime:
  * NFKC, full case folding, strip marks (Mn, Mc, Me), recompose, then every run of code
  * points that are not letters or numbers (L*, N*) becomes one space, and the ends are
  * trimmed.  "Sant Julià de Lòria" -> "sant julia de loria".
@@ -21,7 +21,7 @@ int sg_normalize(const char *in, size_t len, char **out, size_t *outlen);
 #define SG_NORMALIZE_STACK_CP 1024
 long sg_normalize_into(const char *in, size_t len, char *out, size_t cap);
 
-/* Same as sg_normalize_into, and also the offset map of DESIGN.md section 3.2: for each
+/* Same as sg_normalize_into, and also the offset map of docs/DESIGN.md §3.2: for each
  * normalised code point k (*ncp of them), map[2k] and map[2k+1] are the [start, end)
  * UTF-16 code-unit offsets of the input characters whose normalisation formed it. A
  * character that normalises to nothing (a stripped mark) belongs to the code point before

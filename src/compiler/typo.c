@@ -1,5 +1,5 @@
 /*
- * Typo tolerance (DESIGN.md section 3.1) and highlighting (section 3.2).
+ * Typo tolerance (docs/DESIGN.md §3.1) and highlighting (section 3.2).
  *
  * The distance is optimal string alignment (Levenshtein plus the swap of two adjacent
  * code points) between the query q and a prefix p of a text t, minimised over p. A row i

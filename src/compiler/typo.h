@@ -1,5 +1,5 @@
 /*
- * Typo tolerance of DESIGN.md section 3.1: the budget, the optimal-string-alignment (OSA)
+ * Typo tolerance of docs/DESIGN.md §3.1: the budget, the optimal-string-alignment (OSA)
  * distance of a query against the prefixes of a text, and the highlight of section 3.2.
  * Shared by the artifact's search (src/search/typo_search.c) and the runtime;
  * docs/ARTIFACT.md explains the readings of the definition.
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Budgets above 2 do not exist (DESIGN.md section 3.1). */
+/* Budgets above 2 do not exist (docs/DESIGN.md §3.1). */
 #define SG_TYPO_MAX_K 2
 /* The DP keeps the cells |i - j| <= SG_TYPO_MAX_K of each row: outside that band a cell
  * is at least |i - j| and so over any budget. */

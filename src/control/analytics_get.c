@@ -1,5 +1,5 @@
 /*
- * GET /api/v1/lists/{id}/analytics?from=YYYY-MM-DD&to=YYYY-MM-DD (DESIGN.md section 9):
+ * GET /api/v1/lists/{id}/analytics?from=YYYY-MM-DD&to=YYYY-MM-DD (docs/DESIGN.md §9):
  * a list's search analytics over whole UTC days, from the store's aggregates (the
  * runtimes' shipments, control/analytics_drain.c). The dashboard answers the same
  * through sg__analytics_answer (dashboard/h_analytics.c).

@@ -1,5 +1,5 @@
 /*
- * Artifact garbage collection (DESIGN §5): artifacts other than each list's active and
+ * Artifact garbage collection (docs/DESIGN.md §5): artifacts other than each list's active and
  * previous version are deleted from the edge --artifact-grace seconds after they stop
  * being served.
  *

@@ -42,7 +42,7 @@ typedef struct {
   unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
   uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
   uint32_t publish_lease_s;    /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
-  /* The dashboard (DESIGN §7, docs/DASHBOARD.md). */
+  /* The dashboard (docs/DESIGN.md §7, docs/DASHBOARD.md). */
   int64_t session_idle_s;         /* idle expiry of a dashboard session (0: 43200 = 12 h) */
   bool secure_cookies;            /* always mark the session cookie Secure (served over TLS) */
   uint32_t signin_rate_ip;        /* sign-in attempts per minute per client IP (0: off) */

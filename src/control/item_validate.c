@@ -2,7 +2,7 @@
  * Validation of an item body (POST /api/v1/lists/{id}/items), kept free of I/O so it is
  * unit-tested directly (tests/unit/control/test_item_validate.c).
  *
- * Limits (DESIGN.md section 2): value 1–1024 bytes; displayValue 1–512 bytes when given
+ * Limits (docs/DESIGN.md §2): value 1–1024 bytes; displayValue 1–512 bytes when given
  * (the default copies value, whatever its length); at most 32 aliases of 1–512 bytes;
  * rank an integer within ±(2^53−1) so every JSON client reads it exactly; displayOrder a
  * 32-bit integer; parentId a string (whether it names an item of the list is checked by

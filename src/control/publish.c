@@ -40,7 +40,7 @@
 #include "control/internal.h"
 #include "edge/edge.h"
 
-/* The largest list a publish accepts (a compile-time default; DESIGN names no flag). A
+/* The largest list a publish accepts (a compile-time default; no flag sets it). A
  * bigger one becomes a draft with a too_many_items validation error. */
 #ifndef SG_PUBLISH_MAX_ITEMS
 #define SG_PUBLISH_MAX_ITEMS 5000000

@@ -1,5 +1,5 @@
 /*
- * POST /api/v1/lists/{id}/versions/{versionNumber}/activate: rollback (DESIGN §10,
+ * POST /api/v1/lists/{id}/versions/{versionNumber}/activate: rollback (docs/DESIGN.md §10,
  * docs/PUBLISHING.md "Rollback"). Makes a superseded version active again, through the
  * edge outbox like any activation: 200 with the version (activatedAt now) and edgeSync.
  * Already active: 200, nothing changes. 409 version_not_available when its artifact is no

@@ -1,5 +1,5 @@
 /*
- * The dashboard's server side (DESIGN §7, docs/DASHBOARD.md): its JSON API under
+ * The dashboard's server side (docs/DESIGN.md §7, docs/DASHBOARD.md): its JSON API under
  * /dashboard/api/ on the control listener, authenticated by a session cookie and a CSRF
  * token, with every action checked against the member's role in one table.
  */

@@ -84,7 +84,7 @@ void sg__dh_apps_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *re
     sg_resp_invalid_fields(resp, req, fields);
     return;
   }
-  /* A quota is billing: owners only (DESIGN §7). */
+  /* A quota is billing: owners only (docs/DESIGN.md §7). */
   if (quota >= 0 && d->m.role < SG_ROLE_OWNER) {
     json_decref(b);
     json_t *det = json_pack("{s:s,s:s}", "role", sg_role_name(d->m.role), "requiredRole", "owner");

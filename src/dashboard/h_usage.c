@@ -87,7 +87,7 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     sg_resp_invalid_fields(resp, req, f);
     return;
   }
-  /* From the analytics aggregates in the store (DESIGN §9), per list: the raw events are
+  /* From the analytics aggregates in the store (docs/DESIGN.md §9), per list: the raw events are
    * no longer scanned, so another list's traffic cannot hide this one's. */
   int64_t now = sg_now_s(), today = now / 86400, d0 = today - days + 1;
   json_t *stored = NULL;
@@ -144,7 +144,7 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
 
 /* ---- analytics ------------------------------------------------------------------------------ */
 
-/* GET /dashboard/api/lists/{id}/analytics?from=&to=: the /api/v1 answer (DESIGN §9). */
+/* GET /dashboard/api/lists/{id}/analytics?from=&to=: the /api/v1 answer (docs/DESIGN.md §9). */
 void sg__dh_analytics(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   json_t *list = NULL;
   sg_err e = sg_store_list_get(c->cfg.store, d->m.workspace_id, req->params[0], &list);

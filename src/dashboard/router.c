@@ -10,7 +10,7 @@
  *   sliding idle window
  *
  * The route table below is the one place where the rights of each role are written
- * down (DESIGN §7): viewer reads everything but keys; data_steward adds list content
+ * down (docs/DESIGN.md §7): viewer reads everything but keys; data_steward adds list content
  * and publishing (a secret key's rights); admin adds applications, keys, origins and
  * members; owner adds quotas and owners. Handlers that act on members also check the
  * owner rule for the member concerned (only owners make or unmake owners).

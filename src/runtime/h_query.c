@@ -6,7 +6,7 @@
  * an integer 1..10 (400 invalid_request), q at most 255 code points as sent (400 query_too_long),
  * list published (404 list_not_published), artifact open (503 artifact_unavailable), the normalised
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
- * quota_exceeded). Then the artifact lookup with the list's typo budget (DESIGN.md section 3.1),
+ * quota_exceeded). Then the artifact lookup with the list's typo budget (docs/DESIGN.md §3.1),
  * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
  * (section 3.2): nothing is allocated here.
  */
@@ -212,7 +212,7 @@ void sg__h_query(sg__rt_req *r) {
     if (res.n > limit) res.n = limit;
     highlights(&res, tl_norm, (size_t)nlen);
     sg_metrics_query_served();
-    /* Answered 200 or 304 from here on: a served query (DESIGN.md section 9). */
+    /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,
                        (size_t)nlen, res.n == 0);
   }

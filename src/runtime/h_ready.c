@@ -5,9 +5,9 @@
  * Ready means the runtime can answer queries: it holds a snapshot read from the edge
  * store. A runtime whose edge store was unreadable at start answers 503 here (and
  * artifact_unavailable on /v1) until the loader reads it. Once loaded it stays ready when
- * the edge store becomes unreachable, because it keeps serving its last snapshot (DESIGN
- * §6); the body then says "edge": "unavailable", and suggestd_snapshot_age_seconds grows,
- * which is what to alert on.
+ * the edge store becomes unreachable, because it keeps serving its last snapshot
+ * (docs/DESIGN.md §6); the body then says "edge": "unavailable", and
+ * suggestd_snapshot_age_seconds grows, which is what to alert on.
  *
  * The shared state (state/state.h) is the third check: "state" is "unavailable" while
  * the Redis holding a fleet's shared state is unreachable. The runtime stays ready then,

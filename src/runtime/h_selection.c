@@ -67,7 +67,7 @@ void sg__h_selection(sg__rt_req *r) {
     r->field = "listId";
   }
   /* An item the list does not serve is never counted: anyone holding the public key
-   * could otherwise invent top items (DESIGN.md section 4). The artifact's sorted ids
+   * could otherwise invent top items (docs/DESIGN.md §4.1). The artifact's sorted ids
    * answer without allocating or locking. */
   if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;
   if (e == SG_E_OK &&

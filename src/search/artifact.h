@@ -56,7 +56,7 @@ int sg_artifact_resolve_locale(const sg_artifact *a, const char *requested, cons
 typedef struct {
   const char *json;
   uint32_t len;
-  uint8_t edits; /* the item's key (DESIGN.md section 3.1): edits and tier of its best */
+  uint8_t edits; /* the item's key (docs/DESIGN.md §3.1): edits and tier of its best */
   uint8_t tier;  /* candidate, which the highlight is computed from */
 } sg_fragment;
 
@@ -66,19 +66,19 @@ typedef struct {
 } sg_query_result;
 
 /* Looks up the NORMALISED query nq[0..len) in locale index loc. Fills res with the first
- * 10 items of the relevance contract (DESIGN.md section 3). Allocates nothing. */
+ * 10 items of the relevance contract (docs/DESIGN.md §3). Allocates nothing. */
 void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len,
                        sg_query_result *res);
 
 /* The same with a typo budget k (0..2, from sg_typo_budget): the first 10 items of
- * DESIGN.md section 3.1. k = 0 is sg_artifact_query. When the exact matches alone fill
+ * docs/DESIGN.md §3.1. k = 0 is sg_artifact_query. When the exact matches alone fill
  * 10 items nothing more is searched. Allocates nothing (per-thread scratch). */
 void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
                          sg_query_result *res);
 
 /* Whether id[0..len) is the itemId of one of the artifact's items: a binary search over
  * ids sorted at open. Allocates nothing and takes no lock (the runtime's selection check,
- * DESIGN.md section 4). */
+ * docs/DESIGN.md §4.1). */
 bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len);
 
 /* Copies the raw (unescaped) displayValue of a fragment into out[0..cap) with a NUL.

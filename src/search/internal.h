@@ -66,8 +66,8 @@ void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint
 /* ---- typo search (typo_search.c) ---- */
 
 /* Adds to top, which holds the exact matches of nq[0..len) (fewer than 10; len > 0, no
- * NUL in nq), the items within 1..k edits (k capped at SG_TYPO_MAX_K) of DESIGN.md
- * section 3.1, each at its least distance, until top holds 10 items within some distance.
+ * NUL in nq), the items within 1..k edits (k capped at SG_TYPO_MAX_K) of docs/DESIGN.md
+ * §3.1, each at its least distance, until top holds 10 items within some distance.
  * Allocates nothing (per-thread scratch). */
 void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
                      unsigned k, sg__top10 *top);

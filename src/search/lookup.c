@@ -1,5 +1,5 @@
 /*
- * The exact lookup of DESIGN.md section 3 over an opened artifact: the keys having the
+ * The exact lookup of docs/DESIGN.md §3 over an opened artifact: the keys having the
  * query as a prefix are one range of the sorted keys, answered from its bucket or a scan
  * of at most T keys (docs/ARTIFACT.md, "Lookup and why it is exact"); then, with a typo
  * budget and fewer than 10 exact items, the typo search (typo_search.c).

@@ -1,5 +1,5 @@
 /*
- * The typo search of DESIGN.md section 3.1 over an opened artifact: the items within
+ * The typo search of docs/DESIGN.md §3.1 over an opened artifact: the items within
  * 1..k edits of a normalised query, merged into the exact lookup's running top 10
  * (lookup.c calls it only while the exact matches number fewer than 10). It allocates
  * nothing: the DP rows, the walks' stacks and the query's code points live in per-thread

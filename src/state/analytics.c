@@ -1,5 +1,5 @@
 /*
- * Search analytics counted on the runtime (DESIGN.md section 9; state/state.h, "analytics").
+ * Search analytics counted on the runtime (docs/DESIGN.md §9; state/state.h, "analytics").
  *
  * Request threads count into a shard of their own: a hash table of cells behind a mutex
  * that only its thread and the shipper (the loader thread, once per shipment) take, so

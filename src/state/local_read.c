@@ -214,7 +214,7 @@ static int local_analytics_next(sg_state_reader *r, const char *consumer, int bl
     return 0;
   }
   /* The oldest SG_STATE_SHIPMENTS_MAX names (a bounded selection, whatever the count). */
-  char *names[SG_STATE_SHIPMENTS_MAX];
+  char *names[SG_STATE_SHIPMENTS_MAX] = {0};
   size_t k = 0;
   struct dirent *e;
   while ((e = readdir(d))) {

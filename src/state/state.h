@@ -78,7 +78,7 @@ typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMIT
 /* ================================================================ analytics ======= */
 
 /*
- * Search analytics (DESIGN.md section 9), counted on the runtime by state/analytics.c:
+ * Search analytics (docs/DESIGN.md §9), counted on the runtime by state/analytics.c:
  * per list and UTC hour, queries served and those without an item, per normalised q its
  * count and no-result count, and selections per (normalised query, item, position) with
  * the raw forms reported. Request threads count into a shard of their own (a mutex only

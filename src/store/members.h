@@ -1,5 +1,5 @@
 /*
- * The store's side of the dashboard (DESIGN §7): members, sign-in sessions, the audit
+ * The store's side of the dashboard (docs/DESIGN.md §7): members, sign-in sessions, the audit
  * log, and the reads the dashboard's applications area needs (applications and keys of a
  * workspace, never a secret). Same rules as store.h: each call is one transaction and
  * returns an sg_err; records come back in the API's shape (caller owns them).

@@ -3,8 +3,8 @@
  *
  * One interface, several backends behind a seam (docs/STORE.md): sg_store_open picks the
  * backend from the spec; every sg_store_* function (store.c) checks its arguments once and
- * calls the backend's operation (store_internal.h: struct sg_store_ops). Today: SQLite
- * (embedded default, src/store/sqlite/); PostgreSQL (scale-out) later. Rules that do not
+ * calls the backend's operation (store_internal.h: struct sg_store_ops): SQLite (the
+ * embedded default, src/store/sqlite/) or PostgreSQL (src/store/postgres/). Rules that do not
  * depend on the engine (ETags, slugs, the shared-list rule, edge-record JSON) live above
  * the seam (rules.c, records.c). Every function is one atomic operation (its own
  * transaction) and returns an sg_err: SG_E_OK, a typed condition the caller maps to a
@@ -25,7 +25,7 @@
 typedef struct sg_store sg_store;
 
 /* spec: a data directory (SQLite file <dir>/suggestd.db), "sqlite:///abs/x.db", a path
- * ending in .db/.sqlite/.sqlite3, or "postgres://…" (refused until that backend exists).
+ * ending in .db/.sqlite/.sqlite3, or "postgres://…" / "postgresql://…" (a libpq URI).
  * Returns 0, or -1 with a sentence in err and *out NULL. */
 int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz);
 void sg_store_close(sg_store *st);
@@ -317,7 +317,7 @@ sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t nu
 /* queued|staged -> failed, with a short machine-readable reason. */
 sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
                                    const char *reason);
-/* Rollback (DESIGN §10): makes superseded version `number` of list_id active again, in
+/* Rollback (docs/DESIGN.md §10): makes superseded version `number` of list_id active again, in
  * one transaction: the version that was active becomes superseded, this one gets
  * activatedAt now, and the list's active version and contentHash move to it (through the
  * edge outbox like any activation). if_match (may be NULL) is compared with the list's
@@ -545,7 +545,7 @@ bool sg_store_announces_work(const sg_store *st);
  * SG_E_NOT_FOUND at the timeout, SG_E_UNAVAILABLE when the database cannot be reached. */
 sg_err sg_store_wait_work(sg_store *st, int timeout_ms);
 
-/* ---- search analytics (DESIGN.md section 9; docs/ANALYTICS.md) ------------------------- */
+/* ---- search analytics (docs/DESIGN.md §9; docs/ANALYTICS.md) ------------------------- */
 /* One row of a runtime's analytics shipment (state/state.h, sg_analytics_collect): kind
  * 'h' (list, hour: count = queries, no_result), 'q' (list, hour, q: count, no_result),
  * 's' (list, hour, q or "", item_id, position: count = selections), 'r' (list, hour, q,

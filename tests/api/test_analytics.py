@@ -1,4 +1,4 @@
-"""Search analytics (DESIGN.md section 9; docs/ANALYTICS.md), black box against `serve`.
+"""Search analytics (docs/DESIGN.md §9; docs/ANALYTICS.md), black box against `serve`.
 
 A fixed multiset of queries and selection reports goes to the runtime; every figure of
 GET /api/v1/lists/{id}/analytics must then be exact (shipped within 15 s). Also: a

@@ -1,4 +1,4 @@
-"""Artifact garbage collection (DESIGN §5; issue 11, defect 7): artifacts other than each
+"""Artifact garbage collection (docs/DESIGN.md §5; issue 11, defect 7): artifacts other than each
 list's active and previous version are deleted from the edge --artifact-grace seconds
 (default 60) after they stop being served."""
 import os

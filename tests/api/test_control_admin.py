@@ -1,4 +1,4 @@
-"""Durability of the control plane and the admin CLI contract (DESIGN.md section 5).
+"""Durability of the control plane and the admin CLI contract (docs/DESIGN.md §5).
 
 Every admin command prints one JSON object on stdout and exits 0, or prints
 {"error": ...} on stderr and exits non-zero; flags may come before or after positional

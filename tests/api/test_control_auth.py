@@ -1,6 +1,6 @@
 """Control plane: secret-key authentication, tenancy, x-request-id, routing basics.
 
-Spec sections 4.1, 5 and 7: a missing, wrong, malformed or revoked secret key, or a
+docs/DESIGN.md §4.2 and §4.3: a missing, wrong, malformed or revoked secret key, or a
 disabled workspace or application, answers 401 invalid_key with WWW-Authenticate: Bearer;
 a key sees only its own workspace's lists (404 invalid_list, never 403).
 """

@@ -1,4 +1,4 @@
-"""Control plane: Idempotency-Key on POST /lists (spec 7 and 8).
+"""Control plane: Idempotency-Key on POST /lists (docs/DESIGN.md §4.3).
 
 The in-flight 409 needs a request still running when the retry arrives, which a fast
 route cannot guarantee; tests/unit/store/test_idempotency.c covers it at the store.

@@ -1,6 +1,6 @@
 """Control plane: POST /lists, GET /lists/{id}, PATCH /lists/{id}.
 
-DESIGN.md section 2 fixes the list's fields, bounds and defaults; spec 4.1 the routes,
+docs/DESIGN.md §2 fixes the list's fields, bounds and defaults; docs/openapi.yaml the routes,
 ETag and If-Match behaviour; every body rejects unknown fields with 400 invalid_request.
 """
 import json
@@ -222,8 +222,7 @@ def test_patch_every_field(cp, t):
 ])
 def test_edge_record_rewritten_only_when_served_fields_change(cp, t, body, rewritten):
     """The edge record (and its revision) changes only when a field the runtime serves
-    changed, and the PATCH answer carries edgeSync exactly then (the spec: "plus an
-    edgeSync member when visibility, status or query policy changed")."""
+    changed, and the PATCH answer carries edgeSync exactly then (docs/DESIGN.md §2)."""
     lst = t.create_list()
     before = t.api("GET", f"/lists/{lst['id']}").json()["edgeSync"]
     assert before["state"] == "synced"

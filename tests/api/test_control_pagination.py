@@ -1,4 +1,4 @@
-"""Control plane: GET /lists pagination (spec 2 envelope, 4.1 ordering, 8 page size)."""
+"""Control plane: GET /lists pagination (docs/DESIGN.md §4.3: envelope, ordering, page size)."""
 import base64
 import urllib.parse
 

@@ -1,4 +1,4 @@
-"""Control plane: per-key and per-IP rate limits (spec 8): 429 rate_limited, retry-after 60."""
+"""Control plane: per-key and per-IP rate limits (docs/DESIGN.md §4.3): 429 rate_limited, retry-after 60."""
 import time
 
 import pytest

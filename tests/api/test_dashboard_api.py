@@ -1,4 +1,4 @@
-"""The dashboard's JSON API (DESIGN §7): lists, items and versions through the control
+"""The dashboard's JSON API (docs/DESIGN.md §7): lists, items and versions through the control
 plane's own handlers; the applications area (applications, secret keys shown once,
 publishable keys with origins); members; usage; selections; the audit log."""
 import os

@@ -1,4 +1,4 @@
-"""Dashboard sign-in, sessions, CSRF and sign-in rate limits (DESIGN §7).
+"""Dashboard sign-in, sessions, CSRF and sign-in rate limits (docs/DESIGN.md §7).
 
 Each test starts the real binary and drives the JSON API the dashboard pages call, with
 members created by `suggestd admin member create`.

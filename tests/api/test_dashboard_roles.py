@@ -1,4 +1,4 @@
-"""Role checks of the dashboard API, per role (DESIGN §7): viewer reads everything but
+"""Role checks of the dashboard API, per role (docs/DESIGN.md §7): viewer reads everything but
 keys; data_steward adds list content and publishing; admin adds applications, keys,
 origins and members; owner adds quotas and owners. Every action is tried as every role.
 """

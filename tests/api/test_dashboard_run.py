@@ -40,7 +40,7 @@ def run_once(data, control, runtime):
     return out
 
 
-@pytest.mark.sqlite_only("`make run` is the embedded default on SQLite (DESIGN §6)")
+@pytest.mark.sqlite_only("`make run` is the embedded default on SQLite (docs/DESIGN.md §6)")
 def test_first_run_creates_an_owner_and_prints_how_to_sign_in():
     data = tempfile.mkdtemp(prefix="suggestd-run-")
     try:

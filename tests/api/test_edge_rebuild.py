@@ -1,4 +1,4 @@
-"""`suggestd admin edge rebuild` (DESIGN §6): the edge is a projection of the store. After
+"""`suggestd admin edge rebuild` (docs/DESIGN.md §6): the edge is a projection of the store. After
 the edge is wiped, a rebuild rewrites every record from the store and restores every
 artifact the served versions need, so the runtime answers byte for byte as before. On
 PostgreSQL the artifacts come back from the store's durable copies; a SQLite store keeps

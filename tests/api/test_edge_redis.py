@@ -1,4 +1,4 @@
-"""The Redis edge store (`--edge redis://…`, DESIGN §6, docs/EDGE.md "Redis layout").
+"""The Redis edge store (`--edge redis://…`, docs/DESIGN.md §6, docs/EDGE.md "Redis layout").
 
 A real Redis 7 started by scripts/redis.sh (skipped when redis-server is missing, except
 under CI=true). `serve` publishes to Redis; a `runtime` with its own empty --data-dir on

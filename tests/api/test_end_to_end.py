@@ -202,7 +202,7 @@ def test_runtime_survives_without_the_control_plane_or_its_database(tmp_path):
         ctl.stop()
 
 
-# --- private lists, tokens, subscriptions (spec §5) ----------------------------------------
+# --- private lists, tokens, subscriptions (docs/DESIGN.md §4.2) --------------------------------
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Operability (DESIGN §8): --metrics-listen (Prometheus text), /readyz on both listeners,
+"""Operability (docs/DESIGN.md §8): --metrics-listen (Prometheus text), /readyz on both listeners,
 one access-log shape on both listeners, and `suggestd --version`.
 
 Everything runs against the real binary: the not-ready cases break the edge store for
@@ -319,7 +319,7 @@ def test_runtime_stays_ready_on_its_snapshot_when_edge_goes_away(make_server):
     os.rename(edge, edge + ".away")
     try:
         # The control plane cannot publish, so it is not ready; the runtime still serves
-        # its last snapshot (DESIGN §6) and says the edge store is unreachable.
+        # its last snapshot (docs/DESIGN.md §6) and says the edge store is unreachable.
         assert wait_until(lambda: s.runtime("GET", "/readyz").json()["checks"]["edge"]
                           == "unavailable", timeout=10)
         r = s.runtime("GET", "/readyz")

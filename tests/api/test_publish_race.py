@@ -1,5 +1,5 @@
 """A synchronous publish answers 200 only with an active version, or a draft with
-validationErrors (spec; issue 11, defect 9: concurrent publishes of one list could answer
+validationErrors (docs/DESIGN.md §2; issue 11, defect 9: concurrent publishes of one list could answer
 200 with "superseded")."""
 import threading
 

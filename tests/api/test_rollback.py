@@ -1,4 +1,4 @@
-"""Rollback (issue 27; DESIGN §10; docs/PUBLISHING.md "Rollback"):
+"""Rollback (issue 27; docs/DESIGN.md §10; docs/PUBLISHING.md "Rollback"):
 POST /api/v1/lists/{id}/versions/{n}/activate makes a superseded version active again,
 through the outbox like any activation, while its artifact is kept (--keep-versions)."""
 import os

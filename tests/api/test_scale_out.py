@@ -1,4 +1,4 @@
-"""Scale-out (issue 14, DESIGN §6): one Redis (the edge and the runtimes' shared state),
+"""Scale-out (issue 14, docs/DESIGN.md §6): one Redis (the edge and the runtimes' shared state),
 two `suggestd control` processes on one database and two `suggestd runtime` processes,
 each runtime with its own data directory.
 

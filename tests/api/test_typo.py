@@ -1,4 +1,4 @@
-"""Typo tolerance, limit and highlight (DESIGN.md sections 3.1 and 3.2) through the real
+"""Typo tolerance, limit and highlight (docs/DESIGN.md §3.1 and §3.2) through the real
 pipeline: control plane PATCH and publish, edge store, runtime /v1/query and /v1/bootstrap.
 """
 import pytest

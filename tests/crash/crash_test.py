@@ -318,7 +318,7 @@ class Driver:
             time.sleep(0.05)
         art = os.path.join(self.s.data_dir, "edge", "artifacts", active.split(":")[1] + ".sga")
         q = "city 00" + str(self.rng.randint(0, 9))
-        # inspect answers as the runtime under the list's typo policy (DESIGN 3.1).
+        # inspect answers as the runtime under the list's typo policy (docs/DESIGN.md §3.1).
         tt = lst["queryPolicy"]["typoTolerance"]
         policy = (f"{tt['minCharsOneTypo']},{tt['minCharsTwoTypos']}" if tt["enabled"]
                   else "off")

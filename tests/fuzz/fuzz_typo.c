@@ -1,5 +1,5 @@
 /* libFuzzer target: the typo search (sg_artifact_query_k) and the highlight against the
- * brute force of DESIGN.md sections 3.1-3.2 (tests/unit/search/bruteforce.c) on tiny
+ * brute force of docs/DESIGN.md §3.1–3.2 (tests/unit/search/bruteforce.c) on tiny
  * random lists. The first 8 bytes seed the list (randlist.c: aliases, locales, word
  * starts, accents, CJK), the next picks the size and the budget, the rest is the query
  * (normalised first, as the runtime does). Any difference aborts. */

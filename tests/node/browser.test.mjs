@@ -232,7 +232,7 @@ test('a stale answer is never rendered over a newer one', { skip }, async () => 
 test('private list: queries carry the token and the selection goes out with fetch keepalive + Authorization', { skip }, async () => {
   const { page, sent, answers } = await openPage({ key: privKey, token: privToken });
   await page.type('#search', 'para', { delay: 10 });
-  // DESIGN 3.1: "Paragon" matches exactly, "Parsec" with one edit ("pars"), after it.
+  // docs/DESIGN.md §3.1: "Paragon" matches exactly, "Parsec" with one edit ("pars"), after it.
   await page.waitForFunction(() => document.querySelectorAll('.sg-option').length === 2);
   assert.deepEqual((await state(page)).options.map((o) => o.display), ['Paragon', 'Parsec']);
   const q = sent.find((r) => r.url.pathname === '/v1/query' && r.method === 'GET');

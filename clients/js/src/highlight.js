@@ -1,5 +1,5 @@
 // Highlight rendering: turns a displayValue and the `highlight` ranges of a query answer
-// ([start, end) pairs of UTF-16 code-unit offsets, DESIGN §3.2) into marked segments.
+// ([start, end) pairs of UTF-16 code-unit offsets, docs/DESIGN.md §3.2) into marked segments.
 // Ranges from the network are untrusted: non-integers are dropped, ends are clipped to
 // the text, a boundary inside a surrogate pair is widened to the whole character, and
 // overlapping or touching ranges are merged, so the output always covers the text once.

@@ -1,4 +1,4 @@
-// The highlight renderer on fixture answers (DESIGN §3.2: [start, end) UTF-16 offsets).
+// The highlight renderer on fixture answers (docs/DESIGN.md §3.2: [start, end) UTF-16 offsets).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ranges, segments } from '../src/index.js';

@@ -24,7 +24,7 @@ int64_t sg__rt_now_us(void) {
 /* Appends at most cap bytes of s, replacing what JSON would need to escape (the path is
  * client input, percent-decoded) so a log line stays one valid object. */
 static char *put_safe(char *o, const char *s, size_t cap) {
-  for (size_t i = 0; s[i] && i < cap; i++) {
+  for (size_t i = 0; i < cap && s[i]; i++) {
     unsigned char c = (unsigned char)s[i];
     *o++ = (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) ? '?' : (char)c;
   }
@@ -111,7 +111,7 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
     }
   }
   char body[640], details[96] = "";
-  /* A 400 names its field (DESIGN.md section 4): field names are short constants. */
+  /* A 400 names its field (docs/DESIGN.md §4.1): field names are short constants. */
   if (r->field && strlen(r->field) < 48)
     snprintf(details, sizeof details, ",\"details\":{\"fields\":[\"%s\"]}", r->field);
   int n = snprintf(body, sizeof body,

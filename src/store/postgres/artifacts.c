@@ -1,5 +1,5 @@
 /*
- * PostgreSQL backend: the durable copy of every artifact (DESIGN §6; docs/STORE.md,
+ * PostgreSQL backend: the durable copy of every artifact (docs/DESIGN.md §6; docs/STORE.md,
  * "Artifact copies"), and the edge outbox walk of `admin edge rebuild`.
  *
  * A copy is a header row (artifact_copies: hash, size, chunk count, write time) and its

@@ -1,6 +1,6 @@
 /*
  * PostgreSQL backend: dashboard members, sessions, the audit log, the dashboard's
- * application and key listings, and `suggestd admin … list` (DESIGN §7; the SQLite
+ * application and key listings, and `suggestd admin … list` (docs/DESIGN.md §7; the SQLite
  * files members.c and admin_list.c say what each one promises).
  */
 #include <stdio.h>

@@ -190,7 +190,7 @@ const char *const sg__pg_migrations[] = {
     /* The edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
     "  heartbeat_ms BIGINT NOT NULL);",
-    /* Search analytics (DESIGN §9, docs/ANALYTICS.md): the runtimes' shipments aggregated
+    /* Search analytics (docs/DESIGN.md §9, docs/ANALYTICS.md): the runtimes' shipments aggregated
      * per list and UTC hour (hour = Unix seconds / 3600), and the shipment ids applied. */
     "CREATE TABLE analytics_shipments(id TEXT COLLATE \"C\" PRIMARY KEY, hour BIGINT NOT NULL);"
     "CREATE INDEX analytics_shipments_hour ON analytics_shipments(hour);"

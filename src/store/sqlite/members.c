@@ -1,5 +1,5 @@
 /*
- * SQLite backend: dashboard members, sign-in sessions and the audit log (DESIGN §7).
+ * SQLite backend: dashboard members, sign-in sessions and the audit log (docs/DESIGN.md §7).
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * SQLite backend: rollback to a superseded version (sg_store_version_reactivate and
- * sg_store_version_hash in store.h; DESIGN §10 as docs/PUBLISHING.md tells it).
+ * sg_store_version_hash in store.h; docs/DESIGN.md §10, docs/PUBLISHING.md).
  */
 #include <string.h>
 

@@ -165,7 +165,7 @@ const char *const sg__sqlite_migrations[] = {
      * start-time"), so a retry after that process died (kill -9) runs again at once
      * instead of answering idempotency_key_in_flight until the record goes stale. */
     "ALTER TABLE idempotency ADD COLUMN owner TEXT;",
-    /* 6: the dashboard (DESIGN §7). A member's email is stored lower-cased and names one
+    /* 6: the dashboard (docs/DESIGN.md §7). A member's email is stored lower-cased and names one
      * member across all workspaces, so sign-in needs no workspace. A session is kept only
      * as the SHA-256 of its cookie; times in milliseconds for the idle window. The audit
      * log is append-only. Secret keys learn their last use. */
@@ -188,7 +188,7 @@ const char *const sg__sqlite_migrations[] = {
     /* The dashboard's item search: a value prefix, ASCII case ignored, paged by value. */
     "CREATE INDEX items_value_nocase ON items(list_id, value COLLATE NOCASE, id)"
     "  WHERE to_clock IS NULL;",
-    /* 7: queryPolicy.typoTolerance (DESIGN.md section 3.1), on by default for every list,
+    /* 7: queryPolicy.typoTolerance (docs/DESIGN.md §3.1), on by default for every list,
      * existing ones included. The policy is served, so the edge outbox's list trigger
      * (migration 4) now also watches its columns: a typoTolerance change whose edge write
      * failed is retried like any other. */
@@ -230,7 +230,7 @@ const char *const sg__sqlite_migrations[] = {
     /* 11: the edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);",
-    /* 12: search analytics (DESIGN §9, docs/ANALYTICS.md): the runtimes' shipments
+    /* 12: search analytics (docs/DESIGN.md §9, docs/ANALYTICS.md): the runtimes' shipments
      * aggregated per list and UTC hour (hour = Unix seconds / 3600), and the shipment
      * ids applied, so that a shipment delivered again is not counted twice. q is the
      * normalised query ('' in analytics_selections for a report without one). */

@@ -27,7 +27,7 @@ static void test_every_row_is_complete(void **state) {
 
 static void test_spec_statuses(void **state) {
   (void)state;
-  /* Spec section 7, control-plane table. */
+  /* docs/DESIGN.md §4.3: the control-plane statuses. */
   assert_int_equal(sg_err_status(SG_E_INVALID_KEY), 401);
   assert_string_equal(sg_err_code(SG_E_INVALID_KEY), "invalid_key");
   assert_int_equal(sg_err_status(SG_E_INVALID_LIST), 404);

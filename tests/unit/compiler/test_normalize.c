@@ -1,4 +1,4 @@
-/* Normalisation of DESIGN.md section 3: NFKC, full case folding, marks stripped,
+/* Normalisation of docs/DESIGN.md §3: NFKC, full case folding, marks stripped,
  * non-letter/number runs -> one space, trimmed. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * Typo tolerance at its edges (src/compiler/typo.c, DESIGN.md sections 3.1 and 3.2): the
+ * Typo tolerance at its edges (src/compiler/typo.c, docs/DESIGN.md §3.1 and §3.2): the
  * budget at exactly 4 and 8 code points, transpositions, the first code point, spaces,
  * code points rather than bytes, the shortest prefix, and the normaliser's offset map.
  */

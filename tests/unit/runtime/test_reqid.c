@@ -35,7 +35,7 @@ static void test_each_input_counts(void **state) {
   assert_string_not_equal(base, o);
   rid("pk_1", "an", "en", "sha256:01", o);
   assert_string_not_equal(base, o);
-  /* The limit counts (DESIGN.md section 3.2); each value gives its own id. */
+  /* The limit counts (docs/DESIGN.md §3.2); each value gives its own id. */
   char l1[37], l2[37];
   sg__reqid_derive("pk_1", 4, "an", 2, "en", "sha256:00", 1, l1, NULL);
   sg__reqid_derive("pk_1", 4, "an", 2, "en", "sha256:00", 2, l2, NULL);

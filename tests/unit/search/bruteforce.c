@@ -1,5 +1,5 @@
 /*
- * Brute force of DESIGN.md section 3: for every item, the lowest tier at which the query
+ * Brute force of docs/DESIGN.md §3: for every item, the lowest tier at which the query
  * is a byte prefix of its normalised displayValue (0), of an alias (1), or of the text
  * starting at a later word of either (2); then sort all matches by (tier, rank desc,
  * normalised displayValue bytewise, id) and keep the first 10.

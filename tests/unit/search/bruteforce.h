@@ -1,5 +1,5 @@
 /*
- * A brute-force implementation of the relevance contract (DESIGN.md section 3), written
+ * A brute-force implementation of the relevance contract (docs/DESIGN.md §3), written
  * straight from the text and sharing nothing with the compiler's index except
  * sg_normalize. The property tests compare sg_artifact_query against it.
  */
@@ -21,7 +21,7 @@ void sgt_bf_free(sgt_bf *bf);
  * in out[], and their count as the result. */
 size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]);
 
-/* DESIGN.md sections 3.1 and 3.2 straight from the text: with typo budget k, the first
+/* docs/DESIGN.md §3.1 and §3.2 straight from the text: with typo budget k, the first
  * 10 items (indexes in out[]), each with its key (edits, tier), and count. */
 size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, size_t out[10],
                       unsigned edits[10], unsigned tier[10]);

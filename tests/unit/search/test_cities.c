@@ -104,7 +104,7 @@ static void test_cities(void **state) {
   }
   fprintf(stderr, "cities: %zu items, %zu queries compared, 0 differences\n", n, queries);
 
-  /* Typos (DESIGN.md sections 3.1 and 3.2) with the default policy: 1 or 2 random edits
+  /* Typos (docs/DESIGN.md §3.1 and §3.2) with the default policy: 1 or 2 random edits
    * (insert, delete, substitute, swap) of prefixes of real names, the most populous
    * first, and the same prefixes unedited. */
   sg_typo_policy pol = SG_TYPO_POLICY_DEFAULT;

@@ -1,6 +1,6 @@
 /*
  * THE property: for random lists and thousands of queries, sg_artifact_query returns
- * exactly what the brute-force reading of DESIGN.md section 3 returns (bruteforce.c),
+ * exactly what the brute-force reading of docs/DESIGN.md §3 returns (bruteforce.c),
  * in every locale. Queries are every byte prefix of random keys (whole normalised texts
  * and their word suffixes), random normalised strings, and the empty string.
  */

@@ -1,6 +1,6 @@
 /*
  * The two-edit search through the skip tables (docs/ARTIFACT.md, "Two edits near the
- * start"), case by case against the brute force of DESIGN.md section 3.1: a list dense
+ * start"), case by case against the brute force of docs/DESIGN.md §3.1: a list dense
  * near the root (many keys share their first letters, so both edits can fall among them
  * and the capped walk alone would miss the match) and queries placed at each boundary the
  * split depends on:

@@ -1,7 +1,7 @@
 /*
  * Shared by the typo property tests (test_property.c, test_cities.c): random edits of
- * normalised text, and the comparison of one query with the brute force of DESIGN.md
- * sections 3.1 and 3.2 (items, order, each item's key and highlight).
+ * normalised text, and the comparison of one query with the brute force of docs/DESIGN.md
+ * §3.1 and §3.2 (items, order, each item's key and highlight).
  */
 #include "typocheck.h"
 
