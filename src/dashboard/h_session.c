@@ -94,19 +94,15 @@ _Static_assert(sizeof ((sg_signin_candidate *)0)->hash >= SG_PASSWORD_HASH_BYTES
 
 /* The {workspaceId, name} of each candidate whose password matched: what the 409
  * workspace_required answer offers (never a workspace the password did not open). */
-static json_t *unlocked_workspaces(sg_control *c, const sg_signin_candidate *cand,
-                                   const bool *ok, size_t n) {
+static json_t *unlocked_workspaces(const sg_signin_candidate *cand, const bool *ok, size_t n) {
   json_t *arr = json_array();
   for (size_t i = 0; i < n; i++) {
     if (!ok[i]) continue;
-    json_t *ws = NULL;
-    if (sg_store_workspace_get(c->cfg.store, cand[i].m.workspace_id, &ws) != SG_E_OK) {
-      json_decref(arr);
-      return NULL;
-    }
-    json_array_append_new(arr, json_pack("{s:s,s:O}", "workspaceId", cand[i].m.workspace_id,
-                                         "name", json_object_get(ws, "name")));
-    json_decref(ws);
+    const char *ws = cand[i].m.workspace_id;
+    json_t *o = json_pack("{s:s,s:s}", "workspaceId", ws, "name", cand[i].workspace_name);
+    /* A name that is not UTF-8 (an operator's typo) is no reason to hide the workspace. */
+    if (!o) o = json_pack("{s:s,s:n}", "workspaceId", ws, "name");
+    json_array_append_new(arr, o);
   }
   return arr;
 }
@@ -192,12 +188,8 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   if (!want && matched > 1) {
     /* Several workspaces open with this password: the client picks one and signs in
      * again with its workspaceId. Only those the password opened are named. */
-    json_t *list = unlocked_workspaces(c, cand, ok, n);
+    json_t *list = unlocked_workspaces(cand, ok, n);
     signin_cleanup(cand, b);
-    if (!list) {
-      sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
-      return;
-    }
     sg_resp_error(resp, req, SG_E_WORKSPACE_REQUIRED, json_pack("{s:o}", "workspaces", list),
                   NULL);
     return;

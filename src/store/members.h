@@ -49,10 +49,12 @@ typedef struct {
 sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char *email,
                               sg_role role, const char *password_hash, json_t **out);
 
-/* One member a sign-in may open, with its password hash (a crypto_pwhash_str string). */
+/* One member a sign-in may open, with its password hash (a crypto_pwhash_str string) and
+ * its workspace's name (its first 100 characters). */
 typedef struct {
   sg_member m;
   char hash[128];
+  char workspace_name[404];
 } sg_signin_candidate;
 
 /* For sign-in: the active members with this (lower-cased) email in active workspaces,

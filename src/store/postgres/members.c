@@ -108,7 +108,8 @@ sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_can
   sg_err rc;
   *n = 0;
   PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash"
+                           "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
+                          " substr(w.name, 1, 100)"
                            " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
                            " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
                            " ORDER BY m.created_at, m.id LIMIT $2::bigint",
@@ -123,6 +124,7 @@ sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_can
     snprintf(c->m.email, sizeof c->m.email, "%s", PQgetvalue(r, i, 2));
     c->m.role = sg_role_parse(PQgetvalue(r, i, 3));
     snprintf(c->hash, sizeof c->hash, "%s", PQgetvalue(r, i, 4));
+    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", PQgetvalue(r, i, 5));
     if (c->m.role == SG_ROLE_NONE) rc = SG_E_INTERNAL;
     (*n)++;
   }

@@ -94,7 +94,8 @@ out:
 sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_signin_candidate *out,
                                     size_t *n) {
   sg__sq *st = sg__sq_of(base);
-  static const char q[] = "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash"
+  static const char q[] = "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
+                          " substr(w.name, 1, 100)"
                           " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
                           " WHERE m.email=?1 AND m.status='active' AND w.status='active'"
                           " ORDER BY m.created_at, m.id LIMIT ?2";
@@ -116,6 +117,7 @@ sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_signin
     snprintf(c->m.email, sizeof c->m.email, "%s", sg__sq_col(s, 2));
     c->m.role = sg_role_parse(sg__sq_col(s, 3));
     snprintf(c->hash, sizeof c->hash, "%s", sg__sq_col(s, 4));
+    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", sg__sq_col(s, 5));
     if (c->m.role == SG_ROLE_NONE) rc = SG_E_INTERNAL;
     (*n)++;
   }
