@@ -292,7 +292,10 @@ static int member_create(ctx *c) {
   json_t *rec = NULL;
   sg_err e = sg_store_member_create(c->st, ws, email, role, hash, &rec);
   if (e == SG_E_MEMBER_EXISTS)
-    return sg__cli_fail("a member with email '%s' already exists", email);
+    return sg__cli_fail("a member with email '%s' already exists in this workspace", email);
+  if (e == SG_E_EMAIL_MEMBERSHIP_LIMIT)
+    return sg__cli_fail("email '%s' is already a member of 20 workspaces, the most it may be",
+                        email);
   if (e != SG_E_OK) return store_fail(e, "workspace");
   int rc = print(c, json_pack("{s:O}", "id", json_object_get(rec, "id")));
   json_decref(rec);

@@ -69,7 +69,11 @@
   X(LAST_OWNER, 409, "invalid_request", "last_owner",                                              \
     "The workspace must keep at least one active owner.")                                          \
   X(MEMBER_EXISTS, 409, "invalid_request", "member_exists",                                        \
-    "A member with this email already exists.")                                                    \
+    "A member with this email already exists in this workspace.")                                  \
+  X(EMAIL_MEMBERSHIP_LIMIT, 409, "invalid_request", "email_membership_limit_reached",              \
+    "This email cannot join another workspace: an email may belong to at most 20.")                \
+  X(WORKSPACE_REQUIRED, 409, "invalid_request", "workspace_required",                              \
+    "This email and password open several workspaces: choose one (workspaceId).")                  \
   X(LIST_LIMIT, 409, "invalid_request", "list_limit_reached",                                      \
     "The workspace holds as many lists as it may (--max-lists-per-workspace).")                    \
   X(MEMBER_LIMIT, 409, "invalid_request", "member_limit_reached",                                  \

@@ -1,11 +1,13 @@
 /*
  * Sign-in, the current member, sign-out, sign out everywhere, and password change.
  *
- * POST /dashboard/api/session {email, password} answers 200 with the session cookie and
- * the CSRF token, or 401 invalid_credentials, the same answer after the same work for an
- * unknown email and for a wrong password (an unknown email is verified against a dummy
- * Argon2id hash). Attempts are limited per client IP and per email before any password
- * is checked.
+ * POST /dashboard/api/session {email, password, workspaceId?} answers 200 with the session
+ * cookie and the CSRF token, or 401 invalid_credentials, the same answer after the same
+ * work for an unknown email and for a wrong password (an unknown email is verified against
+ * a dummy Argon2id hash). An email may name members of several workspaces: the password is
+ * verified against each, and when it opens more than one and no workspaceId chooses, the
+ * answer is 409 workspace_required listing the workspaces it opened. Attempts are limited
+ * per client IP and per email before any password is checked.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +89,30 @@ static bool json_content_type(const sg_req *req) {
          (ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
 }
 
+_Static_assert(sizeof ((sg_signin_candidate *)0)->hash >= SG_PASSWORD_HASH_BYTES,
+               "a candidate holds a whole Argon2id string");
+
+/* The {workspaceId, name} of each candidate whose password matched: what the 409
+ * workspace_required answer offers (never a workspace the password did not open). */
+static json_t *unlocked_workspaces(const sg_signin_candidate *cand, const bool *ok, size_t n) {
+  json_t *arr = json_array();
+  for (size_t i = 0; i < n; i++) {
+    if (!ok[i]) continue;
+    const char *ws = cand[i].m.workspace_id;
+    json_t *o = json_pack("{s:s,s:s}", "workspaceId", ws, "name", cand[i].workspace_name);
+    /* A name that is not UTF-8 (an operator's typo) is no reason to hide the workspace. */
+    if (!o) o = json_pack("{s:s,s:n}", "workspaceId", ws, "name");
+    json_array_append_new(arr, o);
+  }
+  return arr;
+}
+
+static void signin_cleanup(sg_signin_candidate *cand, json_t *b) {
+  sodium_memzero(cand, SG_MEMBERSHIPS_PER_EMAIL * sizeof *cand);
+  free(cand);
+  json_decref(b);
+}
+
 void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   /* A form on another site can post to us but cannot send application/json without a
    * CORS preflight, which this server never approves: with the Origin check this stops
@@ -102,59 +128,93 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   }
   json_t *b = sg__body_object(req, resp);
   if (!b) return;
-  static const char *const allowed[] = {"email", "password", NULL};
+  static const char *const allowed[] = {"email", "password", "workspaceId", NULL};
   json_t *fields = NULL;
   sg__reject_unknown(b, allowed, "", &fields);
-  const json_t *je = json_object_get(b, "email"), *jp = json_object_get(b, "password");
+  const json_t *je = json_object_get(b, "email"), *jp = json_object_get(b, "password"),
+               *jw = json_object_get(b, "workspaceId");
   char email[256];
   if (!json_is_string(je) || sg_email_normalize(json_string_value(je), email))
     sg_field_error(&fields, "email", "must be an email address");
   if (!json_is_string(jp) || json_string_length(jp) < 1 ||
       json_string_length(jp) > SG_PASSWORD_MAX_BYTES)
     sg_field_error(&fields, "password", "must be a string of 1 to 1024 bytes");
+  /* Optional: which workspace to open when the email and password open several. */
+  const char *want = NULL;
+  if (jw && (!json_is_string(jw) || json_string_length(jw) < 1 ||
+             json_string_length(jw) >= sizeof ((sg_member *)0)->workspace_id))
+    sg_field_error(&fields, "workspaceId", "must be a workspace id from details.workspaces");
+  else if (jw)
+    want = json_string_value(jw);
   if (fields) {
     json_decref(b);
     sg_resp_invalid_fields(resp, req, fields);
     return;
   }
-  sg_member m;
-  memset(&m, 0, sizeof m);
-  char hash[SG_PASSWORD_HASH_BYTES] = "";
-  sg_err e = sg_store_member_for_signin(c->cfg.store, email, &m, hash, sizeof hash);
-  if (e != SG_E_OK && e != SG_E_NOT_FOUND) {
-    json_decref(b);
+  /* The email may name a member in several workspaces (one password each). */
+  sg_signin_candidate *cand = calloc(SG_MEMBERSHIPS_PER_EMAIL, sizeof *cand);
+  size_t n = 0;
+  sg_err e = cand ? sg_store_member_for_signin(c->cfg.store, email, cand, &n) : SG_E_INTERNAL;
+  if (e != SG_E_OK) {
+    signin_cleanup(cand, b);
     sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return;
   }
-  /* A browser that signed in as this member before (with this password) carries its
-   * device cookie and draws from a bucket of its own, so guessing from elsewhere cannot
-   * lock the member out of the browsers it uses. */
+  /* A browser that signed in as one of these members before (with its password) carries
+   * its device cookie and draws from a bucket of its own, so guessing from elsewhere
+   * cannot lock the member out of the browsers it uses. */
+  bool known = false;
+  for (size_t i = 0; i < n && !known; i++) known = device_known(c, req, &cand[i].m, cand[i].hash);
   char key[300];
-  bool known = e == SG_E_OK && device_known(c, req, &m, hash);
   snprintf(key, sizeof key, "%s:%s", known ? "device" : "email", email);
   if (!sg_ratelimit_take_retry(sg__dash(c)->rl_signin_email, key, sg_mono_ms(), &retry)) {
-    sodium_memzero(hash, sizeof hash);
-    json_decref(b);
+    signin_cleanup(cand, b);
     sg__dash_rate_limited(req, resp, retry);
     return;
   }
-  bool ok =
-      sg_password_verify(e == SG_E_OK ? hash : NULL, json_string_value(jp), json_string_length(jp));
-  char dev[44] = "";
-  if (ok) device_token(c, &m, hash, dev);
-  sodium_memzero(hash, sizeof hash);
-  json_decref(b);
+  /* The same work for every candidate, whatever matched and whatever workspaceId says:
+   * one Argon2id verification each, and one against a dummy hash for an unknown email. */
+  bool ok[SG_MEMBERSHIPS_PER_EMAIL] = {false};
+  size_t matched = 0, pick = n;
+  const char *pw = json_string_value(jp);
+  size_t pwlen = json_string_length(jp);
+  if (n == 0) (void)sg_password_verify(NULL, pw, pwlen);
+  for (size_t i = 0; i < n; i++) {
+    ok[i] = sg_password_verify(cand[i].hash, pw, pwlen);
+    if (!ok[i]) continue;
+    matched++;
+    if (want ? strcmp(want, cand[i].m.workspace_id) == 0 : pick == n) pick = i;
+  }
+  if (!want && matched > 1) {
+    /* Several workspaces open with this password: the client picks one and signs in
+     * again with its workspaceId. Only those the password opened are named. */
+    json_t *list = unlocked_workspaces(cand, ok, n);
+    signin_cleanup(cand, b);
+    sg_resp_error(resp, req, SG_E_WORKSPACE_REQUIRED, json_pack("{s:o}", "workspaces", list),
+                  NULL);
+    return;
+  }
   sg__dash_ctx d;
   memset(&d, 0, sizeof d);
-  d.m = m;
-  snprintf(d.target, sizeof d.target, "%s", m.id);
-  if (!ok) {
-    /* Failures of a real member's sign-in go to its workspace's log; an unknown email has
-     * no workspace to log to. */
-    if (e == SG_E_OK) sg__dash_audit(c, &d, req, "session.sign_in_failed", 401);
+  if (pick == n) {
+    /* Failures go to the log of each workspace whose member's password did not match;
+     * an unknown email has no workspace to log to. */
+    for (size_t i = 0; i < n; i++) {
+      if (ok[i]) continue;
+      d.m = cand[i].m;
+      snprintf(d.target, sizeof d.target, "%s", cand[i].m.id);
+      sg__dash_audit(c, &d, req, "session.sign_in_failed", 401);
+    }
+    signin_cleanup(cand, b);
     sg_resp_error(resp, req, SG_E_INVALID_CREDENTIALS, NULL, NULL);
     return;
   }
+  sg_member m = cand[pick].m;
+  char dev[44] = "";
+  device_token(c, &m, cand[pick].hash, dev);
+  signin_cleanup(cand, b);
+  d.m = m;
+  snprintf(d.target, sizeof d.target, "%s", m.id);
   char cookie[SG_SESSION_COOKIE_LEN + 1];
   uint8_t digest[32];
   sg_session_new(cookie, digest);
@@ -236,13 +296,17 @@ void sg__dh_password(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp)
     sg__dash_rate_limited(req, resp, retry);
     return;
   }
-  sg_member m;
-  char hash[SG_PASSWORD_HASH_BYTES] = "";
-  sg_err e = sg_store_member_for_signin(c->cfg.store, d->m.email, &m, hash, sizeof hash);
-  bool ok = e == SG_E_OK && strcmp(m.id, d->m.id) == 0 &&
-            sg_password_verify(hash, json_string_value(cur), json_string_length(cur));
+  /* The member's own hash: its email may name members of other workspaces too. */
+  sg_signin_candidate *cand = calloc(SG_MEMBERSHIPS_PER_EMAIL, sizeof *cand);
+  size_t n = 0, i = 0;
+  sg_err e = cand ? sg_store_member_for_signin(c->cfg.store, d->m.email, cand, &n) : SG_E_INTERNAL;
+  while (i < n && strcmp(cand[i].m.id, d->m.id) != 0) i++;
+  bool ok = e == SG_E_OK && i < n &&
+            sg_password_verify(cand[i].hash, json_string_value(cur), json_string_length(cur));
   char fresh[SG_PASSWORD_HASH_BYTES];
   if (ok && sg_password_hash(json_string_value(nw), json_string_length(nw), fresh)) ok = false;
+  if (cand) sodium_memzero(cand, SG_MEMBERSHIPS_PER_EMAIL * sizeof *cand);
+  free(cand);
   json_decref(b);
   if (!ok) {
     sg_resp_error(resp, req, e == SG_E_INTERNAL ? SG_E_INTERNAL : SG_E_INVALID_CREDENTIALS, NULL,

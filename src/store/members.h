@@ -35,17 +35,33 @@ typedef struct {
   sg_role role;
 } sg_member;
 
+/* An email may name active members in at most this many workspaces (each with its own
+ * password): sign-in verifies the password against every one of them. */
+#define SG_MEMBERSHIPS_PER_EMAIL 20
+
 /* Creates an active member. email must already be validated and lower-cased;
  * password_hash is a crypto_pwhash_str string. SG_E_NOT_FOUND for an unknown workspace,
- * SG_E_DUPLICATE_VALUE when a member with this email exists (any workspace: an email
- * names one member). *out is the member record {id, workspaceId, email, role, status,
- * createdAt}. */
+ * SG_E_MEMBER_EXISTS when an active member of this workspace has this email (other
+ * workspaces never matter, except that SG_E_EMAIL_MEMBERSHIP_LIMIT answers when the email
+ * already names SG_MEMBERSHIPS_PER_EMAIL active members), SG_E_MEMBER_LIMIT past the
+ * workspace's member limit. *out is the member record {id, workspaceId, email, role,
+ * status, createdAt}. */
 sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char *email,
                               sg_role role, const char *password_hash, json_t **out);
-/* For sign-in: the active member with this (lower-cased) email, in an active workspace,
- * and its password hash (copied into hash, NUL-terminated). SG_E_NOT_FOUND otherwise. */
-sg_err sg_store_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
-                                  size_t hashsz);
+
+/* One member a sign-in may open, with its password hash (a crypto_pwhash_str string) and
+ * its workspace's name (its first 100 characters). */
+typedef struct {
+  sg_member m;
+  char hash[128];
+  char workspace_name[404];
+} sg_signin_candidate;
+
+/* For sign-in: the active members with this (lower-cased) email in active workspaces,
+ * oldest first, at most SG_MEMBERSHIPS_PER_EMAIL, into out; *n is how many (0: none, still
+ * SG_E_OK). */
+sg_err sg_store_member_for_signin(sg_store *st, const char *email,
+                                  sg_signin_candidate out[SG_MEMBERSHIPS_PER_EMAIL], size_t *n);
 /* A workspace's members (records as above), ordered by email; at most 1000. */
 sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out);
 /* One member record of the workspace; SG_E_NOT_FOUND when absent or another's. */

@@ -622,11 +622,12 @@ sg_err sg_store_member_create(sg_store *st, const char *workspace_id, const char
   return st->ops->member_create(st, workspace_id, email, role, password_hash, out);
 }
 
-sg_err sg_store_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
-                                  size_t hashsz) {
+sg_err sg_store_member_for_signin(sg_store *st, const char *email,
+                                  sg_signin_candidate out[SG_MEMBERSHIPS_PER_EMAIL], size_t *n) {
+  *n = 0;
   if (!st) return SG_E_INTERNAL;
   if (!st->ops->member_for_signin) return sg__store_missing(st->ops, "member_for_signin");
-  return st->ops->member_for_signin(st, email, out, hash, hashsz);
+  return st->ops->member_for_signin(st, email, out, n);
 }
 
 sg_err sg_store_member_list(sg_store *st, const char *workspace_id, json_t **out) {

@@ -128,8 +128,8 @@ struct sg_store_ops {
   sg_err (*queue_depth)(sg_store *st, int64_t *n);
   sg_err (*member_create)(sg_store *st, const char *workspace_id, const char *email, sg_role role,
                           const char *password_hash, json_t **out);
-  sg_err (*member_for_signin)(sg_store *st, const char *email, sg_member *out, char *hash,
-                              size_t hashsz);
+  sg_err (*member_for_signin)(sg_store *st, const char *email, sg_signin_candidate *out,
+                              size_t *n);
   sg_err (*member_list)(sg_store *st, const char *workspace_id, json_t **out);
   sg_err (*member_get)(sg_store *st, const char *workspace_id, const char *id, json_t **out);
   sg_err (*member_set_role)(sg_store *st, const char *workspace_id, const char *id, sg_role role,

@@ -58,6 +58,7 @@ function select(options, value) {
 
 // ---- session -------------------------------------------------------------------------
 function showSignin(why) {
+  hideWorkspaceChoice();
   $('error').textContent = why || '';
   $('signin').hidden = false;
   $('nav').hidden = true;
@@ -74,6 +75,45 @@ function signedIn(body) {
   $('role').textContent = me.member.role;
   $('nav-audit').hidden = !can('readAudit');
   route();
+}
+
+// One email may be a member of several workspaces, each with its own password. When the
+// password opens more than one, the server answers 409 workspace_required with the
+// workspaces it opened; the member picks one and the page signs in again with its id.
+// The password stays only in this closure until then, never in the page.
+function hideWorkspaceChoice() {
+  $('ws-choice').hidden = true;
+  $('ws-choice').replaceChildren();
+}
+function showWorkspaceChoice(email, password, workspaces) {
+  const box = $('ws-choice');
+  box.replaceChildren(
+    h('h2', { id: 'ws-choice-h', text: 'Choose a workspace' }),
+    h('p', { class: 'muted', text: 'This email and password open several workspaces.' }),
+    h('ul', { class: 'ws-list' }, workspaces.map((w) => h('li', {},
+      h('button', { type: 'button', 'data-workspace': w.workspaceId,
+        onclick: () => signIn(email, password, w.workspaceId) },
+      (w.name || w.workspaceId) + ' (' + w.workspaceId + ')')))));
+  box.hidden = false;
+  const first = box.querySelector('button');
+  if (first) first.focus();
+}
+async function signIn(email, password, workspaceId) {
+  $('error').textContent = '';
+  const body = { email, password };
+  if (workspaceId) body.workspaceId = workspaceId;
+  const r = await api('POST', '/session', body);
+  if (r.status === 409 && r.body.details && r.body.details.reason === 'workspace_required' &&
+      !workspaceId) {
+    showWorkspaceChoice(email, password, r.body.details.workspaces || []);
+    return;
+  }
+  hideWorkspaceChoice();
+  if (r.status === 200) signedIn(r.body);
+  else if (r.status === 429)
+    $('error').textContent = 'Too many sign-in attempts. Wait ' + (r.retryAfter || 'a few') +
+      ' seconds, then try again.';
+  else $('error').textContent = r.body.message || 'Sign-in failed.';
 }
 
 // ---- router --------------------------------------------------------------------------
@@ -886,17 +926,14 @@ async function pageAccount(view) {
 
 // ---- start ---------------------------------------------------------------------------
 document.addEventListener('DOMContentLoaded', async () => {
-  $('signin-form').addEventListener('submit', async (e) => {
+  $('signin-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    $('error').textContent = '';
-    const r = await api('POST', '/session', { email: $('email').value, password: $('password').value });
+    const email = $('email').value, password = $('password').value;
     $('password').value = '';
-    if (r.status === 200) signedIn(r.body);
-    else if (r.status === 429)
-      $('error').textContent = 'Too many sign-in attempts. Wait ' + (r.retryAfter || 'a few') +
-        ' seconds, then try again.';
-    else $('error').textContent = r.body.message || 'Sign-in failed.';
+    signIn(email, password);
   });
+  // Editing the form again drops a workspace choice (and the password it holds).
+  $('signin-form').addEventListener('input', hideWorkspaceChoice);
   const out = async (path) => { await api('POST', path); me = null; showSignin(); };
   $('sign-out').addEventListener('click', () => out('/session/sign-out'));
   $('sign-out-all').addEventListener('click', () => out('/sessions/revoke-all'));

@@ -71,6 +71,9 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_LIST_NOT_PUBLISHED:
     return "Publish the list (POST /api/v1/lists/{id}/versions) and query again.";
   case SG_E_MEMBER_EXISTS: return "Use another email, or change the existing member's role.";
+  case SG_E_EMAIL_MEMBERSHIP_LIMIT: return "Invite this person with another email address.";
+  case SG_E_WORKSPACE_REQUIRED:
+    return "Sign in again with workspaceId set to one of details.workspaces.";
   case SG_E_LIST_LIMIT:
     return "Reuse an archived list, or ask the operator to raise --max-lists-per-workspace.";
   case SG_E_MEMBER_LIMIT:

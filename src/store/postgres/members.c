@@ -53,15 +53,31 @@ static sg_err create_fn(PGconn *c, void *vctx) {
   bool found = PQntuples(r) == 1;
   PQclear(r);
   if (!found) return SG_E_NOT_FOUND;
+  /* Creates of this email in other workspaces wait for each other, so the per-email cap
+   * below holds (a two-key advisory lock: its own space, apart from the one-key locks). */
+  const char *pe[] = {x->email};
+  if (sg__pg_x(c, "SELECT pg_advisory_xact_lock(7430298, hashtext($1))", 1, pe))
+    return SG_E_INTERNAL;
+  /* Only this workspace's members decide member_exists (the unique index on
+   * (workspace_id, email) of active members settles a race with the insert below). */
+  const char *pd[] = {x->workspace_id, x->email};
+  r = sg__pg_q(c, "SELECT 1 FROM members WHERE workspace_id=$1 AND email=$2 AND status='active'",
+               2, pd);
+  if (!r) return SG_E_INTERNAL;
+  bool dup = PQntuples(r) > 0;
+  PQclear(r);
+  if (dup) return SG_E_MEMBER_EXISTS;
   int full = sg__pg_at_limit(
       c, "SELECT count(*) FROM members WHERE workspace_id=$1 AND status='active'",
       x->workspace_id, x->max_members);
   if (full != 0) return full > 0 ? SG_E_MEMBER_LIMIT : SG_E_INTERNAL;
+  full = sg__pg_at_limit(c, "SELECT count(*) FROM members WHERE email=$1 AND status='active'",
+                         x->email, SG_MEMBERSHIPS_PER_EMAIL);
+  if (full != 0) return full > 0 ? SG_E_EMAIL_MEMBERSHIP_LIMIT : SG_E_INTERNAL;
   char now[24];
   const char *p[] = {x->id,    x->workspace_id,
                      x->email, sg_role_name(x->role),
                      x->hash,  sg__pg_int(sg_now_s(), now)};
-  /* The unique index on active emails decides between two racing creates. */
   r = sg__pg_q(c,
                "INSERT INTO members(id, workspace_id, email, role, password_hash, created_at,"
                " updated_at) VALUES($1, $2, $3, $4, $5, $6::bigint, $6::bigint)"
@@ -85,26 +101,35 @@ sg_err sg__pg_member_create(sg_store *base, const char *workspace_id, const char
   return member_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
 }
 
-sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_member *out, char *hash,
-                                size_t hashsz) {
-  const char *p[] = {email};
+sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_candidate *out,
+                                size_t *n) {
+  char lim[24];
+  const char *p[] = {email, sg__pg_int(SG_MEMBERSHIPS_PER_EMAIL, lim)};
   sg_err rc;
+  *n = 0;
   PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash"
+                           "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
+                          " substr(w.name, 1, 100)"
                            " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
-                           " WHERE m.email=$1 AND m.status='active' AND w.status='active'",
-                           1, p, &rc);
+                           " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
+                           " ORDER BY m.created_at, m.id LIMIT $2::bigint",
+                           2, p, &rc);
   if (!r) return rc;
-  rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    snprintf(out->id, sizeof out->id, "%s", PQgetvalue(r, 0, 0));
-    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, 1));
-    snprintf(out->email, sizeof out->email, "%s", PQgetvalue(r, 0, 2));
-    out->role = sg_role_parse(PQgetvalue(r, 0, 3));
-    snprintf(hash, hashsz, "%s", PQgetvalue(r, 0, 4));
-    rc = out->role == SG_ROLE_NONE ? SG_E_INTERNAL : SG_E_OK;
+  rc = SG_E_OK;
+  int rows = PQntuples(r);
+  for (int i = 0; i < rows && *n < SG_MEMBERSHIPS_PER_EMAIL; i++) {
+    sg_signin_candidate *c = &out[*n];
+    snprintf(c->m.id, sizeof c->m.id, "%s", PQgetvalue(r, i, 0));
+    snprintf(c->m.workspace_id, sizeof c->m.workspace_id, "%s", PQgetvalue(r, i, 1));
+    snprintf(c->m.email, sizeof c->m.email, "%s", PQgetvalue(r, i, 2));
+    c->m.role = sg_role_parse(PQgetvalue(r, i, 3));
+    snprintf(c->hash, sizeof c->hash, "%s", PQgetvalue(r, i, 4));
+    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", PQgetvalue(r, i, 5));
+    if (c->m.role == SG_ROLE_NONE) rc = SG_E_INTERNAL;
+    (*n)++;
   }
   PQclear(r);
+  if (rc != SG_E_OK) *n = 0;
   return rc;
 }
 

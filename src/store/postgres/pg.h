@@ -233,8 +233,8 @@ sg_err sg__pg_secret(sg_store *st, const char *name, uint8_t out[32]);
 sg_err sg__pg_queue_depth(sg_store *st, int64_t *n);
 sg_err sg__pg_member_create(sg_store *st, const char *workspace_id, const char *email, sg_role role,
                             const char *password_hash, json_t **out);
-sg_err sg__pg_member_for_signin(sg_store *st, const char *email, sg_member *out, char *hash,
-                                size_t hashsz);
+sg_err sg__pg_member_for_signin(sg_store *st, const char *email, sg_signin_candidate *out,
+                                size_t *n);
 sg_err sg__pg_member_list(sg_store *st, const char *workspace_id, json_t **out);
 sg_err sg__pg_member_get(sg_store *st, const char *workspace_id, const char *id, json_t **out);
 sg_err sg__pg_member_set_role(sg_store *st, const char *workspace_id, const char *id, sg_role role,

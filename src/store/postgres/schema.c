@@ -213,5 +213,11 @@ const char *const sg__pg_migrations[] = {
     "  PRIMARY KEY(list_id, hour, q, raw));"
     "CREATE INDEX analytics_raw_hour ON analytics_raw(hour);"
     "CREATE INDEX selections_ts ON selections(ts_ms);",
+    /* A member's email is unique per workspace, not across the service (SQLite's
+     * migration 13 says why). */
+    "DROP INDEX members_email;"
+    "CREATE UNIQUE INDEX members_workspace_email ON members(workspace_id, email)"
+    "  WHERE status='active';"
+    "CREATE INDEX members_email_active ON members(email, created_at) WHERE status='active';",
     NULL,
 };

@@ -34,7 +34,9 @@ sg_err sg__sqlite_member_create(sg_store *base, const char *workspace_id, const 
                                 sg_role role, const char *password_hash, json_t **out) {
   sg__sq *st = sg__sq_of(base);
   static const char q_ws[] = "SELECT 1 FROM workspaces WHERE id=?";
-  static const char q_dup[] = "SELECT 1 FROM members WHERE email=? AND status='active'";
+  static const char q_dup[] =
+      "SELECT 1 FROM members WHERE workspace_id=?1 AND email=?2 AND status='active'";
+  static const char q_emails[] = "SELECT count(*) FROM members WHERE email=?1 AND status='active'";
   static const char q_ins[] = "INSERT INTO members(id, workspace_id, email, role, password_hash,"
                               " created_at, updated_at) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?6)";
   *out = NULL;
@@ -49,7 +51,9 @@ sg_err sg__sqlite_member_create(sg_store *base, const char *workspace_id, const 
     if (found == 0) rc = SG_E_NOT_FOUND;
     goto end;
   }
-  int dup = sg__sq_exists(st, q_dup, email, NULL);
+  /* Only this workspace's members decide member_exists; other workspaces matter only
+   * through the per-email cap, checked last. */
+  int dup = sg__sq_exists(st, q_dup, workspace_id, email);
   if (dup != 0) {
     if (dup == 1) rc = SG_E_MEMBER_EXISTS;
     goto end;
@@ -59,6 +63,11 @@ sg_err sg__sqlite_member_create(sg_store *base, const char *workspace_id, const 
   int full = sg__sq_at_limit(st, q_count, workspace_id, base->limits.members_per_workspace);
   if (full != 0) {
     if (full > 0) rc = SG_E_MEMBER_LIMIT;
+    goto end;
+  }
+  full = sg__sq_at_limit(st, q_emails, email, SG_MEMBERSHIPS_PER_EMAIL);
+  if (full != 0) {
+    if (full > 0) rc = SG_E_EMAIL_MEMBERSHIP_LIMIT;
     goto end;
   }
   sqlite3_stmt *s = sg__sq_prep(st, q_ins);
@@ -82,13 +91,16 @@ out:
   return rc;
 }
 
-sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_member *out, char *hash,
-                                    size_t hashsz) {
+sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_signin_candidate *out,
+                                    size_t *n) {
   sg__sq *st = sg__sq_of(base);
-  static const char q[] = "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash"
+  static const char q[] = "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
+                          " substr(w.name, 1, 100)"
                           " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
-                          " WHERE m.email=? AND m.status='active' AND w.status='active'";
-  sg_err rc = SG_E_NOT_FOUND;
+                          " WHERE m.email=?1 AND m.status='active' AND w.status='active'"
+                          " ORDER BY m.created_at, m.id LIMIT ?2";
+  sg_err rc = SG_E_OK;
+  *n = 0;
   sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   if (!s) {
@@ -96,20 +108,24 @@ sg_err sg__sqlite_member_for_signin(sg_store *base, const char *email, sg_member
     goto out;
   }
   sg__sq_text(s, 1, email);
-  int step = sqlite3_step(s);
-  if (step == SQLITE_ROW) {
-    snprintf(out->id, sizeof out->id, "%s", sg__sq_col(s, 0));
-    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 1));
-    snprintf(out->email, sizeof out->email, "%s", sg__sq_col(s, 2));
-    out->role = sg_role_parse(sg__sq_col(s, 3));
-    snprintf(hash, hashsz, "%s", sg__sq_col(s, 4));
-    rc = out->role == SG_ROLE_NONE ? SG_E_INTERNAL : SG_E_OK;
-  } else if (step != SQLITE_DONE) {
-    rc = SG_E_INTERNAL;
+  sqlite3_bind_int64(s, 2, SG_MEMBERSHIPS_PER_EMAIL);
+  int step = SQLITE_DONE;
+  while (*n < SG_MEMBERSHIPS_PER_EMAIL && (step = sqlite3_step(s)) == SQLITE_ROW) {
+    sg_signin_candidate *c = &out[*n];
+    snprintf(c->m.id, sizeof c->m.id, "%s", sg__sq_col(s, 0));
+    snprintf(c->m.workspace_id, sizeof c->m.workspace_id, "%s", sg__sq_col(s, 1));
+    snprintf(c->m.email, sizeof c->m.email, "%s", sg__sq_col(s, 2));
+    c->m.role = sg_role_parse(sg__sq_col(s, 3));
+    snprintf(c->hash, sizeof c->hash, "%s", sg__sq_col(s, 4));
+    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", sg__sq_col(s, 5));
+    if (c->m.role == SG_ROLE_NONE) rc = SG_E_INTERNAL;
+    (*n)++;
   }
+  if (*n < SG_MEMBERSHIPS_PER_EMAIL && step != SQLITE_DONE) rc = SG_E_INTERNAL;
   sqlite3_reset(s);
 out:
   sg__sq_reader_release(r);
+  if (rc != SG_E_OK) *n = 0;
   return rc;
 }
 

@@ -254,5 +254,13 @@ const char *const sg__sqlite_migrations[] = {
     "  PRIMARY KEY(list_id, hour, q, raw));"
     "CREATE INDEX analytics_raw_hour ON analytics_raw(hour);"
     "CREATE INDEX selections_ts ON selections(ts_ms);",
+    /* 13: a member's email is unique per workspace, not across the service (issue 22 item
+     * 8, docs/DASHBOARD.md "Members"): one person may be a member of several workspaces,
+     * each with its own password, and whether an email is taken elsewhere never shows.
+     * Sign-in looks members up by email alone. */
+    "DROP INDEX members_email;"
+    "CREATE UNIQUE INDEX members_workspace_email ON members(workspace_id, email)"
+    "  WHERE status='active';"
+    "CREATE INDEX members_email_active ON members(email, created_at) WHERE status='active';",
     NULL,
 };

@@ -48,22 +48,90 @@ static void test_member_create_and_signin_lookup(void **state) {
   assert_int_equal(
       sg_store_member_create(f->st, "wsp_nope", "b@example.com", SG_ROLE_VIEWER, "h", &rec),
       SG_E_NOT_FOUND);
-  sg_member m;
-  char hash[128];
-  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", &m, hash, sizeof hash),
-                   SG_E_OK);
-  assert_string_equal(m.id, id);
-  assert_string_equal(m.workspace_id, f->ws);
-  assert_int_equal(m.role, SG_ROLE_ADMIN);
-  assert_string_equal(hash, "$argon2id$fake");
-  assert_int_equal(sg_store_member_for_signin(f->st, "z@example.com", &m, hash, sizeof hash),
-                   SG_E_NOT_FOUND);
+  sg_signin_candidate cand[SG_MEMBERSHIPS_PER_EMAIL];
+  size_t n = 99;
+  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", cand, &n), SG_E_OK);
+  assert_int_equal(n, 1);
+  assert_string_equal(cand[0].m.id, id);
+  assert_string_equal(cand[0].m.workspace_id, f->ws);
+  assert_int_equal(cand[0].m.role, SG_ROLE_ADMIN);
+  assert_string_equal(cand[0].hash, "$argon2id$fake");
+  assert_int_equal(sg_store_member_for_signin(f->st, "z@example.com", cand, &n), SG_E_OK);
+  assert_int_equal(n, 0);
   /* A disabled workspace's members cannot sign in. */
   json_t *o = NULL;
   assert_int_equal(sg_store_workspace_set_status(f->st, f->ws, "disabled", &o), SG_E_OK);
   json_decref(o);
-  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", &m, hash, sizeof hash),
-                   SG_E_NOT_FOUND);
+  assert_int_equal(sg_store_member_for_signin(f->st, "a@example.com", cand, &n), SG_E_OK);
+  assert_int_equal(n, 0);
+}
+
+/* An email is unique per workspace: another workspace's member with the same email is an
+ * independent member (its own id, role and password), and sign-in sees both, oldest
+ * first. At most SG_MEMBERSHIPS_PER_EMAIL active members share an email. */
+static void test_email_unique_per_workspace(void **state) {
+  store_fixture *f = *state;
+  char a[64], b[64];
+  member(f, f->ws, "same@example.com", SG_ROLE_OWNER, a);
+  json_t *w = NULL, *rec = NULL;
+  assert_int_equal(sg_store_workspace_create(f->st, "Other", &w), SG_E_OK);
+  char other[64];
+  snprintf(other, sizeof other, "%s", json_string_value(json_object_get(w, "id")));
+  json_decref(w);
+  assert_int_equal(
+      sg_store_member_create(f->st, other, "same@example.com", SG_ROLE_VIEWER, "$h2", &rec),
+      SG_E_OK);
+  snprintf(b, sizeof b, "%s", json_string_value(json_object_get(rec, "id")));
+  assert_string_equal(json_string_value(json_object_get(rec, "workspaceId")), other);
+  json_decref(rec);
+  assert_string_not_equal(a, b);
+  /* Each workspace still refuses a second active member with the email. */
+  assert_int_equal(
+      sg_store_member_create(f->st, other, "same@example.com", SG_ROLE_VIEWER, "h", &rec),
+      SG_E_MEMBER_EXISTS);
+  assert_int_equal(
+      sg_store_member_create(f->st, f->ws, "same@example.com", SG_ROLE_VIEWER, "h", &rec),
+      SG_E_MEMBER_EXISTS);
+  sg_signin_candidate cand[SG_MEMBERSHIPS_PER_EMAIL];
+  size_t n = 0;
+  assert_int_equal(sg_store_member_for_signin(f->st, "same@example.com", cand, &n), SG_E_OK);
+  assert_int_equal(n, 2);
+  int first = strcmp(cand[0].m.id, a) == 0 ? 0 : 1;
+  assert_string_equal(cand[first].m.id, a);
+  assert_string_equal(cand[first].m.workspace_id, f->ws);
+  assert_int_equal(cand[first].m.role, SG_ROLE_OWNER);
+  assert_string_equal(cand[first].hash, "$argon2id$fake");
+  assert_string_equal(cand[1 - first].m.id, b);
+  assert_string_equal(cand[1 - first].m.workspace_id, other);
+  assert_string_equal(cand[1 - first].hash, "$h2");
+  /* Up to the cap, across workspaces; the next is refused, in any workspace. */
+  char ws[SG_MEMBERSHIPS_PER_EMAIL][64];
+  for (int i = 2; i < SG_MEMBERSHIPS_PER_EMAIL; i++) {
+    assert_int_equal(sg_store_workspace_create(f->st, "More", &w), SG_E_OK);
+    snprintf(ws[i], 64, "%s", json_string_value(json_object_get(w, "id")));
+    json_decref(w);
+    char id[64];
+    member(f, ws[i], "same@example.com", SG_ROLE_VIEWER, id);
+  }
+  assert_int_equal(sg_store_workspace_create(f->st, "One too many", &w), SG_E_OK);
+  char last[64];
+  snprintf(last, sizeof last, "%s", json_string_value(json_object_get(w, "id")));
+  json_decref(w);
+  assert_int_equal(
+      sg_store_member_create(f->st, last, "same@example.com", SG_ROLE_VIEWER, "h", &rec),
+      SG_E_EMAIL_MEMBERSHIP_LIMIT);
+  assert_null(rec);
+  /* Still member_exists where the email already is a member. */
+  assert_int_equal(
+      sg_store_member_create(f->st, other, "same@example.com", SG_ROLE_VIEWER, "h", &rec),
+      SG_E_MEMBER_EXISTS);
+  assert_int_equal(sg_store_member_for_signin(f->st, "same@example.com", cand, &n), SG_E_OK);
+  assert_int_equal(n, SG_MEMBERSHIPS_PER_EMAIL);
+  /* A removed membership frees its place. */
+  assert_int_equal(sg_store_member_disable(f->st, other, b, &rec), SG_E_OK);
+  json_decref(rec);
+  char id[64];
+  member(f, last, "same@example.com", SG_ROLE_VIEWER, id);
 }
 
 static void test_last_owner_stays(void **state) {
@@ -287,6 +355,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roles),
       cmocka_unit_test_setup_teardown(test_member_create_and_signin_lookup, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_email_unique_per_workspace, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_last_owner_stays, store_fixture_setup,
                                       store_fixture_teardown),
