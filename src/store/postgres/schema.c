@@ -190,5 +190,9 @@ const char *const sg__pg_migrations[] = {
     /* The edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
     "  heartbeat_ms BIGINT NOT NULL);",
+    /* Synonym sets (DESIGN section 3.4; SQLite's migration 12): one row per PUT stamped with
+     * the list's item clock, read by a version at its snapshot_seq. */
+    "CREATE TABLE synonyms(list_id TEXT COLLATE \"C\" NOT NULL REFERENCES lists(id),"
+    "  clock BIGINT NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
     NULL,
 };

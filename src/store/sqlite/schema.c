@@ -230,5 +230,11 @@ const char *const sg__sqlite_migrations[] = {
     /* 11: the edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);",
+    /* Synonym sets (DESIGN section 3.4): a list's whole array, as compact JSON, one row per
+     * PUT stamped with the list's item clock, so a version reads the row current at its
+     * snapshot_seq exactly as it reads its items. Rows no unresolved version can read are
+     * removed by the next PUT. */
+    "CREATE TABLE synonyms(list_id TEXT NOT NULL REFERENCES lists(id),"
+    "  clock INTEGER NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
     NULL,
 };
