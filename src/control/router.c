@@ -46,6 +46,8 @@ static const route routes[] = {
     {"GET", "/api/v1/lists/{}/items/{}", sg__h_item_get, false, NULL},
     {"PATCH", "/api/v1/lists/{}/items/{}", sg__h_item_patch, false, NULL},
     {"DELETE", "/api/v1/lists/{}/items/{}", sg__h_item_delete, false, NULL},
+    {"GET", "/api/v1/lists/{}/synonyms", sg__h_synonyms_get, false, NULL},
+    {"PUT", "/api/v1/lists/{}/synonyms", NULL, false, sg__h_synonyms_put},
     {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL},
     {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL},
     {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL},
