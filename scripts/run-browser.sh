@@ -3,7 +3,8 @@
 # (client.test.mjs), its TypeScript types (types.test.mjs), and the widget in Debian's
 # headless Chromium (browser.test.mjs, driven by puppeteer-core), and the dashboard pages
 # through each role's journeys (dashboard.test.mjs) and the later pages, preview and
-# session security (dashboard-pages.test.mjs). Outside CI a missing
+# session security (dashboard-pages.test.mjs), and the synonyms editor
+# (dashboard-synonyms.test.mjs). Outside CI a missing
 # Chromium skips the browser tests with a message; under CI=true they must run
 # (browser.test.mjs fails without Chromium).
 set -euo pipefail
@@ -12,4 +13,4 @@ if [ "${CI:-}" != "true" ] && ! [ -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}"
   echo "browser tests will be SKIPPED: no /usr/bin/chromium (scripts/deps.sh installs it)" >&2
 fi
 exec node --test client.test.mjs types.test.mjs browser.test.mjs dashboard.test.mjs \
-  dashboard-pages.test.mjs "$@"
+  dashboard-pages.test.mjs dashboard-synonyms.test.mjs "$@"
