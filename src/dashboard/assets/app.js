@@ -368,7 +368,7 @@ async function synonymsArea(box, l) {
     '. They match like aliases and are served from the next publish on.'),
   h('label', { for: 'synonyms-json', text: 'Synonym sets (JSON array)' }), text);
   if (!edit) return;
-  box.append(h('button', { type: 'button', id: 'synonyms-save', onclick: async () => {
+  box.append(h('p', {}, h('button', { type: 'button', id: 'synonyms-save', onclick: async () => {
     msg.replaceChildren();
     msg.className = '';
     let sets;
@@ -392,7 +392,7 @@ async function synonymsArea(box, l) {
       const fields = (p.body.details && p.body.details.fields) || [];
       msg.append(errText(p), fields.length ? h('ul', {}, fields.map((f) => h('li', {}, h('code', { text: f.path }), ': ' + f.reason))) : '');
     }
-  } }, 'Save synonyms'), msg);
+  } }, 'Save synonyms')), msg);
 }
 
 // ---- publish and versions ------------------------------------------------------------
