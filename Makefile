@@ -152,8 +152,9 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(HDRS)
 	$(call say,FUZZ,$<)
 	$(Q)clang $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined $< $(FUZZ_OBJ) $(LIBS) -o $@
 
-# fuzz_typo includes the unit tests' brute force (tests/unit/search) as source.
+# fuzz_typo and fuzz_synonyms include the unit tests' brute force (tests/unit/search) as source.
 $(B)/fuzz/fuzz_typo: $(UNIT_HELPERS)
+$(B)/fuzz/fuzz_synonyms: $(UNIT_HELPERS)
 
 fuzz: $(FUZZ_BINS)
 

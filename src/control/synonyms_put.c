@@ -149,17 +149,21 @@ typedef struct {
   sg_principal who;
   char list_id[64];
   sg_buf body;
+  bool lost; /* a chunk could not be kept (no memory): the body is incomplete */
 } put_ctx;
 
 static int put_data(void *ctx, const char *data, size_t n) {
   put_ctx *x = ctx;
-  return sg_buf_append(&x->body, data, n) ? -1 : 0;
+  if (sg_buf_append(&x->body, data, n) == 0) return 0;
+  x->lost = true;
+  return -1;
 }
 
 static void put_finish(void *ctx, sg_req *req, sg_resp *resp) {
   put_ctx *x = ctx;
-  if (x->body.len > SYN_MAX_BODY) {
-    sg_resp_too_large(resp, req, SYN_MAX_BODY);
+  /* The server answers 413 itself past max_bytes; the buffer's own cap is the same. */
+  if (x->lost) {
+    sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
     return;
   }
   json_error_t jerr;

@@ -169,7 +169,12 @@ def test_body_of_4_mib_at_most(t, lst):
               headers={"Content-Type": "application/json"})
     assert r.status == 200, r
     tag = r.header("etag")
-    # Past 4 MiB: 413, nothing stored (declared length and chunked alike).
+    # Exactly 4 MiB: accepted.
+    exact = raw + b" " * ((4 << 20) - len(raw))
+    r = t.api("PUT", f"/lists/{lst['id']}/synonyms", raw=exact,
+              headers={"Content-Type": "application/json"})
+    assert r.status == 200 and r.header("etag") == tag, r
+    # Past 4 MiB: 413, nothing stored.
     big = raw + b" " * ((4 << 20) + 1 - len(raw))
     r = t.api("PUT", f"/lists/{lst['id']}/synonyms", raw=big,
               headers={"Content-Type": "application/json"})
