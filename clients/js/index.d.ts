@@ -41,6 +41,21 @@ export interface Bootstrap {
   localePolicy: { defaultLocale: string; supportedLocales: string[] };
 }
 
+/**
+ * A synonym set of the control plane's GET/PUT /api/v1/lists/{id}/synonyms (DESIGN §3.4):
+ * compiled at publish into extra aliases of the items, so suggestions match through them.
+ * `equivalent`: 2-20 phrases that stand for one another; `oneWay`: the input stands for
+ * each of the 1-20 phrases, never the reverse. Texts are 1-100 code points once normalised.
+ */
+export type SynonymSet =
+  | { type: 'equivalent'; phrases: string[] }
+  | { type: 'oneWay'; input: string; phrases: string[] };
+
+/** The body of GET and PUT /api/v1/lists/{id}/synonyms (at most 10,000 sets). */
+export interface Synonyms {
+  synonyms: SynonymSet[];
+}
+
 /** What a token hook may return: the POST /api/v1/token answer passes straight through. */
 export type TokenResult = string | { accessToken: string; expiresAt?: number; expiresIn?: number };
 

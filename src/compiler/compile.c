@@ -22,10 +22,15 @@
 #include "compiler/compiler.h"
 #include "compiler/format.h"
 #include "compiler/normalize.h"
+#include "compiler/synonyms.h"
 #include "compiler/typo.h"
 
 /* Ranges of more keys than this get a precomputed bucket; smaller ones are scanned. */
 #define BUCKET_THRESHOLD 32u
+/* The displayValue and the aliases an item may have (the API allows 32): the candidate
+ * texts of the synonym rule. An item with more (only `suggestd compile` input could have
+ * them) gets no synonym aliases. */
+#define SG__MAX_CANDIDATES 1024
 
 /* ---- growable vectors ------------------------------------------------------------ */
 
@@ -538,6 +543,7 @@ typedef struct {
   sg_buf *frags;          /* shared fragment pool */
   uint32_t *def_frag_off; /* per item index: its default-locale fragment */
   uint32_t *def_frag_len;
+  const sg__synonyms *syn; /* NULL: the list has no synonym sets */
 } locale_job;
 
 /* Builds and appends the text, key, bucket and fragment index sections of one locale,
@@ -557,6 +563,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   uint32_t *dv_len = malloc((n ? n : 1) * sizeof *dv_len);
   uint32_t *order = malloc((n ? n : 1) * sizeof *order);
   uint32_t *ord_of = malloc((n ? n : 1) * sizeof *ord_of);
+  /* An item's candidate texts for the synonym rule: its displayValue and own aliases. */
+  sg__span cand[SG__MAX_CANDIDATES];
+  uint32_t cand_off[SG__MAX_CANDIDATES];
+  sg__synonym_out syn_out = {.n = 0};
+  sg_buf_init(&syn_out.text, 0);
   int rc = -1;
   if (!dv_off || !dv_len || !order || !ord_of) goto done;
   if (sg_buf_reserve(&pool, 0)) goto done;
@@ -578,7 +589,24 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     for (size_t a = 0; a < nal; a++) {
       int64_t ao = pool_add_normalized(&pool, al[a], &len);
       if (ao < 0) goto done;
+      if (nal <= SG__MAX_CANDIDATES - 1) {
+        cand_off[1 + a] = (uint32_t)ao;
+        cand[1 + a].len = len;
+      }
       if (add_text_keys(&scratch, &pool, (uint32_t)ao, len, 1, i)) goto done;
+    }
+    /* Synonym aliases (DESIGN §3.4): keys of tier 1 like the item's own aliases. The
+     * candidates point into the pool, which the results are added to afterwards. */
+    if (job->syn && nal <= SG__MAX_CANDIDATES - 1) {
+      cand_off[0] = dv_off[i];
+      cand[0].len = dv_len[i];
+      for (size_t x = 0; x <= nal; x++) cand[x].t = pool.data + cand_off[x];
+      if (sg__synonyms_expand(job->syn, cand, nal + 1, &syn_out)) goto done;
+      for (size_t x = 0; x < syn_out.n; x++) {
+        int64_t so = pool_add(&pool, syn_out.text.data + syn_out.off[x], syn_out.len[x]);
+        if (so < 0) goto done;
+        if (add_text_keys(&scratch, &pool, (uint32_t)so, syn_out.len[x], 1, i)) goto done;
+      }
     }
     if (scratch.n > 1) qsort_r(scratch.v, scratch.n, sizeof *scratch.v, cmp_key_full, pool.data);
     for (size_t j = 0; j < scratch.n; j++) {
@@ -708,6 +736,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   rc = pad8(out, base);
 done:
   sg_buf_free(&pool);
+  sg_buf_free(&syn_out.text);
   free(keys.v);
   free(scratch.v);
   free(buckets.v);
@@ -724,6 +753,11 @@ done:
 /* ---- the artifact --------------------------------------------------------------------- */
 
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
+  return sg_compile_synonyms(items, n, opts, NULL, 0, out);
+}
+
+int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                        const sg_synonym_set *sets, size_t n_sets, sg_buf *out) {
   if (!opts || !opts->default_locale || opts->n_supported == 0 ||
       opts->n_supported > SG__MAX_LOCALES || n > SG__MAX_ITEMS)
     return -1;
@@ -733,6 +767,8 @@ int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *op
       def = i;
   if (def == SIZE_MAX) return -1;
 
+  sg__synonyms *syn = NULL;
+  if (n_sets && !(syn = sg__synonyms_new(sets, n_sets))) return -1;
   item_set s = {0};
   s.n = n;
   s.item = malloc((n ? n : 1) * sizeof *s.item);
@@ -788,7 +824,7 @@ int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *op
   }
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
-    locale_job job = {&s, opts->supported_locales[l], l == def, &frags, def_off, def_len};
+    locale_job job = {&s, opts->supported_locales[l], l == def, &frags, def_off, def_len, syn};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));
@@ -828,6 +864,7 @@ done:
     if (out->data) out->data[orig_len] = '\0';
   }
   sg_buf_free(&frags);
+  sg__synonyms_free(syn);
   free(s.item);
   free(s.parent);
   free(def_off);

@@ -34,6 +34,19 @@ typedef struct {
   size_t n_locales;
 } sg_compile_item;
 
+/* A synonym set (DESIGN §3.4), validated upstream (control/synonyms_put.c): equivalent
+ * (input NULL, 2-20 phrases) or one-way (input set, 1-20 phrases). Texts are raw UTF-8;
+ * the compiler normalises them. */
+typedef struct {
+  const char *input;          /* one-way sets only; NULL for an equivalent set */
+  const char *const *phrases;
+  size_t n_phrases;
+} sg_synonym_set;
+
+/* At most this many synonym aliases per item and locale (not counted against the item's
+ * own aliases). */
+#define SG_SYNONYM_ALIASES_MAX 20
+
 typedef struct {
   const char *default_locale;           /* e.g. "en" */
   const char *const *supported_locales; /* includes default_locale */
@@ -68,5 +81,10 @@ long sg_validate(const sg_compile_item *items, size_t n, const sg_compile_opts *
  * no limit). Deterministic: the same items and opts (in any input order) give the same
  * bytes. Returns 0, or -1 on OOM / invalid input (run sg_validate first). */
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out);
+/* sg_compile with the list's synonym sets sets[0..n_sets) (in order; NULL / 0 for none):
+ * they become extra aliases of each item in each locale (synonyms.h, DESIGN §3.4), which
+ * the artifact holds as ordinary aliases, so the runtime needs nothing new. */
+int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                        const sg_synonym_set *sets, size_t n_sets, sg_buf *out);
 
 #endif

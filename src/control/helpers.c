@@ -166,6 +166,13 @@ void sg__send_version_of(sg_req *req, sg_resp *resp, int status, const char *lis
   sg_resp_json(resp, status, version);
 }
 
+void sg__send_synonyms(sg_resp *resp, int status, json_t *sets) {
+  char etag[48];
+  sg_store_synonyms_etag(sets, etag);
+  sg_resp_header(resp, "ETag", etag);
+  sg_resp_json(resp, status, json_pack("{s:o}", "synonyms", sets));
+}
+
 void sg__send_item(sg_req *req, sg_resp *resp, int status, json_t *item) {
   char etag[48];
   sg_store_item_etag(item, etag);

@@ -100,6 +100,8 @@ void sg__store_error(sg_req *req, sg_resp *resp, sg_err e);
 void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list, json_t *edge_sync);
 /* Sends an item with its ETag header. Steals item. */
 void sg__send_item(sg_req *req, sg_resp *resp, int status, json_t *item);
+/* Sends {"synonyms": sets} with the resource's ETag header. Steals sets. */
+void sg__send_synonyms(sg_resp *resp, int status, json_t *sets);
 /* Length of a UTF-8 string in code points. */
 size_t sg__cp_len(const char *s);
 /* True when t is a BCP-47 tag in its common shape: a 2–3 letter language, then 1–8
@@ -209,9 +211,13 @@ void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp
 void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_items_export(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_synonyms_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 /* Streaming route: runs when the headers are in (after the middleware); answers at once
  * (SG_HTTP_RESPOND) or sets up the body stream (SG_HTTP_STREAM). */
 sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
                                  sg_http_stream *stream);
+/* PUT …/synonyms streams its body (up to 4 MiB, past the ordinary routes' cap). */
+sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req,
+                                 sg_resp *resp, sg_http_stream *stream);
 
 #endif

@@ -258,6 +258,39 @@ static int load_snapshot(sg_control *c, const sg_version_job *job, loader *l) {
   return 0;
 }
 
+/* The version's synonym sets (DESIGN §3.4), as its snapshot holds them, into the arena:
+ * {"type":"equivalent"|"oneWay", "input"?, "phrases":[…]} as validated by the PUT. Returns
+ * 0 or -1 (the store cannot be read, or a stored set is not of that shape). */
+static int load_synonyms(sg_control *c, const sg_version_job *job, loader *l,
+                         sg_synonym_set **out, size_t *n) {
+  json_t *arr = NULL;
+  *out = NULL;
+  *n = 0;
+  if (sg_store_snapshot_synonyms(c->cfg.store, job->list_id, job->snapshot_seq, &arr) != SG_E_OK)
+    return -1;
+  size_t k = json_array_size(arr);
+  sg_synonym_set *sets = sg_arena_alloc(&l->ar, (k ? k : 1) * sizeof *sets);
+  int rc = sets ? 0 : -1;
+  for (size_t i = 0; i < k && rc == 0; i++) {
+    const json_t *set = json_array_get(arr, i);
+    const json_t *ph = json_object_get(set, "phrases");
+    const json_t *in = json_object_get(set, "input");
+    const char *type = json_string_value(json_object_get(set, "type"));
+    bool one_way = type && strcmp(type, "oneWay") == 0;
+    sets[i] = (sg_synonym_set){NULL, NULL, 0};
+    if (!type || !json_is_array(ph) || (one_way && !json_is_string(in)) ||
+        load_aliases(l, ph, &sets[i].phrases, &sets[i].n_phrases) ||
+        (one_way && !(sets[i].input = sg_arena_strdup(&l->ar, json_string_value(in)))))
+      rc = -1;
+  }
+  json_decref(arr);
+  if (rc == 0) {
+    *out = sets;
+    *n = k;
+  }
+  return rc;
+}
+
 /* ---- the pipeline -----------------------------------------------------------------------------
  */
 
@@ -324,6 +357,12 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
     why = "snapshot_unreadable";
     goto failed;
   }
+  sg_synonym_set *syn;
+  size_t n_syn;
+  if (load_synonyms(c, job, &l, &syn, &n_syn)) {
+    why = "snapshot_unreadable";
+    goto failed;
+  }
   long nerr = sg_validate(l.items, l.n, &opts, &errs);
   if (nerr < 0) {
     why = "out_of_memory";
@@ -337,7 +376,7 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
     loader_free(&l);
     return 0;
   }
-  if (sg_compile(l.items, l.n, &opts, &art)) {
+  if (sg_compile_synonyms(l.items, l.n, &opts, syn, n_syn, &art)) {
     why = "compile_failed";
     goto failed;
   }

@@ -48,6 +48,8 @@ static const route routes[] = {
     {"GET", "/api/v1/lists/{}/items/{}", sg__h_item_get, false, NULL, NULL},
     {"PATCH", "/api/v1/lists/{}/items/{}", sg__h_item_patch, false, NULL, "item.update"},
     {"DELETE", "/api/v1/lists/{}/items/{}", sg__h_item_delete, false, NULL, "item.delete"},
+    {"GET", "/api/v1/lists/{}/synonyms", sg__h_synonyms_get, false, NULL, NULL},
+    {"PUT", "/api/v1/lists/{}/synonyms", NULL, false, sg__h_synonyms_put, "synonyms.replace"},
     {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL, NULL},
     {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL, "version.publish"},
     {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL, NULL},

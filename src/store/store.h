@@ -236,6 +236,31 @@ sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_export_next(sg_store_export *x, json_t **out);
 void sg_store_export_close(sg_store_export *x);
 
+/* ---- synonyms (DESIGN §3.4, src/store/synonyms.c) ---------------------------------------
+ * A list's synonym sets are one resource, part of its content like its items: a PUT stores
+ * the whole array under the list's next item clock (the clock item writes take), so a
+ * version's snapshot (its snapshot_seq) names exactly the sets stored when it was taken and
+ * a later PUT changes nothing it compiles. The sets are validated above the store
+ * (control/synonyms_put.c) and kept as the compact JSON text of the array. */
+/* The list's current sets (a JSON array, [] when none were ever stored; caller owns it).
+ * SG_E_INVALID_LIST for an unknown list or another workspace's. */
+sg_err sg_store_synonyms_get(sg_store *st, const char *workspace_id, const char *list_id,
+                             json_t **out);
+/* Replaces the list's sets with `sets` (an array) in one transaction. if_match (may be
+ * NULL) must name the current ETag (sg_store_synonyms_etag) or be "*", compared inside it:
+ * SG_E_PRECONDITION_FAILED with *out the current sets. Also SG_E_INVALID_LIST,
+ * SG_E_LIST_ARCHIVED. Sets equal to the current ones write nothing. *out is the stored
+ * array. Sets no unresolved version can still read are removed on the way. */
+sg_err sg_store_synonyms_put(sg_store *st, const char *workspace_id, const char *list_id,
+                             const json_t *sets, const char *if_match, json_t **out);
+/* The sets of the snapshot taken at clock snapshot_seq (the last stored at or before it;
+ * [] when none): what the publish pipeline compiles. */
+sg_err sg_store_snapshot_synonyms(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                                  json_t **out);
+/* The ETag of the synonyms resource {"synonyms": sets} into out[48] (a strong tag over
+ * its representation, like a list's). */
+void sg_store_synonyms_etag(const json_t *sets, char out[48]);
+
 /* ---- versions ---------------------------------------------------------------------------- */
 /* Version states as stored; the API shows the same words. "queued" covers every version
  * whose publish has not resolved yet (waiting for the worker or being compiled). */

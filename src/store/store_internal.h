@@ -180,6 +180,12 @@ struct sg_store_ops {
   sg_err (*edge_guard_get)(sg_store *st, sg_edge_guard *out);
   sg_err (*edge_guard_begin)(sg_store *st, uint64_t above, uint64_t *epoch);
   sg_err (*edge_guard_beat)(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
+  sg_err (*synonyms_get)(sg_store *st, const char *workspace_id, const char *list_id,
+                         json_t **out);
+  sg_err (*synonyms_put)(sg_store *st, const char *workspace_id, const char *list_id,
+                         const char *sets_json, const char *if_match, json_t **out);
+  sg_err (*snapshot_synonyms)(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                              json_t **out);
   /* Durable artifact copies: all four NULL for a backend that keeps none. */
   sg_err (*artifact_put)(sg_store *st, const char *content_hash, const void *data, size_t len);
   sg_err (*artifact_get)(sg_store *st, const char *content_hash, uint64_t *size,

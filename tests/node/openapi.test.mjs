@@ -166,6 +166,15 @@ test('a walk through every operation answers as documented', async () => {
   });
   await call(srv.control, 'POST', `/api/v1/lists/${list}/items/import`, { headers: { ...auth, 'Content-Type': 'text/csv' }, raw: 'x' }); // 415
   await C('GET', `/lists/${list}/items/export`);
+  const sets = [{ type: 'equivalent', phrases: ['Lutece', 'Lutetia'] }, { type: 'oneWay', input: 'ville lumiere', phrases: ['Paris'] }];
+  const syn = await C('PUT', `/lists/${list}/synonyms`, { body: { synonyms: sets } });
+  assert.equal(syn.status, 200, syn.body);
+  await C('GET', `/lists/${list}/synonyms`);
+  await C('GET', '/lists/lst_nope/synonyms'); // 404
+  await C('PUT', '/lists/lst_nope/synonyms', { body: { synonyms: [] } }); // 404
+  await C('PUT', `/lists/${list}/synonyms`, { body: { synonyms: [{ type: 'equivalent', phrases: ['a'] }] } }); // 400
+  await C('PUT', `/lists/${list}/synonyms`, { body: { synonyms: [] }, headers: { 'If-Match': '"stale"' } }); // 412
+  await C('PUT', `/lists/${list}/synonyms`, { raw: ' '.repeat((4 << 20) + 1), headers: { 'Content-Type': 'application/json' } }); // 413
   const v = await C('POST', `/lists/${list}/versions`);
   assert.equal(v.json().state, 'active', v.body);
   await C('GET', `/lists/${list}/versions`);
@@ -176,6 +185,9 @@ test('a walk through every operation answers as documented', async () => {
   const priv = (await C('POST', '/lists', { body: { name: 'Private' } })).json().id;
   await C('POST', `/lists/${priv}/items`, { body: { value: 'Paragon' } });
   await C('POST', `/lists/${priv}/versions`);
+  const archived = (await C('POST', '/lists', { body: { name: 'Archived' } })).json().id;
+  await C('PATCH', `/lists/${archived}`, { body: { status: 'archived' } });
+  await C('PUT', `/lists/${archived}/synonyms`, { body: { synonyms: [] } }); // 409
   await C('POST', '/token', { body: { listIds: [priv] } });
   await C('POST', '/token', { body: { listIds: [] } }); // 400
   await C('POST', '/token', { body: { listIds: ['lst_nope'] } }); // 404

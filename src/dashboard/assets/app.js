@@ -313,11 +313,12 @@ async function pageList(id, view) {
     h('p', { class: 'muted' }, 'Id ', h('code', { text: l.id }), '. Active version: ' +
       (l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber) + '.'),
     h('p', {}, h('a', { id: 'analytics-link', href: '#/lists/' + l.id + '/analytics', text: 'Search analytics and query suggestions →' })));
-  const sections = ['settings', 'publish', 'preview', 'items', 'import', 'selections'].map((s) => h('section', { id: 'sec-' + s }));
+  const sections = ['settings', 'publish', 'preview', 'items', 'import', 'selections', 'synonyms'].map((s) => h('section', { id: 'sec-' + s }));
   view.append(...sections);
   settingsForm(sections[0], l, r.etag);
   previewArea(sections[2], l);
-  await Promise.all([publishArea(sections[1], l), itemsArea(sections[3], l), selectionsArea(sections[5], l)]);
+  await Promise.all([publishArea(sections[1], l), itemsArea(sections[3], l), selectionsArea(sections[5], l),
+    synonymsArea(sections[6], l)]);
   importArea(sections[4], l);
   // Each section is named by its heading, so a screen reader's landmarks list reads
   // "Settings", "Items", … instead of six unnamed regions.
@@ -387,6 +388,53 @@ function settingsForm(box, l, etag) {
     }
   } }, fs, msg);
   box.replaceChildren(h('h2', { text: 'Settings' }), form);
+}
+
+// ---- synonyms (DESIGN §3.4) ------------------------------------------------------------
+// The list's synonym sets as one JSON array: viewers read it, data stewards and up edit
+// and save it (PUT with If-Match, so a concurrent change is a conflict, not a loss). The
+// sets are served from the next publish on.
+async function synonymsArea(box, l) {
+  const r = await api('GET', '/lists/' + l.id + '/synonyms');
+  box.replaceChildren(h('h2', { text: 'Synonyms' }));
+  if (r.status !== 200) return box.append(h('p', { class: 'err', text: errText(r) }));
+  let etag = r.etag;
+  const edit = can('writeLists');
+  const text = h('textarea', { id: 'synonyms-json', rows: 10, spellcheck: 'false', readonly: !edit,
+    'aria-describedby': 'synonyms-help' });
+  text.value = JSON.stringify(r.body.synonyms, null, 2);
+  const msg = h('div', { id: 'synonyms-msg', role: 'alert' });
+  box.append(h('p', { id: 'synonyms-help', class: 'muted' },
+    'Sets of phrases that mean the same: ', h('code', { text: '{"type": "equivalent", "phrases": ["NYC", "New York City"]}' }),
+    ', or that one phrase stands for: ', h('code', { text: '{"type": "oneWay", "input": "tv", "phrases": ["television"]}' }),
+    '. They match like aliases and are served from the next publish on.'),
+  h('label', { for: 'synonyms-json', text: 'Synonym sets (JSON array)' }), text);
+  if (!edit) return;
+  box.append(h('p', {}, h('button', { type: 'button', id: 'synonyms-save', onclick: async () => {
+    msg.replaceChildren();
+    msg.className = '';
+    let sets;
+    try { sets = JSON.parse(text.value); } catch (e) {
+      msg.className = 'err';
+      msg.textContent = 'This is not valid JSON: ' + e.message;
+      return;
+    }
+    const p = await api('PUT', '/lists/' + l.id + '/synonyms', { synonyms: sets }, { 'If-Match': etag });
+    if (p.status === 200) {
+      etag = p.etag;
+      text.value = JSON.stringify(p.body.synonyms, null, 2);
+      msg.textContent = 'Synonyms saved (' + p.body.synonyms.length + ' sets). Publish to serve them.';
+    } else if (p.status === 412) {
+      msg.className = 'conflict';
+      msg.append(h('strong', { text: 'The synonyms were changed by someone else since you opened them. ' }),
+        'Yours were not saved. Reload to see the current ones. ',
+        h('button', { type: 'button', class: 'small', onclick: () => route() }, 'Reload'));
+    } else {
+      msg.className = 'err';
+      const fields = (p.body.details && p.body.details.fields) || [];
+      msg.append(errText(p), fields.length ? h('ul', {}, fields.map((f) => h('li', {}, h('code', { text: f.path }), ': ' + f.reason))) : '');
+    }
+  } }, 'Save synonyms')), msg);
 }
 
 // ---- publish and versions ------------------------------------------------------------

@@ -260,6 +260,12 @@ sg_err sg__pg_secret_key_workspace(sg_store *st, const char *key_id, char ws[64]
 sg_err sg__pg_publishable_key_workspace(sg_store *st, const char *key_id, char ws[64]);
 sg_err sg__pg_secret_key_touch(sg_store *st, const char *key_id, int64_t now_s);
 sg_err sg__pg_publishable_key_list(sg_store *st, const char *application_id, json_t **out);
+sg_err sg__pg_synonyms_get(sg_store *st, const char *workspace_id, const char *list_id,
+                           json_t **out);
+sg_err sg__pg_synonyms_put(sg_store *st, const char *workspace_id, const char *list_id,
+                           const char *sets_json, const char *if_match, json_t **out);
+sg_err sg__pg_snapshot_synonyms(sg_store *st, const char *list_id, int64_t snapshot_seq,
+                                json_t **out);
 sg_err sg__pg_item_search(sg_store *st, const char *workspace_id, const char *list_id,
                           const char *prefix, size_t limit, const json_t *after, json_t **data,
                           bool *more);

@@ -104,5 +104,8 @@ const sg_store_ops sg__sqlite_store_ops = {
     .edge_guard_get = sg__sqlite_edge_guard_get,
     .edge_guard_begin = sg__sqlite_edge_guard_begin,
     .edge_guard_beat = sg__sqlite_edge_guard_beat,
+    .synonyms_get = sg__sqlite_synonyms_get,
+    .synonyms_put = sg__sqlite_synonyms_put,
+    .snapshot_synonyms = sg__sqlite_snapshot_synonyms,
     /* No artifact copies: the data dir's edge directory is the durable one. */
 };

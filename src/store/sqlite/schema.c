@@ -262,5 +262,11 @@ const char *const sg__sqlite_migrations[] = {
     "CREATE UNIQUE INDEX members_workspace_email ON members(workspace_id, email)"
     "  WHERE status='active';"
     "CREATE INDEX members_email_active ON members(email, created_at) WHERE status='active';",
+    /* 14: synonym sets (docs/DESIGN.md §3.4): a list's whole array, as compact JSON, one row per
+     * PUT stamped with the list's item clock, so a version reads the row current at its
+     * snapshot_seq exactly as it reads its items. Rows no unresolved version can read are
+     * removed by the next PUT. */
+    "CREATE TABLE synonyms(list_id TEXT NOT NULL REFERENCES lists(id),"
+    "  clock INTEGER NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
     NULL,
 };

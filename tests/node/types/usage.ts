@@ -8,7 +8,20 @@ import {
   type QueryAnswer,
   type Suggestion,
   type Bootstrap,
+  type Synonyms,
+  type SynonymSet,
 } from '../../../clients/js/index.js';
+
+// The control plane's synonyms body, as a server-side script would PUT it.
+const sets: Synonyms = {
+  synonyms: [
+    { type: 'equivalent', phrases: ['NYC', 'New York City'] },
+    { type: 'oneWay', input: 'tv', phrases: ['television'] },
+  ],
+};
+// @ts-expect-error a oneWay set needs its input
+const bad: SynonymSet = { type: 'oneWay', phrases: ['television'] };
+console.log(sets.synonyms.length, bad);
 
 const client = createClient({
   runtime: 'https://rt.example.com',

@@ -322,3 +322,66 @@ size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t le
   free(map);
   return np;
 }
+
+/* ---- synonyms (DESIGN.md section 3.4), straight from the text ---------------------------- */
+
+/* Whether p occurs in c at byte `at` as whole words. */
+static int whole_words_at(const ntext *c, size_t at, const ntext *p) {
+  if (at > 0 && c->text[at - 1] != ' ') return 0;
+  if (at + p->len > c->len || memcmp(c->text + at, p->text, p->len) != 0) return 0;
+  return at + p->len == c->len || c->text[at + p->len] == ' ';
+}
+
+static int ntext_eq(const ntext *a, const char *t, size_t len) {
+  return a->len == len && memcmp(a->text, t, len) == 0;
+}
+
+int sgt_bf_add_synonyms(sgt_bf *bf, const sg_synonym_set *sets, size_t n) {
+  for (size_t i = 0; i < bf->n; i++) {
+    bf_item *b = &bf->items[i];
+    size_t own = b->n_aliases;
+    ntext *al = realloc(b->aliases, (own + 20 + 1) * sizeof *al);
+    if (!al) return -1;
+    b->aliases = al;
+    size_t extra = 0;
+    /* Candidates: the displayValue, then the item's own aliases (never the new ones). */
+    for (size_t ci = 0; ci <= own && extra < 20; ci++) {
+      const ntext *c = ci == 0 ? &b->dv : &b->aliases[ci - 1];
+      for (size_t si = 0; si < n && extra < 20; si++) {
+        const sg_synonym_set *set = &sets[si];
+        for (size_t pi = 0; pi < set->n_phrases && extra < 20; pi++) {
+          ntext s;
+          if (norm(set->phrases[pi], &s)) return -1;
+          size_t at = SIZE_MAX;
+          for (size_t x = 0; s.len && x + s.len <= c->len && at == SIZE_MAX; x++)
+            if (whole_words_at(c, x, &s)) at = x;
+          for (size_t ri = 0; at != SIZE_MAX && ri < (set->input ? 1 : set->n_phrases); ri++) {
+            if (!set->input && ri == pi) continue;
+            ntext r;
+            if (norm(set->input ? set->input : set->phrases[ri], &r)) return -1;
+            size_t tl = at + r.len + (c->len - at - s.len);
+            char *t = malloc(tl + 1);
+            if (!t) return -1;
+            memcpy(t, c->text, at);
+            memcpy(t + at, r.text, r.len);
+            memcpy(t + at + r.len, c->text + at + s.len, c->len - at - s.len);
+            t[tl] = '\0';
+            free(r.text);
+            /* Dropped when equal to a candidate or an earlier synonym alias. */
+            int dup = r.len == 0 || ntext_eq(&b->dv, t, tl);
+            for (size_t a = 0; a < own + extra && !dup; a++) dup = ntext_eq(&b->aliases[a], t, tl);
+            if (dup || extra == 20) {
+              free(t);
+              continue;
+            }
+            b->aliases[own + extra] = (ntext){t, tl};
+            extra++;
+            b->n_aliases = own + extra;
+          }
+          free(s.text);
+        }
+      }
+    }
+  }
+  return 0;
+}

@@ -115,16 +115,33 @@ static void all_prefixes(const sg_artifact *art, int loc, const sgt_bf *bf, cons
   free(nt);
 }
 
+/* Synonym sets for run_one (DESIGN.md section 3.4): none unless g_syn_sets > 0, then that
+ * many random sets drawn from the list's vocabulary, so their phrases occur in its texts. */
+static size_t g_syn_sets;
+static sg_synonym_set g_syn[16];
+static const char *g_syn_phrases[16][4];
+
+static void random_synonyms(sgt_list *l, uint64_t seed) {
+  uint64_t st = seed ^ 0x5a5a;
+  for (size_t i = 0; i < g_syn_sets; i++) {
+    int one_way = sgt_rand_below(&st, 3) == 0;
+    size_t np = (one_way ? 1 : 2) + sgt_rand_below(&st, 3);
+    for (size_t j = 0; j < np; j++) g_syn_phrases[i][j] = sgt_list_text(l, &st, 2);
+    g_syn[i] = (sg_synonym_set){one_way ? sgt_list_text(l, &st, 2) : NULL, g_syn_phrases[i], np};
+  }
+}
+
 static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_text) {
   sgt_list l;
   sgt_list_gen(&l, n, seed);
+  random_synonyms(&l, seed);
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};
   sg_validation_errors errs = {0};
   assert_int_equal(sg_validate(l.items, l.n, &opts, &errs), 0);
   sg_validation_errors_free(&errs);
   sg_buf out;
   sg_buf_init(&out, 0);
-  assert_int_equal(sg_compile(l.items, l.n, &opts, &out), 0);
+  assert_int_equal(sg_compile_synonyms(l.items, l.n, &opts, g_syn, g_syn_sets, &out), 0);
   sg_artifact *art;
   assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
   assert_int_equal(sg_artifact_item_count(art), n);
@@ -134,7 +151,14 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_tex
     assert_int_equal(sg_artifact_resolve_locale(art, sgt_locales[loc], &tag), loc);
     sgt_bf *bf = sgt_bf_new(l.items, l.n, sgt_locales[loc]);
     assert_non_null(bf);
+    assert_int_equal(sgt_bf_add_synonyms(bf, g_syn, g_syn_sets), 0);
     check_query(art, loc, bf, &l, "", 0, seed);
+    /* Every prefix of every phrase: what reaches items through their synonym aliases. */
+    for (size_t i = 0; i < g_syn_sets; i++) {
+      for (size_t j = 0; j < g_syn[i].n_phrases; j++)
+        all_prefixes(art, loc, bf, &l, g_syn[i].phrases[j], seed);
+      if (g_syn[i].input) all_prefixes(art, loc, bf, &l, g_syn[i].input, seed);
+    }
     for (size_t q = 0; q < n_texts && n; q++) {
       const sg_compile_item *it = &l.items[sgt_rand_below(&st, n)];
       const char *text = it->display_value;
@@ -170,6 +194,17 @@ static void test_medium_lists(void **state) {
   for (uint64_t seed = 100; seed < 112; seed++) run_one(40 + seed * 7 % 200, seed, 60, 4);
 }
 
+/* Random lists with random synonym sets: the compiled synonym aliases against the brute
+ * force's, through every tier and typo query the other tests make. */
+static void test_synonym_lists(void **state) {
+  (void)state;
+  for (uint64_t seed = 300; seed < 340; seed++) {
+    g_syn_sets = 1 + seed % 12;
+    run_one(seed % 9 + (seed % 4 == 0 ? 120 : 0), seed, 10, 3);
+  }
+  g_syn_sets = 0;
+}
+
 static void test_large_lists(void **state) {
   (void)state;
   run_one(1500, 4242, 120, 2);
@@ -186,6 +221,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_lists),
       cmocka_unit_test(test_medium_lists),
+      cmocka_unit_test(test_synonym_lists),
       cmocka_unit_test(test_large_lists),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
