@@ -363,3 +363,34 @@ void sg_convert_unused_columns(const sg_convert *c, char *out, size_t outsz) {
     at += (size_t)n;
   }
 }
+
+json_t *sg_convert_problems(const sg_convert *c, const json_t *details) {
+  json_t *out = json_array();
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(details, "duplicates"), i, e) {
+    const char *v = json_string_value(json_object_get(e, "value"));
+    char msg[1400];
+    snprintf(msg, sizeof msg, "line %lld: the value \"%.1200s\" is already on line %lld",
+             (long long)sg_convert_source_line(c, json_integer_value(json_object_get(e, "line"))),
+             v ? v : "",
+             (long long)sg_convert_source_line(c, json_integer_value(json_object_get(e, "firstLine"))));
+    json_array_append_new(out, json_string(msg));
+  }
+  bool have_dups = json_array_size(out) > 0;
+  json_array_foreach(json_object_get(details, "fields"), i, e) {
+    const char *path = json_string_value(json_object_get(e, "path"));
+    const char *reason = json_string_value(json_object_get(e, "reason"));
+    long long idx;
+    int used = 0;
+    if (!path || !reason || sscanf(path, "lines[%lld]%n", &idx, &used) != 1 || !used) continue;
+    if (have_dups && strcmp(reason, "duplicate_value") == 0) continue;
+    const char *rest = path + used;
+    if (*rest == '.') rest++;
+    char msg[600];
+    snprintf(msg, sizeof msg, "line %lld: %.256s%s%.300s", (long long)sg_convert_source_line(c, idx),
+             rest, *rest ? ": " : "", reason);
+    json_array_append_new(out, json_string(msg));
+  }
+  return out;
+}

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "common/buf.h"
 
 typedef enum { SG_FMT_NDJSON, SG_FMT_JSON, SG_FMT_CSV } sg_import_format;
@@ -70,6 +72,11 @@ int sg_convert_finish(sg_convert *c, sg_buf *out);
 int64_t sg_convert_source_line(const sg_convert *c, int64_t index);
 /* CSV columns of the header that map to no item field, comma-separated (empty if none). */
 void sg_convert_unused_columns(const sg_convert *c, char *out, size_t outsz);
+/* The `details` of an import's 400 names `lines[N]…` of the NDJSON the server received;
+ * this says the same against the user's own file, one sentence per problem: "line 12:
+ * rank: must be an integer …", and for a repeated value both lines. A new JSON array of
+ * strings (empty when details holds nothing about lines). */
+json_t *sg_convert_problems(const sg_convert *c, const json_t *details);
 void sg_convert_free(sg_convert *c);
 
 #endif
