@@ -33,6 +33,16 @@ typedef struct {
 } sg_csv_map;
 
 #define SG_CONVERT_MAX_RECORD ((size_t)1 << 20) /* one CSV record or JSON element */
+/* The line map is kept as runs of NDJSON lines whose input lines follow each other (a
+ * file without blank lines or multi-line records is one run), at most this many (4 MiB),
+ * so a server converting a hostile upload holds a bounded map. Past it, later lines are
+ * unknown (sg_convert_source_line answers 0). */
+#define SG_CONVERT_MAX_RUNS ((size_t)1 << 18)
+
+typedef struct {
+  int64_t index; /* the first NDJSON line (0-based) of the run */
+  int64_t line;  /* its input line; index + k is on line + k */
+} sg_convert_run;
 
 typedef struct {
   sg_import_format fmt;
@@ -50,8 +60,10 @@ typedef struct {
   int col[6];      /* CSV: column index of each item field, -1 when absent */
   int64_t record_line;
   size_t elem_bytes;
-  uint32_t *lines; /* input line of each NDJSON line */
-  size_t nlines, caplines;
+  sg_convert_run *runs; /* the input line of each NDJSON line, as runs */
+  size_t nruns, capruns;
+  int64_t nlines;  /* NDJSON lines out so far */
+  int64_t mapped;  /* NDJSON lines whose input line is known (nlines unless past the cap) */
   char err[256];
 } sg_convert;
 
