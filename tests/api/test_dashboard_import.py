@@ -119,3 +119,18 @@ def test_unknown_types_and_formats_are_refused(server):
     r = t.api("POST", f"/lists/{lst['id']}/items/import", raw=b"value\nx\n",
               headers={"Content-Type": "text/csv"})
     assert r.status == 415, r
+
+
+def test_idempotent_replay_answers_the_same(server):
+    t, ds, lst = new_list(server)
+    hdrs = {"Content-Type": "text/csv", "Idempotency-Key": "imp-1"}
+    csv = b"value,extra\nA,1\nB,2\n"
+    first = ds.call("POST", f"/lists/{lst['id']}/items/import", raw=csv, headers=hdrs)
+    assert first.status == 200 and first.json()["created"] == 2, first
+    again = ds.call("POST", f"/lists/{lst['id']}/items/import", raw=csv, headers=hdrs)
+    assert again.status == 200, again
+    assert again.json() == first.json() and again.json()["ignoredColumns"] == ["extra"]
+    # The same key with another file is refused, not applied.
+    r = ds.call("POST", f"/lists/{lst['id']}/items/import", raw=b"value\nC\n", headers=hdrs)
+    assert_error(r, 422, "invalid_request", reason="idempotency_key_reused")
+    assert "C" not in items(t, lst)
