@@ -73,27 +73,42 @@ void sg_convert_free(sg_convert *c) {
   free(c->fields);
   free_strs(c->header, c->nheader);
   free(c->header);
-  free(c->lines);
+  free(c->runs);
   memset(c, 0, sizeof *c);
 }
 
 /* Records that the next NDJSON line starts at input line `line`. */
 static int note_line(sg_convert *c, int64_t line) {
-  if (c->nlines == c->caplines) {
-    size_t cap = c->caplines ? c->caplines * 2 : 1024;
-    uint32_t *p = cap > SIZE_MAX / sizeof *p ? NULL : realloc(c->lines, cap * sizeof *p);
-    if (!p) return fail(c, line, "out of memory");
-    c->lines = p;
-    c->caplines = cap;
+  int64_t index = c->nlines++;
+  if (c->mapped < index) return 0; /* past the cap: unknown from here on */
+  const sg_convert_run *last = c->nruns ? &c->runs[c->nruns - 1] : NULL;
+  if (!last || last->line + (index - last->index) != line) {
+    if (c->nruns == SG_CONVERT_MAX_RUNS) return 0;
+    if (c->nruns == c->capruns) {
+      size_t cap = c->capruns ? c->capruns * 2 : 64;
+      sg_convert_run *p = realloc(c->runs, cap * sizeof *p);
+      if (!p) return fail(c, line, "out of memory");
+      c->runs = p;
+      c->capruns = cap;
+    }
+    c->runs[c->nruns++] = (sg_convert_run){index, line};
   }
-  c->lines[c->nlines++] = line > UINT32_MAX ? 0 : (uint32_t)line;
+  c->mapped = index + 1;
   return 0;
 }
 
 int64_t sg_convert_source_line(const sg_convert *c, int64_t index) {
   if (index < 0) return 0;
   if (c->fmt == SG_FMT_NDJSON) return index + 1;
-  return (uint64_t)index < c->nlines ? c->lines[index] : 0;
+  if (index >= c->mapped) return 0;
+  /* The last run that starts at or before index. */
+  size_t lo = 0, hi = c->nruns;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (c->runs[mid].index <= index) lo = mid;
+    else hi = mid;
+  }
+  return c->runs[lo].line + (index - c->runs[lo].index);
 }
 
 /* ---- JSON array ------------------------------------------------------------------------- */
@@ -362,4 +377,46 @@ void sg_convert_unused_columns(const sg_convert *c, char *out, size_t outsz) {
     if (n < 0 || (size_t)n >= outsz - at) break;
     at += (size_t)n;
   }
+}
+
+/* "line N" of the input, or "item N" when the line is not known (past the map's cap). */
+static void where(const sg_convert *c, int64_t index, char *out, size_t outsz) {
+  int64_t line = sg_convert_source_line(c, index);
+  if (line > 0) snprintf(out, outsz, "line %lld", (long long)line);
+  else snprintf(out, outsz, "item %lld", (long long)(index < 0 ? 0 : index + 1));
+}
+
+json_t *sg_convert_problems(const sg_convert *c, const json_t *details) {
+  json_t *out = json_array();
+  size_t i;
+  json_t *e;
+  json_array_foreach(json_object_get(details, "duplicates"), i, e) {
+    const char *v = json_string_value(json_object_get(e, "value"));
+    char at[40], first[40], msg[1400];
+    where(c, json_integer_value(json_object_get(e, "line")), at, sizeof at);
+    where(c, json_integer_value(json_object_get(e, "firstLine")), first, sizeof first);
+    snprintf(msg, sizeof msg, "%s: the value \"%s\" is already on %s", at, v ? v : "", first);
+    json_t *m = json_string(msg); /* NULL when a long value was cut inside a character */
+    if (!m) {
+      snprintf(msg, sizeof msg, "%s: the value is already on %s", at, first);
+      m = json_string(msg);
+    }
+    json_array_append_new(out, m);
+  }
+  bool have_dups = json_array_size(out) > 0;
+  json_array_foreach(json_object_get(details, "fields"), i, e) {
+    const char *path = json_string_value(json_object_get(e, "path"));
+    const char *reason = json_string_value(json_object_get(e, "reason"));
+    long long idx;
+    int used = 0;
+    if (!path || !reason || sscanf(path, "lines[%lld]%n", &idx, &used) != 1 || !used) continue;
+    if (have_dups && strcmp(reason, "duplicate_value") == 0) continue;
+    const char *rest = path + used;
+    if (*rest == '.') rest++;
+    char at[40], msg[600];
+    where(c, idx, at, sizeof at);
+    snprintf(msg, sizeof msg, "%s: %.256s%s%.300s", at, rest, *rest ? ": " : "", reason);
+    json_array_append_new(out, json_string(msg));
+  }
+  return out;
 }

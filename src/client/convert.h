@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "common/buf.h"
 
 typedef enum { SG_FMT_NDJSON, SG_FMT_JSON, SG_FMT_CSV } sg_import_format;
@@ -31,6 +33,16 @@ typedef struct {
 } sg_csv_map;
 
 #define SG_CONVERT_MAX_RECORD ((size_t)1 << 20) /* one CSV record or JSON element */
+/* The line map is kept as runs of NDJSON lines whose input lines follow each other (a
+ * file without blank lines or multi-line records is one run), at most this many (4 MiB),
+ * so a server converting a hostile upload holds a bounded map. Past it, later lines are
+ * unknown (sg_convert_source_line answers 0). */
+#define SG_CONVERT_MAX_RUNS ((size_t)1 << 18)
+
+typedef struct {
+  int64_t index; /* the first NDJSON line (0-based) of the run */
+  int64_t line;  /* its input line; index + k is on line + k */
+} sg_convert_run;
 
 typedef struct {
   sg_import_format fmt;
@@ -48,8 +60,10 @@ typedef struct {
   int col[6];      /* CSV: column index of each item field, -1 when absent */
   int64_t record_line;
   size_t elem_bytes;
-  uint32_t *lines; /* input line of each NDJSON line */
-  size_t nlines, caplines;
+  sg_convert_run *runs; /* the input line of each NDJSON line, as runs */
+  size_t nruns, capruns;
+  int64_t nlines;  /* NDJSON lines out so far */
+  int64_t mapped;  /* NDJSON lines whose input line is known (nlines unless past the cap) */
   char err[256];
 } sg_convert;
 
@@ -70,6 +84,11 @@ int sg_convert_finish(sg_convert *c, sg_buf *out);
 int64_t sg_convert_source_line(const sg_convert *c, int64_t index);
 /* CSV columns of the header that map to no item field, comma-separated (empty if none). */
 void sg_convert_unused_columns(const sg_convert *c, char *out, size_t outsz);
+/* The `details` of an import's 400 names `lines[N]…` of the NDJSON the server received;
+ * this says the same against the user's own file, one sentence per problem: "line 12:
+ * rank: must be an integer …", and for a repeated value both lines. A new JSON array of
+ * strings (empty when details holds nothing about lines). */
+json_t *sg_convert_problems(const sg_convert *c, const json_t *details);
 void sg_convert_free(sg_convert *c);
 
 #endif

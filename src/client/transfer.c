@@ -301,40 +301,6 @@ static size_t read_body(char *buf, size_t size, size_t n, void *ctx) {
   return k;
 }
 
-/* A 400 from the import names `lines[N]…` of the NDJSON it received; this adds
- * "problems" that say the same against the user's own file: "line 12: rank: must be an
- * integer …", and for a repeated value both lines. */
-static json_t *problems_of(const json_t *resp, const sg_convert *conv) {
-  const json_t *d = json_object_get(resp, "details");
-  json_t *out = json_array();
-  size_t i;
-  json_t *e;
-  json_array_foreach(json_object_get(d, "duplicates"), i, e) {
-    char msg[1400];
-    snprintf(msg, sizeof msg, "line %lld: the value \"%s\" is already on line %lld",
-             (long long)sg_convert_source_line(conv, json_integer_value(json_object_get(e, "line"))),
-             json_string_value(json_object_get(e, "value")) ? json_string_value(json_object_get(e, "value")) : "",
-             (long long)sg_convert_source_line(conv, json_integer_value(json_object_get(e, "firstLine"))));
-    json_array_append_new(out, json_string(msg));
-  }
-  bool have_dups = json_array_size(out) > 0;
-  json_array_foreach(json_object_get(d, "fields"), i, e) {
-    const char *path = json_string_value(json_object_get(e, "path"));
-    const char *reason = json_string_value(json_object_get(e, "reason"));
-    long long idx;
-    int used = 0;
-    if (!path || !reason || sscanf(path, "lines[%lld]%n", &idx, &used) != 1 || !used) continue;
-    if (have_dups && strcmp(reason, "duplicate_value") == 0) continue;
-    const char *rest = path + used;
-    if (*rest == '.') rest++;
-    char msg[600];
-    snprintf(msg, sizeof msg, "line %lld: %s%s%s", (long long)sg_convert_source_line(conv, idx),
-             rest, *rest ? ": " : "", reason);
-    json_array_append_new(out, json_string(msg));
-  }
-  return out;
-}
-
 /* POST …/versions, then polls until the version is resolved. *out is the version. */
 static int publish(client *cl, const char *list, json_t **out) {
   char path[256];
@@ -431,7 +397,7 @@ static int fail_import(long status, const sg_buf *body, const sg_convert *conv) 
   char msg[128];
   snprintf(msg, sizeof msg, "import answered HTTP %ld", status);
   json_t *o = json_pack("{s:s,s:I}", "error", msg, "status", (json_int_t)status);
-  if (resp && status == 400) json_object_set_new(o, "problems", problems_of(resp, conv));
+  if (resp && status == 400) json_object_set_new(o, "problems", sg_convert_problems(conv, json_object_get(resp, "details")));
   json_object_set_new(o, "response", resp ? resp : json_null());
   char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   fprintf(stderr, "%s\n", s ? s : "{\"error\":\"?\"}");

@@ -216,6 +216,11 @@ void sg__h_synonyms_get(sg_control *c, const sg_principal *who, sg_req *req, sg_
  * (SG_HTTP_RESPOND) or sets up the body stream (SG_HTTP_STREAM). */
 sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
                                  sg_http_stream *stream);
+/* The same, for a caller that has checked the body's type itself and feeds the stream
+ * NDJSON it made (the dashboard's import converts CSV, TSV and JSON arrays first):
+ * any_type skips the Content-Type check, nothing else. */
+sg_http_begin sg__items_import_stream(sg_control *c, const sg_principal *who, sg_req *req,
+                                      sg_resp *resp, sg_http_stream *stream, bool any_type);
 /* PUT …/synonyms streams its body (up to 4 MiB, past the ordinary routes' cap). */
 sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req,
                                  sg_resp *resp, sg_http_stream *stream);

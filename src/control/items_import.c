@@ -225,8 +225,8 @@ static bool ndjson_type(const char *ct) {
   return next == '\0' || next == ';' || next == ' ';
 }
 
-sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
-                                 sg_http_stream *stream) {
+sg_http_begin sg__items_import_stream(sg_control *c, const sg_principal *who, sg_req *req,
+                                     sg_resp *resp, sg_http_stream *stream, bool any_type) {
   const char *mode = sg_req_query(req, "mode");
   json_t *fields = NULL;
   if (mode && strcmp(mode, "append") != 0 && strcmp(mode, "replace") != 0)
@@ -256,7 +256,7 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
     sg_resp_too_large(resp, req, max);
     return SG_HTTP_RESPOND;
   }
-  if (!ndjson_type(sg_req_header(req, "Content-Type"))) {
+  if (!any_type && !ndjson_type(sg_req_header(req, "Content-Type"))) {
     sg_resp_error(resp, req, SG_E_UNSUPPORTED_MEDIA_TYPE, NULL,
                   "Send the items as Content-Type: application/x-ndjson.");
     return SG_HTTP_RESPOND;
@@ -284,4 +284,9 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
   }
   *stream = (sg_http_stream){import_data, import_finish, import_free, x, max};
   return SG_HTTP_STREAM;
+}
+
+sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                                 sg_http_stream *stream) {
+  return sg__items_import_stream(c, who, req, resp, stream, false);
 }

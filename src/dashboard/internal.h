@@ -75,6 +75,9 @@ void sg__dh_pub_keys_index(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
 void sg__dh_pub_keys_create(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_pub_key_revoke(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 
+/* The file import: converts the body (h_import.c), then the control plane's import. */
+sg_http_begin sg__dh_items_import(sg_control *c, const sg_principal *who, sg_req *req,
+                                  sg_resp *resp, sg_http_stream *stream);
 void sg__dh_items_search(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);

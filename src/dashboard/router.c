@@ -17,7 +17,9 @@
  *
  * The list, item and version routes run the control plane's own handlers with a
  * principal that carries the member's workspace, so /dashboard/api/lists/… answers
- * exactly what /api/v1/lists/… answers.
+ * exactly what /api/v1/lists/… answers. The import alone adds to it: it takes the file
+ * as the user has it (CSV, TSV, a JSON array or NDJSON) and converts it on the way in
+ * (h_import.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +65,7 @@ static const droute routes[] = {
     {"PATCH", API "/lists/{}", DS, sg__h_list_patch, NULL, NULL, "list.update", false},
     {"GET", API "/lists/{}/items", V, sg__h_items_index, NULL, NULL, NULL, false},
     {"POST", API "/lists/{}/items", DS, sg__h_items_create, NULL, NULL, "item.create", true},
-    {"POST", API "/lists/{}/items/import", DS, NULL, NULL, sg__h_items_import, "items.import",
+    {"POST", API "/lists/{}/items/import", DS, NULL, NULL, sg__dh_items_import, "items.import",
      true},
     {"GET", API "/lists/{}/items/export", V, sg__h_items_export, NULL, NULL, NULL, false},
     /* Before the {itemId} routes, which would otherwise take the word. */

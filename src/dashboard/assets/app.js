@@ -623,41 +623,22 @@ async function showItem(l, itemId) {
 }
 
 // ---- import --------------------------------------------------------------------------
-// CSV (header row; value, displayValue, rank, aliases separated by |) becomes NDJSON here;
-// NDJSON is sent as it is. The upload is an XHR so its progress events can be shown.
-function csvToNdjson(text) {
-  const rows = [];
-  for (const line of text.split(/\r?\n/)) {
-    if (!line.trim()) continue;
-    const cells = [];
-    let cur = '', quoted = false;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quoted) {
-        if (ch === '"' && line[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
-      } else if (ch === '"') quoted = true;
-      else if (ch === ',') { cells.push(cur); cur = ''; } else cur += ch;
-    }
-    cells.push(cur);
-    rows.push(cells);
-  }
-  const head = rows.shift() || [];
-  return rows.map((r) => {
-    const o = {};
-    head.forEach((k, i) => {
-      const v = r[i];
-      if (v === undefined || v === '') return;
-      if (k === 'rank' || k === 'displayOrder') o[k] = Number(v);
-      else if (k === 'aliases') o[k] = v.split('|');
-      else o[k] = v;
-    });
-    return JSON.stringify(o);
-  }).join('\n') + '\n';
+// The file goes as it is; the server converts it with the CLI's converter (CSV or TSV with
+// a header row, a JSON array of items, or NDJSON) and names the lines of the file in its
+// errors. The format comes from the name, else from the first bytes as the CLI guesses
+// it. The upload is an XHR so its progress events can be shown.
+async function importFormat(f) {
+  const ext = (/\.([a-z]+)$/i.exec(f.name) || [])[1];
+  const byExt = { csv: 'csv', tsv: 'tsv', tab: 'tsv', json: 'json', ndjson: 'ndjson', jsonl: 'ndjson' }[(ext || '').toLowerCase()];
+  if (byExt) return byExt;
+  const head = (await f.slice(0, 512).text()).replace(/^\uFEFF/, '').trimStart();
+  return head[0] === '[' ? 'json' : head[0] === '{' ? 'ndjson' : 'csv';
 }
+const IMPORT_TYPES = { csv: 'text/csv', tsv: 'text/tab-separated-values', json: 'application/json', ndjson: 'application/x-ndjson' };
 
 function importArea(box, l) {
   if (!can('writeLists')) return box.replaceChildren();
-  const file = h('input', { type: 'file', accept: '.ndjson,.jsonl,.csv,application/x-ndjson,text/csv', required: true });
+  const file = h('input', { type: 'file', accept: '.csv,.tsv,.json,.ndjson,.jsonl,text/csv,text/tab-separated-values,application/json,application/x-ndjson', required: true });
   const mode = select(['append', 'replace'], 'append');
   const bar = h('progress', { id: 'import-progress', max: 100, value: 0, 'aria-label': 'Upload progress' });
   const out = h('p', { id: 'import-result', role: 'status', 'aria-live': 'polite' });
@@ -666,11 +647,10 @@ function importArea(box, l) {
     const f = file.files[0];
     if (!f) return;
     if (mode.value === 'replace' && !confirm('Replace every item of ' + l.name + ' with this file?')) return;
-    let body = f;
-    if (/\.csv$/i.test(f.name)) body = new Blob([csvToNdjson(await f.text())]);
+    const format = await importFormat(f);
     const x = new XMLHttpRequest();
-    x.open('POST', '/dashboard/api/lists/' + l.id + '/items/import?mode=' + mode.value);
-    x.setRequestHeader('Content-Type', 'application/x-ndjson');
+    x.open('POST', '/dashboard/api/lists/' + l.id + '/items/import?mode=' + mode.value + '&format=' + format);
+    x.setRequestHeader('Content-Type', IMPORT_TYPES[format]);
     x.setRequestHeader('X-CSRF-Token', me.csrfToken);
     x.setRequestHeader('Idempotency-Key', crypto.randomUUID());
     x.upload.onprogress = (p) => { if (p.lengthComputable) { bar.value = Math.round((100 * p.loaded) / p.total); } };
@@ -679,16 +659,18 @@ function importArea(box, l) {
       let b = {};
       try { b = JSON.parse(x.responseText); } catch { /* not JSON */ }
       bar.value = 100;
-      out.textContent = x.status < 300
+      const d = b.details || {};
+      const problems = (d.problems || []).slice(1, 5);
+      out.textContent = (x.status < 300
         ? 'Imported: ' + ['created', 'updated', 'unchanged', 'deleted'].filter((k) => k in b).map((k) => b[k] + ' ' + k).join(', ') + '.'
-        : 'Import refused, nothing changed: ' + (b.message || x.status) + ' ' + ((b.details && b.details.fields) || [])
-          .slice(0, 5).map((e) => e.path + ': ' + e.reason).join('; ');
+        : 'Import refused, nothing changed: ' + (b.message || x.status) + (problems.length ? ' Also: ' + problems.join('; ') + '.' : ''))
+        + ((b.note || d.note) ? ' ' + (b.note || d.note) : '');
       out.dataset.done = String(x.status);
       if (x.status < 300) loadItems($('items'), l, '', null);
     };
     x.onerror = () => { out.textContent = 'The upload failed.'; out.dataset.done = 'error'; };
-    x.send(body);
-  } }, field('import-file', 'File (NDJSON, or CSV with a header row)', file), field('import-mode', 'Mode', mode),
+    x.send(f);
+  } }, field('import-file', 'File (CSV or TSV with a header row, a JSON array of items, or NDJSON)', file), field('import-mode', 'Mode', mode),
   h('button', { type: 'submit' }, 'Upload'), h('div', {}, bar), out));
 }
 

@@ -164,6 +164,64 @@ static void test_ndjson_passes_through(void **state) {
   sg_convert_free(&c);
 }
 
+/* Feeds a generated CSV in 64 KiB chunks; returns the number of NDJSON lines. */
+static int64_t convert_big(sg_convert *c, int64_t rows, bool blank_between) {
+  sg_convert_init(c, SG_FMT_CSV, NULL);
+  sg_buf in, out;
+  sg_buf_init(&in, 0);
+  sg_buf_init(&out, 0);
+  int64_t n = 0;
+  assert_int_equal(sg_buf_puts(&in, "value\n"), 0);
+  for (int64_t i = 0; i < rows; i++) {
+    assert_int_equal(sg_buf_printf(&in, "v%lld\n%s", (long long)i, blank_between ? "\n" : ""), 0);
+    if (in.len > 65536 || i == rows - 1) {
+      assert_int_equal(sg_convert_feed(c, in.data, in.len, &out), 0);
+      for (size_t k = 0; k < out.len; k++) n += out.data[k] == '\n';
+      sg_buf_reset(&in);
+      sg_buf_reset(&out);
+    }
+  }
+  assert_int_equal(sg_convert_finish(c, &out), 0);
+  sg_buf_free(&in);
+  sg_buf_free(&out);
+  return n;
+}
+
+/* The line map is runs: one for a plain file however long; one per item when every
+ * record is followed by a blank line, up to SG_CONVERT_MAX_RUNS, after which the lines of
+ * later items are unknown (0) and the problems name them by item number. */
+static void test_line_map_is_bounded(void **state) {
+  (void)state;
+  sg_convert c;
+  assert_int_equal(convert_big(&c, 500000, false), 500000);
+  assert_int_equal(c.nruns, 1);
+  assert_int_equal(sg_convert_source_line(&c, 0), 2);
+  assert_int_equal(sg_convert_source_line(&c, 499999), 500001);
+  assert_int_equal(sg_convert_source_line(&c, 500000), 0);
+  sg_convert_free(&c);
+
+  int64_t rows = (int64_t)SG_CONVERT_MAX_RUNS + 1000;
+  assert_int_equal(convert_big(&c, rows, true), rows);
+  assert_int_equal(c.nruns, SG_CONVERT_MAX_RUNS);
+  assert_true(c.capruns <= SG_CONVERT_MAX_RUNS);
+  assert_int_equal(sg_convert_source_line(&c, 0), 2);
+  assert_int_equal(sg_convert_source_line(&c, 1), 4);
+  int64_t last = (int64_t)SG_CONVERT_MAX_RUNS - 1;
+  assert_int_equal(sg_convert_source_line(&c, last), 2 + 2 * last);
+  assert_int_equal(sg_convert_source_line(&c, last + 1), 0);
+  json_t *d = json_pack("{s:[{s:s,s:s},{s:s,s:s}]}", "fields", "path", "lines[1].rank", "reason",
+                        "bad", "path", "lines[262200]", "reason", "malformed JSON");
+  char want[64];
+  snprintf(want, sizeof want, "item %d: malformed JSON", 262201);
+  json_t *p = sg_convert_problems(&c, d);
+  assert_int_equal(json_array_size(p), 2);
+  assert_string_equal(json_string_value(json_array_get(p, 0)), "line 4: rank: bad");
+  assert_string_equal(json_string_value(json_array_get(p, 1)), want);
+  json_decref(p);
+  json_decref(d);
+  sg_convert_free(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_detect),
@@ -172,6 +230,7 @@ int main(void) {
       cmocka_unit_test(test_csv),
       cmocka_unit_test(test_csv_mapping_and_errors),
       cmocka_unit_test(test_ndjson_passes_through),
+      cmocka_unit_test(test_line_map_is_bounded),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
