@@ -8,6 +8,11 @@
 #   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
+#   make install    binary, systemd units, /etc/suggestd/suggestd.env, man pages, docs
+#                   (PREFIX=/usr/local, DESTDIR honoured)
+#   make deb        a Debian package in build/deb/ (scripts/deb.sh); make deb-test
+#                   installs it, runs it as the suggestd user, and purges it
+#   make help       this list
 #
 # Sources are found by globbing, so adding a file to a part's folder needs no edit here.
 
@@ -38,7 +43,7 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 
 .PHONY: all deps run test test-build test-suites unit unit-plain unit-san unit-pg fuzz fuzz-smoke api api-pg bench bench-pg soak \
         clean format datasets \
-        js browser node-deps openapi crash-test crash-smoke
+        js browser node-deps openapi crash-test crash-smoke help man install deb deb-test
 
 all: $(B)/suggestd
 
@@ -98,7 +103,7 @@ $(B)/libsuggestd-san.a: $(SAN_OBJ)
 
 $(B)/suggestd: src/main.c $(B)/libsuggestd.a
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
 
 # --- unit tests: one binary per tests/unit/**/test_*.c, linked with cmocka -------------
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
@@ -210,7 +215,7 @@ test:
 
 test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(FUZZ_BINS)
 
-test-suites: all datasets unit unit-pg fuzz-smoke api api-pg crash-smoke js browser openapi
+test-suites: all datasets unit unit-pg fuzz-smoke api api-pg crash-smoke js browser openapi deb-test
 
 run: deps
 	@$(MAKE) --no-print-directory all
@@ -229,6 +234,48 @@ soak: all
 
 datasets:
 	@scripts/datasets.sh
+
+# `make help`: the targets, from the comment at the top of this file.
+help:
+	@sed -n '/^#   make/,/^#$$/p' $(firstword $(MAKEFILE_LIST)) | sed -e '$$d' -e 's/^# //'
+
+# --- install and package (docs/INSTALL.md) ------------------------------------------
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/suggestd
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+UNITS      := suggestd.service suggestd-control.service suggestd-runtime.service
+DOCS       := README.md $(wildcard docs/*.md) docs/openapi.yaml
+
+# Man pages from the binary's --help texts (scripts/man.py).
+man: $(B)/suggestd scripts/man.py
+	@rm -rf $(B)/man
+	$(Q)scripts/man.py $(B)/suggestd $(B)/man
+
+$(B)/systemd/%.service: dist/systemd/%.service.in dist/systemd/service.inc
+	@mkdir -p $(dir $@)
+	$(Q)sed -e '/@SERVICE@/{r dist/systemd/service.inc' -e 'd;}' $< | \
+	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' > $@
+
+# The configuration file is installed only when absent: an operator's edits survive.
+install: all man $(addprefix $(B)/systemd/,$(UNITS))
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/docs \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/suggestd
+	install -m 0755 $(B)/suggestd $(DESTDIR)$(BINDIR)/suggestd
+	install -m 0644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix $(B)/systemd/,$(UNITS)) $(DESTDIR)$(UNITDIR)/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(DOCDIR)/docs/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/suggestd/suggestd.env ] || \
+	  install -m 0644 dist/suggestd.env $(DESTDIR)$(SYSCONFDIR)/suggestd/suggestd.env
+
+deb:
+	@scripts/deb.sh
+
+deb-test:
+	@scripts/deb-test.sh
 
 format:
 	clang-format -i $(shell find src tests -name '*.[ch]')
