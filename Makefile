@@ -5,6 +5,8 @@
 #   make test       build and run every test: unit (plain + ASan/UBSan), fuzz smoke, API,
 #                   the JS client (node --test) and the browser tests (headless Chromium);
 #                   the store unit tests and the API suite run on SQLite and on PostgreSQL
+#   make unit, make api, make js, make browser, make fuzz-smoke: one suite of make test
+#                   (scripts/run-api.sh tests/api/test_x.py runs one API test file)
 #   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
