@@ -48,6 +48,14 @@ getent passwd suggestd >/dev/null || fail "postinst created no suggestd user"
 for u in suggestd suggestd-control suggestd-runtime; do
   [ -f "/lib/systemd/system/$u.service" ] || fail "no $u.service"
 done
+# The units parse, and their sandbox stays tight (systemd's own exposure score, 0 to 10).
+if command -v systemd-analyze >/dev/null; then
+  for u in suggestd suggestd-control suggestd-runtime; do
+    systemd-analyze verify --man=no "/lib/systemd/system/$u.service" || fail "$u.service does not verify"
+    systemd-analyze security --offline=true --threshold=20 "/lib/systemd/system/$u.service" \
+      >/dev/null || fail "$u.service: exposure above 2.0 (systemd-analyze security)"
+  done
+fi
 [ -f /usr/share/man/man1/suggestd-serve.1.gz ] || fail "no man page"
 man -l /usr/share/man/man1/suggestd-serve.1.gz 2>/dev/null | grep -q -- '--control-listen' ||
   fail "suggestd-serve(1) does not name --control-listen"
