@@ -57,7 +57,7 @@ if command -v systemd-analyze >/dev/null; then
   done
 fi
 [ -f /usr/share/man/man1/suggestd-serve.1.gz ] || fail "no man page"
-man -l /usr/share/man/man1/suggestd-serve.1.gz 2>/dev/null | grep -q -- '--control-listen' ||
+zcat /usr/share/man/man1/suggestd-serve.1.gz | grep -qF 'control\-listen' ||
   fail "suggestd-serve(1) does not name --control-listen"
 
 # The unit's command and user, as systemd would run them.
