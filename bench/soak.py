@@ -9,6 +9,10 @@ Stdlib only (python3); run through `make soak` (bench/soak.sh).
 
 Environment: SOAK_SECONDS (300), SOAK_ITEMS (20000 cities; 0 = all), SOAK_QUERY_CONNS (3),
 SOAK_RSS_GROWTH_MB (8: allowed RSS growth from the end of warm-up to the last sample),
+SOAK_RSS_KB_PER_PUBLISH (0.5: allowed RSS slope after warm-up, in KiB per publish, on top
+of the database file's own growth per publish, which SQLite's page cache follows; checked
+once SOAK_SLOPE_MIN_PUBLISHES (300) publishes ran after warm-up, enough for a least-squares
+slope to see a 1 KiB-per-publish leak through the allocator's steps),
 SOAK_FD_GROWTH (8: allowed descriptor growth, same window), SUGGESTD_BINARY.
 """
 import http.client
@@ -33,6 +37,8 @@ ITEMS = int(os.environ.get("SOAK_ITEMS", "20000"))
 CONNS = int(os.environ.get("SOAK_QUERY_CONNS", "3"))
 RSS_GROWTH_MB = float(os.environ.get("SOAK_RSS_GROWTH_MB", "8"))
 FD_GROWTH = int(os.environ.get("SOAK_FD_GROWTH", "8"))
+KB_PER_PUBLISH = float(os.environ.get("SOAK_RSS_KB_PER_PUBLISH", "0.5"))
+SLOPE_MIN_PUBLISHES = int(os.environ.get("SOAK_SLOPE_MIN_PUBLISHES", "300"))
 WARMUP = min(60.0, SECONDS * 0.2)
 SAMPLE_EVERY = 5.0
 DATASET = os.path.join(ROOT, ".cache", "datasets", "cities.jsonl")
@@ -116,6 +122,34 @@ def proc_sample(pid):
                 rss_kb = int(line.split()[1])
     fds = len(os.listdir(f"/proc/{pid}/fd"))
     return rss_kb, fds
+
+
+def db_bytes(data):
+    """The SQLite database file's size in bytes (its write-ahead log comes and goes)."""
+    try:
+        return os.path.getsize(os.path.join(data, "suggestd.db"))
+    except OSError:
+        return 0
+
+
+def slope_kb(samples, window=12):
+    """Least-squares slope of RSS (KiB) over the publish count, fitted to the lowest sample
+    of each run of `window` samples (a minute): a publish's compile briefly adds megabytes,
+    a leak raises the floor. 0 when flat."""
+    low = [min(samples[i:i + window], key=lambda s: s[1])
+           for i in range(0, len(samples), window)]
+    if len(low) < 3:
+        low = samples
+    xs = [s[3] for s in low]
+    ys = [s[1] for s in low]
+    n = len(xs)
+    if n < 2:
+        return 0.0
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return 0.0
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
 
 
 def main():
@@ -286,8 +320,8 @@ def run(proc, work, data, cport, rport, mport):
                 break
             rss, fds = proc_sample(proc.pid)
             el = time.time() - begin
-            samples.append((el, rss, fds))
             c = dict(stats.counts)
+            samples.append((el, rss, fds, c.get("publishes", 0), db_bytes(data)))
             log(f"t={el:5.0f}s rss={rss / 1024:7.1f} MiB fds={fds:3d} queries={c.get('queries', 0)} "
                 f"publishes={c.get('publishes', 0)} selections={c.get('selections', 0)} "
                 f"errors={len(stats.errors)}")
@@ -319,6 +353,14 @@ def run(proc, work, data, cport, rport, mport):
     fds = [s[2] for s in samples]
     rss_growth = (warm[-1][1] - warm[0][1]) / 1024
     fd_growth = warm[-1][2] - warm[0][2]
+    # RSS against publishes after warm-up: the least-squares slope in KiB per publish, and
+    # what the database file grew per publish over the same window (SQLite caches the
+    # pages it writes, up to its cache size, so RSS may follow the file; nothing else).
+    pubs = warm[-1][3] - warm[0][3]
+    slope = slope_kb(warm)
+    db_kb_per_publish = (warm[-1][4] - warm[0][4]) / 1024 / pubs if pubs else 0.0
+    slope_bound = KB_PER_PUBLISH + max(0.0, db_kb_per_publish)
+    slope_checked = pubs >= SLOPE_MIN_PUBLISHES
     figures = {
         "seconds": round(elapsed, 1),
         "items": len(lines),
@@ -333,6 +375,9 @@ def run(proc, work, data, cport, rport, mport):
         "rssMiB": {"first": round(rss_mb[0], 1), "warm": round(warm[0][1] / 1024, 1),
                    "last": round(rss_mb[-1], 1), "max": round(max(rss_mb), 1),
                    "growthAfterWarmup": round(rss_growth, 1), "bound": RSS_GROWTH_MB},
+        "rssPerPublish": {"publishesAfterWarmup": pubs, "slopeKiB": round(slope, 3),
+                          "databaseKiB": round(db_kb_per_publish, 3),
+                          "boundKiB": round(slope_bound, 3), "checked": slope_checked},
         "fds": {"first": fds[0], "warm": warm[0][2], "last": fds[-1], "max": max(fds),
                 "growthAfterWarmup": fd_growth, "bound": FD_GROWTH},
         "serverMetrics": {
@@ -351,6 +396,10 @@ def run(proc, work, data, cport, rport, mport):
         failures.append(f"{len(stats.errors)} errors (first: {stats.errors[0]})")
     if rss_growth > RSS_GROWTH_MB:
         failures.append(f"RSS grew {rss_growth:.1f} MiB after warm-up (bound {RSS_GROWTH_MB})")
+    if slope_checked and slope > slope_bound:
+        failures.append(f"RSS grew {slope:.2f} KiB per publish after warm-up (bound "
+                        f"{slope_bound:.2f}: {KB_PER_PUBLISH} + the database's "
+                        f"{db_kb_per_publish:.2f})")
     if fd_growth > FD_GROWTH:
         failures.append(f"descriptors grew by {fd_growth} after warm-up (bound {FD_GROWTH})")
     if c.get("publishes", 0) < max(1, elapsed * 0.5):

@@ -11,5 +11,5 @@ cd "$(dirname "$0")/../tests/node"
 if [ "${CI:-}" != "true" ] && ! [ -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}" ]; then
   echo "browser tests will be SKIPPED: no /usr/bin/chromium (scripts/deps.sh installs it)" >&2
 fi
-exec node --test client.test.mjs types.test.mjs browser.test.mjs dashboard.test.mjs \
-  dashboard-pages.test.mjs "$@"
+exec node --test client.test.mjs types.test.mjs browser.test.mjs byow.test.mjs dashboard.test.mjs \
+  dashboard-pages.test.mjs dashboard-analytics.test.mjs "$@"

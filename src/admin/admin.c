@@ -29,6 +29,7 @@ static const sg_flag_spec admin_flags[] = {
     {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
     {"email", true, false},    {"role", true, false},      {"password-file", true, false},
     {"max-lists-per-workspace", true, false},
+    {"keep-versions", true, false},
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},
@@ -357,10 +358,108 @@ static void audit(ctx *c, const char *noun, const char *verb) {
       sg_store_member_get(c->st, NULL, target, &mrec) == SG_E_OK)
     ws = json_string_value(json_object_get(mrec, "workspaceId"));
   sg_audit_entry e = {
-      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 0};
+      .workspace_id = ws, .actor = "cli", .action = action, .target = target, .status = 200};
   sg_store_audit_add(c->st, &e);
   json_decref(rec);
   json_decref(mrec);
+}
+
+/* ---- admin init (issue 27: a fleet's first run) ------------------------------------------ */
+
+/* The flags a printed next command needs to reach the same store and edge. */
+static void store_flags(ctx *c, char *out, size_t n) {
+  const char *dir = sg_args_get(c->a, "data-dir"), *db = sg_args_get(c->a, "database");
+  const char *edge = sg_args_get(c->a, "edge");
+  size_t o = 0;
+  out[0] = '\0';
+  if (dir) o += (size_t)snprintf(out + o, o < n ? n - o : 0, " --data-dir %s", dir);
+  if (db) o += (size_t)snprintf(out + o, o < n ? n - o : 0, " --database %s", db);
+  if (edge) o += (size_t)snprintf(out + o, o < n ? n - o : 0, " --edge %s", edge);
+}
+
+/* `admin init`: what `make run` does on a first run, for a fleet (a PostgreSQL database
+ * and a Redis edge, or a data dir): a workspace, an application, a secret key, a token
+ * signing key and an owner, then the commands to go on with. Refused when the store
+ * already holds a workspace, so running it twice creates nothing twice. The owner's
+ * password comes from --password-file, or is generated and shown once, as the secret key. */
+static int init(ctx *c) {
+  json_t *data = NULL;
+  sg_err e = sg_store_admin_list(c->st, "workspaces", NULL, NULL, NULL, &data);
+  if (e != SG_E_OK) return store_fail(e, "workspaces");
+  size_t existing = json_array_size(data);
+  json_decref(data);
+  if (existing)
+    return sg__cli_fail("this store is already initialised (it holds a workspace): use "
+                        "`suggestd admin workspace list` and the other admin commands",
+                        NULL);
+  const char *ws_name = sg_args_get(c->a, "name");
+  const char *email_in = sg_args_get(c->a, "email");
+  char email[256];
+  if (sg_email_normalize(email_in ? email_in : "owner@localhost", email))
+    return sg__cli_fail("--email '%s' is not an email address", email_in);
+  char hash[SG_PASSWORD_HASH_BYTES], password[32] = "";
+  const char *pwf = sg_args_get(c->a, "password-file");
+  if (pwf) {
+    if (password_file_hash(pwf, hash)) return 1;
+  } else {
+    static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+    uint8_t r[20];
+    sg_random_bytes(r, sizeof r);
+    for (size_t i = 0; i < sizeof r; i++) password[i] = alphabet[r[i] % (sizeof alphabet - 1)];
+    password[sizeof r] = '\0';
+    if (sg_password_hash(password, strlen(password), hash))
+      return sg__cli_fail("out of memory hashing the password", NULL);
+  }
+  json_t *wso = NULL, *appo = NULL, *mem = NULL;
+  e = sg_store_workspace_create(c->st, ws_name ? ws_name : "My workspace", &wso);
+  if (e != SG_E_OK) return store_fail(e, "workspace");
+  const char *ws = json_string_value(json_object_get(wso, "id"));
+  e = sg_store_application_create(c->st, ws, "My app", -1, &appo);
+  const char *app = e == SG_E_OK ? json_string_value(json_object_get(appo, "id")) : NULL;
+  char key_id[32], key[96], kid[32];
+  if (e == SG_E_OK) e = sg_secret_key_issue(c->st, app, key_id, key);
+  uint8_t pk[32], sk[64];
+  if (e == SG_E_OK) {
+    crypto_sign_keypair(pk, sk);
+    sg_random_id("kid_", kid, sizeof kid);
+    e = sg_store_signing_key_add(c->st, kid, sk, pk, sg_now_s());
+    sodium_memzero(sk, sizeof sk);
+  }
+  if (e == SG_E_OK) e = sg_store_member_create(c->st, ws, email, SG_ROLE_OWNER, hash, &mem);
+  sodium_memzero(hash, sizeof hash);
+  if (e != SG_E_OK) {
+    json_decref(wso);
+    json_decref(appo);
+    json_decref(mem);
+    return store_fail(e, "init");
+  }
+  char flags[1200], cmd[3][1400];
+  store_flags(c, flags, sizeof flags);
+  snprintf(cmd[0], sizeof cmd[0], "suggestd control%s --control-listen 127.0.0.1:8080", flags);
+  const char *edge = sg_args_get(c->a, "edge"), *dir = sg_args_get(c->a, "data-dir");
+  if (edge)
+    snprintf(cmd[1], sizeof cmd[1], "suggestd runtime --edge %s --runtime-listen 127.0.0.1:8081",
+             edge);
+  else
+    snprintf(cmd[1], sizeof cmd[1], "suggestd runtime --edge %s/edge --runtime-listen 127.0.0.1:8081",
+             dir ? dir : ".");
+  snprintf(cmd[2], sizeof cmd[2],
+           "suggestd admin publishable-key create --application %s --list LIST_ID%s", app, flags);
+  json_t *out = json_pack(
+      "{s:s,s:s,s:{s:s,s:s},s:s,s:{s:O,s:s,s:s*},s:[s,s,s]}", "workspaceId", ws, "applicationId",
+      app, "secretKey", "id", key_id, "secretKey", key, "signingKeyId", kid, "owner", "id",
+      json_object_get(mem, "id"), "email", email, "password", password[0] ? password : NULL,
+      "next", cmd[0], cmd[1], cmd[2]);
+  sodium_memzero(key, sizeof key);
+  sodium_memzero(password, sizeof password);
+  char ws_id[64];
+  snprintf(ws_id, sizeof ws_id, "%s", ws);
+  json_decref(wso);
+  json_decref(appo);
+  json_decref(mem);
+  int rc = print(c, out);
+  snprintf(printed_id, sizeof printed_id, "%s", ws_id); /* the audit entry's target */
+  return rc;
 }
 
 typedef struct {
@@ -398,6 +497,8 @@ static const admin_cmd cmds[] = {
     {"member", "disable", member_disable, "member disable ID"},
     {"member", "set-password", member_set_password, "member set-password ID --password-file F"},
     {"edge", "rebuild", edge_rebuild, "edge rebuild"},
+    {"init", NULL, init,
+     "init [--name WORKSPACE] [--email OWNER] [--password-file F] (a new store's first run)"},
     {"backup", NULL, backup, "backup --to FILE"},
     {"restore", NULL, NULL, "restore --from FILE (into an empty --data-dir)"},
     {NULL, NULL, NULL, NULL},

@@ -17,6 +17,8 @@
   "                            redis://[[user]:password@]host[:port][/db][?prefix=sg]\n"
 
 #define LIMIT_FLAGS                                                                                \
+  "  --keep-versions N                         versions per list whose artifacts are kept for\n"    \
+  "                                            rollback: the active one and N - 1 before (2)\n"  \
   "  --max-lists-per-workspace N               lists a workspace may hold (10000)\n"               \
   "  --max-members-per-workspace N             active members of a workspace (1000)\n"             \
   "  --max-publishable-keys-per-application N  active publishable keys (100)\n"                    \

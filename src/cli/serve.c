@@ -49,9 +49,12 @@ static const sg_flag_spec serve_flags[] = {
     {"invite-rate", true, false},
     {"worker-queue", true, false},
     {"max-lists-per-workspace", true, false},
+    {"keep-versions", true, false},
     {"max-members-per-workspace", true, false},
     {"max-publishable-keys-per-application", true, false},
     {"max-secret-keys-per-application", true, false},
+    {"analytics", true, false},
+    {"analytics-retention-days", true, false},
     {NULL, false, false},
 };
 
@@ -107,6 +110,13 @@ int sg__cli_open(sg_args *a, sg_store **st, sg_edge **edge) {
   if (st && limit_flags(a, &limits)) return 1;
   if (st && sg_store_open(db, st, err, sizeof err)) return sg__cli_fail("%s", err);
   if (st) sg_store_set_limits(*st, &limits);
+  const char *kv = sg_args_get(a, "keep-versions");
+  int64_t keep = SG_STORE_KEEP_VERSIONS_DEFAULT;
+  if (kv && sg_parse_i64(kv, 1, 1000, &keep)) {
+    if (st) sg_store_close(*st);
+    return sg__cli_fail("--keep-versions must be an integer from 1 to 1000", NULL);
+  }
+  if (st) sg_store_set_keep_versions(*st, keep);
   if (edge) {
     const char *e = sg_args_get(a, "edge");
     char path[4096];
@@ -250,6 +260,14 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     return sg__cli_fail("%s", err);
   cc.trusted_proxies = trusted.n ? &trusted : NULL;
   if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
+  /* Search analytics (DESIGN §9): counted by the runtime unless --analytics off, kept
+   * --analytics-retention-days by the control plane. */
+  const char *an = sg_args_get_or(&a, "analytics", "on");
+  if (strcmp(an, "on") != 0 && strcmp(an, "off") != 0)
+    return sg__cli_fail("--analytics must be on or off", NULL);
+  if (u32_flag(&a, "analytics-retention-days", "90", &cc.analytics_retention_days)) return 1;
+  if (cc.analytics_retention_days < 1 || cc.analytics_retention_days > 3650)
+    return sg__cli_fail("--analytics-retention-days must be an integer in 1..3650", NULL);
   if (u32_flag(&a, "publish-lease-seconds", "30", &cc.publish_lease_s)) return 1;
   if (cc.publish_lease_s < 1 || cc.publish_lease_s > 3600)
     return sg__cli_fail("--publish-lease-seconds must be an integer in 1..3600", NULL);
@@ -303,6 +321,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .selection_rate = selection_rate,
         .access_log = true,
         .max_connections = fds.runtime_conns,
+        .analytics_off = strcmp(an, "off") == 0,
         /* The edge guard of this process confirms what the runtime loads at once. */
         .edge_confirm = ctl ? sg_control_edge_confirm : NULL,
         .edge_confirm_ctx = ctl,

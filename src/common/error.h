@@ -38,6 +38,10 @@
     "The list is archived and accepts no changes.")                                                \
   X(PUBLISH_IN_PROGRESS, 409, "invalid_request", "publish_in_progress",                            \
     "A publish of this list is already running; retry shortly.")                                   \
+  X(VERSION_NOT_AVAILABLE, 409, "invalid_request", "version_not_available",                        \
+    "This version's compiled artifact is no longer kept (--keep-versions); publish again.")        \
+  X(VERSION_NOT_ACTIVATABLE, 409, "invalid_request", "version_not_activatable",                    \
+    "Only a version that was published (active or superseded) can be activated.")                  \
   X(RATE_LIMITED, 429, "rate_limited", NULL, "Too many requests; retry later.")                    \
   X(TOKEN_MINTING_UNAVAILABLE, 503, "internal_error", "token_minting_unavailable",                 \
     "Token minting is not configured; retry later.")                                               \
@@ -75,7 +79,9 @@
     "(--max-publishable-keys-per-application).")                                                   \
   X(SECRET_KEY_LIMIT, 409, "invalid_request", "secret_key_limit_reached",                          \
     "The application has as many active secret keys as it may "                                    \
-    "(--max-secret-keys-per-application).")
+    "(--max-secret-keys-per-application).")                                                        \
+  X(NO_QUALIFYING_QUERIES, 409, "invalid_request", "no_qualifying_queries",                        \
+    "No query of the source list has enough selections in the period; nothing changed.")
 
 typedef enum {
 #define SG__ERR_ENUM(name, status, code, reason, msg) SG_E_##name,

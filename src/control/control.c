@@ -49,7 +49,9 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
   if (!c->rl_key || !c->rl_ip ||
       sg_store_secret(cfg->store, "cursor_secret", c->cursor_secret) != SG_E_OK ||
       (cfg->mount && cfg->mount->start(c)) || sg__publish_start(c) ||
-      (cfg->state && sg__drain_start(cfg->store, cfg->state, &c->drain))) {
+      (cfg->state && sg__drain_start(cfg->store, cfg->state, &c->drain)) ||
+      (cfg->state && sg__analytics_drain_start(cfg->store, cfg->state,
+                                               cfg->analytics_retention_days, &c->adrain))) {
     snprintf(err, errsz, "cannot initialise the control plane");
     sg_control_stop(c);
     return -1;
@@ -102,6 +104,7 @@ void sg_control_stop(sg_control *c) {
   sg_http_stop(c->http);
   sg__publish_stop(c); /* after the listener: no request holds a publish lock any more */
   sg__drain_stop(c->drain);
+  sg__analytics_drain_stop(c->adrain);
   sg_ratelimit_free(c->rl_key);
   sg_ratelimit_free(c->rl_ip);
   if (c->cfg.mount) c->cfg.mount->stop(c);

@@ -58,6 +58,8 @@ typedef struct {
    * selection events are drained into the store (control/drain.c). */
   const char *state;
   const sg_control_mount *mount; /* served under its prefix (the dashboard), or NULL */
+  /* Analytics kept this many UTC days, then deleted (--analytics-retention-days; 0: 90). */
+  uint32_t analytics_retention_days;
 } sg_control_config;
 
 int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, size_t errsz);

@@ -8,7 +8,10 @@
  * acknowledged only after the store committed it; storing is idempotent
  * (sg_store_selections_add), so an entry delivered again — the process died between
  * commit and acknowledgement — costs nothing. Entries left pending by a dead process are
- * claimed by the others. An entry that is not a valid event is logged, acknowledged and
+ * claimed by the others once idle for SG_STATE_CLAIM_IDLE_MS (Redis measures the idle time
+ * on its own clock, so the hosts' clocks do not matter; tests shorten it with
+ * sg__drain_start_claiming), and the claim scan goes on where it stopped, so a long
+ * pending list is walked to its end. An entry that is not a valid event is logged, acknowledged and
  * deleted: kept, it would be retried forever.
  */
 #include <errno.h>
@@ -31,6 +34,8 @@ struct sg__drain {
   sg_store *store;
   sg_state_reader *state; /* the fleet's state: its event stream */
   char consumer[96];
+  int claim_idle_ms, claim_every_ms;
+  char claim_cursor[48]; /* XAUTOCLAIM's next start ("0-0": from the beginning) */
   atomic_bool stop;
   pthread_t thread;
 };
@@ -119,6 +124,12 @@ static void *drain_main(void *arg) {
 }
 
 int sg__drain_start(sg_store *store, const char *spec, sg__drain **out) {
+  return sg__drain_start_claiming(store, spec, SG_STATE_CLAIM_IDLE_MS, out);
+}
+
+int sg__drain_start_claiming(sg_store *store, const char *spec, int claim_idle_ms,
+                             sg__drain **out) {
+  if (claim_idle_ms <= 0) return -1;
   sg__drain *d = calloc(1, sizeof *d);
   if (!d) return -1;
   d->store = store;
@@ -126,6 +137,7 @@ int sg__drain_start(sg_store *store, const char *spec, sg__drain **out) {
     free(d);
     return -1;
   }
+  sg_state_reader_set_claim_idle(d->state, claim_idle_ms);
   if (!sg_state_has_events(d->state)) { /* the events stay in the state: nothing to drain */
     sg_state_reader_close(d->state);
     free(d);

@@ -147,6 +147,11 @@ void sg__send_list(sg_req *req, sg_resp *resp, int status, json_t *list, json_t 
 }
 
 void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version) {
+  sg__send_version_of(req, resp, status, req->params[0], version);
+}
+
+void sg__send_version_of(sg_req *req, sg_resp *resp, int status, const char *list_id,
+                         json_t *version) {
   const char *hash = json_string_value(json_object_get(version, "contentHash"));
   if (hash) {
     /* RFC 7232 entity tags are quoted; the hash itself has no quote to escape. */
@@ -155,7 +160,7 @@ void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version) {
     sg_resp_header(resp, "ETag", etag);
   }
   char loc[192];
-  snprintf(loc, sizeof loc, "/api/v1/lists/%s/versions/%lld", req->params[0],
+  snprintf(loc, sizeof loc, "/api/v1/lists/%s/versions/%lld", list_id,
            (long long)json_integer_value(json_object_get(version, "versionNumber")));
   sg_resp_header(resp, "Location", loc);
   sg_resp_json(resp, status, version);

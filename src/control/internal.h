@@ -22,6 +22,7 @@ struct sg_control {
   struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
   void *mount_state;          /* cfg.mount's own state, set by its start (or NULL) */
   struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
+  struct sg__analytics_drain *adrain; /* analytics_drain.c: shipments into the store */
   sg_edge_guard_proc guard;   /* edge_guard.c: ticked by publish.c's guard thread */
   pthread_mutex_t guard_mu;   /* one tick at a time (the thread, sg_control_edge_confirm) */
 };
@@ -32,12 +33,42 @@ struct sg_control {
  * spec or no resources. */
 typedef struct sg__drain sg__drain;
 int sg__drain_start(sg_store *store, const char *spec, sg__drain **out);
+/* As sg__drain_start, with the idle time (ms, > 0) after which another consumer's
+ * unacknowledged entries are claimed instead of the default 30 s (tests shorten it). */
+int sg__drain_start_claiming(sg_store *store, const char *spec, int claim_idle_ms,
+                             sg__drain **out);
 /* Stops it (within about half a second) and frees it; NULL is fine. */
 void sg__drain_stop(sg__drain *d);
 /* Parses one event line of the stream (the runtime's JSON object, at most 8 KiB) into ev,
  * whose strings point into *json (the caller decrefs it, also on failure). 0, or -1 when
  * it is not a selection event. */
 int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_selection_event *ev);
+
+/* The analytics drain (analytics_drain.c): a thread moving the runtimes' analytics
+ * shipments from the state named by spec (a directory or a fleet's Redis) into store,
+ * and deleting analytics older than retention_days UTC days (0: 90) once a minute. */
+typedef struct sg__analytics_drain sg__analytics_drain;
+int sg__analytics_drain_start(sg_store *store, const char *spec, uint32_t retention_days,
+                              sg__analytics_drain **out);
+void sg__analytics_drain_stop(sg__analytics_drain *d);
+/* What a drain did (for the metrics): shipments stored (a shipment delivered again
+ * counts again, the store applies it once) and their rows, shipments dropped as invalid,
+ * and store failures (the shipment is retried). d may be NULL (all zero). */
+typedef struct {
+  uint64_t stored, rows, invalid, failures;
+} sg__analytics_drain_counts;
+void sg__analytics_drain_stats(const sg__analytics_drain *d, sg__analytics_drain_counts *out);
+/* Parses one shipment (state/state.h, sg_analytics_collect) into rows whose strings
+ * point into *json (the caller frees *rows and decrefs *json, also on failure). */
+int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char **id,
+                        sg_analytics_row **rows, size_t *n);
+/* Deletes analytics before the first of the last `days` UTC days of now_s. */
+int sg__analytics_expire(sg_store *store, uint32_t days, int64_t now_s);
+/* GET /api/v1/lists/{id}/analytics and the dashboard's copy of it (analytics_get.c):
+ * the section 9 answer for a list the caller may read, from the query string's from/to.
+ * Fills resp (200, or 400 with field paths). */
+void sg__analytics_answer(sg_store *store, const char *list_id, const char *from,
+                          const char *to, const sg_req *req, sg_resp *resp);
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */
@@ -77,6 +108,13 @@ bool sg__bcp47_valid(const char *t);
 /* Sends a version with its ETag header (the quoted contentHash, when it has one) and a
  * Location header; req->params[0] is the list id. Steals version. */
 void sg__send_version(sg_req *req, sg_resp *resp, int status, json_t *version);
+/* The same for a version of list_id (a route whose path names another list). */
+void sg__send_version_of(sg_req *req, sg_resp *resp, int status, const char *list_id,
+                         json_t *version);
+/* Publishes list_id's current items and answers as POST …/versions does (versions_create.c):
+ * 200 with the resolved version, 202 with the queued one, or an error. */
+void sg__publish_respond(sg_control *c, const sg_principal *who, const char *list_id, sg_req *req,
+                         sg_resp *resp);
 
 /* Validates a POST /lists/{id}/items body. On success returns a new object holding every
  * item field with its default applied (value, displayValue, aliases, rank, parentId,
@@ -130,6 +168,18 @@ void sg__artifact_gc_release(sg_control *c);
 /* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
  * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */
 json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
+/* audit.c: the audit entry of a /api/v1 write made with a secret key (actor: the key's
+ * id), written for a 2xx answer when action is set; the target the entry names (the
+ * created record's id from the answer, else the path's parameters), shared with the
+ * dashboard; and the wrapper that audits a streaming route when its answer is decided. */
+typedef sg_http_begin (*sg__stream_handler)(sg_control *c, const sg_principal *who,
+                                           sg_req *req, sg_resp *resp, sg_http_stream *stream);
+void sg__audit_target(const sg_req *req, const sg_resp *resp, char *out, size_t n);
+void sg__control_audit(sg_control *c, const char *workspace_id, const char *key_id,
+                       const sg_req *req, const sg_resp *resp, const char *action);
+sg_http_begin sg__control_audit_stream(sg_control *c, const sg_principal *who, const char *action,
+                                       sg_req *req, sg_resp *resp, sg_http_stream *stream,
+                                       sg__stream_handler fn);
 /* sg_edge_sync_state, "pending" while this process's edge guard is not current. */
 json_t *sg__edge_sync_state(sg_control *c, const char *kind, const char *id);
 
@@ -145,6 +195,7 @@ void sg__control_metrics(sg_buf *out, void *ctx);
 void sg__h_lists_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_lists_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_analytics_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_token(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_list_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_items_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
@@ -152,6 +203,8 @@ void sg__h_items_create(sg_control *c, const sg_principal *who, sg_req *req, sg_
 void sg__h_versions_index(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_version_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_version_activate(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
+void sg__h_query_suggestions(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_get(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_patch(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);
 void sg__h_item_delete(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp);

@@ -76,4 +76,20 @@ void sg__control_metrics(sg_buf *out, void *ctx) {
                     "found behind the store, or never guarded).");
   sg_buf_printf(out, "suggestd_edge_rewrites_total %llu\n",
                 (unsigned long long)atomic_load(&c->guard.rewrites));
+  if (!c->adrain) return;
+  sg__analytics_drain_counts an;
+  sg__analytics_drain_stats(c->adrain, &an);
+  sg_metrics_family(out, "suggestd_analytics_drained_shipments_total", "counter",
+                    "Runtime analytics shipments this process handled: stored (committed to "
+                    "the store), invalid (not a shipment, dropped), failed (the store refused; "
+                    "retried).");
+  sg_buf_printf(out,
+                "suggestd_analytics_drained_shipments_total{result=\"stored\"} %llu\n"
+                "suggestd_analytics_drained_shipments_total{result=\"invalid\"} %llu\n"
+                "suggestd_analytics_drained_shipments_total{result=\"failed\"} %llu\n",
+                (unsigned long long)an.stored, (unsigned long long)an.invalid,
+                (unsigned long long)an.failures);
+  sg_metrics_family(out, "suggestd_analytics_drained_rows_total", "counter",
+                    "Rows of the analytics shipments this process stored.");
+  sg_buf_printf(out, "suggestd_analytics_drained_rows_total %llu\n", (unsigned long long)an.rows);
 }

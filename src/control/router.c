@@ -20,36 +20,40 @@
 #include "http/mhd/route.h"
 #include "store/members.h"
 
-typedef sg_http_begin (*stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
-                                        sg_resp *resp, sg_http_stream *stream);
 
 typedef struct {
   const char *method;
   const char *pattern; /* segments; "{}" captures one path parameter */
   sg__handler fn;
-  bool idempotent;       /* takes an Idempotency-Key */
-  stream_handler stream; /* set instead of fn: the body is streamed */
+  bool idempotent;           /* takes an Idempotency-Key */
+  sg__stream_handler stream; /* set instead of fn: the body is streamed */
+  const char *action;        /* a write's audit action (the dashboard's names), or NULL */
 } route;
 
 static const route routes[] = {
     /* Not idempotent on purpose: a replay would have to persist the bearer token. */
-    {"POST", "/api/v1/token", sg__h_token, false, NULL},
-    {"GET", "/api/v1/lists", sg__h_lists_index, false, NULL},
-    {"POST", "/api/v1/lists", sg__h_lists_create, true, NULL},
-    {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL},
-    {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL},
-    {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL},
-    {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL},
+    {"POST", "/api/v1/token", sg__h_token, false, NULL, NULL},
+    {"GET", "/api/v1/lists", sg__h_lists_index, false, NULL, NULL},
+    {"POST", "/api/v1/lists", sg__h_lists_create, true, NULL, "list.create"},
+    {"GET", "/api/v1/lists/{}", sg__h_list_get, false, NULL, NULL},
+    {"PATCH", "/api/v1/lists/{}", sg__h_list_patch, false, NULL, "list.update"},
+    {"GET", "/api/v1/lists/{}/analytics", sg__h_analytics_get, false, NULL, NULL},
+    {"POST", "/api/v1/lists/{}/query-suggestions", sg__h_query_suggestions, true, NULL,
+     "list.query_suggestions"},
+    {"GET", "/api/v1/lists/{}/items", sg__h_items_index, false, NULL, NULL},
+    {"POST", "/api/v1/lists/{}/items", sg__h_items_create, true, NULL, "item.create"},
     /* Before the {itemId} routes, which would otherwise take these two words. */
-    {"POST", "/api/v1/lists/{}/items/import", NULL, true, sg__h_items_import},
-    {"GET", "/api/v1/lists/{}/items/export", sg__h_items_export, false, NULL},
-    {"GET", "/api/v1/lists/{}/items/{}", sg__h_item_get, false, NULL},
-    {"PATCH", "/api/v1/lists/{}/items/{}", sg__h_item_patch, false, NULL},
-    {"DELETE", "/api/v1/lists/{}/items/{}", sg__h_item_delete, false, NULL},
-    {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL},
-    {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL},
-    {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL},
-    {NULL, NULL, NULL, false, NULL},
+    {"POST", "/api/v1/lists/{}/items/import", NULL, true, sg__h_items_import, "items.import"},
+    {"GET", "/api/v1/lists/{}/items/export", sg__h_items_export, false, NULL, NULL},
+    {"GET", "/api/v1/lists/{}/items/{}", sg__h_item_get, false, NULL, NULL},
+    {"PATCH", "/api/v1/lists/{}/items/{}", sg__h_item_patch, false, NULL, "item.update"},
+    {"DELETE", "/api/v1/lists/{}/items/{}", sg__h_item_delete, false, NULL, "item.delete"},
+    {"GET", "/api/v1/lists/{}/versions", sg__h_versions_index, false, NULL, NULL},
+    {"POST", "/api/v1/lists/{}/versions", sg__h_versions_create, true, NULL, "version.publish"},
+    {"GET", "/api/v1/lists/{}/versions/{}", sg__h_version_get, false, NULL, NULL},
+    {"POST", "/api/v1/lists/{}/versions/{}/activate", sg__h_version_activate, false, NULL,
+     "version.activate"},
+    {NULL, NULL, NULL, false, NULL, NULL},
 };
 
 /* Parses "Bearer sk_<id>_<secret>" into the key id and the digest of the secret. */
@@ -93,6 +97,8 @@ typedef struct {
 static void run_route(void *arg, sg_resp *resp) {
   route_call *rc = arg;
   rc->r->fn(rc->c, rc->who, rc->req, resp);
+  /* Here, not after sg__idempotent: a replayed answer is no second write. */
+  sg__control_audit(rc->c, rc->who->workspace_id, rc->who->key_id, rc->req, resp, rc->r->action);
 }
 
 /* The middleware in its documented order: per-IP rate limit, secret key, per-key rate
@@ -155,7 +161,7 @@ sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stre
   req->route = r->pattern;
   sg_principal who;
   if (!authenticate(c, req, resp, &who)) return SG_HTTP_RESPOND;
-  return r->stream(c, &who, req, resp, stream);
+  return sg__control_audit_stream(c, &who, r->action, req, resp, stream, r->stream);
 }
 
 void sg__control_dispatch(sg_req *req, sg_resp *resp);
@@ -202,5 +208,6 @@ void sg__control_dispatch(sg_req *req, sg_resp *resp) {
     sg__idempotent(c, &who, req, resp, bh, run_route, &rc);
   } else {
     found->fn(c, &who, req, resp);
+    sg__control_audit(c, who.workspace_id, who.key_id, req, resp, found->action);
   }
 }

@@ -29,7 +29,11 @@ void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, 
       return;
     }
   }
-  const char *list_id = req->params[0];
+  sg__publish_respond(c, who, req->params[0], req, resp);
+}
+
+void sg__publish_respond(sg_control *c, const sg_principal *who, const char *list_id, sg_req *req,
+                         sg_resp *resp) {
   json_t *v = NULL;
   sg_err e = sg_store_version_create(c->cfg.store, who->workspace_id, list_id, &v);
   if (e != SG_E_OK) {
@@ -42,14 +46,14 @@ void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, 
     /* A queued (202) version may be coalesced into a newer one (docs/PUBLISHING.md). */
     sg_store_version_set_async(c->cfg.store, list_id, number);
     sg__publish_kick(c);
-    sg__send_version(req, resp, 202, v);
+    sg__send_version_of(req, resp, 202, list_id, v);
     return;
   }
   int r = sg__publish_run(c, list_id, number, SYNC_WAIT_MS);
   if (r == 1) {
     sg_store_version_set_async(c->cfg.store, list_id, number);
     sg__publish_kick(c);
-    sg__send_version(req, resp, 202, v);
+    sg__send_version_of(req, resp, 202, list_id, v);
     return;
   }
   json_decref(v);
@@ -75,10 +79,10 @@ void sg__h_versions_create(sg_control *c, const sg_principal *who, sg_req *req, 
      * sg__publish_run): answer the state it reached, which is what this request did.
      * Without activatedAt it was never served: the client polls like after a 202. */
     if (json_is_null(json_object_get(v, "activatedAt"))) {
-      sg__send_version(req, resp, 202, v);
+      sg__send_version_of(req, resp, 202, list_id, v);
       return;
     }
     json_object_set_new(v, "state", json_string(SG_VERSION_ACTIVE));
   }
-  sg__send_version(req, resp, 200, v);
+  sg__send_version_of(req, resp, 200, list_id, v);
 }

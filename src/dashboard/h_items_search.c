@@ -1,7 +1,8 @@
 /*
  * GET /dashboard/api/lists/{id}/items/search?q=…&limit=&cursor=: the items whose value
  * starts with q (ASCII letters in either case), by value then id, paginated like the
- * item list. Served from an index, so it stays fast on a list of a million items.
+ * item list; without q (or q empty) every item, by value: the dashboard's items table.
+ * Served from an index, so it stays fast on a list of a million items.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +12,11 @@
 
 void sg__dh_items_search(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
   const char *q = sg_req_query(req, "q");
-  size_t n = q ? strlen(q) : 0;
-  if (n < 1 || n > 1024 || !sg_utf8_valid(q, n)) {
+  if (!q) q = "";
+  size_t n = strlen(q);
+  if (n > 1024 || !sg_utf8_valid(q, n)) {
     json_t *f = NULL;
-    sg_field_error(&f, "q", "must be 1 to 1024 bytes of UTF-8");
+    sg_field_error(&f, "q", "must be at most 1024 bytes of UTF-8");
     sg_resp_invalid_fields(resp, req, f);
     return;
   }

@@ -87,56 +87,41 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     sg_resp_invalid_fields(resp, req, f);
     return;
   }
-  int64_t now = sg_now_s();
-  sg_state_selections *sel = calloc(1, sizeof *sel);
-  if (!sel) {
-    sg_resp_error(resp, req, SG_E_INTERNAL, NULL, NULL);
+  /* From the analytics aggregates in the store (DESIGN §9), per list: the raw events are
+   * no longer scanned, so another list's traffic cannot hide this one's. */
+  int64_t now = sg_now_s(), today = now / 86400, d0 = today - days + 1;
+  json_t *stored = NULL;
+  e = sg_store_analytics_read(c->cfg.store, req->params[0], d0 * 24, (today + 1) * 24,
+                              SG_STATE_TOP_ITEMS, &stored);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e, NULL, NULL);
     return;
   }
-  json_t *stored = NULL; /* a fleet: the drained events in the store */
-  sg_state_reader *r = state_reader(c);
-  int rc = r ? sg_state_read_selections(r, req->params[0], now, (int)days, sel) : -1;
-  sg_state_reader_close(r);
-  if (rc == SG_STATE_IN_STORE) {
-    time_t t0 = (time_t)(now - (days - 1) * 86400);
-    struct tm tm0;
-    gmtime_r(&t0, &tm0);
-    tm0.tm_hour = tm0.tm_min = tm0.tm_sec = 0;
-    e = sg_store_selection_stats(c->cfg.store, req->params[0], (int64_t)timegm(&tm0) * 1000,
-                                 SG_STATE_TOP_ITEMS, &stored);
-    if (e != SG_E_OK) {
-      free(sel);
-      sg_resp_error(resp, req, e, NULL, NULL);
-      return;
-    }
-  } else if (rc != 0) {
-    memset(sel, 0, sizeof *sel); /* nothing readable: nothing counted */
+  int64_t per[SG_STATE_MAX_DAYS] = {0};
+  size_t i;
+  json_t *v;
+  json_array_foreach(json_object_get(stored, "selectionDays"), i, v) {
+    int64_t k = json_integer_value(json_array_get(v, 0)) - d0;
+    if (k >= 0 && k < days) per[k] += json_integer_value(json_array_get(v, 1));
   }
   json_t *per_day = json_array();
   int64_t total = 0;
-  for (int64_t k = days - 1; k >= 0; k--) {
-    time_t t = (time_t)(now - k * 86400);
+  for (int64_t k = 0; k < days; k++) {
+    time_t t = (time_t)((d0 + k) * 86400);
     struct tm tm;
     gmtime_r(&t, &tm);
     char date[40];
     snprintf(date, sizeof date, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
-    int64_t n = stored ? json_integer_value(json_object_get(json_object_get(stored, "perDay"), date))
-                       : sel->per_day[days - 1 - k];
-    total += n;
+    total += per[k];
     json_array_append_new(per_day,
-                          json_pack("{s:s,s:I}", "date", date, "selections", (json_int_t)n));
+                          json_pack("{s:s,s:I}", "date", date, "selections", (json_int_t)per[k]));
   }
   json_t *top = json_array();
-  json_t *stored_top = json_object_get(stored, "topItems");
-  size_t ntop = stored ? json_array_size(stored_top) : sel->ntop;
-  for (size_t k = 0; k < ntop && k < SG_STATE_TOP_ITEMS; k++) {
+  json_array_foreach(json_object_get(stored, "topItems"), i, v) {
     json_t *item = NULL;
-    json_t *st_k = json_array_get(stored_top, k);
-    const char *item_id =
-        stored ? json_string_value(json_object_get(st_k, "itemId")) : sel->top[k].item_id;
-    json_int_t count = stored ? json_integer_value(json_object_get(st_k, "selections"))
-                              : (json_int_t)sel->top[k].selections;
-    json_t *o = json_pack("{s:s,s:I}", "itemId", item_id, "selections", count);
+    const char *item_id = json_string_value(json_object_get(v, "itemId"));
+    json_t *o = json_pack("{s:s,s:O}", "itemId", item_id, "selections",
+                          json_object_get(v, "selections"));
     /* The item as it is now (it may have been deleted since). */
     if (sg_store_item_get(c->cfg.store, d->m.workspace_id, req->params[0], item_id, &item) ==
         SG_E_OK) {
@@ -149,13 +134,27 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
     json_decref(item);
     json_array_append_new(top, o);
   }
-  free(sel);
   json_decref(stored);
   sg_resp_json(resp, 200,
                json_pack("{s:s,s:I,s:I,s:b,s:o,s:o,s:s}", "listId", req->params[0], "days",
                          (json_int_t)days, "total", (json_int_t)total, "eventsAvailable",
                          c->cfg.state != NULL, "perDay", per_day, "topItems", top,
                          "requestId", req->request_id));
+}
+
+/* ---- analytics ------------------------------------------------------------------------------ */
+
+/* GET /dashboard/api/lists/{id}/analytics?from=&to=: the /api/v1 answer (DESIGN §9). */
+void sg__dh_analytics(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp) {
+  json_t *list = NULL;
+  sg_err e = sg_store_list_get(c->cfg.store, d->m.workspace_id, req->params[0], &list);
+  json_decref(list);
+  if (e != SG_E_OK) {
+    sg_resp_error(resp, req, e, NULL, NULL);
+    return;
+  }
+  sg__analytics_answer(c->cfg.store, req->params[0], sg_req_query(req, "from"),
+                       sg_req_query(req, "to"), req, resp);
 }
 
 /* ---- the audit log ----------------------------------------------------------------------------

@@ -78,6 +78,7 @@ void sg__dh_pub_key_revoke(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp 
 void sg__dh_items_search(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_usage(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
+void sg__dh_analytics(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_audit(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 void sg__dh_preview(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *resp);
 

@@ -25,6 +25,7 @@ static const asset assets[] = {
     ASSET("/dashboard/app.js", "text/javascript; charset=utf-8", asset_app_js),
     ASSET("/dashboard/app.css", "text/css; charset=utf-8", asset_app_css),
     ASSET("/dashboard/suggestd.js", "text/javascript; charset=utf-8", asset_suggestd_js),
+    ASSET("/dashboard/favicon.svg", "image/svg+xml", asset_favicon_svg),
 };
 
 static void page(sg_resp *resp, const asset *a, const char *runtime_url) {

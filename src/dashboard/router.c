@@ -75,7 +75,12 @@ static const droute routes[] = {
     {"POST", API "/lists/{}/versions", DS, sg__h_versions_create, NULL, NULL, "version.publish",
      true},
     {"GET", API "/lists/{}/versions/{}", V, sg__h_version_get, NULL, NULL, NULL, false},
+    {"POST", API "/lists/{}/versions/{}/activate", DS, sg__h_version_activate, NULL, NULL,
+     "version.activate", false},
     {"GET", API "/lists/{}/selections", V, NULL, sg__dh_selections, NULL, NULL, false},
+    {"GET", API "/lists/{}/analytics", V, NULL, sg__dh_analytics, NULL, NULL, false},
+    {"POST", API "/lists/{}/query-suggestions", DS, sg__h_query_suggestions, NULL, NULL,
+     "list.query_suggestions", true},
     {"GET", API "/lists/{}/preview", V, NULL, sg__dh_preview, NULL, NULL, false},
     /* The applications area. Viewers see applications, never keys. */
     {"GET", API "/applications", V, NULL, sg__dh_apps_index, NULL, NULL, false},
@@ -174,27 +179,7 @@ void sg__dash_audit(sg_control *c, const sg__dash_ctx *d, const sg_req *req, con
 /* The audit target of a write whose handler named none: the created record's id from
  * the response, else the path's parameters ("lst_…/itm_…"). */
 static void default_target(sg__dash_ctx *d, const sg_req *req, const sg_resp *resp) {
-  if (d->target[0]) return;
-  if (resp->body.len && resp->body.len < 65536) {
-    json_t *b = json_loadb(resp->body.data, resp->body.len, 0, NULL);
-    const char *id = json_string_value(json_object_get(b, "id"));
-    json_t *vn = json_object_get(b, "versionNumber");
-    if (id && req->nparams == 0)
-      snprintf(d->target, sizeof d->target, "%s", id);
-    else if (json_is_integer(vn) && req->nparams == 1)
-      snprintf(d->target, sizeof d->target, "%s/versions/%lld", req->params[0],
-               (long long)json_integer_value(vn));
-    else if (id && req->nparams == 1 && strncmp(id, "itm_", 4) == 0)
-      snprintf(d->target, sizeof d->target, "%s/%s", req->params[0], id);
-    json_decref(b);
-    if (d->target[0]) return;
-  }
-  size_t o = 0;
-  for (size_t i = 0; i < req->nparams && o < sizeof d->target; i++) {
-    int n = snprintf(d->target + o, sizeof d->target - o, "%s%s", i ? "/" : "", req->params[i]);
-    if (n < 0) break;
-    o += (size_t)n;
-  }
+  if (!d->target[0]) sg__audit_target(req, resp, d->target, sizeof d->target);
 }
 
 /* The member names of a PATCH body, for the audit entry: which settings changed, never

@@ -3,6 +3,7 @@
  *
  *   suggestd runtime (--edge DIR|URL | --data-dir DIR) [--runtime-listen 127.0.0.1:8081]
  *                    [--selection-rate 600] [--state-dir DIR] [--threads N] [--quiet]
+ *                    [--analytics on|off]
  *                    [--metrics-listen 127.0.0.1:9464]
  *
  * --data-dir D means --edge D/edge and --state-dir D/runtime. With --edge alone the
@@ -34,6 +35,7 @@ static const sg_flag_spec flags[] = {
     {"threads", true, false},
     {"quiet", false, false},
     {"metrics-listen", true, false},
+    {"analytics", true, false},
     {NULL, false, false},
 };
 
@@ -76,7 +78,12 @@ int sg_cmd_runtime(int argc, char **argv) {
   if ((v = sg_args_get(&a, "threads")) && sg_parse_i64(v, 0, 128, &threads))
     return usage_error("--threads must be an integer in 0..128");
 
+  const char *an = sg_args_get_or(&a, "analytics", "on");
+  if (strcmp(an, "on") != 0 && strcmp(an, "off") != 0)
+    return usage_error("--analytics must be on or off");
+
   sg_runtime_config cfg = {
+      .analytics_off = strcmp(an, "off") == 0,
       .listen = sg_args_get_or(&a, "runtime-listen", "127.0.0.1:8081"),
       .edge = edge,
       .state_dir = state,

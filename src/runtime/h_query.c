@@ -212,6 +212,9 @@ void sg__h_query(sg__rt_req *r) {
     if (res.n > limit) res.n = limit;
     highlights(&res, tl_norm, (size_t)nlen);
     sg_metrics_query_served();
+    /* Answered 200 or 304 from here on: a served query (DESIGN.md section 9). */
+    sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,
+                       (size_t)nlen, res.n == 0);
   }
 
   char *body = sg__rt_scratch();

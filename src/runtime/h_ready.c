@@ -114,6 +114,36 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
                     "Queries counted by this runtime but not yet added to the fleet's quota "
                     "counters (grows while Redis is unreachable).");
   sg_buf_printf(out, "suggestd_quota_pending_queries %llu\n", (unsigned long long)st.quota_pending);
+  sg_rt_analytics_stats an;
+  sg_rt_state_analytics_stats(rt->state, &an);
+  sg_metrics_family(out, "suggestd_analytics_enabled", "gauge",
+                    "1 when this runtime counts search analytics (--analytics on), else 0.");
+  sg_buf_printf(out, "suggestd_analytics_enabled %d\n", an.on ? 1 : 0);
+  sg_metrics_family(out, "suggestd_analytics_counted_total", "counter",
+                    "Served queries and selection reports counted into analytics shipments.");
+  sg_buf_printf(out,
+                "suggestd_analytics_counted_total{what=\"queries\"} %llu\n"
+                "suggestd_analytics_counted_total{what=\"selections\"} %llu\n",
+                (unsigned long long)an.queries, (unsigned long long)an.selections);
+  sg_metrics_family(out, "suggestd_analytics_dropped_keys_total", "counter",
+                    "Analytics keys that could not be counted (a thread's table full between "
+                    "shipments, or no memory).");
+  sg_buf_printf(out, "suggestd_analytics_dropped_keys_total %llu\n",
+                (unsigned long long)an.dropped_keys);
+  sg_metrics_family(out, "suggestd_analytics_shipments_total", "counter",
+                    "Analytics shipments the state backend took (shipped), and shipments "
+                    "lost because it was unreachable for longer than 64 intervals (dropped).");
+  sg_buf_printf(out,
+                "suggestd_analytics_shipments_total{result=\"shipped\"} %llu\n"
+                "suggestd_analytics_shipments_total{result=\"dropped\"} %llu\n",
+                (unsigned long long)an.shipments, (unsigned long long)an.shipments_lost);
+  sg_metrics_family(out, "suggestd_analytics_shipped_rows_total", "counter",
+                    "Rows (aggregated keys) in the analytics shipments the backend took.");
+  sg_buf_printf(out, "suggestd_analytics_shipped_rows_total %llu\n", (unsigned long long)an.rows);
+  sg_metrics_family(out, "suggestd_analytics_pending_shipments", "gauge",
+                    "Analytics shipments held in memory until the state backend takes them.");
+  sg_buf_printf(out, "suggestd_analytics_pending_shipments %llu\n",
+                (unsigned long long)an.pending);
   sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
                     "Open connections on the runtime listener.");
   sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));

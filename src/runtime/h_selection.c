@@ -13,8 +13,27 @@
 #include <string.h>
 
 #include "common/util.h"
+#include "compiler/normalize.h"
 #include "runtime/rt.h"
 #include "state/state.h"
+
+static _Thread_local char tl_norm[SG__SELECTION_MAX_QUERY * 4 + 16];
+
+/* An accepted report into the analytics: its query normalised as a query is, kept only
+ * when at least the list's minQueryChars (else the report counts without a query). */
+static void count_selection(sg__rt_req *r, const sg__rt_list *l, const sg__selection *sel) {
+  sg_analytics *a = sg_rt_state_analytics(r->rt->state);
+  if (!a) return;
+  long nlen = 0;
+  size_t raw_len = sel->query ? strlen(sel->query) : 0;
+  if (sel->query) {
+    nlen = sg_normalize_into(sel->query, raw_len, tl_norm, sizeof tl_norm);
+    if (nlen > 0 && (long)sg_utf8_count(tl_norm, (size_t)nlen) < l->min_query_chars) nlen = 0;
+  }
+  if (nlen < 0) nlen = 0;
+  sg_analytics_selection(a, l->id, sg_now_s(), nlen ? tl_norm : NULL, (size_t)nlen, sel->query,
+                         raw_len, sel->item_id, sel->position);
+}
 
 void sg__h_selection(sg__rt_req *r) {
   sg__selection sel;
@@ -34,6 +53,7 @@ void sg__h_selection(sg__rt_req *r) {
   if (e == SG_E_OK && sel.bad_field) {
     e = SG_E_INVALID_REQUEST;
     r->message = sel.bad_message;
+    r->field = sel.bad_field;
   }
   if (e == SG_E_OK && k->list->visibility == SG__VIS_PRIVATE) {
     e = sg__token_verify(s, r->req->authorization.p, k, sg_now_s());
@@ -44,6 +64,18 @@ void sg__h_selection(sg__rt_req *r) {
     e = SG_E_INVALID_REQUEST;
     r->message = "The field listId must be the id of the key's list: the listId of the query "
                  "answer.";
+    r->field = "listId";
+  }
+  /* An item the list does not serve is never counted: anyone holding the public key
+   * could otherwise invent top items (DESIGN.md section 4). The artifact's sorted ids
+   * answer without allocating or locking. */
+  if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;
+  if (e == SG_E_OK &&
+      !sg_artifact_has_item(k->list->art->a, sel.item_id, strlen(sel.item_id))) {
+    e = SG_E_INVALID_REQUEST;
+    r->message = "The field itemId must be the id of an item of the list's published version: "
+                 "the itemId of an item in the query answer.";
+    r->field = "itemId";
   }
   sg__rt_hdrs h = {0};
   if (e == SG_E_OK) {
@@ -52,6 +84,7 @@ void sg__h_selection(sg__rt_req *r) {
     sg_hex(r->key_digest, 16, rkey);
     sg__ev_result res = sg_rt_state_selection_record(r->rt->state, &sel, k->app->id, k->id, rkey,
                                                      sg_now_ms(), &retry);
+    if (res == SG__EV_ACCEPTED) count_selection(r, k->list, &sel);
     if (res == SG__EV_RATE_LIMITED) {
       e = SG_E_RATE_LIMITED;
       h.retry_after = retry;

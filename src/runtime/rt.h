@@ -264,6 +264,7 @@ typedef struct {
   char xrid[SG_HTTP_REQUEST_ID_MAX + 1]; /* echoed x-request-id, or a generated one */
   bool xrid_generated; /* xrid is ours (may then double as the body's requestId) */
   const char *message; /* a constant, JSON-safe message more precise than the table's, or NULL */
+  const char *field;   /* a 400's field (a constant, JSON-safe): details.fields, or NULL */
   const char *origin;  /* Origin header or NULL */
   size_t origin_len;
   bool cors;              /* echo Origin in Access-Control-Allow-Origin */

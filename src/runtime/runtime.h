@@ -25,6 +25,8 @@ typedef struct {
   /* Connections open at once (0: 16384). At the cap the oldest connection with no answer
    * waiting to be written is closed to admit a newcomer (docs/RUNTIME.md). */
   unsigned max_connections;
+  /* --analytics off: no search analytics are counted (DESIGN.md section 9). */
+  bool analytics_off;
   /* A control plane in the same process (`serve`): asks its edge guard to check the edge
    * now and write a heartbeat (returns 0 when it did), so a runtime that just loaded
    * under a stamp is confirmed at once instead of at the next heartbeat. NULL: wait. */

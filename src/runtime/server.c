@@ -102,6 +102,11 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
                                                                                   : rt->state_dir;
   /* The URL's options (?prefix=…) are the edge store's: the state open drops them. */
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
+  /* Search analytics (DESIGN.md section 9), unless --analytics off. */
+  if (!cfg->analytics_off && sg_rt_state_analytics_on(rt->state)) {
+    fail("cannot start analytics", strerror(errno));
+    goto err;
+  }
   rt->started_ms = sg_mono_ms();
   sg__rt_stamp_restore(rt);
   /* A first read held back because the control plane is rewriting the edge (in `serve`,

@@ -115,6 +115,66 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   return 0;
 }
 
+/* ---------------------------------------------------------------- item ids ------- */
+
+/* Every fragment starts {"itemId":"<id>", (compile.c, write_fragment); ids are the
+ * store's [A-Za-z0-9_-], so the id's bytes in the fragment are the id itself. */
+#define ID_PREFIX "{\"itemId\":\""
+#define ID_PREFIX_LEN (sizeof ID_PREFIX - 1)
+
+/* The id of item ordinal ord in the first locale's fragments: 0 and (*off, *len) into
+ * frags, or -1 when the fragment does not start with one. */
+static int fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t *len) {
+  const unsigned char *f = a->loc[0].fragidx + (size_t)ord * SG__FRAGIDX_SIZE;
+  uint32_t fo = sg__rd32(f), fl = sg__rd32(f + 4); /* inside frags (check_locale) */
+  if (fl <= ID_PREFIX_LEN || memcmp(a->frags + fo, ID_PREFIX, ID_PREFIX_LEN) != 0) return -1;
+  const char *id = a->frags + fo + ID_PREFIX_LEN;
+  const char *q = memchr(id, '"', fl - ID_PREFIX_LEN);
+  if (!q || q == id) return -1;
+  *off = fo + (uint32_t)ID_PREFIX_LEN;
+  *len = (uint32_t)(q - id);
+  return 0;
+}
+
+static int id_cmp(const void *x, const void *y, void *ctx) {
+  const char *frags = ctx;
+  const uint32_t *a = x, *b = y;
+  uint32_t n = a[1] < b[1] ? a[1] : b[1];
+  int c = memcmp(frags + a[0], frags + b[0], n);
+  return c ? c : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+/* Sorts the items' ids for sg_artifact_has_item. An artifact whose fragments carry no
+ * id (none the compiler writes) simply answers false for every id. */
+static int build_id_index(sg_artifact *a) {
+  a->ids = NULL;
+  a->n_ids = 0;
+  if (a->n_items == 0) return 0;
+  if (!(a->ids = malloc((size_t)a->n_items * 2 * sizeof *a->ids))) return -1;
+  for (uint32_t i = 0; i < a->n_items; i++)
+    if (fragment_id(a, i, &a->ids[2 * a->n_ids], &a->ids[2 * a->n_ids + 1]) == 0) a->n_ids++;
+  qsort_r(a->ids, a->n_ids, 2 * sizeof *a->ids, id_cmp, (void *)a->frags);
+  return 0;
+}
+
+bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len) {
+  if (!a || !id || len == 0 || len > UINT32_MAX) return false;
+  size_t lo = 0, hi = a->n_ids;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const uint32_t *e = &a->ids[2 * mid];
+    size_t n = e[1] < len ? e[1] : len;
+    int c = memcmp(a->frags + e[0], id, n);
+    if (c == 0) c = (e[1] > len) - (e[1] < len);
+    if (c == 0) return true;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
 int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
   const unsigned char *d = data;
   *out = NULL;
@@ -144,6 +204,10 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
       free(a);
       return -1;
     }
+  if (build_id_index(a)) {
+    free(a);
+    return -1;
+  }
   *out = a;
   return 0;
 }
@@ -225,6 +289,7 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
 void sg_artifact_close(sg_artifact *a) {
   if (!a) return;
   if (a->map) munmap(a->map, a->len);
+  free(a->ids);
   free(a);
 }
 

@@ -10,6 +10,7 @@
 #ifndef SG_SEARCH_ARTIFACT_H
 #define SG_SEARCH_ARTIFACT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,6 +75,11 @@ void sg_artifact_query(const sg_artifact *a, int loc, const char *nq, size_t len
  * 10 items nothing more is searched. Allocates nothing (per-thread scratch). */
 void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
                          sg_query_result *res);
+
+/* Whether id[0..len) is the itemId of one of the artifact's items: a binary search over
+ * ids sorted at open. Allocates nothing and takes no lock (the runtime's selection check,
+ * DESIGN.md section 4). */
+bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len);
 
 /* Copies the raw (unescaped) displayValue of a fragment into out[0..cap) with a NUL.
  * Returns its length, or -1 when the fragment holds none or it does not fit. */

@@ -41,6 +41,10 @@ struct sg_artifact {
   uint32_t def;
   uint32_t threshold;
   const char *frags;
+  /* Item ids, for sg_artifact_has_item: n_ids (offset, length) pairs into frags sorted
+   * by the id's bytes; built at open, so a lookup allocates nothing. */
+  uint32_t *ids;
+  uint32_t n_ids;
   locale_view loc[];
 };
 

@@ -6,12 +6,15 @@
  * <dir>/selections-YYYY-MM-DD.ndjson (UTC date of the event) and fsyncs at most once a
  * second (and on sync/close), so an accepted report can be lost only by a machine crash
  * within that second. The segments are the durable dedupe memory: at start the ids of
- * the last 24 hours are reloaded from today's and yesterday's segments.
+ * the last 24 hours are reloaded from today's and yesterday's segments. Counts come from
+ * the analytics (state/analytics.c), not from these files, so the writer deletes
+ * segments older than yesterday (UTC) at start and every hour: they stay bounded.
  *
  * Line format (one JSON object per line):
  *   {"tsMs":…,"ts":"RFC 3339","selectionId":"…","queryRequestId":"…","listId":"…",
  *    "itemId":"…","position":n,"query":"…"|null,"applicationId":"…","keyId":"pk_…"}
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -186,8 +189,29 @@ static int append_all(int fd, const char *p, size_t n) {
   return 0;
 }
 
+/* Deletes the segments of UTC days before yesterday. */
+static void segments_gc(struct sg__events *ev) {
+  char keep[PATH_MAX];
+  segment_path(ev, sg_now_ms() - DAY_MS, keep, sizeof keep);
+  const char *keep_name = strrchr(keep, '/') + 1;
+  DIR *d = opendir(ev->dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    /* selections-YYYY-MM-DD.ndjson: names of the same length sort by date. */
+    if (strncmp(e->d_name, "selections-", 11) != 0 || strlen(e->d_name) != strlen(keep_name) ||
+        strcmp(e->d_name, keep_name) >= 0)
+      continue;
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", ev->dir, e->d_name) < (int)sizeof path) unlink(path);
+  }
+  closedir(d);
+}
+
 static void *writer_main(void *arg) {
   struct sg__events *ev = arg;
+  int64_t last_gc = sg_mono_ms();
+  segments_gc(ev);
   int fd = -1;
   char cur[PATH_MAX] = "";
   bool unsynced = false;
@@ -206,6 +230,12 @@ static void *writer_main(void *arg) {
         ts.tv_nsec -= 1000000000L;
       }
       pthread_cond_timedwait(&ev->cv, &ev->mu, &ts);
+    }
+    if (sg_mono_ms() - last_gc >= 3600 * 1000) {
+      last_gc = sg_mono_ms();
+      pthread_mutex_unlock(&ev->mu);
+      segments_gc(ev);
+      pthread_mutex_lock(&ev->mu);
     }
     size_t nb = 0;
     while (ev->n && nb < BATCH) {

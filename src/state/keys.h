@@ -11,6 +11,8 @@
  *   state:selections               the selection event stream (field e = the event's
  *                                  JSON line), drained by group "drain"
  *   state:quota:<YYYY-MM>:<app>    served queries of an application in a UTC month
+ *   state:analytics                analytics shipments (field a = the shipment's JSON),
+ *                                  drained by group "drain" like the selections
  */
 #ifndef SG_STATE_KEYS_H
 #define SG_STATE_KEYS_H
@@ -20,6 +22,9 @@
 #define SG_STATE_KEY_STREAM "state:selections"
 #define SG_STATE_STREAM_GROUP "drain"
 #define SG_STATE_KEY_QUOTA "state:quota:"
+#define SG_STATE_KEY_ANALYTICS "state:analytics"
+/* Shipments are refused (kept by the runtime, then dropped) beyond this many undrained. */
+#define SG_STATE_ANALYTICS_MAX 100000
 /* Selections are refused (503) rather than appended once the stream holds this many
  * undrained events: the drain is far behind, and trimming would lose events. */
 #define SG_STATE_STREAM_MAX 5000000

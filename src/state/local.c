@@ -4,6 +4,9 @@
  *   <state-dir>/quota.json   monthly quota counters (quota.c)
  *   <state-dir>/events/      selection event segments, which also rebuild the 24-hour
  *                            dedupe set at start (events.c)
+ *   <state-dir>/analytics/   analytics shipments, one file each
+ *                            (<ms, 13 digits>-<shipment id>.json), until the control
+ *                            plane's drain stored and deleted them
  * Rate-limit buckets live in memory (common/ratelimit.c).
  */
 #include <errno.h>
@@ -54,6 +57,17 @@ static void local_stats(sg_rt_state *st, sg_rt_state_stats *out) {
   *out = (sg_rt_state_stats){.shared = false, .up = local_check(st) == 0};
 }
 
+static int local_analytics_ship(sg_rt_state *st, const char *id, const char *doc, size_t len) {
+  local_state *l = (local_state *)st;
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/analytics", l->dir) >= (int)sizeof path ||
+      sg_mkdirs(path, 0755) ||
+      snprintf(path, sizeof path, "%s/analytics/%013lld-%s.json", l->dir,
+               (long long)sg_now_ms(), id) >= (int)sizeof path)
+    return -1;
+  return sg_write_file_atomic(path, doc, len);
+}
+
 static void local_close(sg_rt_state *st) {
   local_state *l = (local_state *)st;
   if (l->quota) sg__quota_flush(l->quota, sg__utc_month(sg_now_s()));
@@ -71,6 +85,7 @@ static const sg_rt_state_ops local_ops = {
     .sync = local_sync,
     .check = local_check,
     .stats = local_stats,
+    .analytics_ship = local_analytics_ship,
     .close = local_close,
 };
 

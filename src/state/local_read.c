@@ -6,6 +6,8 @@
  *   <dir>/quota.json                           usage: this month's counters (quota.c
  *                                              writes them once a second)
  *   <dir>/events/selections-YYYY-MM-DD.ndjson  selections: one UTC day's events (events.c)
+ *   <dir>/analytics/<ms>-<id>.json             analytics shipments (local.c), oldest
+ *                                              first by name; acknowledged = deleted
  */
 #include <errno.h>
 #include <jansson.h>
@@ -13,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <unistd.h>
 
 #include "common/util.h"
 #include "state/internal.h"
@@ -24,6 +29,10 @@
 typedef struct {
   sg_state_reader base;
   char *dir;
+  /* the last analytics_next's files: names and contents (owned until the next call) */
+  char *names[SG_STATE_SHIPMENTS_MAX];
+  char *docs[SG_STATE_SHIPMENTS_MAX];
+  size_t n;
 } local_reader;
 
 static int local_usage(sg_state_reader *r, int64_t now_s, const char *const *apps, size_t n,
@@ -167,8 +176,93 @@ static int local_selections(sg_state_reader *r, const char *list_id, int64_t now
   return 0;
 }
 
+/* ---- analytics shipments ------------------------------------------------------------------- */
+
+static void release(local_reader *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    free(l->names[i]);
+    free(l->docs[i]);
+  }
+  l->n = 0;
+}
+
+static int name_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A shipment's name: 13 digits, '-', an id, ".json" (temporary files of an atomic write
+ * end otherwise). */
+static bool shipment_name(const char *n) {
+  size_t len = strlen(n);
+  if (len < 20 || len > 120 || strcmp(n + len - 5, ".json") != 0 || n[13] != '-') return false;
+  for (int i = 0; i < 13; i++)
+    if (n[i] < '0' || n[i] > '9') return false;
+  return true;
+}
+
+static int local_analytics_next(sg_state_reader *r, const char *consumer, int block_ms,
+                                sg_state_event *out, size_t *n) {
+  (void)consumer;
+  local_reader *l = (local_reader *)r;
+  release(l);
+  *n = 0;
+  char path[PATH_MAX];
+  if (snprintf(path, sizeof path, "%s/analytics", l->dir) >= (int)sizeof path) return -1;
+  DIR *d = opendir(path);
+  if (!d) { /* nothing shipped yet */
+    if (block_ms > 0) usleep((useconds_t)block_ms * 1000);
+    return 0;
+  }
+  /* The oldest SG_STATE_SHIPMENTS_MAX names (a bounded selection, whatever the count). */
+  char *names[SG_STATE_SHIPMENTS_MAX];
+  size_t k = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!shipment_name(e->d_name)) continue;
+    if (k == SG_STATE_SHIPMENTS_MAX) {
+      qsort(names, k, sizeof *names, name_cmp);
+      if (strcmp(e->d_name, names[k - 1]) >= 0) continue;
+      free(names[--k]);
+    }
+    if (!(names[k] = strdup(e->d_name))) break;
+    k++;
+  }
+  closedir(d);
+  qsort(names, k, sizeof *names, name_cmp);
+  for (size_t i = 0; i < k; i++) {
+    char *doc = NULL;
+    size_t len = 0;
+    if (snprintf(path, sizeof path, "%s/analytics/%s", l->dir, names[i]) >= (int)sizeof path ||
+        sg_read_file(path, SG_ANALYTICS_SHIPMENT_MAX, &doc, &len)) {
+      free(names[i]);
+      continue;
+    }
+    l->names[l->n] = names[i];
+    l->docs[l->n] = doc;
+    out[l->n] = (sg_state_event){.id = names[i], .line = doc, .len = len};
+    l->n++;
+  }
+  *n = l->n;
+  if (*n == 0 && block_ms > 0) usleep((useconds_t)block_ms * 1000);
+  return 0;
+}
+
+static int local_analytics_ack(sg_state_reader *r, const sg_state_event *ev, size_t n) {
+  local_reader *l = (local_reader *)r;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[PATH_MAX];
+    if (!ev[i].id || !shipment_name(ev[i].id) ||
+        snprintf(path, sizeof path, "%s/analytics/%s", l->dir, ev[i].id) >= (int)sizeof path ||
+        (unlink(path) && errno != ENOENT))
+      rc = -1;
+  }
+  return rc;
+}
+
 static void local_close(sg_state_reader *r) {
   local_reader *l = (local_reader *)r;
+  release(l);
   free(l->dir);
   free(l);
 }
@@ -176,6 +270,8 @@ static void local_close(sg_state_reader *r) {
 static const sg_state_reader_ops local_reader_ops = {
     .usage = local_usage,
     .selections = local_selections,
+    .analytics_next = local_analytics_next,
+    .analytics_ack = local_analytics_ack,
     .close = local_close,
 };
 

@@ -86,6 +86,7 @@ typedef struct {
   /* loader thread only */
   sg_redisx *loader;
   sg_redisx_script quota_script;
+  sg_redisx_script ship_script;
   sg__quota *quota; /* slots in memory; flush reconciles them with Redis */
   int month;
   atomic_bool up;           /* what the last flush or selection found */
@@ -259,6 +260,27 @@ static void redis_stats(sg_rt_state *st, sg_rt_state_stats *out) {
       .shared = true, .up = atomic_load(&r->up), .quota_pending = atomic_load(&r->pending)};
 }
 
+/* KEYS: the analytics stream. ARGV: the shipment, the stream cap. 1 added, 0 full. */
+static const char SHIP_LUA[] =
+    "if redis.call('XLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end\n"
+    "redis.call('XADD', KEYS[1], '*', 'a', ARGV[1])\n"
+    "return 1\n";
+
+static int redis_analytics_ship(sg_rt_state *st, const char *id, const char *doc, size_t len) {
+  (void)id; /* inside the document: the drain stores each id once */
+  redis_state *r = (redis_state *)st;
+  char stream[120], cap[16];
+  snprintf(stream, sizeof stream, "%s%s", r->prefix, SG_STATE_KEY_ANALYTICS);
+  snprintf(cap, sizeof cap, "%d", SG_STATE_ANALYTICS_MAX);
+  const char *argv[] = {stream, doc, cap};
+  size_t lens[] = {strlen(stream), len, strlen(cap)};
+  redisReply *rep = sg_redisx_eval(r->loader, &r->ship_script, 1, 3, argv, lens);
+  if (!rep) return -1;
+  int rc = rep->type == REDIS_REPLY_INTEGER && rep->integer == 1 ? 0 : -1;
+  freeReplyObject(rep);
+  return rc;
+}
+
 static void redis_close(sg_rt_state *st) {
   redis_state *r = (redis_state *)st;
   if (r->quota && r->loader) redis_flush(st, sg_now_s()); /* what this runtime counted last */
@@ -275,6 +297,7 @@ static const sg_rt_state_ops redis_ops = {
     .sync = redis_sync,
     .check = redis_check,
     .stats = redis_stats,
+    .analytics_ship = redis_analytics_ship,
     .close = redis_close,
 };
 
@@ -285,6 +308,7 @@ int sg__rt_state_redis_open(const char *url, uint32_t selection_rate, sg_rt_stat
   r->rate = selection_rate ? selection_rate : 600;
   r->month = sg__utc_month(sg_now_s());
   r->quota_script.src = QUOTA_LUA;
+  r->ship_script.src = SHIP_LUA;
   sg_redisx_url u;
   char err[256];
   bool ok = sg_redisx_parse(url, &u, err, sizeof err) == 0;

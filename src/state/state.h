@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/buf.h"
 #include "edge/edge.h"
 
 /* ================================================================ backends ======== */
@@ -74,6 +75,47 @@ typedef struct {
 
 typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMITED } sg__ev_result;
 
+/* ================================================================ analytics ======= */
+
+/*
+ * Search analytics (DESIGN.md section 9), counted on the runtime by state/analytics.c:
+ * per list and UTC hour, queries served and those without an item, per normalised q its
+ * count and no-result count, and selections per (normalised query, item, position) with
+ * the raw forms reported. Request threads count into a shard of their own (a mutex only
+ * that thread and the shipper take); the state's flush ships what was counted every
+ * SG_ANALYTICS_SHIP_S seconds through the backend (analytics_ship), and a control
+ * process's drain moves shipments into the store (sg_store_analytics_add), once per
+ * shipment id.
+ */
+typedef struct sg_analytics sg_analytics;
+
+#define SG_ANALYTICS_SHIP_S 5        /* seconds between shipments (at least every 10 s) */
+#define SG_ANALYTICS_Q_CAP 10000     /* distinct q kept exactly per list and hour */
+#define SG_ANALYTICS_SHIPMENT_MAX ((size_t)64 << 20) /* bytes of one shipment */
+
+int sg_analytics_new(sg_analytics **out);
+void sg_analytics_free(sg_analytics *a);
+/* Request threads. A served query (200 or 304) of list_id at now_s: nq[0..nlen) its
+ * normalised q, no_result when it answered no item. a may be NULL (analytics off). */
+void sg_analytics_query(sg_analytics *a, const char *list_id, int64_t now_s, const char *nq,
+                        size_t nlen, bool no_result);
+/* An accepted (not duplicate) selection report: nq NULL (or nlen 0) when the report had
+ * no query, or its normalised form was shorter than the list's minQueryChars; raw is
+ * the query as reported. */
+void sg_analytics_selection(sg_analytics *a, const char *list_id, int64_t now_s, const char *nq,
+                            size_t nlen, const char *raw, size_t raw_len, const char *item_id,
+                            int64_t position);
+/* Keys that could not be counted (a shard full between shipments, no memory). */
+uint64_t sg_analytics_dropped(const sg_analytics *a);
+/* Queries served and selections counted into shipments so far (a NULL a: zeros). */
+void sg_analytics_totals(const sg_analytics *a, uint64_t *queries, uint64_t *selections);
+/* The shipper (one thread): takes everything counted so far and appends one shipment
+ * to out: {"id":"shp_…","rows":[["h",list,hour,queries,noResult],
+ * ["q",list,hour,q,count,noResult],["s",list,hour,q|"",item,position,selections],
+ * ["r",list,hour,q,raw,selections]…]} with hour = Unix seconds / 3600. *rows = 0 when
+ * nothing was counted. */
+int sg_analytics_collect(sg_analytics *a, sg_buf *out, size_t *rows);
+
 /* ================================================================ writer ========== */
 
 typedef struct sg_rt_state sg_rt_state;
@@ -108,12 +150,54 @@ typedef struct {
    * operations saw, without a round trip, so /readyz and metrics may call it freely. */
   int (*check)(sg_rt_state *st);
   void (*stats)(sg_rt_state *st, sg_rt_state_stats *out);
+  /* Hands one analytics shipment (sg_analytics_collect) to the backend: a file of the
+   * state directory (local) or an entry of the analytics stream (Redis). -1 when it
+   * could not be stored now (the caller keeps it and tries again: the same id). Loader
+   * thread. */
+  int (*analytics_ship)(sg_rt_state *st, const char *id, const char *doc, size_t len);
   void (*close)(sg_rt_state *st);
 } sg_rt_state_ops;
 
+/* Shipments kept in memory while the backend cannot take them, at most. */
+#define SG_ANALYTICS_PENDING 64
+
 struct sg_rt_state {
   const sg_rt_state_ops *ops;
+  /* Analytics (NULL: off). The generic part of state.c ships it from flush and close. */
+  sg_analytics *analytics;
+  int64_t analytics_last_ship;
+  struct {
+    char *doc;
+    size_t len, rows;
+    char id[40];
+  } pending[SG_ANALYTICS_PENDING];
+  size_t n_pending;
+  /* For the metrics (read by the scraping thread): shipments the backend took, their
+   * rows, shipments lost while it was away, and how many wait. */
+  _Atomic uint64_t an_shipped, an_rows, an_lost;
+  _Atomic size_t an_pending;
 };
+
+/* The analytics figures of the runtime's metrics (docs/OBSERVABILITY.md); all zero when
+ * analytics are off. Any thread. */
+typedef struct {
+  bool on;
+  uint64_t queries, selections; /* counted into shipments */
+  uint64_t dropped_keys;        /* could not be counted */
+  uint64_t shipments, rows;     /* taken by the backend */
+  uint64_t shipments_lost;      /* dropped while the backend was away too long */
+  uint64_t pending;             /* waiting for the backend */
+} sg_rt_analytics_stats;
+void sg_rt_state_analytics_stats(sg_rt_state *st, sg_rt_analytics_stats *out);
+
+/* Turns analytics counting on (sg_rt_state_analytics then answers the aggregator). */
+int sg_rt_state_analytics_on(sg_rt_state *st);
+static inline sg_analytics *sg_rt_state_analytics(sg_rt_state *st) {
+  return st ? st->analytics : NULL;
+}
+/* Ships what was counted now, whatever the interval (tests, shutdown). Loader thread or
+ * the only thread. */
+int sg_rt_state_analytics_ship(sg_rt_state *st);
 
 /* Opens the state named by spec (sg_state_backend_of): a directory (the local backend;
  * created when missing) or a redis:// URL (the Redis backend; opening does not need Redis
@@ -129,17 +213,15 @@ static inline sg__ev_result sg_rt_state_selection_record(sg_rt_state *st, const 
                                                          int *retry_after_s) {
   return st->ops->selection_record(st, s, app_id, key_id, rate_key, now_ms, retry_after_s);
 }
-static inline int sg_rt_state_flush(sg_rt_state *st, int64_t now_s) {
-  return st->ops->flush(st, now_s);
-}
+/* Also ships analytics when SG_ANALYTICS_SHIP_S passed since the last shipment. */
+int sg_rt_state_flush(sg_rt_state *st, int64_t now_s);
 static inline void sg_rt_state_sync(sg_rt_state *st) { st->ops->sync(st); }
 static inline int sg_rt_state_check(sg_rt_state *st) { return st->ops->check(st); }
 static inline void sg_rt_state_stats_get(sg_rt_state *st, sg_rt_state_stats *out) {
   st->ops->stats(st, out);
 }
-static inline void sg_rt_state_close(sg_rt_state *st) {
-  if (st) st->ops->close(st);
-}
+/* Ships the last analytics, then closes. */
+void sg_rt_state_close(sg_rt_state *st);
 
 /* ================================================================ readers ========= */
 
@@ -206,12 +288,25 @@ typedef struct {
   /* The consumer could not handle the last batch: the next events_next delivers its own
    * unacknowledged entries again. */
   void (*events_again)(sg_state_reader *r);
+  /* Analytics shipments waiting for the store, on both backends: up to
+   * SG_STATE_SHIPMENTS_MAX into out[0..*n) (id = the entry's name, line = the shipment's
+   * JSON), as events_next (local: the oldest files of <dir>/analytics; Redis: the
+   * analytics stream, group "drain"). 0, or -1 / -2 as events_next. */
+  int (*analytics_next)(sg_state_reader *r, const char *consumer, int block_ms,
+                        sg_state_event *out, size_t *n);
+  /* The consumer stored out[0..n) of the last analytics_next: deleted. */
+  int (*analytics_ack)(sg_state_reader *r, const sg_state_event *ev, size_t n);
   void (*close)(sg_state_reader *r);
 } sg_state_reader_ops;
 
 struct sg_state_reader {
   const sg_state_reader_ops *ops;
+  /* How long (ms) another consumer's entry stays unacknowledged before events_next and
+   * analytics_next claim it (Redis measures it on its own clock, so hosts' clocks do not
+   * matter); SG_STATE_CLAIM_IDLE_MS unless sg_state_reader_set_claim_idle changed it. */
+  int claim_idle_ms;
 };
+#define SG_STATE_CLAIM_IDLE_MS 30000
 
 /* Opens a reader of the state named by spec (sg_state_backend_of). Nothing is created or
  * connected yet: a local reader of a directory that does not exist reads as empty; a
@@ -238,6 +333,18 @@ static inline int sg_state_events_ack(sg_state_reader *r, const sg_state_event *
   return r->ops->events_ack(r, ev, n);
 }
 static inline void sg_state_events_again(sg_state_reader *r) { r->ops->events_again(r); }
+#define SG_STATE_SHIPMENTS_MAX 16
+static inline int sg_state_analytics_next(sg_state_reader *r, const char *consumer, int block_ms,
+                                          sg_state_event *out, size_t *n) {
+  return r->ops->analytics_next(r, consumer, block_ms, out, n);
+}
+static inline int sg_state_analytics_ack(sg_state_reader *r, const sg_state_event *ev, size_t n) {
+  return r->ops->analytics_ack(r, ev, n);
+}
+/* Shortens (or lengthens) the claim idle time, ms > 0 (tests). */
+static inline void sg_state_reader_set_claim_idle(sg_state_reader *r, int ms) {
+  if (r && ms > 0) r->claim_idle_ms = ms;
+}
 static inline void sg_state_reader_close(sg_state_reader *r) {
   if (r) r->ops->close(r);
 }

@@ -102,12 +102,19 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     }
     rc = open_sqlite(spec, out, err, errsz);
   }
-  if (rc == 0) (*out)->limits = SG_STORE_LIMITS_DEFAULT;
+  if (rc == 0) {
+    (*out)->limits = SG_STORE_LIMITS_DEFAULT;
+    (*out)->keep_versions = SG_STORE_KEEP_VERSIONS_DEFAULT;
+  }
   return rc;
 }
 
 void sg_store_set_limits(sg_store *st, const sg_store_limits *l) {
   if (st && l) st->limits = *l;
+}
+
+void sg_store_set_keep_versions(sg_store *st, int64_t n) {
+  if (st && n >= 1) st->keep_versions = n;
 }
 
 /* ---- dispatch ------------------------------------------------------------------------ */
@@ -551,6 +558,27 @@ sg_err sg_store_backup(sg_store *st, const char *path, sg_store_artifact_fetch f
   return st->ops->backup(st, path, fetch, ctx, summary, err, errsz);
 }
 
+sg_err sg_store_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                   int64_t number, const char *if_match, bool *changed,
+                                   json_t **list_out) {
+  if (!st || !workspace_id || !list_id || !changed) return SG_E_INTERNAL;
+  *changed = false;
+  if (list_out) *list_out = NULL;
+  if (number < 1) return SG_E_NOT_FOUND;
+  if (!st->ops->version_reactivate) return sg__store_missing(st->ops, "version_reactivate");
+  return st->ops->version_reactivate(st, workspace_id, list_id, number, if_match, changed,
+                                     list_out);
+}
+
+sg_err sg_store_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                             int64_t number, char hash[80], char state[16]) {
+  if (!st || !workspace_id || !list_id) return SG_E_INTERNAL;
+  hash[0] = state[0] = '\0';
+  if (number < 1) return SG_E_NOT_FOUND;
+  if (!st->ops->version_hash) return sg__store_missing(st->ops, "version_hash");
+  return st->ops->version_hash(st, workspace_id, list_id, number, hash, state);
+}
+
 sg_err sg_store_edge_guard_get(sg_store *st, sg_edge_guard *out) {
   if (!st || !out) return SG_E_INTERNAL;
   if (!st->ops->edge_guard_get) return sg__store_missing(st->ops, "edge_guard_get");
@@ -807,4 +835,41 @@ sg_err sg_store_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t writt
                           void *ctx) {
   if (!sg_store_keeps_artifacts(st) || !cb) return SG_E_INTERNAL;
   return st->ops->artifacts(st, cb, ctx);
+}
+
+sg_err sg_store_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                              const sg_analytics_row *rows, size_t n) {
+  if (!st || !shipment_id || !*shipment_id || (n && !rows)) return SG_E_INTERNAL;
+  for (size_t i = 0; i < n; i++) {
+    const sg_analytics_row *r = &rows[i];
+    bool ok = r->list_id && r->count >= 0 && r->no_result >= 0 && r->hour >= 0;
+    if (r->kind == 'q') ok = ok && r->q;
+    else if (r->kind == 's') ok = ok && r->q && r->item_id && r->position >= 1;
+    else if (r->kind == 'r') ok = ok && r->q && r->raw;
+    else if (r->kind != 'h') ok = false;
+    if (!ok) return SG_E_INVALID_REQUEST;
+  }
+  if (!st->ops->analytics_add) return sg__store_missing(st->ops, "analytics_add");
+  return st->ops->analytics_add(st, shipment_id, now_hour, rows, n);
+}
+
+sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                               int64_t to_hour, size_t top, json_t **out) {
+  if (!st || !list_id || !out || top == 0 || top > SG_STORE_MAX_PAGE || from_hour > to_hour)
+    return SG_E_INTERNAL;
+  if (!st->ops->analytics_read) return sg__store_missing(st->ops, "analytics_read");
+  return st->ops->analytics_read(st, list_id, from_hour, to_hour, top, out);
+}
+
+sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms) {
+  if (!st) return SG_E_INTERNAL;
+  if (!st->ops->analytics_expire) return sg__store_missing(st->ops, "analytics_expire");
+  return st->ops->analytics_expire(st, before_hour, before_ms);
+}
+
+sg_err sg_store_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+                                  int64_t to_hour, int64_t min_selections, json_t **out) {
+  if (!st || !list_id || !out || from_hour > to_hour || min_selections < 1) return SG_E_INTERNAL;
+  if (!st->ops->analytics_suggest) return sg__store_missing(st->ops, "analytics_suggest");
+  return st->ops->analytics_suggest(st, list_id, from_hour, to_hour, min_selections, out);
 }

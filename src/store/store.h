@@ -43,6 +43,10 @@ typedef struct {
   int64_t secret_keys_per_application;
 } sg_store_limits;
 #define SG_STORE_LIMITS_DEFAULT ((sg_store_limits){10000, 1000, 100, 20})
+/* How many of each list's most recently activated versions keep their artifacts (the
+ * active one and n - 1 before it: what a rollback can return to; --keep-versions). */
+#define SG_STORE_KEEP_VERSIONS_DEFAULT 2
+void sg_store_set_keep_versions(sg_store *st, int64_t n);
 /* Replaces the limits (a fresh handle has SG_STORE_LIMITS_DEFAULT). Call before sharing the
  * handle between threads. */
 void sg_store_set_limits(sg_store *st, const sg_store_limits *l);
@@ -313,6 +317,24 @@ sg_err sg_store_version_set_staged(sg_store *st, const char *list_id, int64_t nu
 /* queued|staged -> failed, with a short machine-readable reason. */
 sg_err sg_store_version_set_failed(sg_store *st, const char *list_id, int64_t number,
                                    const char *reason);
+/* Rollback (DESIGN §10): makes superseded version `number` of list_id active again, in
+ * one transaction: the version that was active becomes superseded, this one gets
+ * activatedAt now, and the list's active version and contentHash move to it (through the
+ * edge outbox like any activation). if_match (may be NULL) is compared with the list's
+ * ETag inside it. SG_E_INVALID_LIST (the list), SG_E_NOT_FOUND (the number was never
+ * allocated), SG_E_PRECONDITION_FAILED (*list_out: the current list),
+ * SG_E_LIST_ARCHIVED, SG_E_PUBLISH_IN_PROGRESS (a version of the list is queued or
+ * staged), SG_E_VERSION_NOT_ACTIVATABLE (draft, queued, staged or failed). An active
+ * version answers SG_E_OK with *changed false and nothing written. *content_hash gets the
+ * version's artifact hash (the caller checks it is still kept first: this op does not
+ * look at artifacts). *list_out (may be NULL) is the list after. */
+sg_err sg_store_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                   int64_t number, const char *if_match, bool *changed,
+                                   json_t **list_out);
+/* The content hash of version number of list_id ("" when it has none): for the artifact
+ * check before a reactivation. Same errors as sg_store_version_get. */
+sg_err sg_store_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                             int64_t number, char hash[80], char state[16]);
 /* staged -> active in ONE transaction: the list's active pointer (activeVersionNumber,
  * activeContentHash) moves to this version, the previous active version becomes
  * superseded, this one gets activatedAt. A version older than the list's current active
@@ -522,5 +544,41 @@ bool sg_store_announces_work(const sg_store *st);
 /* Waits up to timeout_ms for an announcement of publish work: SG_E_OK when one came,
  * SG_E_NOT_FOUND at the timeout, SG_E_UNAVAILABLE when the database cannot be reached. */
 sg_err sg_store_wait_work(sg_store *st, int timeout_ms);
+
+/* ---- search analytics (DESIGN.md section 9; docs/ANALYTICS.md) ------------------------- */
+/* One row of a runtime's analytics shipment (state/state.h, sg_analytics_collect): kind
+ * 'h' (list, hour: count = queries, no_result), 'q' (list, hour, q: count, no_result),
+ * 's' (list, hour, q or "", item_id, position: count = selections), 'r' (list, hour, q,
+ * raw: count). hour = Unix seconds / 3600. Strings are borrowed. */
+typedef struct {
+  char kind;
+  const char *list_id, *q, *item_id, *raw;
+  int64_t hour, position, count, no_result;
+} sg_analytics_row;
+#define SG_STORE_ANALYTICS_Q_CAP 10000
+/* Adds a shipment's rows in one transaction, once per shipment_id: a shipment delivered
+ * again (a drain that died before acknowledging it) changes nothing. A q new to a list
+ * and hour that already holds SG_STORE_ANALYTICS_Q_CAP distinct q takes the place of
+ * the least counted one (ties: the bytewise greatest q) and starts at its counts plus
+ * its own (weighted Space-Saving: over by at most hour total / cap). */
+sg_err sg_store_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                              const sg_analytics_row *rows, size_t n);
+/* The analytics of list_id over hours [from_hour, to_hour): *out = {"days": [[day
+ * (Unix days), queries, noResult]…], "selectionDays": [[day, selections]…],
+ * "topQueries": [{"q","count","selections"}…], "topNoResultQueries": [{"q","count"}…],
+ * "topItems": [{"itemId","selections","positionSum"}…]}: at most top entries each,
+ * ordered as section 9 says (count descending, ties bytewise ascending). */
+sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                               int64_t to_hour, size_t top, json_t **out);
+/* Retention: deletes analytics of hours before before_hour, shipment ids recorded
+ * before it, and drained selection events before before_ms. */
+sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+/* Query suggestions (DESIGN.md section 9, control/query_suggestions.c): the normalised
+ * queries (never "") of list_id's selection reports over hours [from_hour, to_hour) that
+ * have at least min_selections (>= 1) selections there, and the raw forms reported with
+ * them over the same hours: *out = {"queries": [[q, selections], ...], "forms": [[q, raw,
+ * count], ...]} in no particular order (the caller sorts bytewise; owns *out). */
+sg_err sg_store_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+                                  int64_t to_hour, int64_t min_selections, json_t **out);
 
 #endif

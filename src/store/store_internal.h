@@ -102,6 +102,11 @@ struct sg_store_ops {
                                const char *content_hash);
   sg_err (*version_set_failed)(sg_store *st, const char *list_id, int64_t number,
                                const char *reason);
+  sg_err (*version_reactivate)(sg_store *st, const char *workspace_id, const char *list_id,
+                               int64_t number, const char *if_match, bool *changed,
+                               json_t **list_out);
+  sg_err (*version_hash)(sg_store *st, const char *workspace_id, const char *list_id,
+                         int64_t number, char hash[80], char state[16]);
   sg_err (*version_activate)(sg_store *st, const char *workspace_id, const char *list_id,
                              int64_t number, bool *activated, json_t **list_out);
   sg_err (*versions_pending)(sg_store *st, const char *list_id, int64_t before, sg_version_ref *out,
@@ -156,6 +161,13 @@ struct sg_store_ops {
                         const char *prefix, size_t limit, const json_t *after, json_t **data,
                         bool *more);
   sg_err (*selections_add)(sg_store *st, const sg_selection_event *ev, size_t n);
+  sg_err (*analytics_add)(sg_store *st, const char *shipment_id, int64_t now_hour,
+                          const sg_analytics_row *rows, size_t n);
+  sg_err (*analytics_read)(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
+                           size_t top, json_t **out);
+  sg_err (*analytics_expire)(sg_store *st, int64_t before_hour, int64_t before_ms);
+  sg_err (*analytics_suggest)(sg_store *st, const char *list_id, int64_t from_hour,
+                              int64_t to_hour, int64_t min_selections, json_t **out);
   sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                             json_t **out);
   /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to
@@ -182,6 +194,7 @@ struct sg_store_ops {
 struct sg_store {
   const sg_store_ops *ops;
   sg_store_limits limits; /* set by sg_store_open, read by the backends' creates */
+  int64_t keep_versions;  /* versions whose artifacts are in use per list (>= 1; default 2) */
 };
 struct sg_store_import {
   const sg_store_ops *ops;

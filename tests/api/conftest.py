@@ -72,7 +72,7 @@ def _template_name():
         assert r.returncode == 0, f"migrating the template database: {r.stderr}"
         rows = psql("SELECT '<' || string_agg(table_name, ',') || '>' FROM information_schema.tables"
                     " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'"
-                    " AND table_name <> 'sg_migrations' AND (xpath('/row/n/text()', query_to_xml("
+                    " AND table_name NOT IN ('sg_migrations', 'edge_guard') AND (xpath('/row/n/text()', query_to_xml("
                     "format('SELECT count(*) AS n FROM %I', table_name), false, true, '')))[1]"
                     "::text::bigint > 0", url=_url_of(name))
         assert "<" not in rows, f"the template database holds rows: {rows}"

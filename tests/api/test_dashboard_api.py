@@ -247,6 +247,27 @@ def test_audit_log_records_every_write_without_secrets(server):
     text = r.body.decode()
     assert sk["secretKey"] not in text and "a long enough secret" not in text
     assert t.secret_key not in text
+    # Every CLI row carries a result.
+    assert all(e["status"] == 200 for e in cli), cli
+    # Writes made with a secret key through /api/v1 are there too, the key's id as actor
+    # (and never the secret), reads are not; a replayed idempotent write is one entry.
+    lst2 = t.create_list("Rivers")
+    headers = {"Idempotency-Key": "audit-1"}
+    for _ in range(2):
+        r = t.api("POST", f"/lists/{lst2['id']}/items", {"value": "Seine"}, headers=headers)
+        assert r.status == 201, r
+    item = r.json()
+    t.api("PATCH", f"/lists/{lst2['id']}/items/{item['id']}", {"rank": 3})
+    t.api("GET", f"/lists/{lst2['id']}/items")
+    t.api("POST", f"/lists/{lst2['id']}/items/import?mode=append", raw=b'{"value":"Loire"}\n',
+          headers={"Content-Type": "application/x-ndjson"})
+    keyed = [e for e in a.call("GET", "/audit?limit=100").json()["data"] if e["actor"] == t.key_id]
+    acts = [e["action"] for e in keyed]
+    assert acts.count("item.create") == 1 and "item.update" in acts and "items.import" in acts, acts
+    assert "list.create" in acts, acts
+    ki = [e for e in keyed if e["action"] == "item.create"][0]
+    assert ki["target"] == f"{lst2['id']}/{item['id']}" and ki["status"] == 201, ki
+    assert t.secret_key not in a.call("GET", "/audit?limit=100").body.decode()
     # Paging.
     p1 = a.call("GET", "/audit?limit=2").json()
     assert len(p1["data"]) == 2 and p1["nextCursor"]

@@ -64,7 +64,9 @@ def test_selection_400_names_the_field(world, field, value, words):
     r = selection(server, **body)
     assert r.status == 400, r
     b = r.json()
-    assert set(b) == ERROR_KEYS and b["code"] == "invalid_request", b
+    # Every runtime 400 names its field (DESIGN.md section 4).
+    assert set(b) == ERROR_KEYS | {"details"} and b["code"] == "invalid_request", b
+    assert b["details"] == {"fields": [field]}, b
     assert f"The field {field} must" in b["message"], b
     assert words in b["message"], b
     assert "malformed" not in b["message"]

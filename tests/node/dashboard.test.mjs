@@ -255,3 +255,66 @@ test('data_steward: no keys area, but lists can be written', { skip }, async () 
   await shot(page, 'versions-draft');
   await ctx.close();
 });
+
+test('data_steward: rollback from the version history, and a viewer has no button', { skip }, async () => {
+  const { ctx, page } = await signIn('data_steward');
+  await go(page, '#/lists');
+  const created = await pageFetch(page, 'POST', '/lists', { name: 'Rollback' });
+  assert.equal(created.status, 201);
+  const id = created.body.id;
+  const publish = async (value) => {
+    assert.equal((await pageFetch(page, 'POST', `/lists/${id}/items`, { value })).status, 201);
+    const v = await pageFetch(page, 'POST', `/lists/${id}/versions`, {});
+    assert.equal(v.status, 200, JSON.stringify(v.body));
+    assert.equal(v.body.state, 'active');
+    return v.body;
+  };
+  const v1 = await publish('Oslo');
+  await publish('Bergen');
+  await go(page, `#/lists/${id}`);
+  const btn = await page.waitForSelector(`#versions button[data-activate="${v1.versionNumber}"]`);
+  page.once('dialog', (d) => d.accept());
+  await btn.click();
+  await page.waitForFunction(() => /active again/.test(document.getElementById('rollback-state')?.textContent || ''), { timeout: 10000 });
+  const back = await pageFetch(page, 'GET', `/lists/${id}/versions/${v1.versionNumber}`);
+  assert.equal(back.body.state, 'active');
+  // The version that was active now has the button.
+  await page.waitForSelector(`#versions button[data-activate="${v1.versionNumber + 1}"]`);
+  await shot(page, 'versions-rollback');
+  await ctx.close();
+  const viewer = await signIn('viewer');
+  await go(viewer.page, `#/lists/${id}`);
+  await viewer.page.waitForSelector('#versions tbody tr');
+  assert.equal(await viewer.page.$('#versions button[data-activate]'), null);
+  const refused = await pageFetch(viewer.page, 'POST', `/lists/${id}/versions/${v1.versionNumber + 1}/activate`);
+  assert.equal(refused.status, 403);
+  await viewer.ctx.close();
+});
+
+test('first hour: nothing says "Signed in as ()" while signed out, a favicon, items by value, "unlimited" quotas', { skip }, async () => {
+  const ctx = await browser.createBrowserContext();
+  const page = await ctx.newPage();
+  await page.goto(srv.control + '/dashboard/');
+  await page.waitForSelector('#signin:not([hidden])');
+  // The session bar is hidden (CSS once overrode the hidden attribute with display:flex).
+  assert.equal(await page.$eval('#session', (e) => getComputedStyle(e).display), 'none');
+  assert.ok(!(await page.evaluate(() => document.body.innerText)).includes('Signed in as'));
+  const icon = await page.$eval('link[rel=icon]', (e) => e.href);
+  const fav = await page.evaluate(async (u) => { const r = await fetch(u); return [r.status, r.headers.get('content-type')]; }, icon);
+  assert.deepEqual(fav, [200, 'image/svg+xml']);
+  await ctx.close();
+
+  const { ctx: c2, page: p2 } = await signIn('owner');
+  await go(p2, '#/lists');
+  const created = await pageFetch(p2, 'POST', '/lists', { name: 'Sorted' });
+  for (const value of ['Zagreb', 'Amsterdam', 'Madrid'])
+    assert.equal((await pageFetch(p2, 'POST', `/lists/${created.body.id}/items`, { value })).status, 201);
+  await go(p2, `#/lists/${created.body.id}`);
+  await p2.waitForFunction(() => document.querySelectorAll('#items tbody tr').length === 3);
+  const values = await p2.$$eval('#items tbody tr td:first-child', (tds) => tds.map((t) => t.textContent));
+  assert.deepEqual(values, ['Amsterdam', 'Madrid', 'Zagreb']);
+  await go(p2, '#/usage');
+  await p2.waitForFunction(() => /unlimited/.test(document.body.innerText));
+  assert.ok(!/\bnone\b/.test(await p2.evaluate(() => document.querySelector('main').innerText)));
+  await c2.close();
+});

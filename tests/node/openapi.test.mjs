@@ -171,6 +171,8 @@ test('a walk through every operation answers as documented', async () => {
   await C('GET', `/lists/${list}/versions`);
   await C('GET', `/lists/${list}/versions/${v.json().versionNumber}`);
   await C('GET', `/lists/${list}/versions/999`); // 400
+  await C('POST', `/lists/${list}/versions/${v.json().versionNumber}/activate`); // 200, already active
+  await C('POST', `/lists/${list}/versions/999/activate`); // 400
   const priv = (await C('POST', '/lists', { body: { name: 'Private' } })).json().id;
   await C('POST', `/lists/${priv}/items`, { body: { value: 'Paragon' } });
   await C('POST', `/lists/${priv}/versions`);
@@ -214,6 +216,23 @@ test('a walk through every operation answers as documented', async () => {
   await R('POST', '/v1/selection', { raw: 'x'.repeat(5000), headers: { 'Content-Type': 'text/plain' } }); // 413
   await R('GET', '/v1/selection'); // 405
   await R('GET', '/healthz');
+
+  // Search analytics and query suggestions, once the selection above has been shipped.
+  const day = new Date().toISOString().slice(0, 10);
+  const deadline = Date.now() + 30000;
+  while ((await C('GET', `/lists/${list}/analytics?from=${day}&to=${day}`)).json().selections < 1) {
+    assert.ok(Date.now() < deadline, 'the selection never reached the analytics');
+    await new Promise((res) => setTimeout(res, 500));
+  }
+  await C('GET', `/lists/${list}/analytics?from=${day}&to=2000-01-01`); // 400
+  const popular = (await C('POST', '/lists', { body: { name: 'Popular' } })).json().id;
+  const qs = (body, headers) => C('POST', `/lists/${list}/query-suggestions`, { body: { targetListId: popular, ...body }, headers });
+  assert.equal((await qs({ minSelections: 1, dryRun: true })).status, 200);
+  assert.equal((await qs({ minSelections: 1 }, { 'Idempotency-Key': 'qs1' })).status, 200);
+  await qs({ minSelections: 1 }, { 'Idempotency-Key': 'qs1' }); // replayed
+  await qs({ minSelections: 1000 }); // 409 no_qualifying_queries
+  await qs({ days: 0 }); // 400
+  await qs({ targetListId: 'lst_nope' }); // 404
 
   const problems = records.map(check).filter(Boolean);
   assert.deepEqual(problems, []);

@@ -33,7 +33,7 @@ export function autocomplete(input, options) {
   const client = o.client;
   if (!client) throw new TypeError('suggestd: autocomplete needs a client');
   const doc = input.ownerDocument;
-  const msg = Object.assign({ empty: 'No suggestions', count: (n) => `${n} suggestions` }, o.messages);
+  const msg = Object.assign({ empty: 'No suggestions', count: (n) => (n === 1 ? '1 suggestion' : `${n} suggestions`) }, o.messages);
   const base = input.id || 'sg-' + ++seq;
   if (!input.id) input.id = base;
 

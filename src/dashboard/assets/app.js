@@ -86,7 +86,8 @@ async function route() {
   const view = $('view');
   view.replaceChildren();
   say('');
-  const pages = { applications: pageApplications, lists: parts[1] ? () => pageList(parts[1]) : pageLists,
+  const list = parts[2] === 'analytics' ? () => pageAnalytics(parts[1]) : () => pageList(parts[1]);
+  const pages = { applications: pageApplications, lists: parts[1] ? list : pageLists,
     usage: pageUsage, members: pageMembers, audit: pageAudit, account: pageAccount };
   await (pages[parts[0]] || pageApplications)(view);
   const h1 = view.querySelector('h1');
@@ -270,7 +271,8 @@ async function pageList(id, view) {
   const l = r.body;
   view.append(h('p', {}, h('a', { href: '#/lists', text: '← All lists' })), h('h1', { text: l.name }),
     h('p', { class: 'muted' }, 'Id ', h('code', { text: l.id }), '. Active version: ' +
-      (l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber) + '.'));
+      (l.activeVersionNumber === null ? 'none' : 'v' + l.activeVersionNumber) + '.'),
+    h('p', {}, h('a', { id: 'analytics-link', href: '#/lists/' + l.id + '/analytics', text: 'Search analytics and query suggestions →' })));
   const sections = ['settings', 'publish', 'preview', 'items', 'import', 'selections'].map((s) => h('section', { id: 'sec-' + s }));
   view.append(...sections);
   settingsForm(sections[0], l, r.etag);
@@ -380,22 +382,41 @@ async function publishArea(box, l) {
   await renderVersions(hist, l);
 }
 
-async function renderVersions(box, l) {
+async function renderVersions(box, l, message) {
   const r = await api('GET', '/lists/' + l.id + '/versions?limit=20');
   if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
   const rows = [];
+  const note = h('p', { id: 'rollback-state', role: 'status', 'aria-live': 'polite', text: message || '' });
+  // Rollback (docs/PUBLISHING.md): a superseded version that was served can be made
+  // active again while its artifact is kept; the server answers version_not_available
+  // past --keep-versions, and the message says so.
+  const activate = (v) => h('button', { type: 'button', class: 'small', 'data-activate': v.versionNumber,
+    onclick: async (e) => {
+      if (!confirm('Serve version ' + v.versionNumber + ' again instead of the active one?')) return;
+      e.target.disabled = true;
+      const a = await api('POST', '/lists/' + l.id + '/versions/' + v.versionNumber + '/activate');
+      if (a.status === 200) {
+        await renderVersions(box, l, 'Version ' + v.versionNumber + ' is active again' +
+          (a.body.edgeSync && a.body.edgeSync.state === 'synced' ? ' and served.' : '; the runtime serves it within seconds.'));
+      } else {
+        note.className = 'err';
+        note.textContent = errText(a);
+        e.target.disabled = false;
+      }
+    } }, 'Activate');
   for (const v of r.body.data) {
+    const action = can('writeLists') && v.state === 'superseded' && v.activatedAt ? activate(v) : '';
     rows.push(h('tr', { 'data-version': v.versionNumber }, [
       'v' + v.versionNumber, h('span', { class: 'state', text: v.state }), String(v.itemCount),
-      h('code', { text: v.contentHash || '—' }), fmtTime(v.createdAt), fmtTime(v.activatedAt)].map((c) => h('td', {}, c))));
+      h('code', { text: v.contentHash || '—' }), fmtTime(v.createdAt), fmtTime(v.activatedAt), action].map((c) => h('td', {}, c))));
     if (v.validationErrors && v.validationErrors.length)
-      rows.push(h('tr', {}, h('td', { colspan: 6 }, h('ul', { class: 'err validation' },
+      rows.push(h('tr', {}, h('td', { colspan: 7 }, h('ul', { class: 'err validation' },
         v.validationErrors.map((e) => h('li', {}, e.itemId
           ? h('a', { href: '#/lists/' + l.id, 'data-item': e.itemId, onclick: (ev) => { ev.preventDefault(); showItem(l, e.itemId); } }, 'Item ' + e.itemId)
           : 'The list', ' — ' + (e.path ? e.path + ': ' : '') + e.message + ' (' + e.reason + ')'))))));
   }
-  box.replaceChildren(h('h3', { text: 'Version history' }),
-    table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated'], rows));
+  box.replaceChildren(h('h3', { text: 'Version history' }), note,
+    table(['Version', 'State', 'Items', 'Content hash', 'Created', 'Activated', ''], rows));
 }
 
 // ---- live preview --------------------------------------------------------------------
@@ -467,8 +488,9 @@ async function itemsArea(box, l) {
 async function loadItems(box, l, q, cursor) {
   const qs = new URLSearchParams({ limit: '20' });
   if (cursor) qs.set('cursor', cursor);
-  let path = '/lists/' + l.id + '/items';
-  if (q) { qs.set('q', q); path += '/search'; }
+  // By value (the search route without a prefix lists every item that way), not by id.
+  const path = '/lists/' + l.id + '/items/search';
+  qs.set('q', q || '');
   const r = await api('GET', path + '?' + qs);
   if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
   box.replaceChildren(table(['Value', 'Display value', 'Rank', 'Id', ''], r.body.data.map((it) =>
@@ -598,6 +620,169 @@ async function selectionsArea(box, l) {
       s.topItems.length ? null : 'No selections yet.'));
 }
 
+// ---- search analytics and query suggestions (docs/ANALYTICS.md) ---------------------------
+// Charts are inline SVG built here with presentation attributes and classes (the page's
+// Content-Security-Policy allows no inline style); each point carries its value in a
+// <title>, and a table under each chart holds the same figures for screen readers.
+const SVGNS = 'http://www.w3.org/2000/svg';
+function sv(tag, attrs, ...kids) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k);
+  return e;
+}
+const utcDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+const pct = (x) => (Math.round(x * 10000) / 100).toFixed(2) + '%';
+// The y-axis top for values up to x: four gridline steps of a round size (1, 2, 2.5 or 5
+// times a power of ten; whole numbers of at least 1 for counts).
+function niceMax(x, counts = true) {
+  const want = Math.max(x / 4, counts ? 1 : 1e-4);
+  const p = 10 ** Math.floor(Math.log10(want));
+  const steps = (counts && p === 1 ? [1, 2, 5, 10] : [1, 2, 2.5, 5, 10]).map((m) => m * p);
+  return 4 * steps.find((m) => m >= want - 1e-12);
+}
+// A line chart of series ({key, label, values}) over days, with gridlines, a day label
+// every few days and a legend. fmt formats axis values and point titles.
+function lineChart(id, title, days, series, fmt = (v) => String(Math.round(v * 100) / 100), top) {
+  const W = 640, H = 230, L = 56, R = 26, T = 12, B = 34;
+  const max = top || niceMax(Math.max(0, ...series.flatMap((s) => s.values)));
+  const x = (i) => L + (days.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (days.length - 1));
+  const y = (v) => T + (H - T - B) * (1 - v / max);
+  const parts = [];
+  for (let k = 0; k <= 4; k++) {
+    const v = (max * k) / 4;
+    parts.push(sv('line', { x1: L, x2: W - R, y1: y(v), y2: y(v), class: 'grid' }),
+      sv('text', { x: L - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, fmt(v)));
+  }
+  const every = Math.max(1, Math.ceil(days.length / 8));
+  days.forEach((d, i) => {
+    if ((i % every === 0 && days.length - 1 - i >= every / 2) || i === days.length - 1)
+      parts.push(sv('text', { x: x(i), y: H - B + 18, 'text-anchor': 'middle', class: 'tick' }, d.slice(5)));
+  });
+  parts.push(sv('line', { x1: L, x2: W - R, y1: y(0), y2: y(0), class: 'axis' }));
+  for (const s of series) {
+    parts.push(sv('polyline', { points: s.values.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line s-' + s.key, 'data-series': s.key }));
+    s.values.forEach((v, i) => parts.push(sv('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot s-' + s.key, 'data-series': s.key, 'data-day': days[i], 'data-value': v },
+      sv('title', {}, `${s.label}, ${days[i]}: ${fmt(v)}`))));
+  }
+  return h('figure', { class: 'chart' },
+    h('figcaption', { text: title }),
+    sv('svg', { id, viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': title, preserveAspectRatio: 'xMidYMid meet' }, ...parts),
+    h('ul', { class: 'legend' }, series.map((s) => h('li', {}, h('span', { class: 'swatch s-' + s.key, 'aria-hidden': 'true' }), s.label))));
+}
+
+async function pageAnalytics(id) {
+  const view = $('view');
+  const r = await api('GET', '/lists/' + id);
+  if (r.status !== 200) return view.append(h('h1', { text: 'Search analytics' }), h('p', { class: 'err', text: errText(r) }));
+  const l = r.body;
+  const today = Date.now();
+  const from = h('input', { type: 'date', required: true, value: utcDay(today - 29 * 86400000) });
+  const to = h('input', { type: 'date', required: true, value: utcDay(today) });
+  const out = h('div', { id: 'analytics', 'aria-live': 'polite' });
+  const load = async () => {
+    out.dataset.loading = '';
+    delete out.dataset.ready;
+    const a = await api('GET', `/lists/${l.id}/analytics?from=${encodeURIComponent(from.value)}&to=${encodeURIComponent(to.value)}`);
+    out.replaceChildren();
+    delete out.dataset.loading;
+    if (a.status !== 200) {
+      const f = a.body.details && a.body.details.fields;
+      out.append(h('p', { class: 'err', id: 'analytics-error', role: 'alert',
+        text: errText(a) + (f ? ' (' + f.map((x) => x.path + ': ' + x.reason).join('; ') + ')' : '') }));
+      out.dataset.ready = String(a.status);
+      return;
+    }
+    renderAnalytics(out, a.body);
+    out.dataset.ready = '200';
+  };
+  view.append(h('p', {}, h('a', { href: '#/lists/' + l.id, text: '← ' + l.name })),
+    h('h1', { text: 'Search analytics: ' + l.name }),
+    h('p', { class: 'muted', text: 'What the runtimes counted for this list, per UTC day (at most 92 days). Counts appear within about 15 seconds; answers a CDN served from its cache are not seen.' }),
+    h('form', { id: 'analytics-range', class: 'row', onsubmit: (e) => { e.preventDefault(); load(); } },
+      h('div', {}, field('analytics-from', 'From (UTC)', from)), h('div', {}, field('analytics-to', 'To (UTC)', to)),
+      h('button', { type: 'submit' }, 'Show')),
+    out);
+  const sug = h('section', { id: 'sec-suggestions', 'aria-labelledby': 'sec-suggestions-h' });
+  if (can('writeLists')) view.append(sug);
+  await Promise.all([load(), can('writeLists') ? suggestionsForm(sug, l) : null]);
+}
+
+function renderAnalytics(out, a) {
+  const days = a.byDay.map((d) => d.day);
+  const series = (key, label) => ({ key, label, values: a.byDay.map((d) => d[key]) });
+  const ctr = a.byDay.map((d) => (d.queries ? d.selections / d.queries : 0));
+  out.append(
+    h('dl', { class: 'totals', id: 'analytics-totals' },
+      [['Queries', a.queries], ['No-result queries', a.noResultQueries], ['Selections', a.selections], ['Click-through', pct(a.clickThroughRate)]]
+        .map(([k, v]) => h('div', {}, h('dt', { text: k }), h('dd', { text: String(v) })))),
+    lineChart('chart-activity', 'Queries, no-result queries and selections per day', days,
+      [series('queries', 'Queries'), series('noResultQueries', 'No-result queries'), series('selections', 'Selections')]),
+    lineChart('chart-ctr', 'Click-through rate per day (selections ÷ queries)', days,
+      [{ key: 'ctr', label: 'Click-through', values: ctr }], pct, niceMax(Math.max(0.04, ...ctr), false)),
+    h('details', {}, h('summary', { text: 'The figures per day' }),
+      table(['Day', 'Queries', 'No-result queries', 'Selections', 'Click-through'],
+        a.byDay.map((d, i) => tr(d.day, String(d.queries), String(d.noResultQueries), String(d.selections), pct(ctr[i]))))),
+    h('h2', { text: 'Top queries' }),
+    h('div', { id: 'top-queries' }, table(['Query', 'Count', 'Selections'], a.topQueries.map((q) => tr(q.q, String(q.count), String(q.selections))),
+      a.topQueries.length ? null : 'No queries in this range.')),
+    h('h2', { text: 'Top queries without a result' }),
+    h('div', { id: 'top-no-result' }, table(['Query', 'Count'], a.topNoResultQueries.map((q) => tr(q.q, String(q.count))),
+      a.topNoResultQueries.length ? null : 'Every query found something.')),
+    h('h2', { text: 'Most selected items' }),
+    h('div', { id: 'top-items' }, table(['Item', 'Selections', 'Mean position'], a.topItems.map((t) => tr(h('code', { text: t.itemId }), String(t.selections), String(t.meanPosition))),
+      a.topItems.length ? null : 'No selections in this range.')));
+}
+
+// Generates query suggestions into a chosen list: Preview (dryRun) shows exactly what
+// would be published; Publish sends the same body with an Idempotency-Key.
+async function suggestionsForm(box, l) {
+  box.append(h('h2', { id: 'sec-suggestions-h', text: 'Query suggestions' }),
+    h('p', { class: 'muted', text: 'Fill another list with the queries that led to selections of this one: each becomes an item ranked by its selections. Anyone holding the public key can send selections, so review the preview before publishing.' }));
+  const lists = await api('GET', '/lists?limit=100');
+  if (lists.status !== 200) return box.append(h('p', { class: 'err', text: errText(lists) }));
+  const targets = lists.body.data.filter((x) => x.id !== l.id && x.status !== 'archived');
+  if (!targets.length) return box.append(h('p', { class: 'notice', id: 'suggest-no-target', text: 'Create another list first: the suggestions replace its items.' }));
+  const target = h('select', {}, targets.map((x) => h('option', { value: x.id, text: x.name + ' (' + x.id + ')' })));
+  const days = h('input', { type: 'number', min: 1, max: 366, value: 30, required: true });
+  const minSel = h('input', { type: 'number', min: 1, value: 3, required: true });
+  const maxItems = h('input', { type: 'number', min: 1, max: 100000, value: 10000, required: true });
+  const exclude = h('textarea', { rows: 3, placeholder: 'One phrase per line' });
+  const result = h('div', { id: 'suggest-result', 'aria-live': 'polite' });
+  const body = () => ({ targetListId: target.value, days: Number(days.value), minSelections: Number(minSel.value),
+    maxItems: Number(maxItems.value), exclude: exclude.value.split('\n').map((x) => x.trim()).filter(Boolean) });
+  const done = (status, ...nodes) => { result.replaceChildren(...nodes); result.dataset.done = String(status); };
+  const fail = (r) => {
+    const f = r.body.details && r.body.details.fields;
+    done(r.status, h('p', { class: 'err', role: 'alert', text: errText(r) + (f ? ' (' + f.map((x) => x.path + ': ' + x.reason).join('; ') + ')' : '') }));
+  };
+  const publish = async (b, n) => {
+    const name = target.selectedOptions[0].textContent;
+    if (!confirm(`Replace the items of ${name} with these ${n} suggestions and publish it?`)) return;
+    const r = await api('POST', `/lists/${l.id}/query-suggestions`, b, { 'Idempotency-Key': crypto.randomUUID() });
+    if (r.status !== 200 && r.status !== 202) return fail(r);
+    done(r.status, h('p', { id: 'suggest-published', role: 'status' }, `${name}: version ${r.body.versionNumber} is ${r.body.state} with ${r.body.itemCount} items. `,
+      h('a', { href: '#/lists/' + b.targetListId, text: 'Open the list' })));
+  };
+  box.append(h('form', { id: 'suggest-form', onsubmit: async (e) => {
+    e.preventDefault();
+    delete result.dataset.done;
+    const b = body();
+    const r = await api('POST', `/lists/${l.id}/query-suggestions`, { ...b, dryRun: true });
+    if (r.status !== 200) return fail(r);
+    const items = r.body.items;
+    done(200, h('p', { id: 'suggest-count', text: `${items.length} suggestions would replace the items of ${target.selectedOptions[0].textContent}:` }),
+      table(['Value', 'Shown as', 'Rank (selections)'], items.slice(0, 200).map((it) => tr(it.value, it.displayValue, String(it.rank))),
+        items.length > 200 ? `The first 200 of ${items.length}.` : null),
+      h('button', { type: 'button', id: 'suggest-publish', onclick: () => publish(b, items.length) }, `Publish ${items.length} suggestions`));
+  } },
+  field('suggest-target', 'Target list (its items are replaced)', target),
+  h('div', { class: 'row' }, h('div', {}, field('suggest-days', 'Days', days)), h('div', {}, field('suggest-min', 'Minimum selections', minSel)),
+    h('div', {}, field('suggest-max', 'Maximum items', maxItems))),
+  field('suggest-exclude', 'Leave out queries holding these phrases (whole words)', exclude),
+  h('button', { type: 'submit' }, 'Preview suggestions')), result);
+}
+
 async function pageUsage(view) {
   view.append(h('h1', { text: 'Usage' }));
   const r = await api('GET', '/usage');
@@ -609,7 +794,7 @@ async function pageUsage(view) {
       'This control plane cannot read the runtime\'s query counts, so the counts below are unknown (—), not zero. ' +
       'Start it with the runtime\'s data directory (suggestd serve, or suggestd control --data-dir) to see them.'));
   view.append(table(['Application', 'Queries in ' + u.month, 'Monthly quota', 'Share'], u.applications.map((a) =>
-    tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'none' : String(a.monthlyQuota),
+    tr(a.name, a.used === null ? '—' : String(a.used), a.monthlyQuota === null ? 'unlimited' : String(a.monthlyQuota),
       a.monthlyQuota && a.used !== null
         ? h('meter', { min: 0, max: a.monthlyQuota, value: a.used, high: 0.9 * a.monthlyQuota, 'aria-label': a.name + ' share of quota',
           title: Math.round((100 * a.used) / a.monthlyQuota) + '%' })

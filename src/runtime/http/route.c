@@ -57,6 +57,7 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
   r.t0_us = sg__rt_now_us();
   r.status = 0;
   r.cors = false;
+  r.field = NULL;
   route which = req && !err ? route_of(req->path) : R_NONE;
   r.route = r.rt->route_ids[which];
   r.message = NULL;

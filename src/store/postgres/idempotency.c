@@ -6,7 +6,9 @@
  * (FOR UPDATE) and decides from it. An in-flight record belongs to its store's owner id
  * under a lease (IDEM_LEASE_MS): the SQLite backend can ask whether the owning process
  * still runs, but here the owner may be on another host, so once the lease has run out
- * the record is taken over by the next request with the same key.
+ * the record is taken over by the next request with the same key. The lease is taken and
+ * checked on the database's clock (SG__PG_NOW_MS), not on the clocks of the hosts, which
+ * may drift apart: a host whose clock runs ahead cannot take a live record over.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,8 +34,8 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
   free(*x->body);
   free(*x->headers);
   *x->body = *x->headers = NULL;
-  int64_t now = sg_now_s(), now_ms = sg_now_ms();
-  char old[24], nows[24], lease[24], nowms[24], hex[68];
+  int64_t now = sg_now_s();
+  char old[24], nows[24], lease[24], hex[68];
   const char *pg[] = {x->workspace_id, sg__pg_int(now - IDEM_TTL_S, old)};
   if (sg__pg_x(c, "DELETE FROM idempotency WHERE workspace_id=$1 AND created_at<$2::bigint", 2, pg))
     return SG_E_INTERNAL;
@@ -44,11 +46,11 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
                      sg__pg_bytea(x->body_hash, 32, hex),
                      sg__pg_int(now, nows),
                      x->owner,
-                     sg__pg_int(now_ms + IDEM_LEASE_MS, lease)};
+                     sg__pg_int(IDEM_LEASE_MS, lease)};
   PGresult *r = sg__pg_q(c,
                          "INSERT INTO idempotency(workspace_id, key, method, path, body_hash,"
                          " state, created_at, owner, lease_until_ms) VALUES($1, $2, $3, $4,"
-                         " $5::bytea, 'in_flight', $6::bigint, $7, $8::bigint)"
+                         " $5::bytea, 'in_flight', $6::bigint, $7, " SG__PG_NOW_MS "+$8::bigint)"
                          " ON CONFLICT DO NOTHING",
                          8, p);
   if (!r) return SG_E_INTERNAL;
@@ -58,12 +60,11 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
     *x->state = SG_IDEM_PROCEED;
     return SG_E_OK;
   }
-  const char *pk[] = {x->workspace_id, x->key, sg__pg_int(now_ms, nowms)};
   r = sg__pg_q(c,
                "SELECT method, path, body_hash, state, status, body, headers,"
-               " state='in_flight' AND COALESCE(lease_until_ms, 0) < $3::bigint, owner"
+               " state='in_flight' AND COALESCE(lease_until_ms, 0) < " SG__PG_NOW_MS ", owner"
                " FROM idempotency WHERE workspace_id=$1 AND key=$2 FOR UPDATE",
-               3, pk);
+               2, p);
   if (!r) return SG_E_INTERNAL;
   if (PQntuples(r) != 1) {
     /* Deleted between the insert and the select: the transaction sees no row; going
@@ -86,7 +87,7 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
     if (sg__pg_x(c,
                  "UPDATE idempotency SET method=$3, path=$4, body_hash=$5::bytea,"
                  " state='in_flight', status=NULL, body=NULL, headers=NULL,"
-                 " created_at=$6::bigint, owner=$7, lease_until_ms=$8::bigint"
+                 " created_at=$6::bigint, owner=$7, lease_until_ms=" SG__PG_NOW_MS "+$8::bigint"
                  " WHERE workspace_id=$1 AND key=$2",
                  8, p))
       return SG_E_INTERNAL;

@@ -19,6 +19,12 @@
 
 extern const char *const sg__pg_migrations[];
 
+/* The database server's clock in ms since the epoch, as an SQL expression. Every lease
+ * (a claimed version, an in-flight idempotency record) is taken, renewed and checked
+ * against it, never against the clock of the process that asks: the processes of a fleet
+ * run on hosts whose clocks drift apart, the database is the one clock they share. */
+#define SG__PG_NOW_MS "(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint"
+
 typedef struct sg__pg sg__pg;
 struct sg__pg {
   sg_store base;  /* first: sg__pg_of converts back */
@@ -270,6 +276,14 @@ sg_err sg__pg_edge_records(sg_store *st, const char *after_kind, const char *aft
 
 /* selections.c: selection events drained from a fleet's Redis stream. */
 sg_err sg__pg_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+/* analytics.c: search analytics (store.h). */
+sg_err sg__pg_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                            const sg_analytics_row *rows, size_t n);
+sg_err sg__pg_analytics_read(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
+                             size_t top, json_t **out);
+sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+sg_err sg__pg_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+    int64_t to_hour, int64_t min_selections, json_t **out);
 sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                               json_t **out);
 sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,
@@ -279,5 +293,15 @@ sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t li
 sg_err sg__pg_edge_guard_get(sg_store *st, sg_edge_guard *out);
 sg_err sg__pg_edge_guard_begin(sg_store *st, uint64_t above, uint64_t *epoch);
 sg_err sg__pg_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
+
+/* versions.c: inside a transaction, makes a version the active one: p = {list_id, version
+ * number, now (Unix seconds), content hash}; the active one superseded, this one active
+ * since now, the list pointing at it. 0 or -1. Publishing and rollback share it. */
+int sg__pg_make_active(PGconn *c, const char *const p[4]);
+/* rollback.c */
+sg_err sg__pg_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                 int64_t number, const char *if_match, bool *changed, json_t **list_out);
+sg_err sg__pg_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                          int64_t number, char hash[80], char state[16]);
 
 #endif

@@ -190,5 +190,28 @@ const char *const sg__pg_migrations[] = {
     /* The edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INT PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL,"
     "  heartbeat_ms BIGINT NOT NULL);",
+    /* Search analytics (DESIGN §9, docs/ANALYTICS.md): the runtimes' shipments aggregated
+     * per list and UTC hour (hour = Unix seconds / 3600), and the shipment ids applied. */
+    "CREATE TABLE analytics_shipments(id TEXT COLLATE \"C\" PRIMARY KEY, hour BIGINT NOT NULL);"
+    "CREATE INDEX analytics_shipments_hour ON analytics_shipments(hour);"
+    "CREATE TABLE analytics_hours(list_id TEXT COLLATE \"C\" NOT NULL, hour BIGINT NOT NULL,"
+    "  queries BIGINT NOT NULL DEFAULT 0, no_result BIGINT NOT NULL DEFAULT 0,"
+    "  distinct_q BIGINT NOT NULL DEFAULT 0, PRIMARY KEY(list_id, hour));"
+    "CREATE INDEX analytics_hours_hour ON analytics_hours(hour);"
+    "CREATE TABLE analytics_queries(list_id TEXT COLLATE \"C\" NOT NULL, hour BIGINT NOT NULL,"
+    "  q TEXT COLLATE \"C\" NOT NULL, count BIGINT NOT NULL, no_result BIGINT NOT NULL,"
+    "  PRIMARY KEY(list_id, hour, q));"
+    "CREATE INDEX analytics_queries_min ON analytics_queries(list_id, hour, count, q);"
+    "CREATE INDEX analytics_queries_hour ON analytics_queries(hour);"
+    "CREATE TABLE analytics_selections(list_id TEXT COLLATE \"C\" NOT NULL,"
+    "  hour BIGINT NOT NULL, q TEXT COLLATE \"C\" NOT NULL,"
+    "  item_id TEXT COLLATE \"C\" NOT NULL, position BIGINT NOT NULL,"
+    "  selections BIGINT NOT NULL, PRIMARY KEY(list_id, hour, q, item_id, position));"
+    "CREATE INDEX analytics_selections_hour ON analytics_selections(hour);"
+    "CREATE TABLE analytics_raw(list_id TEXT COLLATE \"C\" NOT NULL, hour BIGINT NOT NULL,"
+    "  q TEXT COLLATE \"C\" NOT NULL, raw TEXT COLLATE \"C\" NOT NULL, count BIGINT NOT NULL,"
+    "  PRIMARY KEY(list_id, hour, q, raw));"
+    "CREATE INDEX analytics_raw_hour ON analytics_raw(hour);"
+    "CREATE INDEX selections_ts ON selections(ts_ms);",
     NULL,
 };

@@ -7,7 +7,9 @@
  *   other and get consecutive numbers, never the same one.
  * - A claim locks the version's row (FOR UPDATE) and takes a lease (this store's owner
  *   id until a time in ms) that its worker renews; another process may take the version
- *   over once the lease has expired, whatever host the owner was on.
+ *   over once the lease has expired, whatever host the owner was on. Lease times come
+ *   from the database's clock (SG__PG_NOW_MS), so hosts whose clocks drift apart agree
+ *   on when a lease ends.
  * - version_next skips rows another transaction is claiming (FOR UPDATE SKIP LOCKED), so
  *   idle workers of several processes spread over different versions.
  * - Every new or released unit of work is announced with NOTIFY sg_publish, which
@@ -263,6 +265,21 @@ typedef struct {
   json_t *list;
 } activate_ctx;
 
+int sg__pg_make_active(PGconn *c, const char *const p[4]) {
+  return sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
+                  p) ||
+                 sg__pg_x(c,
+                          "UPDATE versions SET state='active', activated_at=$3::bigint WHERE"
+                          " list_id=$1 AND version_number=$2::bigint",
+                          3, p) ||
+                 sg__pg_x(c,
+                          "UPDATE lists SET active_version_number=$2::bigint,"
+                          " active_content_hash=$4, updated_at=$3::bigint WHERE id=$1",
+                          4, p)
+             ? -1
+             : 0;
+}
+
 static sg_err activate_fn(PGconn *c, void *p_) {
   activate_ctx *x = p_;
   json_decref(x->list);
@@ -295,17 +312,7 @@ static sg_err activate_fn(PGconn *c, void *p_) {
   if (!*hash) return SG_E_PRECONDITION_FAILED;
   p[3] = hash;
   if (newer) {
-    if (sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
-                 p) ||
-        sg__pg_x(c,
-                 "UPDATE versions SET state='active', activated_at=$3::bigint WHERE list_id=$1"
-                 " AND version_number=$2::bigint",
-                 3, p) ||
-        sg__pg_x(c,
-                 "UPDATE lists SET active_version_number=$2::bigint, active_content_hash=$4,"
-                 " updated_at=$3::bigint WHERE id=$1",
-                 4, p))
-      return SG_E_INTERNAL;
+    if (sg__pg_make_active(c, p)) return SG_E_INTERNAL;
   } else if (sg__pg_x(c,
                       "UPDATE versions SET state='superseded' WHERE list_id=$1 AND"
                       " version_number=$2::bigint",
@@ -356,19 +363,21 @@ sg_err sg__pg_versions_pending(sg_store *base, const char *list_id, int64_t befo
 }
 
 sg_err sg__pg_artifacts_in_use(sg_store *base, json_t **out) {
-  /* As on SQLite: unresolved and active versions, each list's previous active one, and
-   * whatever a list record points at. */
+  /* As on SQLite: unresolved and active versions, the keep_versions - 1 most recently
+   * activated superseded ones of each list, and whatever a list record points at. */
+  char keep[24];
+  const char *p[] = {sg__pg_int(base->keep_versions, keep)};
   sg_err rc;
   PGresult *r = sg__pg_one(
       sg__pg_of(base),
       "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
       " state IN ('queued', 'staged', 'active')"
-      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
-      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
-      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
-      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
+      " UNION SELECT content_hash FROM (SELECT content_hash, ROW_NUMBER() OVER (PARTITION BY"
+      " list_id ORDER BY activated_at DESC, version_number DESC) AS k FROM versions WHERE"
+      " state='superseded' AND activated_at IS NOT NULL AND content_hash IS NOT NULL) kept"
+      " WHERE k < $1::bigint"
       " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL",
-      0, NULL, &rc);
+      1, p, &rc);
   if (!r) return rc;
   json_t *arr = json_array();
   for (int i = 0; i < PQntuples(r); i++)
@@ -391,22 +400,22 @@ static sg_err claim_fn(PGconn *c, void *p_) {
   sg_version_job *job = x->job;
   sg_store_job_clear(job);
   memset(job, 0, sizeof *job);
-  char num[24], now_s[24], until[24];
-  int64_t now = sg_now_ms();
+  char num[24], lease[24];
   const char *p[] = {x->list_id, sg__pg_int(x->number, num), x->owner,
-                     sg__pg_int(now + x->lease_ms, until)};
-  const char *pq[] = {p[0], p[1], p[2], sg__pg_int(now, now_s)};
+                     sg__pg_int(x->lease_ms, lease)};
+  /* Whether another owner's lease is live is decided by the database's clock. */
   PGresult *r =
       sg__pg_q(c,
                "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
                " v.locale_policy, l.workspace_id, v.queued_async,"
-               " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=$4::bigint,"
+               " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>="
+               SG__PG_NOW_MS ","
                " v.lease_owner,"
                " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
                " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
                " FROM versions v JOIN lists l ON l.id=v.list_id"
                " WHERE v.list_id=$1 AND v.version_number=$2::bigint FOR UPDATE OF v",
-               4, pq);
+               3, p);
   if (!r) return SG_E_INTERNAL;
   if (PQntuples(r) != 1) {
     PQclear(r);
@@ -442,7 +451,8 @@ static sg_err claim_fn(PGconn *c, void *p_) {
     return SG_E_OK;
   }
   if (sg__pg_x(c,
-               "UPDATE versions SET attempts=attempts+1, lease_owner=$3, lease_until_ms=$4::bigint"
+               "UPDATE versions SET attempts=attempts+1, lease_owner=$3,"
+               " lease_until_ms=" SG__PG_NOW_MS "+$4::bigint"
                " WHERE list_id=$1 AND version_number=$2::bigint",
                4, p))
     return SG_E_INTERNAL;
@@ -462,12 +472,12 @@ sg_err sg__pg_version_claim(sg_store *base, const char *list_id, int64_t number,
 
 sg_err sg__pg_version_leases_renew(sg_store *base, int64_t lease_ms) {
   sg__pg *st = sg__pg_of(base);
-  char until[24];
-  const char *p[] = {st->owner, sg__pg_int(sg_now_ms() + lease_ms, until)};
+  char lease[24];
+  const char *p[] = {st->owner, sg__pg_int(lease_ms, lease)};
   sg_err rc;
   PGresult *r = sg__pg_one(st,
-                           "UPDATE versions SET lease_until_ms=$2::bigint WHERE lease_owner=$1"
-                           " AND state IN ('queued', 'staged')",
+                           "UPDATE versions SET lease_until_ms=" SG__PG_NOW_MS "+$2::bigint"
+                           " WHERE lease_owner=$1 AND state IN ('queued', 'staged')",
                            2, p, &rc);
   PQclear(r);
   return r ? SG_E_OK : rc;
@@ -487,10 +497,9 @@ sg_err sg__pg_version_release(sg_store *base, const char *list_id, int64_t numbe
 sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t fresh_s,
                            sg_version_ref *out, bool *found) {
   sg__pg *st = sg__pg_of(base);
-  char fresh[24], now[24];
+  char fresh[24];
   const char *p[] = {after_workspace ? after_workspace : "",
-                     sg__pg_int(sg_now_s() - fresh_s, fresh), sg__pg_int(sg_now_ms(), now),
-                     st->owner};
+                     sg__pg_int(sg_now_s() - fresh_s, fresh), st->owner};
   /* Workspaces after after_workspace first (false sorts before true), then wrapping;
    * rows being claimed right now by another transaction are skipped. Live leases of
    * other owners are filtered here, not in SQL, because a dead process of this host
@@ -499,11 +508,11 @@ sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t 
   PGresult *r = sg__pg_one(
       st,
       "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner,"
-      " v.lease_owner IS NOT NULL AND v.lease_owner<>$4 AND v.lease_until_ms>=$3::bigint"
+      " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=" SG__PG_NOW_MS
       " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
       " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=$2::bigint)"
       " ORDER BY l.workspace_id<=$1, l.workspace_id, v.qseq LIMIT 64 FOR UPDATE OF v SKIP LOCKED",
-      4, p, &rc);
+      3, p, &rc);
   *found = false;
   if (!r) return rc;
   for (int i = 0; i < PQntuples(r); i++) {

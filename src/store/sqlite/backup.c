@@ -24,24 +24,14 @@
 #include "common/util.h"
 #include "store/sqlite/sqlite_store.h"
 
-/* The artifacts a store file names: as sg__sqlite_artifacts_in_use. */
-static const char in_use_sql[] =
-    "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
-    " state IN ('queued', 'staged', 'active')"
-    " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
-    " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
-    " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
-    " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
-    " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
-
 static int fail(char *err, size_t errsz, const char *what, sqlite3 *db) {
   snprintf(err, errsz, "%s%s%s", what, db ? ": " : "", db ? sqlite3_errmsg(db) : "");
   return -1;
 }
 
 /* Embeds the artifacts the copy at path names; *n gets how many. */
-static int embed(const char *path, sg_store_artifact_fetch fetch, void *ctx, size_t *n,
-                 uint64_t *bytes, char *err, size_t errsz) {
+static int embed(const char *path, int64_t keep, sg_store_artifact_fetch fetch, void *ctx,
+                 size_t *n, uint64_t *bytes, char *err, size_t errsz) {
   sqlite3 *db = NULL;
   sqlite3_stmt *q = NULL, *ins = NULL;
   int rc = -1;
@@ -55,7 +45,8 @@ static int embed(const char *path, sg_store_artifact_fetch fetch, void *ctx, siz
                    "PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; BEGIN;"
                    "CREATE TABLE backup_artifacts(hash TEXT PRIMARY KEY, bytes BLOB NOT NULL);",
                    NULL, NULL, NULL) != SQLITE_OK ||
-      sqlite3_prepare_v2(db, in_use_sql, -1, &q, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db, SG__SQ_IN_USE_SQL, -1, &q, NULL) != SQLITE_OK ||
+      sqlite3_bind_int64(q, 1, keep) != SQLITE_OK ||
       sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO backup_artifacts VALUES (?, ?)", -1, &ins,
                          NULL) != SQLITE_OK) {
     fail(err, errsz, "cannot prepare the copy", db);
@@ -124,7 +115,7 @@ sg_err sg__sqlite_backup(sg_store *base, const char *path, sg_store_artifact_fet
   sg__sq_reader_release(r);
   size_t n = 0;
   uint64_t art_bytes = 0;
-  if (!ok || embed(tmp, fetch, ctx, &n, &art_bytes, err, errsz) || sg_fsync_path(tmp) ||
+  if (!ok || embed(tmp, base->keep_versions, fetch, ctx, &n, &art_bytes, err, errsz) || sg_fsync_path(tmp) ||
       rename(tmp, path) || sg_fsync_parent(path)) {
     if (ok && !err[0]) snprintf(err, errsz, "cannot write %s: %s", path, strerror(errno));
     unlink(tmp);

@@ -230,5 +230,29 @@ const char *const sg__sqlite_migrations[] = {
     /* 11: the edge guard (docs/EDGE.md, "The staleness guard"): one row. */
     "CREATE TABLE edge_guard(id INTEGER PRIMARY KEY CHECK (id = 1),"
     "  epoch INTEGER NOT NULL, heartbeat_ms INTEGER NOT NULL);",
+    /* 12: search analytics (DESIGN §9, docs/ANALYTICS.md): the runtimes' shipments
+     * aggregated per list and UTC hour (hour = Unix seconds / 3600), and the shipment
+     * ids applied, so that a shipment delivered again is not counted twice. q is the
+     * normalised query ('' in analytics_selections for a report without one). */
+    "CREATE TABLE analytics_shipments(id TEXT PRIMARY KEY, hour INTEGER NOT NULL);"
+    "CREATE INDEX analytics_shipments_hour ON analytics_shipments(hour);"
+    "CREATE TABLE analytics_hours(list_id TEXT NOT NULL, hour INTEGER NOT NULL,"
+    "  queries INTEGER NOT NULL DEFAULT 0, no_result INTEGER NOT NULL DEFAULT 0,"
+    "  distinct_q INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(list_id, hour));"
+    "CREATE INDEX analytics_hours_hour ON analytics_hours(hour);"
+    "CREATE TABLE analytics_queries(list_id TEXT NOT NULL, hour INTEGER NOT NULL,"
+    "  q TEXT NOT NULL, count INTEGER NOT NULL, no_result INTEGER NOT NULL,"
+    "  PRIMARY KEY(list_id, hour, q));"
+    "CREATE INDEX analytics_queries_min ON analytics_queries(list_id, hour, count, q);"
+    "CREATE INDEX analytics_queries_hour ON analytics_queries(hour);"
+    "CREATE TABLE analytics_selections(list_id TEXT NOT NULL, hour INTEGER NOT NULL,"
+    "  q TEXT NOT NULL, item_id TEXT NOT NULL, position INTEGER NOT NULL,"
+    "  selections INTEGER NOT NULL, PRIMARY KEY(list_id, hour, q, item_id, position));"
+    "CREATE INDEX analytics_selections_hour ON analytics_selections(hour);"
+    "CREATE TABLE analytics_raw(list_id TEXT NOT NULL, hour INTEGER NOT NULL,"
+    "  q TEXT NOT NULL, raw TEXT NOT NULL, count INTEGER NOT NULL,"
+    "  PRIMARY KEY(list_id, hour, q, raw));"
+    "CREATE INDEX analytics_raw_hour ON analytics_raw(hour);"
+    "CREATE INDEX selections_ts ON selections(ts_ms);",
     NULL,
 };

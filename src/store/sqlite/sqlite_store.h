@@ -119,6 +119,12 @@ sg_err sg__sq_list_writable(sg__sq *st, const char *workspace_id, const char *li
  * Returns 0 and *clock, or -1. */
 int sg__sq_item_clock_next(sg__sq *st, const char *list_id, int64_t *clock);
 /* The item columns, in the order sg__sq_item_row reads them. */
+/* SQLite's clock (the host's, read by SQLite itself) in ms since the epoch, as an SQL
+ * expression. Publish leases are taken and checked against it rather than against the
+ * service clock of the asking process, as the PostgreSQL backend uses the database's
+ * clock: every process of one store sees the same time for a lease. */
+#define SG__SQ_NOW_MS "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+
 #define SG__SQ_ITEM_COLS SG__STORE_ITEM_COLS
 /* Builds the API representation of the item row under s (SG__SQ_ITEM_COLS first). */
 json_t *sg__sq_item_row(sqlite3_stmt *s);
@@ -250,6 +256,14 @@ sg_err sg__sqlite_checkpoint(sg_store *st);
 sg_err sg__sqlite_secret(sg_store *st, const char *name, uint8_t out[32]);
 sg_err sg__sqlite_queue_depth(sg_store *st, int64_t *n);
 sg_err sg__sqlite_selections_add(sg_store *st, const sg_selection_event *ev, size_t n);
+/* analytics.c: search analytics (store.h). */
+sg_err sg__sqlite_analytics_add(sg_store *st, const char *shipment_id, int64_t now_hour,
+                                const sg_analytics_row *rows, size_t n);
+sg_err sg__sqlite_analytics_read(sg_store *st, const char *list_id, int64_t from_hour,
+                                 int64_t to_hour, size_t top, json_t **out);
+sg_err sg__sqlite_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
+sg_err sg__sqlite_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
+    int64_t to_hour, int64_t min_selections, json_t **out);
 sg_err sg__sqlite_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                                   json_t **out);
 sg_err sg__sqlite_member_create(sg_store *st, const char *workspace_id, const char *email,
@@ -295,5 +309,28 @@ sg_err sg__sqlite_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbea
 /* backup.c */
 sg_err sg__sqlite_backup(sg_store *st, const char *path, sg_store_artifact_fetch fetch, void *ctx,
                          json_t **summary, char *err, size_t errsz);
+
+/* versions.c: inside a write transaction, makes version number (artifact hash) of
+ * list_id the active one: the active version superseded, this one active since now, the
+ * list pointing at it. 0 or -1. Publishing and rollback share it. */
+int sg__sq_make_active(sg__sq *st, const char *list_id, int64_t number, const char *hash,
+                       int64_t now);
+/* rollback.c */
+sg_err sg__sqlite_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
+                                     int64_t number, const char *if_match, bool *changed, json_t **list_out);
+sg_err sg__sqlite_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
+                              int64_t number, char hash[80], char state[16]);
+
+/* The artifacts a store names (artifacts_in_use, backups): unresolved and active
+ * versions, the ?1 - 1 most recently activated superseded versions of each list (what a
+ * rollback may return to: --keep-versions), and whatever a list record points at. */
+#define SG__SQ_IN_USE_SQL                                                                          \
+  "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"                           \
+  " state IN ('queued', 'staged', 'active')"                                                       \
+  " UNION SELECT content_hash FROM (SELECT content_hash, ROW_NUMBER() OVER (PARTITION BY"          \
+  " list_id ORDER BY activated_at DESC, version_number DESC) AS k FROM versions WHERE"             \
+  " state='superseded' AND activated_at IS NOT NULL AND content_hash IS NOT NULL)"                 \
+  " WHERE k < ?1"                                                                                  \
+  " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL"
 
 #endif

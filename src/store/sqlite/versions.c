@@ -279,21 +279,38 @@ sg_err sg__sqlite_version_set_failed(sg_store *base, const char *list_id, int64_
   return transition(st, q, list_id, number, reason);
 }
 
+int sg__sq_make_active(sg__sq *st, const char *list_id, int64_t number, const char *hash,
+                       int64_t now) {
+  static const char q_retire[] = "UPDATE versions SET state='superseded'"
+                                 " WHERE list_id=? AND state='active'";
+  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
+                             " WHERE list_id=?1 AND version_number=?2";
+  static const char q_point[] =
+      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
+      " WHERE id=?1";
+  sqlite3_stmt *s = sg__sq_prep(st, q_retire);
+  if (!s) return -1;
+  sg__sq_text(s, 1, list_id);
+  if (sg__sq_run(st, s) < 0 || !(s = sg__sq_prep(st, q_on))) return -1;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sqlite3_bind_int64(s, 3, now);
+  if (sg__sq_run(st, s) != 1 || !(s = sg__sq_prep(st, q_point))) return -1;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sg__sq_text(s, 3, hash);
+  sqlite3_bind_int64(s, 4, now);
+  return sg__sq_run(st, s) == 1 ? 0 : -1;
+}
+
 sg_err sg__sqlite_version_activate(sg_store *base, const char *workspace_id, const char *list_id,
                                    int64_t number, bool *activated, json_t **list_out) {
   sg__sq *st = sg__sq_of(base);
   static const char q_ver[] =
       "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";
   static const char q_cur[] = "SELECT active_version_number FROM lists WHERE id=?";
-  static const char q_retire[] = "UPDATE versions SET state='superseded'"
-                                 " WHERE list_id=? AND state='active'";
-  static const char q_on[] = "UPDATE versions SET state='active', activated_at=?3"
-                             " WHERE list_id=?1 AND version_number=?2";
   static const char q_stale[] = "UPDATE versions SET state='superseded'"
                                 " WHERE list_id=?1 AND version_number=?2";
-  static const char q_point[] =
-      "UPDATE lists SET active_version_number=?2, active_content_hash=?3, updated_at=?4"
-      " WHERE id=?1";
   sg_err rc = SG_E_INTERNAL;
   char hash[80] = "";
   bool newer = false;
@@ -327,20 +344,7 @@ sg_err sg__sqlite_version_activate(sg_store *base, const char *workspace_id, con
   newer = sqlite3_column_type(s, 0) == SQLITE_NULL || sqlite3_column_int64(s, 0) < number;
   sqlite3_reset(s);
   if (newer) {
-    if (!(s = sg__sq_prep(st, q_retire))) goto end;
-    sg__sq_text(s, 1, list_id);
-    if (sg__sq_run(st, s) < 0) goto end;
-    if (!(s = sg__sq_prep(st, q_on))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    sqlite3_bind_int64(s, 3, now);
-    if (sg__sq_run(st, s) != 1) goto end;
-    if (!(s = sg__sq_prep(st, q_point))) goto end;
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, number);
-    sg__sq_text(s, 3, hash);
-    sqlite3_bind_int64(s, 4, now);
-    if (sg__sq_run(st, s) != 1) goto end;
+    if (sg__sq_make_active(st, list_id, number, hash, now)) goto end;
   } else {
     if (!(s = sg__sq_prep(st, q_stale))) goto end;
     sg__sq_text(s, 1, list_id);
@@ -392,21 +396,12 @@ sg_err sg__sqlite_versions_pending(sg_store *base, const char *list_id, int64_t 
 
 sg_err sg__sqlite_artifacts_in_use(sg_store *base, json_t **out) {
   sg__sq *st = sg__sq_of(base);
-  /* Unresolved and active versions, each list's previous active one (the newest
-   * superseded version that was ever activated: versions activate in number order), and
-   * whatever a list record points at. */
-  static const char q[] =
-      "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
-      " state IN ('queued', 'staged', 'active')"
-      " UNION SELECT v.content_hash FROM versions v JOIN (SELECT list_id,"
-      " MAX(version_number) AS n FROM versions WHERE state='superseded' AND"
-      " activated_at IS NOT NULL GROUP BY list_id) p ON v.list_id=p.list_id AND"
-      " v.version_number=p.n WHERE v.content_hash IS NOT NULL"
-      " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL";
+  static const char q[] = SG__SQ_IN_USE_SQL;
   sg__sq *r = sg__sq_reader_acquire(st);
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;
   if (s) {
+    sqlite3_bind_int64(s, 1, base->keep_versions);
     json_t *arr = json_array();
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW)
@@ -445,8 +440,8 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
       " v.locale_policy, l.workspace_id, v.queued_async, v.lease_owner, v.lease_until_ms,"
       " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
-      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
-      " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active')),"
+      " " SG__SQ_NOW_MS " FROM versions v JOIN lists l ON l.id=v.list_id"
       " WHERE v.list_id=? AND v.version_number=?";
   static const char q_coalesce[] =
       "UPDATE versions SET state='superseded', lease_owner=NULL, lease_until_ms=NULL"
@@ -455,7 +450,7 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
       "UPDATE versions SET attempts=attempts+1, lease_owner=?3, lease_until_ms=?4"
       " WHERE list_id=?1 AND version_number=?2";
   memset(job, 0, sizeof *job);
-  int64_t now = sg_now_ms();
+  int64_t now = 0; /* the lease's clock: SQLite's, read with the version */
   sg_err rc = SG_E_INTERNAL;
   pthread_mutex_lock(&st->mu);
   if (sg__sq_begin(st)) goto out;
@@ -471,6 +466,7 @@ sg_err sg__sqlite_version_claim(sg_store *base, const char *list_id, int64_t num
   }
   read_job(s, list_id, number, job);
   bool async = sqlite3_column_int(s, 7) != 0;
+  now = sqlite3_column_int64(s, 11);
   bool busy = leased_elsewhere(sg__sq_col(s, 8), sqlite3_column_int64(s, 9), now);
   bool newer = sqlite3_column_int(s, 10) != 0;
   sqlite3_reset(s);
@@ -505,14 +501,14 @@ out:
 
 sg_err sg__sqlite_version_leases_renew(sg_store *base, int64_t lease_ms) {
   sg__sq *st = sg__sq_of(base);
-  static const char q[] = "UPDATE versions SET lease_until_ms=?2"
+  static const char q[] = "UPDATE versions SET lease_until_ms=" SG__SQ_NOW_MS "+?2"
                           " WHERE lease_owner=?1 AND state IN ('queued', 'staged')";
   pthread_mutex_lock(&st->mu);
   sg_err rc = SG_E_INTERNAL;
   sqlite3_stmt *s = sg__sq_prep(st, q);
   if (s) {
     sg__sq_text(s, 1, sg__store_self_owner());
-    sqlite3_bind_int64(s, 2, sg_now_ms() + lease_ms);
+    sqlite3_bind_int64(s, 2, lease_ms);
     if (sg__sq_run(st, s) >= 0) rc = SG_E_OK;
   }
   pthread_mutex_unlock(&st->mu);
@@ -536,10 +532,11 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   sg__sq *st = sg__sq_of(base);
   /* Workspaces after after_workspace first (false sorts before true), then wrapping. */
   static const char q[] =
-      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms"
-      " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner, v.lease_until_ms,"
+      " " SG__SQ_NOW_MS " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.state IN ('queued', 'staged')"
       " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=?2)"
-      " AND (v.lease_owner IS NULL OR v.lease_until_ms<?3 OR v.lease_owner LIKE ?4)"
+      " AND (v.lease_owner IS NULL OR v.lease_until_ms<" SG__SQ_NOW_MS " OR v.lease_owner LIKE ?4)"
       " ORDER BY l.workspace_id<=?1, l.workspace_id, v.rowid LIMIT ?5";
   char host[300];
   const char *me = sg__store_self_owner();
@@ -548,7 +545,6 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   /* The host part is a hostname (no LIKE wildcards in practice; a stray one only widens
    * the candidates, which the check below filters anyway). */
   snprintf(host, sizeof host, "%.*s %%", hl, me);
-  int64_t now = sg_now_ms();
   *found = false;
   sg__sq *r = sg__sq_reader_acquire(st);
   sg_err rc = SG_E_INTERNAL;
@@ -556,12 +552,13 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   if (s) {
     sg__sq_text(s, 1, after_workspace ? after_workspace : "");
     sqlite3_bind_int64(s, 2, sg_now_s() - fresh_s);
-    sqlite3_bind_int64(s, 3, now);
     sg__sq_text(s, 4, host);
     sqlite3_bind_int64(s, 5, NEXT_BATCH);
     int step;
     while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-      if (leased_elsewhere(sg__sq_col(s, 3), sqlite3_column_int64(s, 4), now)) continue;
+      if (leased_elsewhere(sg__sq_col(s, 3), sqlite3_column_int64(s, 4),
+                           sqlite3_column_int64(s, 5)))
+        continue;
       snprintf(out->list_id, sizeof out->list_id, "%s", sg__sq_col(s, 0));
       snprintf(out->workspace_id, sizeof out->workspace_id, "%s", sg__sq_col(s, 1));
       out->number = sqlite3_column_int64(s, 2);

@@ -105,6 +105,13 @@ int store_test_drop(const char *dir) {
   return pg_admin(env, sql, NULL);
 }
 
+int store_test_pg_exec(const char *dir, const char *sql) {
+  if (!store_test_is_postgres()) return -1;
+  char spec[1024];
+  store_test_spec(dir, spec, sizeof spec);
+  return pg_admin(spec, sql, NULL);
+}
+
 int store_test_open(const char *dir, sg_store **st) {
   char spec[1024], err[256];
   const char *env = getenv("SUGGESTD_TEST_STORE");

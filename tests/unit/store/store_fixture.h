@@ -35,6 +35,11 @@ bool store_test_is_postgres(void);
  * (call after closing the store); 0 or -1. */
 int store_test_drop(const char *dir);
 
+/* Runs one SQL statement on dir's PostgreSQL database (only when the backend under test
+ * is PostgreSQL), e.g. to let time pass on the database's clock for a lease; 0 or -1 (with
+ * the error on stderr). */
+int store_test_pg_exec(const char *dir, const char *sql);
+
 /* cmocka group/test setup and teardown; *state is a store_fixture. */
 int store_fixture_setup(void **state);
 int store_fixture_teardown(void **state);

@@ -168,8 +168,39 @@ static void test_stale_in_flight_is_taken_over(void **state) {
   /* The process that began it died; ten minutes later a retry may proceed. */
   set_clock_offset("600");
   o = begin(st, "wsp_a", "k4", "POST", "/p", "x");
+  if (store_test_is_postgres()) {
+    /* On PostgreSQL the record's lease runs on the database's clock: ten minutes on this
+     * host's clock alone (a host whose clock runs ahead) take nothing over. */
+    assert_int_equal(o.state, SG_IDEM_IN_FLIGHT);
+    done(&o);
+    /* Ten minutes on the database's clock do. */
+    assert_int_equal(store_test_pg_exec(root, "UPDATE idempotency SET lease_until_ms ="
+                                              " lease_until_ms - 600000 WHERE key = 'k4'"),
+                     0);
+    o = begin(st, "wsp_a", "k4", "POST", "/p", "x");
+  }
   assert_int_equal(o.state, SG_IDEM_PROCEED);
   done(&o);
+}
+
+/* PostgreSQL: a record begun by a process on a host whose clock runs ten minutes behind
+ * holds its lease for as long as the database's clock says, not five minutes less; a
+ * process there cannot be told apart from a dead one by its clock. (SQLite is one host:
+ * its processes share one clock.) */
+static void test_lease_of_a_host_behind_holds(void **state) {
+  sg_store *st = *state;
+  if (!store_test_is_postgres()) skip();
+  set_clock_offset("-600");
+  sg_store *behind = NULL;
+  assert_int_equal(store_test_open(root, &behind), 0);
+  outcome o = begin(behind, "wsp_a", "k7", "POST", "/p", "x");
+  assert_int_equal(o.state, SG_IDEM_PROCEED);
+  done(&o);
+  set_clock_offset("0");
+  o = begin(st, "wsp_a", "k7", "POST", "/p", "x");
+  assert_int_equal(o.state, SG_IDEM_IN_FLIGHT);
+  done(&o);
+  sg_store_close(behind);
 }
 
 /* A record begun by another process that is still running is in flight; once that
@@ -283,6 +314,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_in_flight_of_a_dead_process_is_taken_over, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_stale_in_flight_is_taken_over, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_lease_of_a_host_behind_holds, setup, teardown),
       cmocka_unit_test_setup_teardown(test_5xx_and_429_are_forgotten, setup, teardown),
       cmocka_unit_test_setup_teardown(test_expiry_after_24h, setup, teardown),
       cmocka_unit_test_setup_teardown(test_long_and_odd_keys, setup, teardown),

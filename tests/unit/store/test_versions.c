@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -226,20 +227,22 @@ static void test_attempts_count(void **state) {
   assert_int_equal(sg_store_version_begin_run(f->st, f->list, 99, &job), SG_E_NOT_FOUND);
 }
 
-/* Forks a process that opens the same store, claims version n with a long lease, says so
- * on a pipe and waits to be killed: another process holding a lease. */
+/* Forks a process that opens the same store, claims version n with a long lease (and
+ * renews it), says so on a pipe and waits to be killed: another process holding a lease. */
 static pid_t claim_elsewhere(fixture *f, int64_t n, int64_t lease_ms) {
   int fds[2];
   assert_int_equal(pipe(fds), 0);
   pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlives a test that failed before killing it */
     sg_store *st = NULL;
     char err[256];
     sg_version_job job;
     (void)err;
     char ok = store_test_open(f->dir, &st) == 0 &&
-              sg_store_version_claim(st, f->list, n, lease_ms, &job) == SG_E_OK;
+              sg_store_version_claim(st, f->list, n, lease_ms, &job) == SG_E_OK &&
+              sg_store_version_leases_renew(st, lease_ms) == SG_E_OK;
     if (write(fds[1], &ok, 1) != 1) _exit(1);
     for (;;) pause();
   }
@@ -284,6 +287,52 @@ static void test_claim_lease_and_attempts(void **state) {
   assert_int_equal(sg_store_version_next(f->st, NULL, -5, &ref, &found), SG_E_OK);
   assert_true(found);
   assert_int_equal(ref.number, m);
+}
+
+/* The service clock of this process (SUGGESTD_CLOCK_OFFSET, read by sg_init), shifted by
+ * seconds: a host whose clock has drifted. */
+static void set_clock_offset(const char *seconds) {
+  assert_int_equal(setenv("SUGGESTD_CLOCK_OFFSET", seconds, 1), 0);
+  assert_int_equal(sg_init(), 0);
+}
+
+/* A lease runs on the store's clock (the database server's on PostgreSQL, SQLite's own on
+ * SQLite), never on the clock of the process that takes or checks it: a process whose
+ * clock runs two minutes ahead cannot take a live 60 s lease over, and a lease taken and
+ * renewed by a process whose clock runs two minutes behind is live for everyone else. */
+static void test_lease_runs_on_the_store_clock(void **state) {
+  fixture *f = *state;
+  sg_version_job job;
+  sg_version_ref ref;
+  bool found = true;
+  int64_t n = new_version(f);
+  sg_store_version_set_async(f->st, f->list, n);
+  pid_t other = claim_elsewhere(f, n, 60000);
+  set_clock_offset("120"); /* this host runs ahead */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, n, 1000, &job), SG_E_PUBLISH_IN_PROGRESS);
+  sg_store_job_clear(&job);
+  assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
+  assert_false(found);
+  set_clock_offset("0");
+  kill(other, SIGKILL);
+  waitpid(other, NULL, 0);
+  assert_int_equal(sg_store_version_set_failed(f->st, f->list, n, "test"), SG_E_OK);
+
+  int64_t m = new_version(f);
+  sg_store_version_set_async(f->st, f->list, m);
+  set_clock_offset("-120"); /* the other host runs behind (the child inherits it) */
+  other = claim_elsewhere(f, m, 60000);
+  set_clock_offset("0");
+  assert_int_equal(sg_store_version_claim(f->st, f->list, m, 1000, &job), SG_E_PUBLISH_IN_PROGRESS);
+  sg_store_job_clear(&job);
+  assert_int_equal(sg_store_version_next(f->st, NULL, 30, &ref, &found), SG_E_OK);
+  assert_false(found);
+  kill(other, SIGKILL);
+  waitpid(other, NULL, 0);
+  /* Its owner dead, the version is this process's to run. */
+  assert_int_equal(sg_store_version_claim(f->st, f->list, m, 1000, &job), SG_E_OK);
+  assert_int_equal(job.attempts, 2);
+  sg_store_job_clear(&job);
 }
 
 static void test_coalescing(void **state) {
@@ -353,6 +402,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_attempts_count, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_claim_lease_and_attempts, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_lease_runs_on_the_store_clock, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_coalescing, store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_next_is_round_robin_across_workspaces,
