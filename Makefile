@@ -11,9 +11,16 @@
 #                   tests and the API suite run on SQLite and on PostgreSQL
 #   make lint       cppcheck over src/ (scripts/lint.sh: what it checks and why)
 #   make format-check  clang-format --dry-run --Werror over src/ and tests/
+#   make unit, make api, make js, make browser, make fuzz-smoke: one suite of make test
+#                   (scripts/run-api.sh tests/api/test_x.py runs one API test file)
 #   make bench      benchmarks (bench/run.sh); make bench-pg: PostgreSQL vs SQLite (bench/pg.sh)
 #   make soak       5 minutes of mixed load; fails on errors, RSS or fd growth (bench/soak.sh)
 #   make crash-test 100 kill -9 trials during writes, imports and publishes
+#   make install    binary, systemd units, /etc/suggestd/suggestd.env, man pages, docs
+#                   (PREFIX=/usr/local, DESTDIR honoured)
+#   make deb        a Debian package in build/deb/ (scripts/deb.sh); make deb-test
+#                   installs it, runs it as the suggestd user, and purges it
+#   make help       this list
 #
 # WERROR=1 makes every warning an error. `make test`, `make check` and .ci/run turn it
 # on; a plain `make` leaves it off, so a newer compiler's new warning does not stop a
@@ -59,7 +66,7 @@ TSANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 .PHONY: all deps run test test-build test-suites check unit unit-plain unit-san unit-tsan unit-pg api-tsan \
         lint format-check fuzz fuzz-smoke api api-pg bench bench-pg soak \
         clean format datasets \
-        js browser node-deps openapi crash-test crash-smoke
+        js browser node-deps openapi crash-test crash-smoke help man install deb deb-test
 
 all: $(B)/suggestd
 
@@ -134,7 +141,7 @@ $(B)/libsuggestd-tsan.a: $(TSAN_OBJ)
 
 $(B)/suggestd: src/main.c $(B)/libsuggestd.a
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(DEPFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(DEPFLAGS) $< $(B)/libsuggestd.a $(LIBS) -o $@
 
 # --- unit tests: one binary per tests/unit/**/test_*.c, linked with cmocka -------------
 # The helpers (tests/unit/**/*.c not named test_*) are compiled once per build and linked
@@ -310,7 +317,7 @@ test:
 test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(UNIT_TSAN_BINS) $(FUZZ_BINS) \
             $(B)/suggestd-tsan
 
-test-suites: all datasets lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi
+test-suites: all datasets lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi deb-test
 
 # The inner loop (CONTRIBUTING.md): an incremental build with every warning an error, the
 # plain unit tests, then the API tests whose file name contains AREA:
@@ -345,6 +352,48 @@ soak: all
 
 datasets:
 	@scripts/datasets.sh
+
+# `make help`: the targets, from the comment at the top of this file.
+help:
+	@sed -n '/^#   make/,/^#$$/p' $(firstword $(MAKEFILE_LIST)) | sed -e '$$d' -e 's/^# //'
+
+# --- install and package (docs/INSTALL.md) ------------------------------------------
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/suggestd
+SYSCONFDIR ?= /etc
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+UNITS      := suggestd.service suggestd-control.service suggestd-runtime.service
+DOCS       := README.md $(wildcard docs/*.md) docs/openapi.yaml
+
+# Man pages from the binary's --help texts (scripts/man.py).
+man: $(B)/suggestd scripts/man.py
+	@rm -rf $(B)/man
+	$(Q)scripts/man.py $(B)/suggestd $(B)/man
+
+$(B)/systemd/%.service: dist/systemd/%.service.in dist/systemd/service.inc
+	@mkdir -p $(dir $@)
+	$(Q)sed -e '/@SERVICE@/{r dist/systemd/service.inc' -e 'd;}' $< | \
+	  sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' > $@
+
+# The configuration file is installed only when absent: an operator's edits survive.
+install: all man $(addprefix $(B)/systemd/,$(UNITS))
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/docs \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/suggestd
+	install -m 0755 $(B)/suggestd $(DESTDIR)$(BINDIR)/suggestd
+	install -m 0644 $(B)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(addprefix $(B)/systemd/,$(UNITS)) $(DESTDIR)$(UNITDIR)/
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(DOCDIR)/docs/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/suggestd/suggestd.env ] || \
+	  install -m 0644 dist/suggestd.env $(DESTDIR)$(SYSCONFDIR)/suggestd/suggestd.env
+
+deb:
+	@scripts/deb.sh
+
+deb-test:
+	@scripts/deb-test.sh
 
 format:
 	clang-format -i $(shell find src tests -name '*.[ch]')

@@ -34,6 +34,9 @@ chk_cmd redis-server redis-server
 chk_cmd redis-cli redis-tools
 chk_cmd wrk wrk
 chk_cmd jq jq
+# `make deb` / `make deb-test`: dpkg-shlibdeps and lintian.
+chk_cmd dpkg-shlibdeps dpkg-dev
+chk_cmd lintian lintian
 chk_cmd haproxy haproxy
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || need+=(fonts-dejavu-core)
 [ -e /usr/bin/python3 ] && /usr/bin/python3 -c 'import pytest' 2>/dev/null || need+=(python3-pytest)

@@ -23,14 +23,15 @@ busy() {
   host=${host#[}; host=${host%]}; [ -n "$host" ] || host=127.0.0.1
   (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null
 }
-for pair in "control plane:$CONTROL" "runtime:$RUNTIME"; do
+for pair in "control plane:$CONTROL" "runtime:$RUNTIME" "metrics:$METRICS"; do
   what=${pair%%:*} addr=${pair#*:}
   if busy "$addr"; then
     cat >&2 <<MSG
 make run: $addr (the $what) is already in use — is another \`make run\` or suggestd running?
 Stop it, or pick free ports, for example:
 
-  SUGGESTD_CONTROL_LISTEN=127.0.0.1:9080 SUGGESTD_RUNTIME_LISTEN=127.0.0.1:9081 make run
+  SUGGESTD_CONTROL_LISTEN=127.0.0.1:9080 SUGGESTD_RUNTIME_LISTEN=127.0.0.1:9081 \\
+    SUGGESTD_METRICS_LISTEN=127.0.0.1:9465 make run
 MSG
     exit 1
   fi
@@ -78,7 +79,7 @@ cat <<MSG
  In a browser:           serve the repository (python3 -m http.server 8000) and open
    http://127.0.0.1:8000/examples/browser/index.html?runtime=http://$RUNTIME&key=<publishable key>
  Other ports or data dir: SUGGESTD_CONTROL_LISTEN=127.0.0.1:9080 SUGGESTD_RUNTIME_LISTEN=127.0.0.1:9081 \\
-                          SUGGESTD_DATA_DIR=data2 make run
+                          SUGGESTD_METRICS_LISTEN=127.0.0.1:9465 SUGGESTD_DATA_DIR=data2 make run
 ──────────────────────────────────────────────────────────────────────────────
 MSG
 exec "$BIN" serve --data-dir "$DATA" --control-listen "$CONTROL" --runtime-listen "$RUNTIME" \

@@ -39,6 +39,7 @@ static const sg_flag_spec serve_flags[] = {
     {"metrics-listen", true, false},
     {"control-per-ip-connections", true, false},
     {"control-head-timeout", true, false},
+    {"trusted-proxies", true, false},
     {"artifact-grace", true, false},
     {"publish-lease-seconds", true, false},
     {"session-idle-seconds", true, false},
@@ -254,6 +255,11 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
     return sg__cli_fail("--control-head-timeout must be an integer in 1..3600", NULL);
   cc.max_per_ip = per_ip;
   cc.head_timeout_s = head_timeout;
+  /* Lives as long as the process: the listener borrows it. */
+  static sg_trusted_proxies trusted;
+  if (sg_trusted_proxies_parse(sg_args_get(&a, "trusted-proxies"), &trusted, err, sizeof err))
+    return sg__cli_fail("%s", err);
+  cc.trusted_proxies = trusted.n ? &trusted : NULL;
   if (u32_flag(&a, "artifact-grace", "60", &cc.artifact_grace_s)) return 1;
   /* Search analytics (docs/DESIGN.md §9): counted by the runtime unless --analytics off, kept
    * --analytics-retention-days by the control plane. */

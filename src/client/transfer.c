@@ -19,6 +19,7 @@
  */
 #include <curl/curl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,11 +216,40 @@ static void request_setup(client *cl, const char *method, const char *path,
 static long request_run(client *cl) {
   CURLcode rc = curl_easy_perform(cl->curl);
   if (rc != CURLE_OK) {
-    sg__cli_fail("request failed: %s", curl_easy_strerror(rc));
+    /* Name the URL: "Couldn't connect to server" alone does not say which one, nor that
+     * --control-url chose it. */
+    const char *url = NULL;
+    curl_easy_getinfo(cl->curl, CURLINFO_EFFECTIVE_URL, &url);
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "%.900s: %s%s", url ? url : cl->base, curl_easy_strerror(rc),
+             rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+                     rc == CURLE_OPERATION_TIMEDOUT
+                 ? " (is the control plane running there? --control-url sets where it is)"
+                 : "");
+    if (n < 0) msg[0] = '\0';
+    sg__cli_fail("request failed: %s", msg);
     return -1;
   }
   long status = 0;
   curl_easy_getinfo(cl->curl, CURLINFO_RESPONSE_CODE, &status);
+  return status;
+}
+
+/* Seconds since t0_ms, to the millisecond: a duration printed as 1.763, not as the
+ * nearest double's 17 digits (1.7629999999999999). Dumped with JSON_REAL_PRECISION. */
+static json_t *seconds_since(int64_t t0_ms) {
+  return json_real(round((double)(sg_mono_ms() - t0_ms)) / 1000.0);
+}
+#define SECONDS_PRECISION JSON_REAL_PRECISION(12)
+
+/* GET path as JSON into *out (the caller's to free). Returns the HTTP status, or -1. */
+static long get_json(client *cl, const char *path, json_t **out) {
+  sg_buf body;
+  sg_buf_init(&body, MAX_RESPONSE);
+  request_setup(cl, "GET", path, NULL, &body);
+  long status = request_run(cl);
+  *out = status == 200 && body.data ? json_loads(body.data, 0, NULL) : NULL;
+  sg_buf_free(&body);
   return status;
 }
 
@@ -479,14 +509,44 @@ int sg_cmd_import(int argc, char **argv) {
   }
   json_object_set_new(out, "list", json_string(list));
   json_object_set_new(out, "bytes", json_integer((json_int_t)p.bytes));
-  json_object_set_new(out, "seconds", json_real((double)(sg_mono_ms() - p.t0) / 1000.0));
+  json_object_set_new(out, "seconds", seconds_since(p.t0));
   if (sg_args_has(&a, "publish")) {
     int64_t t0 = sg_mono_ms();
+    /* The version active before, to say when the new one has the same content. */
+    char lpath[256];
+    snprintf(lpath, sizeof lpath, "/api/v1/lists/%s", list);
+    json_t *before = NULL;
+    if (get_json(&cl, lpath, &before) < 0) goto done;
+    json_int_t prev = json_integer_value(json_object_get(before, "activeVersionNumber"));
+    json_decref(before);
     if (publish(&cl, list, &version)) goto done;
-    json_object_set_new(out, "publishSeconds", json_real((double)(sg_mono_ms() - t0) / 1000.0));
+    json_object_set_new(out, "publishSeconds", seconds_since(t0));
+    const char *hash = json_string_value(json_object_get(version, "contentHash"));
+    json_int_t now = json_integer_value(json_object_get(version, "versionNumber"));
+    if (prev > 0 && hash && now != prev) {
+      char vpath[300];
+      snprintf(vpath, sizeof vpath, "%s/versions/%lld", lpath, (long long)prev);
+      json_t *old = NULL;
+      if (get_json(&cl, vpath, &old) == 200) {
+        const char *oh = json_string_value(json_object_get(old, "contentHash"));
+        bool same = oh && strcmp(oh, hash) == 0;
+        json_object_set_new(out, "publishUnchanged", json_boolean(same));
+        if (same)
+          fprintf(stderr,
+                  "publish: nothing changed since version %lld: version %lld serves the same "
+                  "items\n",
+                  (long long)prev, (long long)now);
+      }
+      json_decref(old);
+    }
+  } else {
+    fprintf(stderr,
+            "import: the items are stored, not yet served: they go live when the list is "
+            "published (import --publish, or POST /api/v1/lists/%s/versions)\n",
+            list);
   }
   json_object_set_new(out, "version", version ? version : json_null());
-  char *s = json_dumps(out, JSON_COMPACT);
+  char *s = json_dumps(out, JSON_COMPACT | SECONDS_PRECISION);
   printf("%s\n", s ? s : "{}");
   free(s);
   rc = 0;
@@ -563,8 +623,9 @@ int sg_cmd_export(int argc, char **argv) {
   } else if (ok) {
     json_t *o =
         json_pack("{s:s,s:s,s:I,s:I,s:f}", "list", list, "file", dest, "items", (json_int_t)p.items,
-                  "bytes", (json_int_t)p.bytes, "seconds", (double)(sg_mono_ms() - p.t0) / 1000.0);
-    char *s = json_dumps(o, JSON_COMPACT);
+                  "bytes", (json_int_t)p.bytes, "seconds", 0.0);
+    json_object_set_new(o, "seconds", seconds_since(p.t0));
+    char *s = json_dumps(o, JSON_COMPACT | SECONDS_PRECISION);
     /* With the items on stdout the summary goes to stderr, keeping stdout pure NDJSON. */
     fprintf(to_stdout ? stderr : stdout, "%s\n", s ? s : "{}");
     free(s);

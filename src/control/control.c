@@ -69,6 +69,7 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .max_connections = cfg->max_connections,
       .max_per_ip = cfg->max_per_ip,
       .head_timeout_ms = cfg->head_timeout_s * 1000u,
+      .trusted_proxies = cfg->trusted_proxies,
   };
   /* The mount's worker pools (the dashboard's Argon2id and artifact-loading handlers). */
   for (size_t i = 0; cfg->mount && i < SG_HTTP_MAX_POOLS; i++)

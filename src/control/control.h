@@ -40,6 +40,9 @@ typedef struct {
   unsigned max_connections;    /* open at once (0: the HTTP glue's default) */
   unsigned max_per_ip;         /* open at once per client IP (0: no cap) */
   unsigned head_timeout_s;     /* accept to end of request head (0: 10 s) */
+  /* --trusted-proxies: peers whose Forwarded / X-Forwarded-For name the client (the
+   * address per-IP limits and the access log see), or NULL. Borrowed while it runs. */
+  const sg_trusted_proxies *trusted_proxies;
   uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
   uint32_t publish_lease_s;    /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
   /* The dashboard (docs/DESIGN.md §7, docs/DASHBOARD.md). */

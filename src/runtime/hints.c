@@ -22,6 +22,20 @@ const char *sg__rt_message(sg_err e) {
   }
 }
 
+/* The control plane's paths sent to the runtime's port: the commonest wrong turn (an
+ * import or an API call with the runtime's URL). */
+bool sg__rt_control_path(const char *path, size_t n) {
+  return (n >= 5 && memcmp(path, "/api/", 5) == 0) ||
+         (n >= 10 && memcmp(path, "/dashboard", 10) == 0 && (n == 10 || path[10] == '/' ||
+                                                              path[10] == '?'));
+}
+
+const char *sg__rt_control_port_hint(void) {
+  return "This is the runtime's port, which serves /v1 only. The control plane (/api/v1, "
+         "/dashboard, and suggestd import and export) listens on its own port: "
+         "--control-listen, 127.0.0.1:8080 by default.";
+}
+
 const char *sg__rt_token_hint(const char *authorization) {
   if (!authorization || !*authorization)
     return "This list is private and no access token was sent. Your server mints one with "

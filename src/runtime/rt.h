@@ -295,6 +295,10 @@ const char *sg__rt_key_hint(const char *key, size_t klen);
 /* The invalid_token message for a private list: what to do when no token was sent (mint
  * one, or make the list public), or when the one sent does not serve. */
 const char *sg__rt_token_hint(const char *authorization);
+/* True for a control-plane path (/api/..., /dashboard...) of n bytes, which the runtime
+ * answers 404 with sg__rt_control_port_hint, pointing at the control plane's port. */
+bool sg__rt_control_path(const char *path, size_t n);
+const char *sg__rt_control_port_hint(void);
 /* The publishable key digest lookup + validity + origin check shared by the handlers.
  * Returns SG_E_OK with *out set, or the error to answer. Sets r->cors. */
 sg_err sg__rt_authorize(sg__rt_req *r, const sg__rt_snapshot *s, const char *key, size_t klen,

@@ -100,7 +100,9 @@ static bool count_add(sg__gate *g, const struct sockaddr *sa, bool check) {
   ip_count **b = bucket_of(g, key), *e = *b;
   while (e && memcmp(e->addr, key, 16) != 0) e = e->next;
   if (check && g->total >= g->cfg.max_connections) goto done;
-  if (check && e && g->cfg.max_per_ip && e->n >= g->cfg.max_per_ip) goto done;
+  if (check && e && g->cfg.max_per_ip && e->n >= g->cfg.max_per_ip &&
+      !sg_trusted_proxies_contains(g->cfg.trusted, (const sg_ip *)(const void *)key))
+    goto done;
   if (!e) {
     if (!(e = calloc(1, sizeof *e))) goto done;
     memcpy(e->addr, key, 16);

@@ -22,12 +22,17 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "http/common/forwarded.h"
+
 typedef struct sg__gate sg__gate;
 
 typedef struct {
   int listen_fd;            /* bound and listening; the gate owns it from now on */
   unsigned max_connections; /* open at once, gate and handed over together */
   unsigned max_per_ip;      /* the same per client address; 0: no per-IP cap */
+  /* Peers exempt from max_per_ip (--trusted-proxies: a proxy carries many clients'
+   * connections); NULL or empty: none. Borrowed for the gate's life. */
+  const sg_trusted_proxies *trusted;
   unsigned head_timeout_ms; /* from accept to the end of the head */
   size_t head_max;          /* bytes of request line plus headers */
   size_t head_max_fields;   /* header fields, each cookie of a Cookie field counting one */

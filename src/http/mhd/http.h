@@ -31,6 +31,7 @@
 
 #include "common/buf.h"
 #include "common/error.h"
+#include "http/common/forwarded.h"
 #include "http/common/request_id.h"
 
 struct MHD_Connection;
@@ -46,7 +47,8 @@ typedef struct {
   size_t body_len;
   bool body_too_large; /* the body passed the cap; body holds its first part only */
   char request_id[SG_HTTP_REQUEST_ID_MAX + 1]; /* echoed x-request-id or a generated one */
-  char client_ip[64];
+  char client_ip[64]; /* the peer's address, or behind a trusted proxy the client's it names
+                         (http/common/forwarded.h) */
   char *params[SG_HTTP_MAX_PARAMS]; /* path parameters captured by the router */
   size_t nparams;
   const char *route;  /* the matched route template (set by the router), or NULL */
@@ -124,6 +126,10 @@ typedef struct {
   unsigned max_connections; /* open at once (0: SG_HTTP_DEFAULT_MAX_CONNECTIONS) */
   unsigned max_per_ip;      /* open at once per client address (0: no cap) */
   unsigned head_timeout_ms; /* accept to end of request head (0: 10 s) */
+  /* --trusted-proxies: from these peers the client address is read from Forwarded /
+   * X-Forwarded-For, and they are exempt from max_per_ip. NULL: none. Borrowed until
+   * sg_http_stop. */
+  const sg_trusted_proxies *trusted_proxies;
   sg_http_pool_config pools[SG_HTTP_MAX_POOLS]; /* req->pool n runs on pools[n - 1] */
 } sg_http_config;
 

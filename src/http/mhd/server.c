@@ -98,18 +98,54 @@ static void *check_uri(void *cls, const char *uri, struct MHD_Connection *c) {
   return ok ? NULL : &bad_target;
 }
 
-static void client_ip(struct MHD_Connection *c, char *out, size_t outsz) {
+/* Every value of one header, joined with ',' (a list header may come in several
+ * fields; their order is kept). Bounded by the request head's own cap. */
+typedef struct {
+  const char *name;
+  sg_buf out;
+} header_join;
+
+static enum MHD_Result join_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value) {
+  header_join *j = cls;
+  if (!key || !value || strcasecmp(key, j->name) != 0) return MHD_YES;
+  if (j->out.len) sg_buf_append(&j->out, ",", 1);
+  sg_buf_append(&j->out, value, strlen(value));
+  return MHD_YES;
+}
+
+/* The client's address: the peer's, or from a trusted proxy the one its Forwarded /
+ * X-Forwarded-For headers name (http/common/forwarded.h). */
+static void client_ip(const sg_http_server *s, struct MHD_Connection *c, char *out,
+                      size_t outsz) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   snprintf(out, outsz, "unknown");
   if (!ci || !ci->client_addr) return;
   const struct sockaddr *sa = ci->client_addr;
-  if (sa->sa_family == AF_INET)
-    inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, out,
-              (socklen_t)outsz);
-  else if (sa->sa_family == AF_INET6)
-    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, out,
-              (socklen_t)outsz);
+  sg_ip peer;
+  memset(&peer, 0, sizeof peer);
+  if (sa->sa_family == AF_INET) {
+    peer.b[10] = peer.b[11] = 0xff;
+    memcpy(peer.b + 12, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+  } else if (sa->sa_family == AF_INET6) {
+    memcpy(peer.b, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+  } else {
+    return;
+  }
+  const sg_trusted_proxies *t = s->cfg.trusted_proxies;
+  if (t && sg_trusted_proxies_contains(t, &peer)) {
+    header_join fwd = {.name = "Forwarded"}, xff = {.name = "X-Forwarded-For"};
+    sg_buf_init(&fwd.out, SG_HTTP_HEAD_MAX);
+    sg_buf_init(&xff.out, SG_HTTP_HEAD_MAX);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, join_header, &fwd);
+    MHD_get_connection_values(c, MHD_HEADER_KIND, join_header, &xff);
+    peer = sg_forwarded_client(t, &peer, fwd.out.len ? fwd.out.data : NULL,
+                               xff.out.len ? xff.out.data : NULL);
+    sg_buf_free(&fwd.out);
+    sg_buf_free(&xff.out);
+  }
+  sg_ip_format(&peer, out, outsz);
 }
 
 /* Appends s as a JSON string of at most cap bytes of content that is valid UTF-8: a
@@ -139,7 +175,8 @@ static void log_str(sg_buf *line, const char *s, size_t cap) {
 
 /* Counts the request in the metrics and writes its access-log line. The line has the
  * runtime listener's field names (docs/OBSERVABILITY.md): ts, level, msg, listener,
- * method, route, path, status, durationUs, requestId. */
+ * method, route, path, status, durationUs, requestId; the control listener adds clientIp
+ * (the peer, or behind a trusted proxy the client it names). */
 static void access_log(const sg_http_server *s, const sg_req *req, int status, int64_t us) {
   int route = sg_metrics_route(s->listener, req->route);
   sg_metrics_http(route, (unsigned)status, us);
@@ -152,8 +189,10 @@ static void access_log(const sg_http_server *s, const sg_req *req, int status, i
   log_str(&line, req->method, 32);
   sg_buf_printf(&line, ",\"route\":\"%s\",\"path\":", sg_metrics_route_label(route));
   log_str(&line, req->path, 512);
-  sg_buf_printf(&line, ",\"status\":%d,\"durationUs\":%lld,\"requestId\":\"%s\"}\n", status,
+  sg_buf_printf(&line, ",\"status\":%d,\"durationUs\":%lld,\"requestId\":\"%s\"", status,
                 (long long)us, req->request_id);
+  if (req->client_ip[0]) sg_buf_printf(&line, ",\"clientIp\":\"%s\"", req->client_ip);
+  sg_buf_append(&line, "}\n", 2);
   if (line.data) fputs(line.data, stderr);
   sg_buf_free(&line);
 }
@@ -265,7 +304,7 @@ static enum MHD_Result on_headers(sg_http_server *s, struct MHD_Connection *c, c
     snprintf(req->request_id, sizeof req->request_id, "%s", rid);
   else
     sg_random_id("req_", req->request_id, sizeof req->request_id);
-  client_ip(c, req->client_ip, sizeof req->client_ip);
+  client_ip(s, c, req->client_ip, sizeof req->client_ip);
   *con_cls = st;
   st->kind = SG_HTTP_BUFFER;
   if (bad) {
@@ -488,6 +527,7 @@ int sg_http_start(const sg_http_config *cfg, sg_http_server **out, char *err, si
       .listen_fd = lfd,
       .max_connections = max_conns,
       .max_per_ip = cfg->max_per_ip,
+      .trusted = cfg->trusted_proxies,
       .head_timeout_ms = cfg->head_timeout_ms ? cfg->head_timeout_ms : 10000,
       .head_max = SG_HTTP_HEAD_MAX,
       .head_max_fields = SG_HTTP_MAX_HEADER_FIELDS,

@@ -97,6 +97,7 @@ struct sg__h1_conn {
   bool hdr_set[5];
   unsigned hosts; /* Host header lines of the current request */
   size_t body_off, body_len;
+  char peer[48]; /* the peer's address as text, for the access log ("" when unknown) */
   char buf[SG__H1_HEAD_MAX + SG__H1_BODY_MAX + 64];
 };
 

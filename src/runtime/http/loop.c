@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "http/common/forwarded.h"
 #include "runtime/server.h"
 
 #define IDLE_MS 30000 /* closed this long after its last answer byte went out (or its accept) */
@@ -245,6 +246,23 @@ static void start_conn(worker *w, int fd, int64_t now) {
   c->discarded = 0;
   c->prev = c->next = NULL;
   sg__h1_init(&c->h, sg__rt_on_request, rt);
+  /* The peer, once per connection (a connection may have come from another worker's
+   * accept, which passes only the descriptor). */
+  struct sockaddr_storage ss;
+  socklen_t sl = sizeof ss;
+  if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0) {
+    sg_ip ip = {{0}};
+    bool ok = true;
+    if (ss.ss_family == AF_INET) {
+      ip.b[10] = ip.b[11] = 0xff;
+      memcpy(ip.b + 12, &((struct sockaddr_in *)&ss)->sin_addr, 4);
+    } else if (ss.ss_family == AF_INET6) {
+      memcpy(ip.b, &((struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+    } else {
+      ok = false;
+    }
+    if (ok) sg_ip_format(&ip, c->h.peer, sizeof c->h.peer);
+  }
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
   if (epoll_ctl(w->ep, EPOLL_CTL_ADD, fd, &ev)) {
     sg__h1_free(&c->h);

@@ -69,6 +69,15 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
     sg__reqid_random(r.xrid);
   r.origin = req ? req->origin.p : NULL;
   r.origin_len = req ? req->origin.n : 0;
+  /* A body too large for the runtime, sent to a control-plane path (an import aimed at
+   * the wrong port): the useful answer is where to send it, not the runtime's 4 KiB cap. */
+  if (!req && err == SG_E_PAYLOAD_TOO_LARGE && c && c->url_len &&
+      c->url_off < sizeof c->buf && c->url_len <= sizeof c->buf - c->url_off &&
+      sg__rt_control_path(c->buf + c->url_off, c->url_len)) {
+    err = SG_E_NOT_FOUND;
+    r.message = sg__rt_control_port_hint();
+    r.path = "-";
+  }
   if (!req || err) {
     if (req) r.message = SG_HTTP_PERCENT_MESSAGE; /* the only error of a framed request */
     sg__rt_error(&r, err, NULL, NULL);
@@ -97,7 +106,9 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
     if (get) return sg__h_ready(&r);
     return method_not_allowed(&r, SG_HEALTH_ALLOW);
   case R_NONE:
-  default: return sg__rt_error(&r, SG_E_NOT_FOUND, NULL, NULL);
+  default:
+    if (sg__rt_control_path(req->path, strlen(req->path))) r.message = sg__rt_control_port_hint();
+    return sg__rt_error(&r, SG_E_NOT_FOUND, NULL, NULL);
   }
 }
 

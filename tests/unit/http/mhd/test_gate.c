@@ -46,6 +46,9 @@ typedef struct {
 
 static int setup(void **state) {
   static fixture f;
+  static sg_trusted_proxies trusted; /* a reverse proxy: exempt from the per-IP cap */
+  char err[128];
+  assert_int_equal(sg_trusted_proxies_parse("127.0.0.3/32", &trusted, err, sizeof err), 0);
   nhanded = 0;
   int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -58,6 +61,7 @@ static int setup(void **state) {
       .listen_fd = lfd,
       .max_connections = 6,
       .max_per_ip = 3,
+      .trusted = &trusted,
       .head_timeout_ms = 400,
       .head_max = 64,
       .head_max_fields = 3,
@@ -234,6 +238,19 @@ static void test_caps(void **state) {
   close(again);
 }
 
+/* A trusted proxy carries many clients: the per-IP cap does not apply to it, the total
+ * cap still does. */
+static void test_trusted_proxy_passes_the_per_ip_cap(void **state) {
+  fixture *f = *state;
+  int a[6];
+  for (int i = 0; i < 6; i++) a[i] = dial(f->port, "127.0.0.3");
+  for (int i = 0; i < 6; i++) assert_false(closed_within(a[i], i == 5 ? 100 : 0));
+  int over = dial(f->port, "127.0.0.3"); /* the 7th: past max_connections */
+  assert_true(closed_within(over, 1000));
+  close(over);
+  for (int i = 0; i < 6; i++) close(a[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_head_in_pieces_is_handed_over_unread, setup, teardown),
@@ -243,6 +260,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_too_many_fields_is_answered, setup, teardown),
       cmocka_unit_test_setup_teardown(test_trickled_head_is_cut_at_the_deadline, setup, teardown),
       cmocka_unit_test_setup_teardown(test_caps, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_trusted_proxy_passes_the_per_ip_cap, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
