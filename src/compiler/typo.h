@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Budgets above 2 do not exist (DESIGN.md section 3.1). */
 #define SG_TYPO_MAX_K 2
@@ -77,9 +81,57 @@ static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
  * column j = i - K + b; the same column is cell b + 1 of row i-1, column j - 1 is cell b
  * of row i-1 and cell b - 1 of row i, column j - 2 is cell b of row i-2. Inline: the
  * search computes one row per trie node it visits. */
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+/* The inner rows of sg__osa_step below (every column j of the band in [2, n]) with the
+ * five cells in one SSE2 register; the same recurrence, term for term:
+ * - diagonal prev[b] + (t_i != q[j - 1]), up prev[b + 1] + 1 (past the band: at least
+ *   SG__CAP), swap prev2[b] + 1 where t_i = q[j - 2] and t_im1 = q[j - 1];
+ * - the left term out[b - 1] + 1 chains along the row; unrolled, out[b] is the least
+ *   of x[b'] + (b - b') over b' <= b (x the least of the three terms above), and a term
+ *   with b - b' >= 3 = SG__CAP is never below the saturation, so two doubling steps
+ *   (distances 1, then 2 and 3) give the row exactly.
+ * qa = q + i - 4: qa[m] = q[j - 2] for cell b = m and q[j - 1] for cell b = m - 1. */
+static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
+                                     const sg__osa_row *prev2, uint32_t t_i, uint32_t t_im1,
+                                     const uint32_t *qa) {
+  uint64_t p = 0x0303030303030303ull, p2 = 0x0303030303030303ull; /* cells past the band: CAP */
+  memcpy(&p, prev->c, SG__BAND);
+  memcpy(&p2, prev2->c, SG__BAND);
+  const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1);
+  const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)p);
+  const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)p2);
+  const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
+  const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
+  const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
+  const __m128i z = _mm_setzero_si128();
+  /* Byte m: 0xFF when t_i (e) or t_im1 (f) equals qa[m], m = 0..5. */
+  const __m128i e =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
+  const __m128i f =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
+  /* diagonal: P + 1, less one where t_i = q[j - 1] (byte b + 1 of e) */
+  __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
+  x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one)); /* up */
+  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));     /* swap possible */
+  x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, _mm_set1_epi8(-1))));
+  /* left, as two doubling steps; the bytes shifted in before cell 0 stand for no cell */
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), _mm_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1)), one));
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), _mm_set_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1)), _mm_set1_epi8(2)));
+  x = _mm_min_epu8(x, capv);
+  uint64_t o = (uint64_t)_mm_cvtsi128_si64(x);
+  memcpy(out->c, &o, SG__BAND);
+}
+#endif
+
 static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2,
                                 size_t i, uint32_t t_i, uint32_t t_im1, const uint32_t *q,
                                 size_t n) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
+    sg__osa_step_sse2(out, prev, prev2, t_i, t_im1, q + i - SG_TYPO_MAX_K - 2);
+    return;
+  }
+#endif
   if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
     /* Every column j of the band is in [2, n]: the same recurrence without the bounds
      * checks (most rows of a long query). */
