@@ -8,7 +8,8 @@
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
  * quota_exceeded). Then the artifact lookup with the list's typo budget (DESIGN.md section 3.1),
  * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
- * (section 3.2): nothing is allocated here.
+ * (section 3.2): nothing is allocated here but each worker thread's answer cache, once
+ * (below; a repeated query is answered from it).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -83,7 +84,8 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
   memcpy(p, ",\"highlight\":[", 14);
   p += 14;
   for (long j = 0; j < np; j++) {
-    int w = snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
+    int w =
+        snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
     p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
   }
   memcpy(p, "]}", 2);

@@ -174,7 +174,8 @@ static void test_osa_step_inner_rows(void **state) {
       prev.c[b] = (uint8_t)(RND() % (SG__CAP + 1));
       prev2.c[b] = (uint8_t)(RND() % (SG__CAP + 1));
     }
-    uint32_t t_i = 'a' + (uint32_t)(RND() % (alpha + 1)), t_im1 = 'a' + (uint32_t)(RND() % (alpha + 1));
+    uint32_t t_i = 'a' + (uint32_t)(RND() % (alpha + 1));
+    uint32_t t_im1 = 'a' + (uint32_t)(RND() % (alpha + 1));
     sg__osa_step_sse2(&got, &prev, &prev2, t_i, t_im1, q + i - SG_TYPO_MAX_K - 2);
     unsigned left = SG__CAP;
     for (size_t b = 0; b < SG__BAND; b++) {
