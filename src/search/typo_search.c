@@ -893,8 +893,9 @@ void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq,
   /* The cuts the contract allows (DESIGN.md section 3.1: edits sort first): with 10
    * items within thr - 1 edits, every item at thr or more sorts after all 10 of them, so
    * the pass at thr cannot change the first 10 and is skipped (thr = 1: ten exact items,
-   * sg_artifact_query_k does not even call this). Below 10 nothing can be cut: the
-   * answer holds every item within the budget, so the last pass must see all of them. */
+   * sg_artifact_query_k does not even call this). With fewer, the pass must run; inside
+   * it only the bound on the 10th item (bounded_out) prunes, once 10 are held. A query
+   * that ends with fewer than 10 items must therefore see its whole neighbourhood. */
   for (unsigned thr = 1; n > 0 && thr <= k && top->n < SG_BUCKET_ITEMS; thr++)
     if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, top))
       typo_pass(a, v, n, nq, first, thr, top);
