@@ -136,6 +136,7 @@ typedef struct {
   _Atomic uint64_t hist[SG_METRICS_MAX_ROUTES][NBUCKETS + 1]; /* not cumulative; last: +Inf */
   _Atomic uint64_t sum_us[SG_METRICS_MAX_ROUTES];
   _Atomic uint64_t queries;
+  _Atomic uint64_t cache_hits;
   _Atomic uint64_t limited[SG_LISTENER__N];
   bool shared; /* the overflow shard: several writers, so it adds atomically */
   bool free;   /* its thread exited: the next new thread takes it over */
@@ -220,6 +221,11 @@ void sg_metrics_query_served(void) {
   add(s, &s->queries, 1);
 }
 
+void sg_metrics_query_cache_hit(void) {
+  shard *s = my_shard();
+  add(s, &s->cache_hits, 1);
+}
+
 
 /* ================================================================ rare events ==== */
 
@@ -297,6 +303,7 @@ typedef struct {
   uint64_t hist[SG_METRICS_MAX_ROUTES][NBUCKETS + 1];
   uint64_t sum_us[SG_METRICS_MAX_ROUTES];
   uint64_t queries;
+  uint64_t cache_hits;
   uint64_t limited[SG_LISTENER__N];
 } totals;
 
@@ -309,6 +316,7 @@ static void sum_shard(totals *t, shard *s) {
     t->sum_us[r] += atomic_load_explicit(&s->sum_us[r], memory_order_relaxed);
   }
   t->queries += atomic_load_explicit(&s->queries, memory_order_relaxed);
+  t->cache_hits += atomic_load_explicit(&s->cache_hits, memory_order_relaxed);
   for (size_t l = 0; l < SG_LISTENER__N; l++)
     t->limited[l] += atomic_load_explicit(&s->limited[l], memory_order_relaxed);
 }
@@ -362,6 +370,10 @@ static void render_events(sg_buf *out, const totals *t) {
                     "Queries answered from an artifact (billed; not query_too_short, not "
                     "quota_exceeded).");
   sg_buf_printf(out, "suggestd_queries_served_total %llu\n", (unsigned long long)t->queries);
+  sg_metrics_family(out, "suggestd_query_cache_hits_total", "counter",
+                    "Of those, the queries answered from the runtime's answer cache.");
+  sg_buf_printf(out, "suggestd_query_cache_hits_total %llu\n",
+                (unsigned long long)t->cache_hits);
   sg_metrics_family(out, "suggestd_rate_limited_total", "counter",
                     "Answers refused with 429 rate_limited, by listener.");
   for (int l = 0; l < SG_LISTENER_METRICS; l++)

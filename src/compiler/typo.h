@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* Budgets above 2 do not exist (docs/DESIGN.md §3.1). */
 #define SG_TYPO_MAX_K 2
@@ -77,9 +81,59 @@ static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
  * column j = i - K + b; the same column is cell b + 1 of row i-1, column j - 1 is cell b
  * of row i-1 and cell b - 1 of row i, column j - 2 is cell b of row i-2. Inline: the
  * search computes one row per trie node it visits. */
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+/* The inner rows of sg__osa_step below (every column j of the band in [2, n]) with the
+ * five cells in one SSE2 register; the same recurrence, term for term:
+ * - diagonal prev[b] + (t_i != q[j - 1]), up prev[b + 1] + 1 (past the band: at least
+ *   SG__CAP), swap prev2[b] + 1 where t_i = q[j - 2] and t_im1 = q[j - 1];
+ * - the left term out[b - 1] + 1 chains along the row; unrolled, out[b] is the least
+ *   of x[b'] + (b - b') over b' <= b (x the least of the three terms above), and a term
+ *   with b - b' >= 3 = SG__CAP is never below the saturation, so two doubling steps
+ *   (distances 1, then 2 and 3) give the row exactly.
+ * qa = q + i - 4: qa[m] = q[j - 2] for cell b = m and q[j - 1] for cell b = m - 1. */
+static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
+                                     const sg__osa_row *prev2, uint32_t t_i, uint32_t t_im1,
+                                     const uint32_t *qa) {
+  uint64_t p = 0x0303030303030303ull, p2 = 0x0303030303030303ull; /* cells past the band: CAP */
+  memcpy(&p, prev->c, SG__BAND);
+  memcpy(&p2, prev2->c, SG__BAND);
+  const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
+  const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)p);
+  const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)p2);
+  const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
+  const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
+  const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
+  const __m128i z = _mm_setzero_si128(), all = _mm_set1_epi8(-1);
+  /* Byte m: 0xFF when t_i (e) or t_im1 (f) equals qa[m], m = 0..5. */
+  const __m128i e =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
+  const __m128i f =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
+  /* diagonal: P + 1, less one where t_i = q[j - 1] (byte b + 1 of e) */
+  __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
+  x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one)); /* up */
+  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));     /* swap possible */
+  x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
+  /* left, as two doubling steps; the bytes shifted in before cell 0 stand for no cell */
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
+  x = _mm_min_epu8(x, capv);
+  uint64_t o = (uint64_t)_mm_cvtsi128_si64(x);
+  memcpy(out->c, &o, SG__BAND);
+}
+#endif
+
 static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const sg__osa_row *prev2,
                                 size_t i, uint32_t t_i, uint32_t t_im1, const uint32_t *q,
                                 size_t n) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
+    sg__osa_step_sse2(out, prev, prev2, t_i, t_im1, q + i - SG_TYPO_MAX_K - 2);
+    return;
+  }
+#endif
   if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
     /* Every column j of the band is in [2, n]: the same recurrence without the bounds
      * checks (most rows of a long query). */
@@ -117,6 +171,64 @@ static inline void sg__osa_step(sg__osa_row *out, const sg__osa_row *prev, const
       v = prev2->c[b] + 1u;
     out->c[b] = (uint8_t)(v < SG__CAP ? v : SG__CAP);
   }
+}
+
+/* A code point no text decodes to (sg__utf8_next gives at most 0x110000 + 0xFF). */
+#define SG__Q_NONE UINT32_MAX
+
+/* sg__osa_step for any row i >= 1, where qp[-4..-1] and qp[n], qp[n + 1] hold
+ * SG__Q_NONE around q[0..n) (prev2 NULL for i == 1). With SSE2, the register step above
+ * with the band's edges set as the bounded loop sets them: the sentinels equal no t_i,
+ * so no diagonal or swap term uses a column outside q; before the left terms are
+ * chained, a cell of a column j < 0 is SG__CAP and the cell of column 0 is min(i, CAP)
+ * (what the loop stores there, and so what its right neighbour's left term reads);
+ * after, the cells of columns j > n are SG__CAP. */
+static inline void sg__osa_step_pad(sg__osa_row *out, const sg__osa_row *prev,
+                                    const sg__osa_row *prev2, size_t i, uint32_t t_i,
+                                    uint32_t t_im1, const uint32_t *qp, size_t n) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  static const sg__osa_row none = {{SG__CAP, SG__CAP, SG__CAP, SG__CAP, SG__CAP}};
+  uint64_t p = 0x0303030303030303ull, p2 = 0x0303030303030303ull;
+  memcpy(&p, prev->c, SG__BAND);
+  memcpy(&p2, (prev2 ? prev2 : &none)->c, SG__BAND);
+  const uint32_t *qa = qp + i - SG_TYPO_MAX_K - 2;
+  const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
+  const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)p);
+  const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)p2);
+  const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
+  const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
+  const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
+  const __m128i z = _mm_setzero_si128(), all = _mm_set1_epi8(-1);
+  const __m128i e =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
+  const __m128i f =
+      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
+  __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
+  x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one));
+  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));
+  x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
+  /* Cell b is column i - K + b: b0 = K - i is column 0 (a lane index, or out of the
+   * band when i > K), bn = n + K - i column n. Both are clamped into [-1, 16]. */
+  const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  long b0 = (long)SG_TYPO_MAX_K - (long)i, bn = (long)n + SG_TYPO_MAX_K - (long)i;
+  b0 = b0 < -1 ? -1 : b0;
+  bn = bn > 16 ? 16 : bn < -1 ? -1 : bn;
+  const __m128i B0 = _mm_set1_epi8((char)b0), BN = _mm_set1_epi8((char)bn);
+  const __m128i before = _mm_cmpgt_epi8(B0, lane), at0 = _mm_cmpeq_epi8(B0, lane);
+  x = _mm_or_si128(_mm_andnot_si128(before, x), _mm_and_si128(before, capv));
+  const __m128i c0 = _mm_set1_epi8((char)(i < SG__CAP ? i : SG__CAP));
+  x = _mm_or_si128(_mm_andnot_si128(at0, x), _mm_and_si128(at0, c0));
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
+  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
+  x = _mm_or_si128(x, _mm_cmpgt_epi8(lane, BN)); /* columns past n */
+  x = _mm_min_epu8(x, capv);
+  uint64_t o = (uint64_t)_mm_cvtsi128_si64(x);
+  memcpy(out->c, &o, SG__BAND);
+#else
+  sg__osa_step(out, prev, prev2, i, t_i, t_im1, qp, n);
+#endif
 }
 
 /* D[i][n] (the distance of q to the prefix of i code points), saturated. */

@@ -8,9 +8,12 @@
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
  * quota_exceeded). Then the artifact lookup with the list's typo budget (docs/DESIGN.md §3.1),
  * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
- * (section 3.2): nothing is allocated here.
+ * (section 3.2): nothing is allocated here but each worker thread's answer cache, once
+ * (below; a repeated query is answered from it).
  */
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,28 +78,115 @@ static _Thread_local char tl_hl[SG_BUCKET_ITEMS][HL_TEXT];
 static _Thread_local size_t tl_hl_len[SG_BUCKET_ITEMS];
 static _Thread_local char tl_dv[8192];
 
-static void highlights(const sg_query_result *res, const char *nq, size_t nlen) {
-  for (size_t i = 0; i < res->n; i++) {
-    uint32_t pairs[2 * HL_PAIRS];
-    long np = 0;
-    long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
-    if (dl >= 0)
-      np = sg_typo_highlight(tl_dv, (size_t)dl, nq, nlen, res->items[i].edits, res->items[i].tier,
-                             pairs, HL_PAIRS);
-    char *p = tl_hl[i];
-    memcpy(p, ",\"highlight\":[", 14);
-    p += 14;
-    for (long j = 0; j < np; j++) {
-      int w =
-          snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
-      p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
-    }
-    memcpy(p, "]}", 2);
-    p += 2;
-    tl_hl_len[i] = (size_t)(p - tl_hl[i]);
+/* Renders item i's highlight, np pairs, into tl_hl[i]. */
+static void render_hl(size_t i, const uint32_t *pairs, long np) {
+  char *p = tl_hl[i];
+  memcpy(p, ",\"highlight\":[", 14);
+  p += 14;
+  for (long j = 0; j < np; j++) {
+    int w =
+        snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
+    p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
   }
+  memcpy(p, "]}", 2);
+  p += 2;
+  tl_hl_len[i] = (size_t)(p - tl_hl[i]);
 }
 
+/* ---- the answer cache -------------------------------------------------------------
+ * Per worker thread (no lock, nothing shared), bounded: AC_SETS sets of AC_WAYS entries,
+ * each the answer of one (artifact content hash, served locale, normalised q, typo
+ * budget, limit), i.e. everything sg_artifact_query_k and the highlights read. The items
+ * are kept as offsets into the artifact's bytes, which the content hash fixes: an
+ * artifact with the same hash has the same bytes, so the offsets stay right across a
+ * reload, and an artifact with another hash never matches (its entries carry another
+ * generation, below). The list's policy enters through the budget it gives this q,
+ * which is all the lookup reads of it. Only what is cheap to keep is kept: queries up
+ * to AC_Q - 1 bytes and answers whose highlights are at most one pair per item (nearly
+ * all); anything else is answered as before. requestId, ETag and the body's list id
+ * depend on the key and are derived per request as before, so a hit changes no byte of
+ * any answer. */
+#define AC_SETS 4096u /* a power of two */
+#define AC_WAYS 2
+#define AC_Q 48
+#define AC_HASHES 4   /* content hashes this thread remembers */
+#define AC_HASH_LEN 80 /* "sha256:" + 64 hex fits */
+
+typedef struct {
+  uint32_t off, len; /* the fragment: artifact bytes [off, off + len) */
+  uint32_t hl[2];    /* its highlight pair, when np == 1 */
+  uint8_t edits, tier, np;
+} ac_item;
+
+typedef struct {
+  uint32_t gen; /* the generation of its content hash; 0: empty */
+  int32_t loc;
+  uint8_t qlen, k, limit, n;
+  char q[AC_Q];
+  ac_item it[SG_BUCKET_ITEMS];
+} ac_entry;
+
+typedef struct {
+  ac_entry e[AC_SETS][AC_WAYS];
+  uint8_t mru[AC_SETS]; /* the way used last in each set: the other is replaced */
+  char hash[AC_HASHES][AC_HASH_LEN];
+  uint32_t hgen[AC_HASHES];
+  uint32_t next_gen;
+  unsigned next_hash;
+} ac_cache;
+
+static _Thread_local ac_cache *tl_ac;
+static _Thread_local bool tl_ac_failed;
+static pthread_key_t ac_key;
+static pthread_once_t ac_once = PTHREAD_ONCE_INIT;
+static bool ac_key_ok;
+
+static void ac_free(void *p) { free(p); }
+static void ac_init(void) { ac_key_ok = pthread_key_create(&ac_key, ac_free) == 0; }
+
+/* This thread's cache (allocated on its first query, freed when it exits), or NULL. */
+static ac_cache *ac_get(void) {
+  if (tl_ac || tl_ac_failed) return tl_ac;
+  pthread_once(&ac_once, ac_init);
+  ac_cache *c = ac_key_ok ? calloc(1, sizeof *c) : NULL;
+  if (c && pthread_setspecific(ac_key, c) != 0) {
+    free(c);
+    c = NULL;
+  }
+  if (!c) tl_ac_failed = true;
+  tl_ac = c;
+  return c;
+}
+
+/* The generation standing for content hash h in cache c (a new one when h is not among
+ * the last AC_HASHES seen: the entries of the hash it replaces can never match again). */
+static uint32_t ac_gen(ac_cache *c, const char *h, size_t hl) {
+  for (unsigned i = 0; i < AC_HASHES; i++)
+    if (c->hgen[i] && memcmp(c->hash[i], h, hl + 1) == 0) return c->hgen[i];
+  unsigned i = c->next_hash++ % AC_HASHES;
+  memcpy(c->hash[i], h, hl + 1);
+  if (++c->next_gen == 0) { /* after 2^32 list swaps on one thread: start over */
+    memset(c->e, 0, sizeof c->e);
+    memset(c->hgen, 0, sizeof c->hgen);
+    c->next_gen = 1;
+  }
+  c->hgen[i] = c->next_gen;
+  return c->next_gen;
+}
+
+static size_t ac_set(uint32_t gen, int loc, unsigned k, unsigned limit, const char *q, size_t ql) {
+  uint64_t h = 1469598103934665603ull ^ gen;
+  h = (h ^ (uint32_t)loc) * 1099511628211ull;
+  h = (h ^ (k << 8 | limit)) * 1099511628211ull;
+  for (size_t i = 0; i < ql; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211ull;
+  return (size_t)(h ^ h >> 29) & (AC_SETS - 1);
+}
+
+static inline bool ac_match(const ac_entry *e, uint32_t gen, int loc, unsigned k, unsigned limit,
+                            const char *q, size_t ql) {
+  return e->gen == gen && e->loc == loc && e->k == k && e->limit == limit && e->qlen == ql &&
+         memcmp(e->q, q, ql) == 0;
+}
 /* limit: absent (10) or the decimal digits of 1..10. Returns 0 when invalid. */
 static unsigned parse_limit(const char *s, size_t n) {
   if (!s) return SG_BUCKET_ITEMS;
@@ -143,6 +233,76 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
   *p++ = '}';
 #undef PUT
   return (size_t)(p - out);
+}
+
+/* The first `limit` items of the relevance contract for tl_norm[0..nlen) with typo
+ * budget k, with their highlights in tl_hl: from this thread's answer cache when it
+ * holds them, else from the artifact (and then kept). */
+static void answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
+                   unsigned limit, size_t nlen, sg_query_result *res) {
+  const char *q = tl_norm;
+  size_t alen = 0;
+  const char *base = sg_artifact_bytes(a, &alen);
+  size_t hl = content_hash ? strnlen(content_hash, AC_HASH_LEN) : AC_HASH_LEN;
+  ac_cache *c = nlen < AC_Q && hl < AC_HASH_LEN && alen <= UINT32_MAX ? ac_get() : NULL;
+  uint32_t gen = 0;
+  ac_entry *set = NULL;
+  if (c) {
+    gen = ac_gen(c, content_hash, hl);
+    size_t si = ac_set(gen, loc, k, limit, q, nlen);
+    set = c->e[si];
+    for (unsigned w = 0; w < AC_WAYS; w++) {
+      const ac_entry *e = &set[w];
+      if (!ac_match(e, gen, loc, k, limit, q, nlen)) continue;
+      c->mru[si] = (uint8_t)w;
+      res->n = e->n;
+      for (size_t i = 0; i < e->n; i++) {
+        const ac_item *it = &e->it[i];
+        res->items[i].json = base + it->off;
+        res->items[i].len = it->len;
+        res->items[i].edits = it->edits;
+        res->items[i].tier = it->tier;
+        render_hl(i, it->hl, it->np);
+      }
+      sg_metrics_query_cache_hit();
+      return;
+    }
+  }
+  sg_artifact_query_k(a, loc, q, nlen, k, res);
+  if (res->n > limit) res->n = limit;
+  bool keep = c != NULL;
+  ac_item items[SG_BUCKET_ITEMS];
+  for (size_t i = 0; i < res->n; i++) {
+    uint32_t pairs[2 * HL_PAIRS];
+    long np = 0;
+    long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
+    if (dl >= 0)
+      np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits, res->items[i].tier,
+                             pairs, HL_PAIRS);
+    render_hl(i, pairs, np);
+    if (!keep) continue;
+    ac_item *it = &items[i];
+    it->off = (uint32_t)(res->items[i].json - base);
+    it->len = res->items[i].len;
+    it->edits = res->items[i].edits;
+    it->tier = res->items[i].tier;
+    it->np = (uint8_t)(np > 0 ? np : 0);
+    if (np > 1) keep = false;
+    if (np == 1) memcpy(it->hl, pairs, sizeof it->hl);
+  }
+  if (!keep) return;
+  size_t si = ac_set(gen, loc, k, limit, q, nlen);
+  unsigned w = c->mru[si] ^ 1u;
+  ac_entry *e = &set[w];
+  e->gen = gen;
+  e->loc = loc;
+  e->k = (uint8_t)k;
+  e->limit = (uint8_t)limit;
+  e->qlen = (uint8_t)nlen;
+  memcpy(e->q, q, nlen);
+  e->n = (uint8_t)res->n;
+  memcpy(e->it, items, res->n * sizeof *items);
+  c->mru[si] = (uint8_t)w;
 }
 
 void sg__h_query(sg__rt_req *r) {
@@ -208,9 +368,7 @@ void sg__h_query(sg__rt_req *r) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    sg_artifact_query_k(a, loc, tl_norm, (size_t)nlen, budget, &res);
-    if (res.n > limit) res.n = limit;
-    highlights(&res, tl_norm, (size_t)nlen);
+    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, &res);
     sg_metrics_query_served();
     /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,

@@ -140,6 +140,9 @@
 #define MAX_DEPTH (SG_TYPO_MAX_Q + SG_TYPO_MAX_K + 2)
 static _Thread_local struct {
   uint32_t q[SG_TYPO_MAX_Q];
+  /* q again with SG__Q_NONE in the 4 places before and after it, for sg__osa_step_pad
+   * (QP below), which reads up to 4 columns either side of a row's band. */
+  uint32_t qpad[SG_TYPO_MAX_Q + 8];
   sg__osa_row row[MAX_DEPTH];
   uint32_t cp[MAX_DEPTH];
   uint32_t bo[MAX_DEPTH];
@@ -157,6 +160,18 @@ static _Thread_local struct {
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
+
+#define QP (tl.qpad + 4)
+
+/* The least cell of row r: sg__osa_min without its bounds, since in every row this file
+ * computes the cells of columns outside [0, n] hold SG__CAP (sg__osa_row0 and the steps
+ * set them so; cap_row and skip_runs only raise cells to at most SG__CAP or lower cells
+ * of columns inside q), which never lowers the least cell below what sg__osa_min gives. */
+static inline unsigned row_min(const sg__osa_row *r) {
+  unsigned m = r->c[0];
+  for (size_t b = 1; b < SG__BAND; b++) m = r->c[b] < m ? r->c[b] : m;
+  return m;
+}
 
 static inline const char *key_text(const locale_view *v, uint64_t i) {
   return v->text + sg__rd32(v->keys + i * SG__KEY_SIZE);
@@ -216,7 +231,7 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
   if (jlo > n) return false;
   /* Usually every code point of q[jlo..n) occurs below the node: then no cell pays for
    * a missing one, and the row's least cell decides. */
-  if (!(tl.qsuf[jlo] & ~sig)) return sg__osa_min(r, i, n) <= thr;
+  if (!(tl.qsuf[jlo] & ~sig)) return row_min(r) <= thr;
   unsigned missing = 0;
   /* missing counts the absent code points of q[j..n) as j goes down to jlo; once it
    * passes thr, no cell further left can be within thr. */
@@ -279,8 +294,8 @@ static inline void cap_row(size_t d, size_t n) {
 static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
   tl.cp[d] = cp;
   tl.bo[d] = tl.bo[d - 1] + cp_bytes(cp);
-  sg__osa_step(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
-               d >= 2 ? tl.cp[d - 1] : 0, tl.q, n);
+  sg__osa_step_pad(&tl.row[d], &tl.row[d - 1], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                   d >= 2 ? tl.cp[d - 1] : 0, QP, n);
   cap_row(d, n);
   return sg__osa_last(&tl.row[d], d, n);
 }
@@ -520,7 +535,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
       if (last == thr) sg__range_top(a, v, sl, sh, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
     }
-    if (sg__osa_min(&tl.row[e], e, n) > thr) continue;
+    if (row_min(&tl.row[e]) > thr) continue;
     if (ch != NO_NODE) {
       uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
       if (!reachable(&tl.row[e], e, n, sig, thr)) continue;
@@ -536,7 +551,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
 
 /* True when row c (least cell at most thr) has no slack left. */
 static inline bool no_slack(size_t c, size_t n, unsigned thr) {
-  return sg__osa_min(&tl.row[c], c, n) == thr;
+  return row_min(&tl.row[c]) == thr;
 }
 
 /* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
@@ -549,7 +564,6 @@ static inline bool no_slack(size_t c, size_t n, unsigned thr) {
  * smaller distance still by those passes, so each key ends up at its least distance. */
 static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint64_t l, uint64_t r,
                       size_t c0, unsigned thr, sg__top10 *top) {
-  const uint32_t *q = tl.q;
   if (no_slack(c0, n, thr)) {
     zs_walk(a, v, n, l, r, NO_NODE, NULL, c0, thr, top);
     return;
@@ -607,12 +621,12 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
       size_t d = c + 1;
       tl.cp[d] = cp;
       tl.bo[d] = tl.bo[c] + (uint32_t)cl;
-      sg__osa_step(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
-                   d >= 2 ? tl.cp[d - 1] : 0, q, n);
+      sg__osa_step_pad(&tl.row[d], &tl.row[c], d >= 2 ? &tl.row[d - 2] : NULL, d, cp,
+                       d >= 2 ? tl.cp[d - 1] : 0, QP, n);
       cap_row(d, n);
       c = d;
       unsigned last = sg__osa_last(&tl.row[c], c, n);
-      unsigned least = sg__osa_min(&tl.row[c], c, n);
+      unsigned least = row_min(&tl.row[c]);
       if (last <= thr || least >= thr) {
         uint64_t e = run_end_lcp(v, i, r, s, tl.bo[c]);
         if (last == thr)
@@ -720,7 +734,7 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   /* Row 1 for the first code point, then the node's subtree. */
   tl.cp[1] = tl.q[0];
   tl.bo[1] = (uint32_t)first;
-  sg__osa_step(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, tl.q, n);
+  sg__osa_step_pad(&tl.row[1], &tl.row[0], NULL, 1, tl.q[0], 0, QP, n);
   cap_row(1, n);
   unsigned last1 = sg__osa_last(&tl.row[1], 1, n);
   if (last1 <= thr) {
@@ -814,7 +828,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
         }
       }
       /* Before row L the rows are the plain DP's, so a row past the budget ends it too. */
-      if (sg__osa_min(&tl.row[d], d, n) > thr) break;
+      if (row_min(&tl.row[d]) > thr) break;
     }
     if (ended) {
       prev[0] = '\0';
@@ -865,6 +879,8 @@ static size_t decode_query(const char *nq, size_t len, size_t *first) {
     tl.q[n++] = cp;
     i += l;
   }
+  for (size_t j = 0; j < 4; j++) tl.qpad[j] = tl.qpad[4 + n + j] = SG__Q_NONE;
+  memcpy(tl.qpad + 4, tl.q, n * sizeof *tl.q);
   tl.qsuf[n] = 0;
   for (size_t j = n; j-- > 0;) tl.qsuf[j] = tl.qsuf[j + 1] | sg__cp_bit(tl.q[j]);
   return n;
@@ -874,6 +890,12 @@ void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq,
                      unsigned k, sg__top10 *top) {
   if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
   size_t first = 0, n = decode_query(nq, len, &first);
+  /* The cuts the contract allows (DESIGN.md section 3.1: edits sort first): with 10
+   * items within thr - 1 edits, every item at thr or more sorts after all 10 of them, so
+   * the pass at thr cannot change the first 10 and is skipped (thr = 1: ten exact items,
+   * sg_artifact_query_k does not even call this). With fewer, the pass must run; inside
+   * it only the bound on the 10th item (bounded_out) prunes, once 10 are held. A query
+   * that ends with fewer than 10 items must therefore see its whole neighbourhood. */
   for (unsigned thr = 1; n > 0 && thr <= k && top->n < SG_BUCKET_ITEMS; thr++)
     if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, top))
       typo_pass(a, v, n, nq, first, thr, top);

@@ -155,6 +155,97 @@ static void test_band_matches_full_table(void **state) {
 }
 
 /* The offset map: each normalised code point -> the UTF-16 range of its characters. */
+/* The SSE2 inner step of sg__osa_step against the scalar recurrence, cell for cell, on
+ * random rows (any cells 0..SG__CAP) and queries over a small alphabet (so that
+ * diagonals and swaps match often), for every row i whose band lies inside q. */
+static void test_osa_step_inner_rows(void **state) {
+  (void)state;
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  uint64_t x = 88172645463325252ull;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+  for (int round = 0; round < 200000; round++) {
+    uint32_t q[16];
+    size_t n = 6 + RND() % 10;
+    uint32_t alpha = 1 + (uint32_t)(RND() % 4);
+    for (size_t j = 0; j < n; j++) q[j] = 'a' + (uint32_t)(RND() % alpha);
+    size_t i = SG_TYPO_MAX_K + 2 + RND() % (n - SG_TYPO_MAX_K - 2 + 1 - SG_TYPO_MAX_K);
+    sg__osa_row prev, prev2, got, want;
+    for (size_t b = 0; b < SG__BAND; b++) {
+      prev.c[b] = (uint8_t)(RND() % (SG__CAP + 1));
+      prev2.c[b] = (uint8_t)(RND() % (SG__CAP + 1));
+    }
+    uint32_t t_i = 'a' + (uint32_t)(RND() % (alpha + 1));
+    uint32_t t_im1 = 'a' + (uint32_t)(RND() % (alpha + 1));
+    sg__osa_step_sse2(&got, &prev, &prev2, t_i, t_im1, q + i - SG_TYPO_MAX_K - 2);
+    unsigned left = SG__CAP;
+    for (size_t b = 0; b < SG__BAND; b++) {
+      size_t j = i - SG_TYPO_MAX_K + b;
+      unsigned v = prev.c[b] + (t_i != q[j - 1]);
+      unsigned up = b + 1 < SG__BAND ? prev.c[b + 1] + 1u : SG__CAP;
+      if (up < v) v = up;
+      if (left + 1u < v) v = left + 1u;
+      if (t_i == q[j - 2] && t_im1 == q[j - 1] && prev2.c[b] + 1u < v) v = prev2.c[b] + 1u;
+      v = v < SG__CAP ? v : SG__CAP;
+      want.c[b] = (uint8_t)v;
+      left = v;
+    }
+    assert_memory_equal(got.c, want.c, SG__BAND);
+  }
+#undef RND
+#else
+  skip();
+#endif
+}
+
+/* sg__osa_step_pad, for every row i from 1 to n + 2 (the band's edges included),
+ * against the bounded scalar recurrence, on random rows whose cells outside [0, n] are
+ * SG__CAP (as every computed row has them) and random queries over a small alphabet. */
+static void test_osa_step_pad_all_rows(void **state) {
+  (void)state;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+#define RND() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+  for (int round = 0; round < 200000; round++) {
+    uint32_t qp[4 + 16 + 4];
+    size_t n = 1 + RND() % 12;
+    uint32_t alpha = 1 + (uint32_t)(RND() % 4);
+    for (size_t j = 0; j < sizeof qp / sizeof *qp; j++) qp[j] = SG__Q_NONE;
+    const uint32_t *q = qp + 4;
+    for (size_t j = 0; j < n; j++) qp[4 + j] = 'a' + (uint32_t)(RND() % alpha);
+    size_t i = 1 + RND() % (n + 2);
+    sg__osa_row prev, prev2, got, want;
+    for (size_t b = 0; b < SG__BAND; b++) {
+      long jp = (long)i - 1 - SG_TYPO_MAX_K + (long)b, jp2 = jp - 1;
+      prev.c[b] = (uint8_t)(jp < 0 || (size_t)jp > n ? SG__CAP : RND() % (SG__CAP + 1));
+      prev2.c[b] = (uint8_t)(jp2 < 0 || (size_t)jp2 > n ? SG__CAP : RND() % (SG__CAP + 1));
+    }
+    uint32_t t_i = 'a' + (uint32_t)(RND() % (alpha + 1));
+    uint32_t t_im1 = i >= 2 ? 'a' + (uint32_t)(RND() % (alpha + 1)) : 0;
+    const sg__osa_row *p2 = i >= 2 ? &prev2 : NULL;
+    sg__osa_step_pad(&got, &prev, p2, i, t_i, t_im1, q, n);
+    for (size_t b = 0; b < SG__BAND; b++) {
+      long j = (long)i - SG_TYPO_MAX_K + (long)b;
+      if (j < 0 || (size_t)j > n) {
+        want.c[b] = SG__CAP;
+        continue;
+      }
+      if (j == 0) {
+        want.c[b] = (uint8_t)(i < SG__CAP ? i : SG__CAP);
+        continue;
+      }
+      unsigned v = prev.c[b] + (t_i != q[j - 1]);
+      unsigned up = b + 1 < SG__BAND ? prev.c[b + 1] + 1u : SG__CAP;
+      unsigned left = b > 0 ? want.c[b - 1] + 1u : SG__CAP;
+      if (up < v) v = up;
+      if (left < v) v = left;
+      if (p2 && j >= 2 && t_i == q[j - 2] && t_im1 == q[j - 1] && prev2.c[b] + 1u < v)
+        v = prev2.c[b] + 1u;
+      want.c[b] = (uint8_t)(v < SG__CAP ? v : SG__CAP);
+    }
+    assert_memory_equal(got.c, want.c, SG__BAND);
+  }
+#undef RND
+}
+
 static void check_map(const char *in, const char *want_norm, const uint32_t *want, size_t n) {
   char out[256];
   uint32_t map[512];
@@ -240,6 +331,8 @@ int main(void) {
       cmocka_unit_test(test_code_points_not_bytes),
       cmocka_unit_test(test_prefixes_and_saturation),
       cmocka_unit_test(test_band_matches_full_table),
+      cmocka_unit_test(test_osa_step_inner_rows),
+      cmocka_unit_test(test_osa_step_pad_all_rows),
       cmocka_unit_test(test_offset_map),
       cmocka_unit_test(test_highlight),
       cmocka_unit_test(test_highlight_exact),

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The two HTTP mixes of issue 23 side by side, outside `make bench`:
+#
+#   bench/http_mix.sh ARTIFACT QUERIES SECONDS ROUNDS NAME=BINARY [NAME=BINARY ...]
+#
+# ARTIFACT: a compiled cities artifact; QUERIES: bench/run.sh's cities.queries (every
+# prefix of the 2,000 most populous names, query_bench --queries-out). Every BINARY
+# (e.g. main's and a branch's build/suggestd) runs `suggestd runtime --threads 2 --quiet`
+# on one hand-built edge directory (as bench/run.sh builds it; default typo policy), next
+# to an nginx `return 200` with 2 workers and a 1,057-byte body. Per round, each target
+# gets `wrk -t1 -c32 -dSECONDS --latency -s bench/paths.lua` on
+# - the repeating mix: the first 3,000 paths of QUERIES, cycled;
+# - the non-repeating mix (not for nginx): every prefix of every city displayValue, with a
+#   one-edit variant from 4 code points and a two-edit one from 8 (fixed seed),
+#   deduplicated and shuffled; each run gets its own slice, so no path repeats within a
+#   server.
+# Prints one JSON line per run (target, mix, round, requests/s, latencies in µs, errors).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+[ $# -ge 5 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
+ART=$1 QUERIES=$2 SECS=$3 ROUNDS=$4
+shift 4
+W=$(mktemp -d)
+PIDS=()
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$W"
+}
+trap cleanup EXIT
+PK=pk_bench_public_0123456789abcdef
+E=$W/data/edge
+for k in artifacts lists keys apps workspaces subscriptions signing-keys; do mkdir -p "$E/$k"; done
+put() {
+  printf '%s' "$2" >"$1.tmp" && mv "$1.tmp" "$1"
+  rev=$(cat "$E/REVISION" 2>/dev/null || echo 0)
+  printf '%s\n' $((rev + 1)) >"$E/REVISION.tmp" && mv "$E/REVISION.tmp" "$E/REVISION"
+}
+h=$(sha256sum "$ART" | cut -d' ' -f1)
+cp "$ART" "$E/artifacts/$h.sga"
+put "$E/workspaces/wsp_bench.json" '{"id":"wsp_bench","status":"active"}'
+put "$E/apps/app_bench.json" \
+  '{"id":"app_bench","workspaceId":"wsp_bench","status":"active","monthlyQuota":null}'
+put "$E/lists/lst_bench.json" "{\"id\":\"lst_bench\",\"workspaceId\":\"wsp_bench\",\
+\"visibility\":\"public\",\"status\":\"active\",\"queryPolicy\":{\"minQueryChars\":1,\
+\"debounceMs\":150},\"localePolicy\":{\"defaultLocale\":\"en\",\"supportedLocales\":[\"en\"]},\
+\"activeVersionNumber\":1,\"activeContentHash\":\"sha256:$h\"}"
+put "$E/keys/$(printf '%s' "$PK" | sha256sum | cut -d' ' -f1).json" \
+  '{"id":"pk_bench","applicationId":"app_bench","listId":"lst_bench","status":"active","origins":[]}'
+
+python3 - "$QUERIES" .cache/datasets/cities.jsonl "$PK" "$W" <<'PY'
+import json, random, sys, urllib.parse
+queries, items, key, w = sys.argv[1:5]
+path = lambda q: f"/v1/query?key={key}&q={urllib.parse.quote(q, safe='')}\n"
+qs = [l for l in open(queries, encoding="utf-8").read().split("\n") if l]
+with open(f"{w}/repeat", "w") as f:
+    f.writelines(path(q) for q in qs[:3000])
+rnd = random.Random(23)
+alpha = "abcdefghijklmnopqrstuvwxyz"
+def edit(s):
+    if len(s) < 2:
+        return s
+    i, op = rnd.randrange(1, len(s)), rnd.randrange(4)
+    if op == 0: return s[:i] + rnd.choice(alpha) + s[i:]
+    if op == 1: return s[:i] + s[i + 1:]
+    if op == 2: return s[:i] + rnd.choice(alpha) + s[i + 1:]
+    return s[:i] + s[i + 1] + s[i] + s[i + 2:] if i + 1 < len(s) else s
+seen, out = set(), []
+for line in open(items, encoding="utf-8"):
+    n = json.loads(line)["displayValue"]
+    for l in range(1, len(n) + 1):
+        p = n[:l]
+        for v in (p, edit(p) if l >= 4 else p, edit(edit(p)) if l >= 8 else p):
+            if v not in seen:
+                seen.add(v)
+                out.append(v)
+rnd.shuffle(out)
+with open(f"{w}/nonrepeat", "w") as f:
+    f.writelines(path(q) for q in out)
+PY
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+NAMES=() PORTS=()
+for t in "$@"; do
+  name=${t%%=*} bin=${t#*=} port=$(free_port)
+  "$bin" runtime --data-dir "$W/data" --runtime-listen "127.0.0.1:$port" --threads 2 --quiet \
+    --state-dir "$W/state-$name" 2>"$W/$name.log" &
+  PIDS+=("$!")
+  NAMES+=("$name") PORTS+=("$port")
+done
+NG=$W/nginx NPORT=$(free_port)
+mkdir -p "$NG/tmp"
+cat >"$NG/nginx.conf" <<NGX
+worker_processes 2;
+pid $NG/nginx.pid;
+error_log $NG/error.log warn;
+daemon off;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $NG/tmp; proxy_temp_path $NG/tmp; fastcgi_temp_path $NG/tmp;
+  uwsgi_temp_path $NG/tmp; scgi_temp_path $NG/tmp;
+  keepalive_requests 100000000; keepalive_timeout 60s; default_type application/json;
+  server { listen 127.0.0.1:$NPORT; location / { return 200 "$(head -c 1057 /dev/zero | tr '\0' 'a')"; } }
+}
+NGX
+"$(command -v nginx || echo /usr/sbin/nginx)" -c "$NG/nginx.conf" -p "$NG" &
+PIDS+=("$!")
+for p in "${PORTS[@]}" "$NPORT"; do
+  for _ in $(seq 400); do curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break; sleep 0.05; done
+done
+for p in "${PORTS[@]}"; do
+  for _ in $(seq 400); do
+    curl -s "http://127.0.0.1:$p/v1/query?key=$PK&q=par" | grep -q itemId && break
+    sleep 0.05
+  done
+done
+run() { # run TARGET MIX ROUND PORT PATHS
+  BENCH_PATHS=$5 timeout $((SECS + 30)) wrk -t1 -c32 -d"${SECS}s" --latency \
+    -s "$ROOT/bench/paths.lua" "http://127.0.0.1:$4" 2>&1 | grep '^JSON ' | sed 's/^JSON //' |
+    jq -c --arg t "$1" --arg m "$2" --argjson r "$3" '{target: $t, mix: $m, round: $r} + .'
+}
+slice=0
+for r in $(seq "$ROUNDS"); do
+  run nginx-return repeat "$r" "$NPORT" "$W/repeat"
+  for i in "${!NAMES[@]}"; do run "${NAMES[$i]}" repeat "$r" "${PORTS[$i]}" "$W/repeat"; done
+  for i in "${!NAMES[@]}"; do
+    sed -n "$((slice * 200000 + 1)),$(((slice + 1) * 200000))p" "$W/nonrepeat" >"$W/slice"
+    slice=$((slice + 1))
+    run "${NAMES[$i]}" nonrepeat "$r" "${PORTS[$i]}" "$W/slice"
+  done
+done
