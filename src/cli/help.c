@@ -57,7 +57,9 @@ static const char serve_help[] =
     "  --invite-rate N           member invitations per minute per workspace (10; 0 off)\n"
     "  --worker-queue N          requests waiting per worker pool (password hashing,\n"
     "                            preview artifact loads) before 503 server_busy (32)\n"
-    "  --runtime-public-url URL  the runtime's origin as browsers reach it\n" LIMIT_FLAGS
+    "  --runtime-public-url URL  the runtime's origin as browsers reach it\n"
+    "  --analytics on|off        count queries and selections for search analytics (on)\n"
+    "  --analytics-retention-days N  days analytics are kept, then deleted (90)\n" LIMIT_FLAGS
     "\nADDR is host:port, [v6]:port or :port (port 0 picks a free one).\n" FOOTER;
 
 static const char control_help[] =
@@ -75,7 +77,8 @@ static const char control_help[] =
     "  --artifact-grace S, --publish-lease-seconds S, --session-idle-seconds S,\n"
     "  --dashboard-secure-cookies, --signin-rate-ip N, --signin-rate-email N,\n"
     "  --invite-rate N, --worker-queue N, --runtime-public-url URL, --runtime-listen ADDR,\n"
-    "  --selection-rate N        as for serve (suggestd serve --help)\n" LIMIT_FLAGS FOOTER;
+    "  --selection-rate N, --analytics on|off,\n"
+    "  --analytics-retention-days N  as for serve (suggestd serve --help)\n" LIMIT_FLAGS FOOTER;
 
 static const char runtime_help[] =
     "usage: suggestd runtime --data-dir DIR [flags]\n"
@@ -90,6 +93,7 @@ static const char runtime_help[] =
     "  --selection-rate N        selection reports per minute per publishable key (600)\n"
     "  --threads N               HTTP worker threads (0: one per CPU)\n"
     "  --quiet                   no access log\n"
+    "  --analytics on|off        count queries and selections for search analytics (on)\n"
     "  --metrics-listen ADDR     Prometheus metrics at http://ADDR/metrics (off)\n" FOOTER;
 
 static const char compile_help[] =
