@@ -317,7 +317,7 @@ test:
 test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(UNIT_TSAN_BINS) $(FUZZ_BINS) \
             $(B)/suggestd-tsan
 
-test-suites: all datasets lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi deb-test
+test-suites: all datasets format-check lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi deb-test
 
 # The inner loop (CONTRIBUTING.md): an incremental build with every warning an error, the
 # plain unit tests, then the API tests whose file name contains AREA:
@@ -395,8 +395,10 @@ deb:
 deb-test:
 	@scripts/deb-test.sh
 
+# Our C sources (not the node packages' under tests/node/node_modules).
+FORMAT_SRC = $(shell find src tests -name '*.[ch]' -not -path '*/node_modules/*')
 format:
-	clang-format -i $(shell find src tests -name '*.[ch]')
+	clang-format -i $(FORMAT_SRC)
 
 # Static analysis (scripts/lint.sh: cppcheck, its options and scripts/cppcheck.supp).
 lint:
@@ -405,7 +407,7 @@ lint:
 # Fails when a C file differs from `make format` (.clang-format). Not yet part of
 # `make test`: the tree is formatted in one sweep first, then this joins the suites.
 format-check:
-	@clang-format --dry-run --Werror $(shell find src tests -name '*.[ch]')
+	@clang-format --dry-run --Werror $(FORMAT_SRC)
 
 clean:
 	rm -rf $(B)

@@ -24,10 +24,18 @@
 #include "store/members.h"
 
 static const sg_flag_spec admin_flags[] = {
-    {"data-dir", true, false}, {"database", true, false},  {"edge", true, false},
-    {"name", true, false},     {"workspace", true, false}, {"application", true, false},
-    {"list", true, false},     {"origin", true, true},     {"monthly-quota", true, false},
-    {"email", true, false},    {"role", true, false},      {"password-file", true, false},
+    {"data-dir", true, false},
+    {"database", true, false},
+    {"edge", true, false},
+    {"name", true, false},
+    {"workspace", true, false},
+    {"application", true, false},
+    {"list", true, false},
+    {"origin", true, true},
+    {"monthly-quota", true, false},
+    {"email", true, false},
+    {"role", true, false},
+    {"password-file", true, false},
     {"max-lists-per-workspace", true, false},
     {"keep-versions", true, false},
     {"max-members-per-workspace", true, false},
@@ -444,15 +452,15 @@ static int init(ctx *c) {
     snprintf(cmd[1], sizeof cmd[1], "suggestd runtime --edge %s --runtime-listen 127.0.0.1:8081",
              edge);
   else
-    snprintf(cmd[1], sizeof cmd[1], "suggestd runtime --edge %s/edge --runtime-listen 127.0.0.1:8081",
-             dir ? dir : ".");
+    snprintf(cmd[1], sizeof cmd[1],
+             "suggestd runtime --edge %s/edge --runtime-listen 127.0.0.1:8081", dir ? dir : ".");
   snprintf(cmd[2], sizeof cmd[2],
            "suggestd admin publishable-key create --application %s --list LIST_ID%s", app, flags);
-  json_t *out = json_pack(
-      "{s:s,s:s,s:{s:s,s:s},s:s,s:{s:O,s:s,s:s*},s:[s,s,s]}", "workspaceId", ws, "applicationId",
-      app, "secretKey", "id", key_id, "secretKey", key, "signingKeyId", kid, "owner", "id",
-      json_object_get(mem, "id"), "email", email, "password", password[0] ? password : NULL,
-      "next", cmd[0], cmd[1], cmd[2]);
+  json_t *out =
+      json_pack("{s:s,s:s,s:{s:s,s:s},s:s,s:{s:O,s:s,s:s*},s:[s,s,s]}", "workspaceId", ws,
+                "applicationId", app, "secretKey", "id", key_id, "secretKey", key, "signingKeyId",
+                kid, "owner", "id", json_object_get(mem, "id"), "email", email, "password",
+                password[0] ? password : NULL, "next", cmd[0], cmd[1], cmd[2]);
   sodium_memzero(key, sizeof key);
   sodium_memzero(password, sizeof password);
   char ws_id[64];

@@ -17,8 +17,8 @@
   "                            redis://[[user]:password@]host[:port][/db][?prefix=sg]\n"
 
 #define LIMIT_FLAGS                                                                                \
-  "  --keep-versions N                         versions per list whose artifacts are kept for\n"    \
-  "                                            rollback: the active one and N - 1 before (2)\n"  \
+  "  --keep-versions N                         versions per list whose artifacts are kept for\n"   \
+  "                                            rollback: the active one and N - 1 before (2)\n"    \
   "  --max-lists-per-workspace N               lists a workspace may hold (10000)\n"               \
   "  --max-members-per-workspace N             active members of a workspace (1000)\n"             \
   "  --max-publishable-keys-per-application N  active publishable keys (100)\n"                    \
@@ -33,8 +33,7 @@ static const char serve_help[] =
     "usage: suggestd serve --data-dir DIR [flags]\n"
     "       suggestd serve --database URL --edge URL [flags]\n"
     "\nThe control plane (/api/v1, /dashboard) and the runtime (/v1) in one process.\n"
-    "\nflags:\n" STORE_FLAGS
-    "  --control-listen ADDR     control-plane address (127.0.0.1:8080)\n"
+    "\nflags:\n" STORE_FLAGS "  --control-listen ADDR     control-plane address (127.0.0.1:8080)\n"
     "  --runtime-listen ADDR     runtime address (127.0.0.1:8081)\n"
     "  --metrics-listen ADDR     Prometheus metrics at http://ADDR/metrics (off)\n"
     "  --control-rate-key N      control-plane requests per minute per secret key (60; 0 off)\n"
@@ -68,8 +67,7 @@ static const char control_help[] =
     "\nThe control plane alone (/api/v1 and /dashboard); a fleet runs it on PostgreSQL and\n"
     "Redis next to `suggestd runtime` processes. It takes the flags of `suggestd serve`\n"
     "except those of the runtime listener:\n"
-    "\nflags:\n" STORE_FLAGS
-    "  --control-listen ADDR     control-plane address (127.0.0.1:8080)\n"
+    "\nflags:\n" STORE_FLAGS "  --control-listen ADDR     control-plane address (127.0.0.1:8080)\n"
     "  --metrics-listen ADDR     Prometheus metrics at http://ADDR/metrics (off)\n"
     "  --control-rate-key N, --control-rate-ip N, --control-per-ip-connections N,\n"
     "  --control-head-timeout S, --trusted-proxies CIDR,..., --sync-publish-limit N,\n"
@@ -138,7 +136,8 @@ static const char import_help[] =
     "  --aliases-separator S     separator of aliases in that column (|)\n"
     "  --parent-column C         column of parentValue (parentValue)\n"
     "  --order-column C          column of displayOrder (displayOrder)\n"
-    "  --delimiter D             field delimiter, one character or \\t (, for csv; tab for tsv)\n" FOOTER;
+    "  --delimiter D             field delimiter, one character or \\t (, for csv; tab for "
+    "tsv)\n" FOOTER;
 
 static const char export_help[] =
     "usage: suggestd export --control-url URL --secret-key-file F --list L [FILE]\n"
@@ -161,8 +160,9 @@ int sg__cli_help(const char *cmd, FILE *f) {
   static const struct {
     const char *name, *text;
   } texts[] = {
-      {"serve", serve_help},     {"control", control_help}, {"runtime", runtime_help},
-      {"compile", compile_help}, {"inspect", inspect_help}, {"import", import_help},
+      {"serve", serve_help},     {"control", control_help},
+      {"runtime", runtime_help}, {"compile", compile_help},
+      {"inspect", inspect_help}, {"import", import_help},
       {"export", export_help},   {NULL, NULL},
   };
   if (strcmp(cmd, "admin") == 0) {

@@ -18,8 +18,8 @@ enum { J_BEFORE, J_EXPECT, J_ELEM, J_AFTER_COMMA, J_DONE };
 enum { C_START, C_PLAIN, C_QUOTED, C_QUOTE };
 /* Item fields a CSV column can map to, in sg_csv_map order. */
 enum { F_VALUE, F_DISPLAY, F_RANK, F_ALIASES, F_PARENT, F_ORDER, F_COUNT };
-static const char *const field_names[F_COUNT] = {"value", "displayValue", "rank",
-                                                 "aliases", "parentValue", "displayOrder"};
+static const char *const field_names[F_COUNT] = {"value",   "displayValue", "rank",
+                                                 "aliases", "parentValue",  "displayOrder"};
 
 /* Records the first problem as "line N: what"; returns -1. */
 static int fail(sg_convert *c, int64_t line, const char *what) {
@@ -41,9 +41,12 @@ sg_import_format sg_convert_detect(const char *path, const char *head, size_t n)
 }
 
 int sg_convert_parse_format(const char *s, sg_import_format *out, char *delimiter) {
-  if (!strcmp(s, "ndjson") || !strcmp(s, "jsonl")) *out = SG_FMT_NDJSON;
-  else if (!strcmp(s, "json")) *out = SG_FMT_JSON;
-  else if (!strcmp(s, "csv")) *out = SG_FMT_CSV;
+  if (!strcmp(s, "ndjson") || !strcmp(s, "jsonl"))
+    *out = SG_FMT_NDJSON;
+  else if (!strcmp(s, "json"))
+    *out = SG_FMT_JSON;
+  else if (!strcmp(s, "csv"))
+    *out = SG_FMT_CSV;
   else if (!strcmp(s, "tsv")) {
     *out = SG_FMT_CSV;
     if (delimiter) *delimiter = '\t';
@@ -105,8 +108,10 @@ int64_t sg_convert_source_line(const sg_convert *c, int64_t index) {
   size_t lo = 0, hi = c->nruns;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
-    if (c->runs[mid].index <= index) lo = mid;
-    else hi = mid;
+    if (c->runs[mid].index <= index)
+      lo = mid;
+    else
+      hi = mid;
   }
   return c->runs[lo].line + (index - c->runs[lo].index);
 }
@@ -155,7 +160,8 @@ static int json_byte(sg_convert *c, char ch, sg_buf *out) {
       c->in_str = false;
     return sg_buf_putc(out, ch);
   }
-  if (ch == '"') c->in_str = true;
+  if (ch == '"')
+    c->in_str = true;
   else if (ch == '{' || ch == '[') {
     if (++c->depth > 1000) return fail(c, c->line, "JSON nested too deeply");
   } else if (ch == '}' || ch == ']') {
@@ -200,8 +206,8 @@ static int take_header(sg_convert *c) {
   c->nheader = c->nfields;
   c->fields = NULL;
   c->nfields = c->capfields = 0;
-  const char *want[F_COUNT] = {c->map.value,        c->map.display_value, c->map.rank,
-                               c->map.aliases,      c->map.parent_value,  c->map.display_order};
+  const char *want[F_COUNT] = {c->map.value,   c->map.display_value, c->map.rank,
+                               c->map.aliases, c->map.parent_value,  c->map.display_order};
   for (int f = 0; f < F_COUNT; f++) {
     const char *name = want[f] ? want[f] : field_names[f];
     for (size_t i = 0; i < c->nheader; i++)
@@ -287,8 +293,10 @@ static int csv_byte(sg_convert *c, char ch, sg_buf *out) {
   char d = c->map.delimiter;
   switch (c->state) {
   case C_QUOTED:
-    if (ch == '"') c->state = C_QUOTE;
-    else if (sg_buf_putc(&c->field, ch)) return fail(c, c->line, "out of memory");
+    if (ch == '"')
+      c->state = C_QUOTE;
+    else if (sg_buf_putc(&c->field, ch))
+      return fail(c, c->line, "out of memory");
     return 0;
   case C_QUOTE:
     if (ch == '"') { /* "" inside quotes */
@@ -296,7 +304,8 @@ static int csv_byte(sg_convert *c, char ch, sg_buf *out) {
       return sg_buf_putc(&c->field, '"');
     }
     if (ch != d && ch != '\n' && ch != '\r')
-      return fail(c, c->line, "text after a closing quote (write \"\" for a quote inside a quoted field)");
+      return fail(c, c->line,
+                  "text after a closing quote (write \"\" for a quote inside a quoted field)");
     break; /* the closing quote: handle ch as after any field */
   case C_START:
     if (ch == '"') {
@@ -356,8 +365,7 @@ int sg_convert_finish(sg_convert *c, sg_buf *out) {
     if (c->state == J_BEFORE) return fail(c, c->line, "the file is empty, not a JSON array");
     if (c->state != J_DONE) return fail(c, c->line, "the JSON array is not closed with ]");
   } else if (c->fmt == SG_FMT_CSV) {
-    if (c->state == C_QUOTED)
-      return fail(c, c->record_line, "a quoted CSV field is never closed");
+    if (c->state == C_QUOTED) return fail(c, c->record_line, "a quoted CSV field is never closed");
     if (c->state != C_START || c->nfields || c->field.len) {
       if (end_record(c, out)) return -1;
     }
@@ -382,8 +390,10 @@ void sg_convert_unused_columns(const sg_convert *c, char *out, size_t outsz) {
 /* "line N" of the input, or "item N" when the line is not known (past the map's cap). */
 static void where(const sg_convert *c, int64_t index, char *out, size_t outsz) {
   int64_t line = sg_convert_source_line(c, index);
-  if (line > 0) snprintf(out, outsz, "line %lld", (long long)line);
-  else snprintf(out, outsz, "item %lld", (long long)(index < 0 ? 0 : index + 1));
+  if (line > 0)
+    snprintf(out, outsz, "line %lld", (long long)line);
+  else
+    snprintf(out, outsz, "item %lld", (long long)(index < 0 ? 0 : index + 1));
 }
 
 json_t *sg_convert_problems(const sg_convert *c, const json_t *details) {

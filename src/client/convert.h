@@ -49,21 +49,21 @@ typedef struct {
   sg_csv_map map;
   int64_t line; /* current input line, 1-based */
   int state;
-  int depth;     /* JSON nesting inside the current element */
+  int depth; /* JSON nesting inside the current element */
   bool in_str, esc;
   bool bom_checked;
-  sg_buf field;    /* CSV: the current field */
-  char **fields;   /* CSV: the current record's fields */
+  sg_buf field;  /* CSV: the current field */
+  char **fields; /* CSV: the current record's fields */
   size_t nfields, capfields;
-  char **header;   /* CSV: column names */
+  char **header; /* CSV: column names */
   size_t nheader;
-  int col[6];      /* CSV: column index of each item field, -1 when absent */
+  int col[6]; /* CSV: column index of each item field, -1 when absent */
   int64_t record_line;
   size_t elem_bytes;
   sg_convert_run *runs; /* the input line of each NDJSON line, as runs */
   size_t nruns, capruns;
-  int64_t nlines;  /* NDJSON lines out so far */
-  int64_t mapped;  /* NDJSON lines whose input line is known (nlines unless past the cap) */
+  int64_t nlines; /* NDJSON lines out so far */
+  int64_t mapped; /* NDJSON lines whose input line is known (nlines unless past the cap) */
   char err[256];
 } sg_convert;
 

@@ -11,11 +11,11 @@
  *
  * The file is streamed (read in 64 KiB pieces as libcurl asks for them, never loaded
  * whole). A JSON array or a CSV file is converted to NDJSON on the way (convert.h), and the
- * server's `lines[N]` errors are reported against the lines of the user's own file. Progress goes to stderr: a bar redrawn in place when stderr is a terminal
- * (bytes, items, rate, ETA), otherwise one plain line every PLAIN_EVERY_MS. The result is
- * one JSON object on stdout; errors are {"error": …} on stderr with a non-zero exit, like
- * every other command. The secret key is read from a file so that it never shows in a
- * process list or shell history, and it is never printed.
+ * server's `lines[N]` errors are reported against the lines of the user's own file. Progress goes
+ * to stderr: a bar redrawn in place when stderr is a terminal (bytes, items, rate, ETA), otherwise
+ * one plain line every PLAIN_EVERY_MS. The result is one JSON object on stdout; errors are
+ * {"error": …} on stderr with a non-zero exit, like every other command. The secret key is read
+ * from a file so that it never shows in a process list or shell history, and it is never printed.
  */
 #include <curl/curl.h>
 #include <jansson.h>
@@ -40,14 +40,14 @@
 #define POLL_MS 500
 
 static const sg_flag_spec flags[] = {
-    {"control-url", true, false}, {"secret-key-file", true, false},
-    {"list", true, false},        {"replace", false, false},
-    {"publish", false, false},    {"idempotency-key", true, false},
-    {"format", true, false},      {"value-column", true, false},
+    {"control-url", true, false},    {"secret-key-file", true, false},
+    {"list", true, false},           {"replace", false, false},
+    {"publish", false, false},       {"idempotency-key", true, false},
+    {"format", true, false},         {"value-column", true, false},
     {"display-column", true, false}, {"rank-column", true, false},
     {"aliases-column", true, false}, {"aliases-separator", true, false},
     {"parent-column", true, false},  {"order-column", true, false},
-    {"delimiter", true, false},   {NULL, false, false},
+    {"delimiter", true, false},      {NULL, false, false},
 };
 
 /* ---- progress ------------------------------------------------------------------------- */
@@ -222,10 +222,10 @@ static long request_run(client *cl) {
     curl_easy_getinfo(cl->curl, CURLINFO_EFFECTIVE_URL, &url);
     char msg[1024];
     int n = snprintf(msg, sizeof msg, "%.900s: %s%s", url ? url : cl->base, curl_easy_strerror(rc),
-             rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-                     rc == CURLE_OPERATION_TIMEDOUT
-                 ? " (is the control plane running there? --control-url sets where it is)"
-                 : "");
+                     rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+                             rc == CURLE_OPERATION_TIMEDOUT
+                         ? " (is the control plane running there? --control-url sets where it is)"
+                         : "");
     if (n < 0) msg[0] = '\0';
     sg__cli_fail("request failed: %s", msg);
     return -1;
@@ -274,11 +274,11 @@ typedef struct {
   progress *p;
   bool sent;
   sg_convert conv;
-  sg_buf out;       /* converted NDJSON not yet handed to libcurl */
-  size_t off;       /* how much of out was handed over */
+  sg_buf out; /* converted NDJSON not yet handed to libcurl */
+  size_t off; /* how much of out was handed over */
   bool eof;
-  bool failed;      /* conversion failed: conv.err says where */
-  bool noted;       /* the CSV column note was printed */
+  bool failed; /* conversion failed: conv.err says where */
+  bool noted;  /* the CSV column note was printed */
 } upload;
 
 /* Prints, once, which CSV columns were not mapped to any item field. */
@@ -288,9 +288,11 @@ static void note_columns(upload *u) {
   char unused[512];
   sg_convert_unused_columns(&u->conv, unused, sizeof unused);
   if (*unused)
-    fprintf(stderr, "import: ignoring CSV columns: %s (map them with --value-column, "
-                    "--display-column, --rank-column, --aliases-column, --parent-column or "
-                    "--order-column)\n", unused);
+    fprintf(stderr,
+            "import: ignoring CSV columns: %s (map them with --value-column, "
+            "--display-column, --rank-column, --aliases-column, --parent-column or "
+            "--order-column)\n",
+            unused);
 }
 
 /* libcurl's read callback: the file converted to NDJSON, as much as libcurl asks for. */
@@ -427,7 +429,8 @@ static int fail_import(long status, const sg_buf *body, const sg_convert *conv) 
   char msg[128];
   snprintf(msg, sizeof msg, "import answered HTTP %ld", status);
   json_t *o = json_pack("{s:s,s:I}", "error", msg, "status", (json_int_t)status);
-  if (resp && status == 400) json_object_set_new(o, "problems", sg_convert_problems(conv, json_object_get(resp, "details")));
+  if (resp && status == 400)
+    json_object_set_new(o, "problems", sg_convert_problems(conv, json_object_get(resp, "details")));
   json_object_set_new(o, "response", resp ? resp : json_null());
   char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
   fprintf(stderr, "%s\n", s ? s : "{\"error\":\"?\"}");
@@ -621,9 +624,8 @@ int sg_cmd_export(int argc, char **argv) {
   if (status > 0 && status != 200) {
     rc = fail_status("export", status, &d.err);
   } else if (ok) {
-    json_t *o =
-        json_pack("{s:s,s:s,s:I,s:I,s:f}", "list", list, "file", dest, "items", (json_int_t)p.items,
-                  "bytes", (json_int_t)p.bytes, "seconds", 0.0);
+    json_t *o = json_pack("{s:s,s:s,s:I,s:I,s:f}", "list", list, "file", dest, "items",
+                          (json_int_t)p.items, "bytes", (json_int_t)p.bytes, "seconds", 0.0);
     json_object_set_new(o, "seconds", seconds_since(p.t0));
     char *s = json_dumps(o, JSON_COMPACT | SECONDS_PRECISION);
     /* With the items on stdout the summary goes to stderr, keeping stdout pure NDJSON. */

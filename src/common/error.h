@@ -48,7 +48,7 @@
   X(INTERNAL, 500, "internal_error", NULL, "An internal error occurred.")                          \
   X(UNAVAILABLE, 503, "internal_error", "unavailable", "The service is unavailable.")              \
   X(BUSY, 503, "internal_error", "server_busy",                                                    \
-    "The server has as much of this work queued as it takes; retry after Retry-After seconds.")   \
+    "The server has as much of this work queued as it takes; retry after Retry-After seconds.")    \
   X(ORIGIN_NOT_ALLOWED, 403, "origin_not_allowed", NULL,                                           \
     "The Origin is not on the key's allow-list.")                                                  \
   X(QUERY_TOO_SHORT, 200, "query_too_short", NULL, "The query is shorter than allowed.")           \

@@ -123,8 +123,8 @@ static const unsigned short statuses[] = {
 
 /* Request latency bucket bounds: the runtime answers in tens of microseconds, the control
  * plane in milliseconds to seconds (publish, import). */
-static const int64_t bucket_us[] = {50,     100,    250,     500,     1000,    2500,
-                                    5000,   10000,  25000,   50000,   100000,  250000,
+static const int64_t bucket_us[] = {50,     100,     250,     500,     1000,    2500,
+                                    5000,   10000,   25000,   50000,   100000,  250000,
                                     500000, 1000000, 2500000, 5000000, 10000000};
 static const char *const bucket_le[] = {"5e-05", "0.0001", "0.00025", "0.0005", "0.001", "0.0025",
                                         "0.005", "0.01",   "0.025",   "0.05",   "0.1",   "0.25",
@@ -226,12 +226,11 @@ void sg_metrics_query_cache_hit(void) {
   add(s, &s->cache_hits, 1);
 }
 
-
 /* ================================================================ rare events ==== */
 
 static const char *const publish_states[] = {"active", "draft", "failed", "other"};
 #define NPUB (sizeof publish_states / sizeof *publish_states)
-static const int64_t pub_bucket_ms[] = {5,    10,   25,    50,    100,   250,   500,   1000,
+static const int64_t pub_bucket_ms[] = {5,    10,   25,    50,    100,   250,    500,   1000,
                                         2500, 5000, 10000, 30000, 60000, 120000, 300000};
 static const char *const pub_bucket_le[] = {"0.005", "0.01", "0.025", "0.05", "0.1",
                                             "0.25",  "0.5",  "1",     "2.5",  "5",
@@ -372,8 +371,7 @@ static void render_events(sg_buf *out, const totals *t) {
   sg_buf_printf(out, "suggestd_queries_served_total %llu\n", (unsigned long long)t->queries);
   sg_metrics_family(out, "suggestd_query_cache_hits_total", "counter",
                     "Of those, the queries answered from the runtime's answer cache.");
-  sg_buf_printf(out, "suggestd_query_cache_hits_total %llu\n",
-                (unsigned long long)t->cache_hits);
+  sg_buf_printf(out, "suggestd_query_cache_hits_total %llu\n", (unsigned long long)t->cache_hits);
   sg_metrics_family(out, "suggestd_rate_limited_total", "counter",
                     "Answers refused with 429 rate_limited, by listener.");
   for (int l = 0; l < SG_LISTENER_METRICS; l++)
@@ -457,7 +455,8 @@ static void render_process(sg_buf *out) {
   long tck = sysconf(_SC_CLK_TCK);
   unsigned long long ut = 0, stt = 0, start = 0;
   if (p && tck > 0 &&
-      sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
+      sscanf(p + 2,
+             "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d %llu",
              &ut, &stt, &start) == 3) {
     sg_metrics_family(out, "process_cpu_seconds_total", "counter", "User and system CPU time.");
     sg_buf_printf(out, "process_cpu_seconds_total %.2f\n", (double)(ut + stt) / (double)tck);
@@ -470,7 +469,8 @@ static void render_process(sg_buf *out) {
     if (btime) {
       sg_metrics_family(out, "process_start_time_seconds", "gauge",
                         "Start time of the process since the Unix epoch.");
-      sg_buf_printf(out, "process_start_time_seconds %llu\n", btime + start / (unsigned long long)tck);
+      sg_buf_printf(out, "process_start_time_seconds %llu\n",
+                    btime + start / (unsigned long long)tck);
     }
   }
 }

@@ -359,7 +359,8 @@ int sg_cmd_inspect(int argc, char **argv) {
                 "[--typo-tolerance default|off|MIN1,MIN2]");
   sg_typo_policy typo;
   if (typo_flag(sg_args_get(&a, "typo-tolerance"), &typo))
-    return fail("--typo-tolerance must be default, off, or MIN1,MIN2 with 1 <= MIN1 <= MIN2 <= 255");
+    return fail(
+        "--typo-tolerance must be default, off, or MIN1,MIN2 with 1 <= MIN1 <= MIN2 <= 255");
   const char *path = a.pos[0];
   char *data;
   size_t len;

@@ -450,8 +450,8 @@ static int sort_skip(skip_vec *v) {
 /* One record per run of keys sharing their first L + G code points (skip table t):
  * sorted keys keep such a run contiguous, and lcp[j] (bytes key j shares with key j - 1)
  * finds its end without decoding the keys after the first. */
-static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
-                      unsigned t, skip_vec *out) {
+static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool, unsigned t,
+                      skip_vec *out) {
   const unsigned L = sg__skip_l[t], G = sg__skip_g[t], D = L + G;
   if (D > SG__SKIP_MAX_D || G > SG__SKIP_MAX_G) return -1;
   for (size_t i = 0; i < m;) {

@@ -38,7 +38,7 @@ typedef struct {
  * (input NULL, 2-20 phrases) or one-way (input set, 1-20 phrases). Texts are raw UTF-8;
  * the compiler normalises them. */
 typedef struct {
-  const char *input;          /* one-way sets only; NULL for an equivalent set */
+  const char *input; /* one-way sets only; NULL for an equivalent set */
   const char *const *phrases;
   size_t n_phrases;
 } sg_synonym_set;

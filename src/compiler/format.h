@@ -46,11 +46,12 @@
 #define SG__LOC_TRIE_OFF 72    /* u64 section: code-point trie of the sorted keys */
 #define SG__LOC_TRIE_N 80      /* u64 nodes */
 #define SG__LOC_LCP_OFF 88     /* u64 section: per key, u8 bytes shared with the key before */
-#define SG__LOC_BRANCH_OFF 96  /* u64 section: per key, u8[2] its bytes where it leaves the key before */
-#define SG__LOC_SKIP_OFF 104   /* u64 section: skip records of table 0, sorted by (key, lo) */
-#define SG__LOC_SKIP_N 112     /* u64 records */
-#define SG__LOC_SKIP1_OFF 120  /* u64 section: skip records of table 1 */
-#define SG__LOC_SKIP1_N 128    /* u64 records */
+#define SG__LOC_BRANCH_OFF                                                                         \
+  96 /* u64 section: per key, u8[2] its bytes where it leaves the key before */
+#define SG__LOC_SKIP_OFF 104  /* u64 section: skip records of table 0, sorted by (key, lo) */
+#define SG__LOC_SKIP_N 112    /* u64 records */
+#define SG__LOC_SKIP1_OFF 120 /* u64 section: skip records of table 1 */
+#define SG__LOC_SKIP1_N 128   /* u64 records */
 #define SG__LOC_SIZE 136
 
 /* Key record: u32 text offset, u32 (tier << 30 | item ordinal). The key's text runs from

@@ -114,7 +114,7 @@ static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
   /* diagonal: P + 1, less one where t_i = q[j - 1] (byte b + 1 of e) */
   __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
   x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one)); /* up */
-  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));     /* swap possible */
+  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));    /* swap possible */
   x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
   /* left, as two doubling steps; the bytes shifted in before cell 0 stand for no cell */
   x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));

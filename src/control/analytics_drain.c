@@ -70,9 +70,7 @@ int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char *
     x->list_id = str_at(a, 1);
     bool ok = x->list_id && int_at(a, 2, &x->hour);
     switch (x->kind) {
-    case 'h':
-      ok = ok && int_at(a, 3, &x->count) && int_at(a, 4, &x->no_result);
-      break;
+    case 'h': ok = ok && int_at(a, 3, &x->count) && int_at(a, 4, &x->no_result); break;
     case 'q':
       ok = ok && (x->q = str_at(a, 3)) && int_at(a, 4, &x->count) && int_at(a, 5, &x->no_result);
       break;
@@ -83,8 +81,7 @@ int sg__analytics_parse(const char *doc, size_t len, json_t **json, const char *
     case 'r':
       ok = ok && (x->q = str_at(a, 3)) && (x->raw = str_at(a, 4)) && int_at(a, 5, &x->count);
       break;
-    default:
-      ok = false;
+    default: ok = false;
     }
     if (!ok) return -1;
   }
@@ -130,9 +127,8 @@ static void pause_ms(sg__analytics_drain *d, int ms) {
 int sg__analytics_expire(sg_store *store, uint32_t days, int64_t now_s) {
   /* Today and the days - 1 before it are kept. */
   int64_t first_day = now_s / 86400 - (int64_t)(days ? days : 90) + 1;
-  return sg_store_analytics_expire(store, first_day * 24, first_day * 86400 * 1000) == SG_E_OK
-             ? 0
-             : -1;
+  return sg_store_analytics_expire(store, first_day * 24, first_day * 86400 * 1000) == SG_E_OK ? 0
+                                                                                               : -1;
 }
 
 static void *drain_main(void *arg) {

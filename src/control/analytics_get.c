@@ -89,8 +89,8 @@ void sg__analytics_answer(sg_store *store, const char *list_id, const char *from
     char day[40];
     day_text(d0 + k, day);
     json_array_append_new(by_day, json_pack("{s:s,s:I,s:I,s:I}", "day", day, "queries",
-                                            (json_int_t)q[k], "noResultQueries",
-                                            (json_int_t)nr[k], "selections", (json_int_t)sel[k]));
+                                            (json_int_t)q[k], "noResultQueries", (json_int_t)nr[k],
+                                            "selections", (json_int_t)sel[k]));
     tq += q[k];
     tnr += nr[k];
     tsel += sel[k];
@@ -99,16 +99,16 @@ void sg__analytics_answer(sg_store *store, const char *list_id, const char *from
   json_array_foreach(json_object_get(raw, "topItems"), i, v) {
     json_int_t n = json_integer_value(json_object_get(v, "selections"));
     json_int_t ps = json_integer_value(json_object_get(v, "positionSum"));
-    json_array_append_new(
-        items, json_pack("{s:O,s:I,s:f}", "itemId", json_object_get(v, "itemId"), "selections", n,
-                         "meanPosition", n > 0 ? round4((double)ps / (double)n) : 0.0));
+    json_array_append_new(items, json_pack("{s:O,s:I,s:f}", "itemId", json_object_get(v, "itemId"),
+                                           "selections", n, "meanPosition",
+                                           n > 0 ? round4((double)ps / (double)n) : 0.0));
   }
-  json_t *body = json_pack(
-      "{s:I,s:I,s:I,s:f,s:o,s:O,s:O,s:o}", "queries", (json_int_t)tq, "noResultQueries",
-      (json_int_t)tnr, "selections", (json_int_t)tsel, "clickThroughRate",
-      tq > 0 ? round4((double)tsel / (double)tq) : 0.0, "byDay", by_day, "topQueries",
-      json_object_get(raw, "topQueries"), "topNoResultQueries",
-      json_object_get(raw, "topNoResultQueries"), "topItems", items);
+  json_t *body =
+      json_pack("{s:I,s:I,s:I,s:f,s:o,s:O,s:O,s:o}", "queries", (json_int_t)tq, "noResultQueries",
+                (json_int_t)tnr, "selections", (json_int_t)tsel, "clickThroughRate",
+                tq > 0 ? round4((double)tsel / (double)tq) : 0.0, "byDay", by_day, "topQueries",
+                json_object_get(raw, "topQueries"), "topNoResultQueries",
+                json_object_get(raw, "topNoResultQueries"), "topItems", items);
   json_decref(raw);
   sg_resp_json(resp, 200, body);
 }

@@ -43,8 +43,8 @@ typedef struct {
   /* --trusted-proxies: peers whose Forwarded / X-Forwarded-For name the client (the
    * address per-IP limits and the access log see), or NULL. Borrowed while it runs. */
   const sg_trusted_proxies *trusted_proxies;
-  uint32_t artifact_grace_s;   /* unnamed artifacts are deleted after this (--artifact-grace) */
-  uint32_t publish_lease_s;    /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
+  uint32_t artifact_grace_s; /* unnamed artifacts are deleted after this (--artifact-grace) */
+  uint32_t publish_lease_s;  /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
   /* The dashboard (docs/DESIGN.md §7, docs/DASHBOARD.md). */
   int64_t session_idle_s;         /* idle expiry of a dashboard session (0: 43200 = 12 h) */
   bool secure_cookies;            /* always mark the session cookie Secure (served over TLS) */

@@ -45,15 +45,16 @@ void sg__h_docs_errors(sg_req *req, sg_resp *resp) {
     for (int p = 1; p < e; p++)
       if (strcmp(sg_err_code((sg_err)p), code) == 0) first = 0;
     if (first) {
-      sg_buf_printf(b, "<section id=\"%s\"><h2><code>%s</code></h2>\n<table><tr><th>status"
-                       "</th><th>details.reason</th><th>meaning</th><th>what to do</th></tr>\n",
+      sg_buf_printf(b,
+                    "<section id=\"%s\"><h2><code>%s</code></h2>\n<table><tr><th>status"
+                    "</th><th>details.reason</th><th>meaning</th><th>what to do</th></tr>\n",
                     code, code);
       for (int r = e; r < SG_E__COUNT; r++) {
         if (strcmp(sg_err_code((sg_err)r), code) != 0) continue;
         const char *reason = sg_err_reason((sg_err)r);
         if (reason)
-          sg_buf_printf(b, "<tr id=\"%s-%s\"><td>%d</td><td><code>%s</code></td><td>", code,
-                        reason, sg_err_status((sg_err)r), reason);
+          sg_buf_printf(b, "<tr id=\"%s-%s\"><td>%d</td><td><code>%s</code></td><td>", code, reason,
+                        sg_err_status((sg_err)r), reason);
         else
           sg_buf_printf(b, "<tr><td>%d</td><td></td><td>", sg_err_status((sg_err)r));
         put_html(b, sg_err_message((sg_err)r));

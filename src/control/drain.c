@@ -58,7 +58,8 @@ int sg__drain_event_parse(const char *line, size_t len, json_t **json, sg_select
     if (!(*str[i] = json_string_value(json_object_get(o, names[i]))) || !**str[i]) return -1;
   json_t *q = json_object_get(o, "query"), *ts = json_object_get(o, "tsMs"),
          *pos = json_object_get(o, "position");
-  if (!json_is_integer(ts) || !json_is_integer(pos) || (q && !json_is_null(q) && !json_is_string(q)))
+  if (!json_is_integer(ts) || !json_is_integer(pos) ||
+      (q && !json_is_null(q) && !json_is_string(q)))
     return -1;
   ev->query = json_string_value(q);
   ev->ts_ms = json_integer_value(ts);
@@ -78,7 +79,8 @@ static int handle(sg__drain *d, const sg_state_event *entries, size_t n) {
         sg__drain_event_parse(entries[i].line, entries[i].len, &json[nev], &ev[nev]) == 0) {
       nev++;
     } else {
-      fprintf(stderr, "{\"error\":\"selection drain: entry %s is not a selection event; dropped\"}\n",
+      fprintf(stderr,
+              "{\"error\":\"selection drain: entry %s is not a selection event; dropped\"}\n",
               entries[i].id);
       json_decref(json[nev]);
     }

@@ -24,8 +24,8 @@ static void log_rewrite(const char *why, uint64_t epoch, const sg_edge_stamp *s,
 }
 
 /* The rewrite itself, above epoch `above` (the highest either side has seen). */
-static int rewrite(sg_store *st, sg_edge *e, sg_edge_guard_proc *p, uint64_t above,
-                   int64_t min_rev, json_t **report) {
+static int rewrite(sg_store *st, sg_edge *e, sg_edge_guard_proc *p, uint64_t above, int64_t min_rev,
+                   json_t **report) {
   *report = NULL;
   uint64_t epoch;
   if (sg_store_edge_guard_begin(st, above, &epoch) != SG_E_OK) return -1;

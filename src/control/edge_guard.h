@@ -38,10 +38,10 @@ typedef enum {
 
 /* One process's guard: what it needs between ticks. Zero-initialise. */
 typedef struct {
-  uint64_t own_epoch;      /* the epoch of this process's last rewrite (0: none) */
-  uint64_t waiting_epoch;  /* another process's rewrite being waited for */
-  int64_t waiting_since;   /* sg_mono_ms() when that wait began */
-  atomic_int state;        /* sg_edge_guard_state of the last tick (readyz, metrics) */
+  uint64_t own_epoch;            /* the epoch of this process's last rewrite (0: none) */
+  uint64_t waiting_epoch;        /* another process's rewrite being waited for */
+  int64_t waiting_since;         /* sg_mono_ms() when that wait began */
+  atomic_int state;              /* sg_edge_guard_state of the last tick (readyz, metrics) */
   atomic_uint_fast64_t rewrites; /* rewrites this process completed */
 } sg_edge_guard_proc;
 

@@ -147,12 +147,12 @@ int sg_edge_sync_rebuild(sg_store *st, sg_edge *e, json_t **report) {
   }
   uint64_t rev = 0;
   sg_edge_revision(e, &rev);
-  *report = json_pack("{s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:b,s:O},s:I}", "records", "written",
-                      (json_int_t)written, "removed", (json_int_t)removed, "failed",
-                      (json_int_t)failed, "artifacts", "needed", (json_int_t)a.needed, "present",
-                      (json_int_t)a.present, "restored", (json_int_t)a.restored,
-                      "storeKeepsCopies", sg_store_keeps_artifacts(st), "missing", a.missing,
-                      "revision", (json_int_t)rev);
+  *report =
+      json_pack("{s:{s:I,s:I,s:I},s:{s:I,s:I,s:I,s:b,s:O},s:I}", "records", "written",
+                (json_int_t)written, "removed", (json_int_t)removed, "failed", (json_int_t)failed,
+                "artifacts", "needed", (json_int_t)a.needed, "present", (json_int_t)a.present,
+                "restored", (json_int_t)a.restored, "storeKeepsCopies",
+                sg_store_keeps_artifacts(st), "missing", a.missing, "revision", (json_int_t)rev);
   if (*report) rc = failed ? 1 : 0;
 out:
   json_decref(a.missing);

@@ -24,8 +24,7 @@ static atomic_bool went_back;
 
 void sg_edge_sync_observe(uint64_t rev) {
   uint64_t cur = atomic_load(&seen_revision);
-  while (rev > cur && !atomic_compare_exchange_weak(&seen_revision, &cur, rev)) {
-  }
+  while (rev > cur && !atomic_compare_exchange_weak(&seen_revision, &cur, rev)) {}
 }
 
 bool sg_edge_sync_went_back(void) { return atomic_exchange(&went_back, false); }

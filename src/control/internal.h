@@ -18,13 +18,13 @@ struct sg_control {
   sg_ratelimit *rl_key;
   sg_ratelimit *rl_ip;
   uint8_t cursor_secret[32];
-  struct sg__publisher *pub;  /* publish.c: per-list locks and the async worker */
-  struct sg__artifact_gc *gc; /* artifact_gc.c: artifacts waiting out their grace */
-  void *mount_state;          /* cfg.mount's own state, set by its start (or NULL) */
-  struct sg__drain *drain;    /* drain.c: the fleet's selection stream into the store */
+  struct sg__publisher *pub;          /* publish.c: per-list locks and the async worker */
+  struct sg__artifact_gc *gc;         /* artifact_gc.c: artifacts waiting out their grace */
+  void *mount_state;                  /* cfg.mount's own state, set by its start (or NULL) */
+  struct sg__drain *drain;            /* drain.c: the fleet's selection stream into the store */
   struct sg__analytics_drain *adrain; /* analytics_drain.c: shipments into the store */
-  sg_edge_guard_proc guard;   /* edge_guard.c: ticked by publish.c's guard thread */
-  pthread_mutex_t guard_mu;   /* one tick at a time (the thread, sg_control_edge_confirm) */
+  sg_edge_guard_proc guard;           /* edge_guard.c: ticked by publish.c's guard thread */
+  pthread_mutex_t guard_mu;           /* one tick at a time (the thread, sg_control_edge_confirm) */
 };
 
 /* The selection drain (drain.c): a thread moving a fleet's selection events from the
@@ -35,8 +35,7 @@ typedef struct sg__drain sg__drain;
 int sg__drain_start(sg_store *store, const char *spec, sg__drain **out);
 /* As sg__drain_start, with the idle time (ms, > 0) after which another consumer's
  * unacknowledged entries are claimed instead of the default 30 s (tests shorten it). */
-int sg__drain_start_claiming(sg_store *store, const char *spec, int claim_idle_ms,
-                             sg__drain **out);
+int sg__drain_start_claiming(sg_store *store, const char *spec, int claim_idle_ms, sg__drain **out);
 /* Stops it (within about half a second) and frees it; NULL is fine. */
 void sg__drain_stop(sg__drain *d);
 /* Parses one event line of the stream (the runtime's JSON object, at most 8 KiB) into ev,
@@ -67,8 +66,8 @@ int sg__analytics_expire(sg_store *store, uint32_t days, int64_t now_s);
 /* GET /api/v1/lists/{id}/analytics and the dashboard's copy of it (analytics_get.c):
  * the section 9 answer for a list the caller may read, from the query string's from/to.
  * Fills resp (200, or 400 with field paths). */
-void sg__analytics_answer(sg_store *store, const char *list_id, const char *from,
-                          const char *to, const sg_req *req, sg_resp *resp);
+void sg__analytics_answer(sg_store *store, const char *list_id, const char *from, const char *to,
+                          const sg_req *req, sg_resp *resp);
 
 /* Every handler: the request is authenticated (req->auth is an sg_principal) and the
  * rate limits and Idempotency-Key are already handled. */
@@ -174,8 +173,8 @@ json_t *sg__edge_sync_list(sg_control *c, const char *list_id);
  * id), written for a 2xx answer when action is set; the target the entry names (the
  * created record's id from the answer, else the path's parameters), shared with the
  * dashboard; and the wrapper that audits a streaming route when its answer is decided. */
-typedef sg_http_begin (*sg__stream_handler)(sg_control *c, const sg_principal *who,
-                                           sg_req *req, sg_resp *resp, sg_http_stream *stream);
+typedef sg_http_begin (*sg__stream_handler)(sg_control *c, const sg_principal *who, sg_req *req,
+                                            sg_resp *resp, sg_http_stream *stream);
 void sg__audit_target(const sg_req *req, const sg_resp *resp, char *out, size_t n);
 void sg__control_audit(sg_control *c, const char *workspace_id, const char *key_id,
                        const sg_req *req, const sg_resp *resp, const char *action);
@@ -222,7 +221,7 @@ sg_http_begin sg__h_items_import(sg_control *c, const sg_principal *who, sg_req 
 sg_http_begin sg__items_import_stream(sg_control *c, const sg_principal *who, sg_req *req,
                                       sg_resp *resp, sg_http_stream *stream, bool any_type);
 /* PUT …/synonyms streams its body (up to 4 MiB, past the ordinary routes' cap). */
-sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req,
-                                 sg_resp *resp, sg_http_stream *stream);
+sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                                 sg_http_stream *stream);
 
 #endif

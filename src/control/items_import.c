@@ -226,7 +226,7 @@ static bool ndjson_type(const char *ct) {
 }
 
 sg_http_begin sg__items_import_stream(sg_control *c, const sg_principal *who, sg_req *req,
-                                     sg_resp *resp, sg_http_stream *stream, bool any_type) {
+                                      sg_resp *resp, sg_http_stream *stream, bool any_type) {
   const char *mode = sg_req_query(req, "mode");
   json_t *fields = NULL;
   if (mode && strcmp(mode, "append") != 0 && strcmp(mode, "replace") != 0)

@@ -170,8 +170,7 @@ static json_t *validate(const json_t *body, const json_t *cur, json_t **fields) 
 /* True when a field the edge record serves differs between the list before (cur) and
  * after (list) the PATCH. */
 static bool served_change(const json_t *cur, const json_t *list) {
-  static const char *const served[] = {"visibility", "status", "queryPolicy", "localePolicy",
-                                       NULL};
+  static const char *const served[] = {"visibility", "status", "queryPolicy", "localePolicy", NULL};
   for (const char *const *k = served; *k; k++)
     if (!json_equal(json_object_get(cur, *k), json_object_get(list, *k))) return true;
   return false;

@@ -261,8 +261,8 @@ static int load_snapshot(sg_control *c, const sg_version_job *job, loader *l) {
 /* The version's synonym sets (DESIGN §3.4), as its snapshot holds them, into the arena:
  * {"type":"equivalent"|"oneWay", "input"?, "phrases":[…]} as validated by the PUT. Returns
  * 0 or -1 (the store cannot be read, or a stored set is not of that shape). */
-static int load_synonyms(sg_control *c, const sg_version_job *job, loader *l,
-                         sg_synonym_set **out, size_t *n) {
+static int load_synonyms(sg_control *c, const sg_version_job *job, loader *l, sg_synonym_set **out,
+                         size_t *n) {
   json_t *arr = NULL;
   *out = NULL;
   *n = 0;

@@ -45,8 +45,8 @@ static void params_free(params *p) {
 }
 
 /* An optional integer member in lo..hi, else def. */
-static int64_t int_member(const json_t *body, const char *name, int64_t def, int64_t lo,
-                          int64_t hi, json_t **fields) {
+static int64_t int_member(const json_t *body, const char *name, int64_t def, int64_t lo, int64_t hi,
+                          json_t **fields) {
   const json_t *v = json_object_get(body, name);
   if (!v || json_is_null(v)) return def;
   if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi)
@@ -61,9 +61,8 @@ static int64_t int_member(const json_t *body, const char *name, int64_t def, int
 /* Validates body into p (borrowing targetListId from body). Returns 0, or -1 with one
  * {path, reason} per problem appended to *fields. */
 static int parse(const json_t *body, params *p, json_t **fields) {
-  static const char *const allowed[] = {"targetListId", "days",    "minSelections",
-                                        "maxItems",     "exclude", "dryRun",
-                                        NULL};
+  static const char *const allowed[] = {
+      "targetListId", "days", "minSelections", "maxItems", "exclude", "dryRun", NULL};
   sg__reject_unknown(body, allowed, "", fields);
   const json_t *t = json_object_get(body, "targetListId");
   if (!t || json_is_null(t))
@@ -91,8 +90,7 @@ static int parse(const json_t *body, params *p, json_t **fields) {
       json_array_foreach(ex, i, e) {
         char path[48];
         snprintf(path, sizeof path, "exclude[%zu]", i);
-        if (!json_is_string(e) || json_string_length(e) < 1 ||
-            json_string_length(e) > PHRASE_MAX) {
+        if (!json_is_string(e) || json_string_length(e) < 1 || json_string_length(e) > PHRASE_MAX) {
           sg_field_error(fields, path, "must be a string of 1 to 1024 bytes");
           continue;
         }
@@ -198,7 +196,8 @@ static json_t *build_items(json_t *raw, const params *p) {
     char *k = strndup(t, len);
     if (!k) continue;
     json_int_t have = json_integer_value(json_object_get(c->forms, k));
-    json_object_set_new(c->forms, k, json_integer(have + json_integer_value(json_array_get(row, 2))));
+    json_object_set_new(c->forms, k,
+                        json_integer(have + json_integer_value(json_array_get(row, 2))));
     free(k);
   }
   qsort(cs, n, sizeof *cs, by_rank);

@@ -40,9 +40,10 @@ void sg__control_readyz(sg_control *c, sg_req *req, sg_resp *resp) {
   int guard = atomic_load(&c->guard.state);
   bool guard_ok = guard != SG_EDGE_GUARD_REPAIRING;
   bool ready = store_ok && edge_ok && guard_ok;
-  const sg_health_check checks[] = {
-      {"store", store_ok ? "ok" : "unavailable"},
-      {"edge", !edge_ok ? "unavailable" : !guard_ok ? "behind" : "ok"}};
+  const sg_health_check checks[] = {{"store", store_ok ? "ok" : "unavailable"},
+                                    {"edge", !edge_ok    ? "unavailable"
+                                             : !guard_ok ? "behind"
+                                                         : "ok"}};
   char body[256];
   size_t n;
   resp->status = (int)sg_health_ready_body(ready, checks, 2, NULL, body, sizeof body, &n);

@@ -20,7 +20,6 @@
 #include "http/mhd/route.h"
 #include "store/members.h"
 
-
 typedef struct {
   const char *method;
   const char *pattern; /* segments; "{}" captures one path parameter */

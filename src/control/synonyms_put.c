@@ -167,8 +167,8 @@ static void put_finish(void *ctx, sg_req *req, sg_resp *resp) {
     return;
   }
   json_error_t jerr;
-  json_t *body = json_loadb(x->body.data ? x->body.data : "", x->body.len,
-                            JSON_REJECT_DUPLICATES, &jerr);
+  json_t *body =
+      json_loadb(x->body.data ? x->body.data : "", x->body.len, JSON_REJECT_DUPLICATES, &jerr);
   json_t *fields = NULL;
   if (!body || !json_is_object(body)) {
     sg_field_error(&fields, "body", body ? "must be a JSON object" : "malformed JSON");
@@ -208,8 +208,8 @@ static void put_free(void *ctx) {
   free(x);
 }
 
-sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req,
-                                 sg_resp *resp, sg_http_stream *stream) {
+sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req *req, sg_resp *resp,
+                                 sg_http_stream *stream) {
   /* A declared length over the cap is refused before the upload (the server's count
    * catches chunked bodies and lying lengths). */
   const char *cl = sg_req_header(req, "Content-Length");
@@ -218,7 +218,7 @@ sg_http_begin sg__h_synonyms_put(sg_control *c, const sg_principal *who, sg_req 
     sg_resp_too_large(resp, req, SYN_MAX_BODY);
     return SG_HTTP_RESPOND;
   }
-  if (strlen(req->params[0]) >= sizeof ((put_ctx *)0)->list_id) {
+  if (strlen(req->params[0]) >= sizeof((put_ctx *)0)->list_id) {
     sg__store_error(req, resp, SG_E_INVALID_LIST); /* longer than any id */
     return SG_HTTP_RESPOND;
   }

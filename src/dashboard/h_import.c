@@ -28,7 +28,7 @@
 typedef struct {
   sg_http_stream inner; /* the control plane's NDJSON import */
   sg_convert conv;
-  sg_buf out; /* NDJSON converted from the last chunk */
+  sg_buf out;  /* NDJSON converted from the last chunk */
   bool failed; /* the converter refused the file: conv.err says where */
   bool inner_stopped;
 } convert_stream;
@@ -185,9 +185,12 @@ sg_http_begin sg__dh_items_import(sg_control *c, const sg_principal *who, sg_req
     }
   } else {
     const char *ct = sg_req_header(req, "Content-Type");
-    if (media_is(ct, "application/x-ndjson")) fmt = SG_FMT_NDJSON;
-    else if (media_is(ct, "application/json")) fmt = SG_FMT_JSON;
-    else if (media_is(ct, "text/csv")) fmt = SG_FMT_CSV;
+    if (media_is(ct, "application/x-ndjson"))
+      fmt = SG_FMT_NDJSON;
+    else if (media_is(ct, "application/json"))
+      fmt = SG_FMT_JSON;
+    else if (media_is(ct, "text/csv"))
+      fmt = SG_FMT_CSV;
     else if (media_is(ct, "text/tab-separated-values")) {
       fmt = SG_FMT_CSV;
       map.delimiter = '\t';

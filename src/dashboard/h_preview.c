@@ -41,8 +41,8 @@ struct sg__preview_entry {
   char hash[80];
   sg_artifact *a;
   size_t bytes;
-  unsigned refs;  /* the cache's own (while cached) plus one per preview using it */
-  uint64_t used;  /* preview_tick at the last use */
+  unsigned refs; /* the cache's own (while cached) plus one per preview using it */
+  uint64_t used; /* preview_tick at the last use */
 };
 
 /* Drops one reference (under preview_mu); the last one closes the artifact. */

@@ -89,7 +89,7 @@ static bool json_content_type(const sg_req *req) {
          (ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
 }
 
-_Static_assert(sizeof ((sg_signin_candidate *)0)->hash >= SG_PASSWORD_HASH_BYTES,
+_Static_assert(sizeof((sg_signin_candidate *)0)->hash >= SG_PASSWORD_HASH_BYTES,
                "a candidate holds a whole Argon2id string");
 
 /* The {workspaceId, name} of each candidate whose password matched: what the 409
@@ -142,7 +142,7 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
   /* Optional: which workspace to open when the email and password open several. */
   const char *want = NULL;
   if (jw && (!json_is_string(jw) || json_string_length(jw) < 1 ||
-             json_string_length(jw) >= sizeof ((sg_member *)0)->workspace_id))
+             json_string_length(jw) >= sizeof((sg_member *)0)->workspace_id))
     sg_field_error(&fields, "workspaceId", "must be a workspace id from details.workspaces");
   else if (jw)
     want = json_string_value(jw);
@@ -190,8 +190,7 @@ void sg__dh_signin(sg_control *c, sg_req *req, sg_resp *resp) {
      * again with its workspaceId. Only those the password opened are named. */
     json_t *list = unlocked_workspaces(cand, ok, n);
     signin_cleanup(cand, b);
-    sg_resp_error(resp, req, SG_E_WORKSPACE_REQUIRED, json_pack("{s:o}", "workspaces", list),
-                  NULL);
+    sg_resp_error(resp, req, SG_E_WORKSPACE_REQUIRED, json_pack("{s:o}", "workspaces", list), NULL);
     return;
   }
   sg__dash_ctx d;

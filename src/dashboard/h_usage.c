@@ -120,8 +120,8 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
   json_array_foreach(json_object_get(stored, "topItems"), i, v) {
     json_t *item = NULL;
     const char *item_id = json_string_value(json_object_get(v, "itemId"));
-    json_t *o = json_pack("{s:s,s:O}", "itemId", item_id, "selections",
-                          json_object_get(v, "selections"));
+    json_t *o =
+        json_pack("{s:s,s:O}", "itemId", item_id, "selections", json_object_get(v, "selections"));
     /* The item as it is now (it may have been deleted since). */
     if (sg_store_item_get(c->cfg.store, d->m.workspace_id, req->params[0], item_id, &item) ==
         SG_E_OK) {
@@ -138,8 +138,8 @@ void sg__dh_selections(sg_control *c, sg__dash_ctx *d, sg_req *req, sg_resp *res
   sg_resp_json(resp, 200,
                json_pack("{s:s,s:I,s:I,s:b,s:o,s:o,s:s}", "listId", req->params[0], "days",
                          (json_int_t)days, "total", (json_int_t)total, "eventsAvailable",
-                         c->cfg.state != NULL, "perDay", per_day, "topItems", top,
-                         "requestId", req->request_id));
+                         c->cfg.state != NULL, "perDay", per_day, "topItems", top, "requestId",
+                         req->request_id));
 }
 
 /* ---- analytics ------------------------------------------------------------------------------ */

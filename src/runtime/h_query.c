@@ -109,7 +109,7 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
 #define AC_SETS 4096u /* a power of two */
 #define AC_WAYS 2
 #define AC_Q 48
-#define AC_HASHES 4   /* content hashes this thread remembers */
+#define AC_HASHES 4    /* content hashes this thread remembers */
 #define AC_HASH_LEN 80 /* "sha256:" + 64 hex fits */
 
 typedef struct {

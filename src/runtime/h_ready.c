@@ -56,7 +56,9 @@ void sg__h_ready(sg__rt_req *r) {
                                                  : placeholder ? "not_loaded"
                                                  : !verified   ? "unverified"
                                                                : "loading"},
-                                    {"edge", !edge_ok ? "unavailable" : behind ? "behind" : "ok"},
+                                    {"edge", !edge_ok ? "unavailable"
+                                             : behind ? "behind"
+                                                      : "ok"},
                                     {"state", state_ok ? "ok" : "unavailable"}};
   char extra[96], body[256];
   snprintf(extra, sizeof extra, "\"revision\":%llu,\"snapshotAgeSeconds\":%.1f", rev, age);
@@ -142,8 +144,7 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   sg_buf_printf(out, "suggestd_analytics_shipped_rows_total %llu\n", (unsigned long long)an.rows);
   sg_metrics_family(out, "suggestd_analytics_pending_shipments", "gauge",
                     "Analytics shipments held in memory until the state backend takes them.");
-  sg_buf_printf(out, "suggestd_analytics_pending_shipments %llu\n",
-                (unsigned long long)an.pending);
+  sg_buf_printf(out, "suggestd_analytics_pending_shipments %llu\n", (unsigned long long)an.pending);
   sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
                     "Open connections on the runtime listener.");
   sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));

@@ -70,8 +70,7 @@ void sg__h_selection(sg__rt_req *r) {
    * could otherwise invent top items (docs/DESIGN.md §4.1). The artifact's sorted ids
    * answer without allocating or locking. */
   if (e == SG_E_OK && !k->list->art) e = SG_E_ARTIFACT_UNAVAILABLE;
-  if (e == SG_E_OK &&
-      !sg_artifact_has_item(k->list->art->a, sel.item_id, strlen(sel.item_id))) {
+  if (e == SG_E_OK && !sg_artifact_has_item(k->list->art->a, sel.item_id, strlen(sel.item_id))) {
     e = SG_E_INVALID_REQUEST;
     r->message = "The field itemId must be the id of an item of the list's published version: "
                  "the itemId of an item in the query answer.";

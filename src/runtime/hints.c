@@ -26,8 +26,8 @@ const char *sg__rt_message(sg_err e) {
  * import or an API call with the runtime's URL). */
 bool sg__rt_control_path(const char *path, size_t n) {
   return (n >= 5 && memcmp(path, "/api/", 5) == 0) ||
-         (n >= 10 && memcmp(path, "/dashboard", 10) == 0 && (n == 10 || path[10] == '/' ||
-                                                              path[10] == '?'));
+         (n >= 10 && memcmp(path, "/dashboard", 10) == 0 &&
+          (n == 10 || path[10] == '/' || path[10] == '?'));
 }
 
 const char *sg__rt_control_port_hint(void) {

@@ -54,7 +54,8 @@ static void stamp_keep(sg_runtime *rt) {
   if (!rt->stamp.present || sg_edge_stamp_cmp(&rt->stamp, &rt->saved) == 0) return;
   char p[4200], text[72];
   stamp_path(rt, p, sizeof p);
-  if (sg_edge_stamp_format(&rt->stamp, text) == 0 && sg_write_file_atomic(p, text, strlen(text)) == 0)
+  if (sg_edge_stamp_format(&rt->stamp, text) == 0 &&
+      sg_write_file_atomic(p, text, strlen(text)) == 0)
     rt->saved = rt->stamp;
 }
 
@@ -88,8 +89,9 @@ static void confirm(sg_runtime *rt, const sg_edge_stamp *s) {
   atomic_store(&rt->edge_verified, true);
   if (sg_edge_stamp_cmp(s, &rt->stamp) > 0) rt->stamp = *s;
   stamp_keep(rt);
-  fprintf(stderr, "{\"level\":\"info\",\"msg\":\"edge store confirmed current\","
-                  "\"epoch\":%llu}\n",
+  fprintf(stderr,
+          "{\"level\":\"info\",\"msg\":\"edge store confirmed current\","
+          "\"epoch\":%llu}\n",
           (unsigned long long)s->epoch);
 }
 
@@ -129,7 +131,8 @@ static const char *hold_reason(const sg_runtime *rt, const sg__rt_snapshot *cur,
   }
   /* Never a lower revision without a new epoch: an emptied edge (revision 0 or gone) or
    * one restored from an older copy keeps the snapshot that was current. */
-  if (have && rev < cur->revision) return rev == 0 ? "edge revision gone" : "edge revision went back";
+  if (have && rev < cur->revision)
+    return rev == 0 ? "edge revision gone" : "edge revision went back";
   return NULL;
 }
 
@@ -175,13 +178,15 @@ int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
     atomic_store(&rt->edge_verified, rt->saved.present && sg_edge_stamp_cmp(&s, &rt->saved) == 0);
   if (!s.present && !rt->stamp.present) atomic_store(&rt->edge_verified, true);
   rt->load_stamp = s;
-  if (s.present && (full || atomic_load(&rt->edge_verified)) && sg_edge_stamp_cmp(&s, &rt->stamp) > 0)
+  if (s.present && (full || atomic_load(&rt->edge_verified)) &&
+      sg_edge_stamp_cmp(&s, &rt->stamp) > 0)
     rt->stamp = s;
   if (atomic_load(&rt->edge_verified)) stamp_keep(rt);
   rt->loaded_once = true;
   /* With the control plane in this process, ask its guard now rather than wait a beat. */
   if (s.present && !atomic_load(&rt->edge_verified) && rt->cfg.edge_confirm &&
-      rt->cfg.edge_confirm(rt->cfg.edge_confirm_ctx) == 0 && sg_edge_stamp_get(rt->edge, &after) == 0)
+      rt->cfg.edge_confirm(rt->cfg.edge_confirm_ctx) == 0 &&
+      sg_edge_stamp_get(rt->edge, &after) == 0)
     confirm(rt, &after);
   *out = next;
   return 0;

@@ -2,8 +2,8 @@
  * Internals of the runtime shared across the files of src/runtime (not a public API).
  *
  * Threads: HTTP workers (one epoll loop each, http/loop.c; framing in http/http1.c), one loader
- * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request threads
- * never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
+ * (loader.c: edge poll, snapshot swap, quota flush), one event writer (selection NDJSON). Request
+ * threads never block on the loader: they read the current snapshot through sg__rcu_enter/leave.
  */
 #ifndef SG_RUNTIME_RT_H
 #define SG_RUNTIME_RT_H
@@ -167,8 +167,7 @@ void sg__records_invalidate(sg__rt_records *c);
  * publish; 1: held (the edge went back, or a rewrite is under way: keep serving cur);
  * 2: nothing changed; -1: the edge store could not be read (errno). cur may be NULL (at
  * start). retry: reload even when the revision did not move. */
-int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
-                     sg__rt_snapshot **out);
+int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry, sg__rt_snapshot **out);
 /* loader.c: until the snapshot loaded under a guard stamp is confirmed (the heartbeat
  * moved past that stamp; with cfg.edge_confirm, asked for at once) or wait_ms passed.
  * 0 when confirmed. Called at start, before the listener opens. */

@@ -69,29 +69,34 @@ sg_err sg__selection_parse(const char *body, size_t len, sg__selection *s) {
   if (!json_is_string(sid) ||
       !uuid_canon(json_string_value(sid), json_string_length(sid), s->selection_id)) {
     s->bad_field = "selectionId";
-    s->bad_message = "The field selectionId must be a UUID (8-4-4-4-12 hex digits), e.g. from crypto.randomUUID().";
+    s->bad_message = "The field selectionId must be a UUID (8-4-4-4-12 hex digits), e.g. from "
+                     "crypto.randomUUID().";
     return SG_E_OK;
   }
   if (!(s->query_request_id = str_field(root, "queryRequestId", SG__SELECTION_MAX_FIELD))) {
     s->bad_field = "queryRequestId";
-    s->bad_message = "The field queryRequestId must be a string of 1 to 256 bytes: the requestId of the query answer the user picked from.";
+    s->bad_message = "The field queryRequestId must be a string of 1 to 256 bytes: the requestId "
+                     "of the query answer the user picked from.";
     return SG_E_OK;
   }
   if (!(s->list_id = str_field(root, "listId", SG__SELECTION_MAX_FIELD))) {
     s->bad_field = "listId";
-    s->bad_message = "The field listId must be a string of 1 to 256 bytes: the listId of the query answer.";
+    s->bad_message =
+        "The field listId must be a string of 1 to 256 bytes: the listId of the query answer.";
     return SG_E_OK;
   }
   if (!(s->item_id = str_field(root, "itemId", SG__SELECTION_MAX_FIELD))) {
     s->bad_field = "itemId";
-    s->bad_message = "The field itemId must be a string of 1 to 256 bytes: the id of the item the user picked.";
+    s->bad_message =
+        "The field itemId must be a string of 1 to 256 bytes: the id of the item the user picked.";
     return SG_E_OK;
   }
   json_t *pos = json_object_get(root, "position");
   if (!json_is_integer(pos) || json_integer_value(pos) < 1 ||
       json_integer_value(pos) > SG__SELECTION_MAX_POSITION) {
     s->bad_field = "position";
-    s->bad_message = "The field position must be an integer from 1 to 1000000: the picked item's place in the answer, counting from 1.";
+    s->bad_message = "The field position must be an integer from 1 to 1000000: the picked item's "
+                     "place in the answer, counting from 1.";
     return SG_E_OK;
   }
   s->position = json_integer_value(pos);

@@ -97,9 +97,9 @@ int sg_runtime_start(const sg_runtime_config *cfg, sg_runtime **out) {
   /* A Redis edge holds the state the fleet shares as well; a directory edge keeps it
    * in the state directory, for this process alone. */
   sg_state_backend backend;
-  const char *state =
-      sg_state_backend_of(cfg->edge, &backend) == 0 && backend == SG_STATE_REDIS ? cfg->edge
-                                                                                  : rt->state_dir;
+  const char *state = sg_state_backend_of(cfg->edge, &backend) == 0 && backend == SG_STATE_REDIS
+                          ? cfg->edge
+                          : rt->state_dir;
   /* The URL's options (?prefix=…) are the edge store's: the state open drops them. */
   if (sg_rt_state_open(state, rt->cfg.selection_rate, &rt->state)) goto err;
   /* Search analytics (docs/DESIGN.md §9), unless --analytics off. */

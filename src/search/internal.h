@@ -26,8 +26,8 @@ typedef struct {
   const unsigned char *fragidx;
   const unsigned char *trie;
   uint64_t n_trie;
-  const unsigned char *lcp;    /* n_keys bytes */
-  const unsigned char *branch; /* n_keys * SG__BRANCH_SIZE bytes */
+  const unsigned char *lcp;                   /* n_keys bytes */
+  const unsigned char *branch;                /* n_keys * SG__BRANCH_SIZE bytes */
   const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
   uint64_t n_skip[SG__SKIP_TABLES];
 } locale_view;

@@ -550,9 +550,7 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
 }
 
 /* True when row c (least cell at most thr) has no slack left. */
-static inline bool no_slack(size_t c, size_t n, unsigned thr) {
-  return row_min(&tl.row[c]) == thr;
-}
+static inline bool no_slack(size_t c, size_t n, unsigned thr) { return row_min(&tl.row[c]) == thr; }
 
 /* Walks the keys [l, r), which all share the prefix of rows 0..c0 (its bytes end at
  * tl.bo[c0]), as an implicit trie: consecutive keys share the DP rows of their common
@@ -787,7 +785,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
    * first code points: their rows are reused, and a record that shares the code points
    * whose row ended the one before ends there too. */
   char prev[SG__SKIP_PFX + 1] = {0}; /* the previous record's prefix, when inline */
-  size_t valid = 0, dead = 0; /* its rows 0..valid are set; the row that ended it (or 0) */
+  size_t valid = 0, dead = 0;        /* its rows 0..valid are set; the row that ended it (or 0) */
   sg__osa_row0(&tl.row[0], n);
   tl.bo[0] = 0;
   for (; b < v->n_skip[t] && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {

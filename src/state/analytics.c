@@ -49,7 +49,7 @@ typedef struct shard {
 } shard;
 
 struct sg_analytics {
-  uint64_t serial; /* tells a thread's cached shard of another (freed) instance apart */
+  uint64_t serial;    /* tells a thread's cached shard of another (freed) instance apart */
   pthread_mutex_t mu; /* the shard list */
   shard *shards;
   _Atomic uint64_t dropped;
@@ -90,7 +90,8 @@ static int grow(table *t) {
   t->slots = ns;
   t->cap = nc;
   for (size_t i = 0; i < old.cap; i++)
-    if (old.slots[i]) *find(t, old.slots[i]->key, old.slots[i]->klen, old.slots[i]->hash) = old.slots[i];
+    if (old.slots[i])
+      *find(t, old.slots[i]->key, old.slots[i]->klen, old.slots[i]->hash) = old.slots[i];
   free(old.slots);
   return 0;
 }

@@ -62,8 +62,8 @@ static int local_analytics_ship(sg_rt_state *st, const char *id, const char *doc
   char path[PATH_MAX];
   if (snprintf(path, sizeof path, "%s/analytics", l->dir) >= (int)sizeof path ||
       sg_mkdirs(path, 0755) ||
-      snprintf(path, sizeof path, "%s/analytics/%013lld-%s.json", l->dir,
-               (long long)sg_now_ms(), id) >= (int)sizeof path)
+      snprintf(path, sizeof path, "%s/analytics/%013lld-%s.json", l->dir, (long long)sg_now_ms(),
+               id) >= (int)sizeof path)
     return -1;
   return sg_write_file_atomic(path, doc, len);
 }

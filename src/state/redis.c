@@ -63,14 +63,13 @@ static const char SELECTION_LUA[] =
 
 /* KEYS: monthly counters. ARGV: their deltas, then the expiry in seconds. Returns the
  * totals, in order. */
-static const char QUOTA_LUA[] =
-    "local ttl = ARGV[#KEYS + 1]\n"
-    "local out = {}\n"
-    "for i, k in ipairs(KEYS) do\n"
-    "  out[i] = redis.call('INCRBY', k, ARGV[i])\n"
-    "  redis.call('EXPIRE', k, ttl)\n"
-    "end\n"
-    "return out\n";
+static const char QUOTA_LUA[] = "local ttl = ARGV[#KEYS + 1]\n"
+                                "local out = {}\n"
+                                "for i, k in ipairs(KEYS) do\n"
+                                "  out[i] = redis.call('INCRBY', k, ARGV[i])\n"
+                                "  redis.call('EXPIRE', k, ttl)\n"
+                                "end\n"
+                                "return out\n";
 
 typedef struct {
   sg_redisx *x;
@@ -135,14 +134,9 @@ static sg__ev_result redis_selection_record(sg_rt_state *st, const sg__selection
           rep->element[1]->integer > 0 && rep->element[1]->integer < 3600)
         *retry_after_s = (int)rep->element[1]->integer;
       break;
-    case 1:
-      res = SG__EV_ACCEPTED;
-      break;
-    case 2:
-      res = SG__EV_DUPLICATE;
-      break;
-    default: /* the stream is full: the drain is far behind */
-      break;
+    case 1: res = SG__EV_ACCEPTED; break;
+    case 2: res = SG__EV_DUPLICATE; break;
+    default: /* the stream is full: the drain is far behind */ break;
     }
   } else {
     fprintf(stderr, "{\"error\":\"selection script failed: %s\"}\n",
@@ -173,15 +167,16 @@ static int send_batch(redis_state *r, int month, size_t from, size_t to) {
      * sit below the base: nothing to send then. */
     uint64_t delta = cur[i] > s->flushed ? cur[i] - s->flushed : 0;
     if (delta > INT64_MAX / 2) delta = INT64_MAX / 2;
-    snprintf(keys[i], sizeof keys[i], "%s%s%04d-%02d:%s", r->prefix, SG_STATE_KEY_QUOTA,
-             month / 12, month % 12 + 1, s->app_id);
+    snprintf(keys[i], sizeof keys[i], "%s%s%04d-%02d:%s", r->prefix, SG_STATE_KEY_QUOTA, month / 12,
+             month % 12 + 1, s->app_id);
     snprintf(deltas[i], sizeof deltas[i], "%llu", (unsigned long long)delta);
     argv[i] = keys[i];
     argv[n + i] = deltas[i];
   }
   snprintf(ttl, sizeof ttl, "%d", SG_STATE_QUOTA_TTL_S);
   argv[2 * n] = ttl;
-  redisReply *rep = sg_redisx_eval(r->loader, &r->quota_script, (int)n, (int)(2 * n + 1), argv, NULL);
+  redisReply *rep =
+      sg_redisx_eval(r->loader, &r->quota_script, (int)n, (int)(2 * n + 1), argv, NULL);
   if (!rep) return -1;
   int rc = 0;
   if (rep->type == REDIS_REPLY_ARRAY && rep->elements == n) {

@@ -34,9 +34,9 @@ typedef struct {
   char stream[120];
   const char *field; /* the entry's field handed out as its line */
   int max;           /* entries a read returns at most */
-  bool fresh;       /* (re)connected: make sure the group exists */
-  bool own_pending; /* read our own unacknowledged entries first ("0") */
-  bool failing;     /* the group could not be made (logged once) */
+  bool fresh;        /* (re)connected: make sure the group exists */
+  bool own_pending;  /* read our own unacknowledged entries first ("0") */
+  bool failing;      /* the group could not be made (logged once) */
   int64_t last_claim;
   /* Where the claim scan (XAUTOCLAIM) goes on: a long pending list is walked to its end
    * across calls rather than its first entries over and over. */
@@ -85,8 +85,10 @@ static int redis_usage(sg_state_reader *base, int64_t now_s, const char *const *
           sg_parse_i64(rep->element[i]->str, 0, INT64_MAX, &used[i]);
       rc = 0;
     }
-    if (!rep) rc = -1;
-    else if (rc) errno = EIO;
+    if (!rep)
+      rc = -1;
+    else if (rc)
+      errno = EIO;
     if (rep) freeReplyObject(rep);
   } else {
     errno = ENOMEM;
@@ -118,14 +120,16 @@ static size_t entries_of(const redisReply *entries, const cursor *c, sg_state_ev
   if (entries->type != REDIS_REPLY_ARRAY) return 0;
   for (size_t i = 0; i < entries->elements && n < (size_t)c->max; i++) {
     const redisReply *e = entries->element[i];
-    if (e->type != REDIS_REPLY_ARRAY || e->elements < 1 || e->element[0]->type != REDIS_REPLY_STRING)
+    if (e->type != REDIS_REPLY_ARRAY || e->elements < 1 ||
+        e->element[0]->type != REDIS_REPLY_STRING)
       continue;
     sg_state_event *ev = &out[n++];
     *ev = (sg_state_event){.id = e->element[0]->str};
     if (e->elements != 2 || e->element[1]->type != REDIS_REPLY_ARRAY) continue;
     const redisReply *fields = e->element[1], *line = NULL;
     for (size_t k = 0; k + 1 < fields->elements; k += 2)
-      if (fields->element[k]->type == REDIS_REPLY_STRING && strcmp(fields->element[k]->str, c->field) == 0)
+      if (fields->element[k]->type == REDIS_REPLY_STRING &&
+          strcmp(fields->element[k]->str, c->field) == 0)
         line = fields->element[k + 1];
     if (line && line->type == REDIS_REPLY_STRING) {
       ev->line = line->str;
@@ -148,7 +152,8 @@ static int cursor_next(redis_reader *r, cursor *cu, const char *consumer, int bl
     bool ok = rep && (rep->type != REDIS_REPLY_ERROR || strncmp(rep->str, "BUSYGROUP", 9) == 0);
     if (rep) freeReplyObject(rep);
     if (!ok) {
-      if (!cu->failing) fprintf(stderr, "{\"error\":\"drain of %s: Redis unreachable\"}\n", cu->stream);
+      if (!cu->failing)
+        fprintf(stderr, "{\"error\":\"drain of %s: Redis unreachable\"}\n", cu->stream);
       cu->failing = cu->fresh = true;
       return -1;
     }
@@ -245,7 +250,9 @@ static int redis_analytics_ack(sg_state_reader *base, const sg_state_event *ev, 
   return cursor_ack(r, &r->an, ev, n);
 }
 
-static void redis_events_again(sg_state_reader *base) { ((redis_reader *)base)->ev.own_pending = true; }
+static void redis_events_again(sg_state_reader *base) {
+  ((redis_reader *)base)->ev.own_pending = true;
+}
 
 static void redis_close(sg_state_reader *base) {
   redis_reader *r = (redis_reader *)base;

@@ -152,8 +152,8 @@ void sg_rt_state_analytics_stats(sg_rt_state *st, sg_rt_analytics_stats *out) {
 }
 
 int sg_rt_state_flush(sg_rt_state *st, int64_t now_s) {
-  if (st->analytics && (now_s - st->analytics_last_ship >= SG_ANALYTICS_SHIP_S ||
-                        now_s < st->analytics_last_ship))
+  if (st->analytics &&
+      (now_s - st->analytics_last_ship >= SG_ANALYTICS_SHIP_S || now_s < st->analytics_last_ship))
     sg_rt_state_analytics_ship(st);
   return st->ops->flush(st, now_s);
 }

@@ -89,8 +89,8 @@ typedef enum { SG__EV_ACCEPTED, SG__EV_DUPLICATE, SG__EV_BUSY, SG__EV_RATE_LIMIT
  */
 typedef struct sg_analytics sg_analytics;
 
-#define SG_ANALYTICS_SHIP_S 5        /* seconds between shipments (at least every 10 s) */
-#define SG_ANALYTICS_Q_CAP 10000     /* distinct q kept exactly per list and hour */
+#define SG_ANALYTICS_SHIP_S 5    /* seconds between shipments (at least every 10 s) */
+#define SG_ANALYTICS_Q_CAP 10000 /* distinct q kept exactly per list and hour */
 #define SG_ANALYTICS_SHIPMENT_MAX ((size_t)64 << 20) /* bytes of one shipment */
 
 int sg_analytics_new(sg_analytics **out);
@@ -122,7 +122,7 @@ typedef struct sg_rt_state sg_rt_state;
 
 /* What the runtime's /readyz and metrics report of its state backend. */
 typedef struct {
-  bool shared; /* a fleet backend (Redis), false for local */
+  bool shared;            /* a fleet backend (Redis), false for local */
   bool up;                /* reachable, as the last operations found it */
   uint64_t quota_pending; /* queries counted here, not yet in the shared counters */
 } sg_rt_state_stats;
@@ -238,17 +238,17 @@ void sg_rt_state_close(sg_rt_state *st);
 typedef struct sg_state_reader sg_state_reader;
 
 #define SG_STATE_IN_STORE 1
-#define SG_STATE_MAX_DAYS 90   /* the longest window of sg_state_read_selections */
-#define SG_STATE_TOP_ITEMS 10  /* the most top items it returns */
-#define SG_STATE_ITEM_MAX 63   /* longer item ids are not counted per item */
+#define SG_STATE_MAX_DAYS 90    /* the longest window of sg_state_read_selections */
+#define SG_STATE_TOP_ITEMS 10   /* the most top items it returns */
+#define SG_STATE_ITEM_MAX 63    /* longer item ids are not counted per item */
 #define SG_STATE_EVENTS_MAX 256 /* events handed out by one sg_state_events_next */
 
 /* Selections of one list over whole UTC days. */
 typedef struct {
-  int days;                       /* as asked */
+  int days;                           /* as asked */
   int64_t per_day[SG_STATE_MAX_DAYS]; /* [0] the oldest day, [days-1] today */
   int64_t total;
-  size_t ntop;                    /* most selected first; ties by item id */
+  size_t ntop; /* most selected first; ties by item id */
   struct {
     char item_id[SG_STATE_ITEM_MAX + 1];
     int64_t selections;
@@ -267,8 +267,7 @@ typedef struct {
 typedef struct {
   /* Served queries this UTC month (the month of now_s) of apps[0..n) into used[0..n),
    * 0 for an application not counted yet. */
-  int (*usage)(sg_state_reader *r, int64_t now_s, const char *const *apps, size_t n,
-               int64_t *used);
+  int (*usage)(sg_state_reader *r, int64_t now_s, const char *const *apps, size_t n, int64_t *used);
   /* Selections of list_id over the `days` UTC days (1..SG_STATE_MAX_DAYS) ending with
    * the day of now_s, and its top items. */
   int (*selections)(sg_state_reader *r, const char *list_id, int64_t now_s, int days,
@@ -292,8 +291,8 @@ typedef struct {
    * SG_STATE_SHIPMENTS_MAX into out[0..*n) (id = the entry's name, line = the shipment's
    * JSON), as events_next (local: the oldest files of <dir>/analytics; Redis: the
    * analytics stream, group "drain"). 0, or -1 / -2 as events_next. */
-  int (*analytics_next)(sg_state_reader *r, const char *consumer, int block_ms,
-                        sg_state_event *out, size_t *n);
+  int (*analytics_next)(sg_state_reader *r, const char *consumer, int block_ms, sg_state_event *out,
+                        size_t *n);
   /* The consumer stored out[0..n) of the last analytics_next: deleted. */
   int (*analytics_ack)(sg_state_reader *r, const sg_state_event *ev, size_t n);
   void (*close)(sg_state_reader *r);

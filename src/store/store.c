@@ -94,10 +94,8 @@ int sg_store_open(const char *spec, sg_store **out, char *err, size_t errsz) {
     /* Any other "scheme://" is a backend this build does not know; a plain path (which
      * may contain "://" only after a slash) is the SQLite data directory or file. */
     const char *colon = strstr(spec, "://");
-    if (colon && strncmp(spec, "sqlite://", 9) != 0 &&
-        !memchr(spec, '/', (size_t)(colon - spec))) {
-      snprintf(err, errsz, "unknown database scheme in '%s' (expected sqlite:// or a path)",
-               spec);
+    if (colon && strncmp(spec, "sqlite://", 9) != 0 && !memchr(spec, '/', (size_t)(colon - spec))) {
+      snprintf(err, errsz, "unknown database scheme in '%s' (expected sqlite:// or a path)", spec);
       return -1;
     }
     rc = open_sqlite(spec, out, err, errsz);
@@ -844,10 +842,14 @@ sg_err sg_store_analytics_add(sg_store *st, const char *shipment_id, int64_t now
   for (size_t i = 0; i < n; i++) {
     const sg_analytics_row *r = &rows[i];
     bool ok = r->list_id && r->count >= 0 && r->no_result >= 0 && r->hour >= 0;
-    if (r->kind == 'q') ok = ok && r->q;
-    else if (r->kind == 's') ok = ok && r->q && r->item_id && r->position >= 1;
-    else if (r->kind == 'r') ok = ok && r->q && r->raw;
-    else if (r->kind != 'h') ok = false;
+    if (r->kind == 'q')
+      ok = ok && r->q;
+    else if (r->kind == 's')
+      ok = ok && r->q && r->item_id && r->position >= 1;
+    else if (r->kind == 'r')
+      ok = ok && r->q && r->raw;
+    else if (r->kind != 'h')
+      ok = false;
     if (!ok) return SG_E_INVALID_REQUEST;
   }
   if (!st->ops->analytics_add) return sg__store_missing(st->ops, "analytics_add");

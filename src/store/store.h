@@ -542,8 +542,7 @@ sg_err sg_store_secret(sg_store *st, const char *name, uint8_t out[32]);
 /* One selection report as a runtime recorded it (the event line of state/events.c).
  * query may be NULL; every other string is set. */
 typedef struct {
-  const char *selection_id, *query_request_id, *list_id, *item_id, *query, *application_id,
-      *key_id;
+  const char *selection_id, *query_request_id, *list_id, *item_id, *query, *application_id, *key_id;
   int64_t ts_ms, position;
 } sg_selection_event;
 

@@ -128,8 +128,7 @@ struct sg_store_ops {
   sg_err (*queue_depth)(sg_store *st, int64_t *n);
   sg_err (*member_create)(sg_store *st, const char *workspace_id, const char *email, sg_role role,
                           const char *password_hash, json_t **out);
-  sg_err (*member_for_signin)(sg_store *st, const char *email, sg_signin_candidate *out,
-                              size_t *n);
+  sg_err (*member_for_signin)(sg_store *st, const char *email, sg_signin_candidate *out, size_t *n);
   sg_err (*member_list)(sg_store *st, const char *workspace_id, json_t **out);
   sg_err (*member_get)(sg_store *st, const char *workspace_id, const char *id, json_t **out);
   sg_err (*member_set_role)(sg_store *st, const char *workspace_id, const char *id, sg_role role,
@@ -166,8 +165,8 @@ struct sg_store_ops {
   sg_err (*analytics_read)(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
                            size_t top, json_t **out);
   sg_err (*analytics_expire)(sg_store *st, int64_t before_hour, int64_t before_ms);
-  sg_err (*analytics_suggest)(sg_store *st, const char *list_id, int64_t from_hour,
-                              int64_t to_hour, int64_t min_selections, json_t **out);
+  sg_err (*analytics_suggest)(sg_store *st, const char *list_id, int64_t from_hour, int64_t to_hour,
+                              int64_t min_selections, json_t **out);
   sg_err (*selection_stats)(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                             json_t **out);
   /* Optional (NULL: the caller polls): waits up to timeout_ms for another process to
@@ -180,8 +179,7 @@ struct sg_store_ops {
   sg_err (*edge_guard_get)(sg_store *st, sg_edge_guard *out);
   sg_err (*edge_guard_begin)(sg_store *st, uint64_t above, uint64_t *epoch);
   sg_err (*edge_guard_beat)(sg_store *st, uint64_t epoch, int64_t heartbeat_ms);
-  sg_err (*synonyms_get)(sg_store *st, const char *workspace_id, const char *list_id,
-                         json_t **out);
+  sg_err (*synonyms_get)(sg_store *st, const char *workspace_id, const char *list_id, json_t **out);
   sg_err (*synonyms_put)(sg_store *st, const char *workspace_id, const char *list_id,
                          const char *sets_json, const char *if_match, json_t **out);
   sg_err (*snapshot_synonyms)(sg_store *st, const char *list_id, int64_t snapshot_seq,

@@ -29,8 +29,7 @@ static void check(const sg_trusted_proxies *t, const char *fwd, const char *xff)
   char text[64];
   sg_ip_format(&a, text, sizeof text);
   sg_ip back;
-  if (!sg_ip_parse(text, strlen(text), &back) || memcmp(&a, &back, sizeof a) != 0)
-    __builtin_trap();
+  if (!sg_ip_parse(text, strlen(text), &back) || memcmp(&a, &back, sizeof a) != 0) __builtin_trap();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

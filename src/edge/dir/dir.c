@@ -567,7 +567,6 @@ static int dir_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *
   return rc;
 }
 
-
 /* ---------------------------------------------------------------- guard stamp ---- */
 
 /* STAMP holds the guard stamp's text (sg_edge_stamp_format), replaced atomically. */
@@ -612,7 +611,7 @@ static int dir_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
     char p[PATH_MAX], buf[32];
     int n = snprintf(buf, sizeof buf, "%llu\n", (unsigned long long)min);
     rc = path_of(e, p, sizeof p, "REVISION", NULL, NULL) ? -1
-                                                        : sg_write_file_atomic(p, buf, (size_t)n);
+                                                         : sg_write_file_atomic(p, buf, (size_t)n);
     r = min;
   }
   unlock_store(fd);

@@ -111,7 +111,7 @@ int sg_trusted_proxies_parse(const char *spec, sg_trusted_proxies *out, char *er
 typedef struct {
   sg_ip ip[SG_FORWARDED_MAX_HOPS];
   bool ok[SG_FORWARDED_MAX_HOPS];
-  size_t n;     /* hops seen */
+  size_t n; /* hops seen */
 } hops;
 
 static void hop_add(hops *h, const sg_ip *ip, bool ok) {

@@ -109,10 +109,10 @@ typedef struct sg_http_server sg_http_server;
 /* A worker pool for handlers that block (see the top of this file). */
 #define SG_HTTP_MAX_POOLS 4
 typedef struct {
-  const char *name;   /* for the logs and metrics ("password", "artifact") */
-  unsigned threads;   /* 0: the pool is not used */
-  unsigned queue;     /* requests waiting beyond those running */
-  int retry_after_s;  /* the 503's Retry-After when it is full */
+  const char *name;  /* for the logs and metrics ("password", "artifact") */
+  unsigned threads;  /* 0: the pool is not used */
+  unsigned queue;    /* requests waiting beyond those running */
+  int retry_after_s; /* the 503's Retry-After when it is full */
 } sg_http_pool_config;
 
 typedef struct {

@@ -115,10 +115,12 @@ void sg_resp_error(sg_resp *r, const sg_req *req, sg_err e, json_t *details, con
 void sg_resp_too_large(sg_resp *r, const sg_req *req, uint64_t limit) {
   char msg[160];
   if (limit >= (1u << 20) && limit % (1u << 20) == 0)
-    snprintf(msg, sizeof msg, "The request body is larger than this route accepts: at most %llu MiB.",
+    snprintf(msg, sizeof msg,
+             "The request body is larger than this route accepts: at most %llu MiB.",
              (unsigned long long)(limit >> 20));
   else
-    snprintf(msg, sizeof msg, "The request body is larger than this route accepts: at most %llu bytes.",
+    snprintf(msg, sizeof msg,
+             "The request body is larger than this route accepts: at most %llu bytes.",
              (unsigned long long)limit);
   json_t *d = json_object();
   json_object_set_new(d, "limitBytes", json_integer((json_int_t)limit));

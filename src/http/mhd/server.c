@@ -28,7 +28,7 @@ struct sg_http_server {
   sg__gate *gate; /* accepts connections and hands them over with their head complete */
   sg_http_config cfg;
   unsigned port;
-  sg_listener listener; /* metrics label, from cfg.log_name */
+  sg_listener listener;                  /* metrics label, from cfg.log_name */
   sg_workpool *pools[SG_HTTP_MAX_POOLS]; /* for handlers that block (req.pool) */
 };
 
@@ -116,8 +116,7 @@ static enum MHD_Result join_header(void *cls, enum MHD_ValueKind kind, const cha
 
 /* The client's address: the peer's, or from a trusted proxy the one its Forwarded /
  * X-Forwarded-For headers name (http/common/forwarded.h). */
-static void client_ip(const sg_http_server *s, struct MHD_Connection *c, char *out,
-                      size_t outsz) {
+static void client_ip(const sg_http_server *s, struct MHD_Connection *c, char *out, size_t outsz) {
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
   snprintf(out, outsz, "unknown");

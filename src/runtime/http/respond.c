@@ -117,10 +117,9 @@ void sg__rt_error(sg__rt_req *r, sg_err e, const char *request_id, const sg__rt_
   /* A 400 names its field (docs/DESIGN.md §4.1): field names are short constants. */
   if (r->field && strlen(r->field) < 48)
     snprintf(details, sizeof details, ",\"details\":{\"fields\":[\"%s\"]}", r->field);
-  int n = snprintf(body, sizeof body,
-                   "{\"code\":\"%s\",\"message\":\"%s\",\"requestId\":\"%s\"%s}",
-                   sg_err_code(e), r->message ? r->message : sg__rt_message(e), request_id,
-                   details);
+  int n =
+      snprintf(body, sizeof body, "{\"code\":\"%s\",\"message\":\"%s\",\"requestId\":\"%s\"%s}",
+               sg_err_code(e), r->message ? r->message : sg__rt_message(e), request_id, details);
   sg__rt_hdrs hh = h ? *h : (sg__rt_hdrs){0};
   if (e == SG_E_INVALID_TOKEN) hh.www_authenticate = true;
   if ((e == SG_E_ARTIFACT_UNAVAILABLE || e == SG_E_UNAVAILABLE) && hh.retry_after <= 0)

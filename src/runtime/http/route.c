@@ -71,8 +71,8 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
   r.origin_len = req ? req->origin.n : 0;
   /* A body too large for the runtime, sent to a control-plane path (an import aimed at
    * the wrong port): the useful answer is where to send it, not the runtime's 4 KiB cap. */
-  if (!req && err == SG_E_PAYLOAD_TOO_LARGE && c && c->url_len &&
-      c->url_off < sizeof c->buf && c->url_len <= sizeof c->buf - c->url_off &&
+  if (!req && err == SG_E_PAYLOAD_TOO_LARGE && c && c->url_len && c->url_off < sizeof c->buf &&
+      c->url_len <= sizeof c->buf - c->url_off &&
       sg__rt_control_path(c->buf + c->url_off, c->url_len)) {
     err = SG_E_NOT_FOUND;
     r.message = sg__rt_control_port_hint();

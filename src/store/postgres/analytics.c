@@ -74,8 +74,7 @@ static sg_err add_row(PGconn *c, const sg_analytics_row *r) {
   sg__pg_int(r->hour, hour);
   sg__pg_int(r->count, cnt);
   switch (r->kind) {
-  case 'q':
-    return add_q(c, r);
+  case 'q': return add_q(c, r);
   case 'h': {
     const char *p[4] = {r->list_id, hour, cnt, sg__pg_int(r->no_result, nr)};
     return sg__pg_x(c,
@@ -165,8 +164,8 @@ static sg_err read_tx(PGconn *c, void *vctx) {
   static const char *const in[] = {"itemId", "selections", "positionSum"};
   const char *const *names[5] = {NULL, NULL, qn, nn, in};
   const int ncols[5] = {3, 2, 3, 2, 3};
-  static const char *const keys[5] = {"days", "selectionDays", "topQueries",
-                                      "topNoResultQueries", "topItems"};
+  static const char *const keys[5] = {"days", "selectionDays", "topQueries", "topNoResultQueries",
+                                      "topItems"};
   char f[24], t[24], top[24];
   const char *p[4] = {x->list_id, sg__pg_int(x->from, f), sg__pg_int(x->to, t),
                       sg__pg_int((int64_t)x->top, top)};
@@ -225,7 +224,7 @@ static sg_err expire_tx(PGconn *c, void *vctx) {
   for (size_t i = 0; i < sizeof sql / sizeof *sql; i++)
     if (sg__pg_x(c, sql[i], 1, ph) < 0) return SG_E_INTERNAL;
   return sg__pg_x(c, "DELETE FROM selections WHERE ts_ms < $1", 1, pm) < 0 ? SG_E_INTERNAL
-                                                                              : SG_E_OK;
+                                                                           : SG_E_OK;
 }
 
 sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms) {
@@ -241,8 +240,8 @@ typedef struct {
   json_t *out;
 } suggest_ctx;
 
-#define QUALIFYING                                                                             \
-  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = $1 AND hour >= $2"      \
+#define QUALIFYING                                                                                 \
+  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = $1 AND hour >= $2"          \
   " AND hour < $3 AND q <> '' GROUP BY q HAVING sum(selections) >= $4"
 
 static sg_err suggest_tx(PGconn *c, void *vctx) {

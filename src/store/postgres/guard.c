@@ -7,13 +7,12 @@
 
 sg_err sg__pg_edge_guard_get(sg_store *base, sg_edge_guard *out) {
   sg_err rc;
-  PGresult *r = sg__pg_one(
-      sg__pg_of(base),
-      "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
-      " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
-      " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
-      " FROM (SELECT 1) one LEFT JOIN edge_guard g ON g.id=1",
-      0, NULL, &rc);
+  PGresult *r = sg__pg_one(sg__pg_of(base),
+                           "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
+                           " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
+                           " (extract(epoch FROM clock_timestamp()) * 1000)::bigint"
+                           " FROM (SELECT 1) one LEFT JOIN edge_guard g ON g.id=1",
+                           0, NULL, &rc);
   if (!r) return rc;
   rc = SG_E_INTERNAL;
   if (PQntuples(r) == 1) {

@@ -121,8 +121,8 @@ static sg_err create_fn(PGconn *c, void *vctx) {
   PGresult *r = sg__pg_q(c, "SELECT 1 FROM workspaces WHERE id=$1 FOR NO KEY UPDATE", 1, pw);
   if (!r) return SG_E_INTERNAL;
   PQclear(r);
-  int full = sg__pg_at_limit(c, "SELECT count(*) FROM lists WHERE workspace_id=$1",
-                             x->workspace_id, x->max_lists);
+  int full = sg__pg_at_limit(c, "SELECT count(*) FROM lists WHERE workspace_id=$1", x->workspace_id,
+                             x->max_lists);
   if (full != 0) return full > 0 ? SG_E_LIST_LIMIT : SG_E_INTERNAL;
   /* The slug is unique per workspace: try the candidates in order; ON CONFLICT keeps the
    * transaction usable when one is taken. */
@@ -130,10 +130,10 @@ static sg_err create_fn(PGconn *c, void *vctx) {
     sg__store_slug_candidate(x->slug_base, attempt, slug, sizeof slug);
     const char *p[] = {x->id, x->workspace_id, x->name, x->description, slug, now};
     r = sg__pg_q(c,
-                           "INSERT INTO lists(id, workspace_id, name, description, slug,"
-                           " created_at, updated_at) VALUES($1, $2, $3, $4, $5, $6, $6)"
-                           " ON CONFLICT (workspace_id, slug) DO NOTHING",
-                           6, p);
+                 "INSERT INTO lists(id, workspace_id, name, description, slug,"
+                 " created_at, updated_at) VALUES($1, $2, $3, $4, $5, $6, $6)"
+                 " ON CONFLICT (workspace_id, slug) DO NOTHING",
+                 6, p);
     if (!r) return SG_E_INTERNAL;
     int64_t n = sg__pg_changed(r);
     PQclear(r);
@@ -147,8 +147,7 @@ sg_err sg__pg_list_create(sg_store *base, const char *workspace_id, const char *
   char id[32], slug_base[64];
   sg_random_id("lst_", id, sizeof id);
   sg__store_slug_base(name, slug_base, sizeof slug_base);
-  create_ctx x = {workspace_id, name,      description,
-                  id,           slug_base, base->limits.lists_per_workspace,
+  create_ctx x = {workspace_id, name, description, id, slug_base, base->limits.lists_per_workspace,
                   NULL};
   sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x);
   if (rc == SG_E_OK)

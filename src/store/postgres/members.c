@@ -61,15 +61,15 @@ static sg_err create_fn(PGconn *c, void *vctx) {
   /* Only this workspace's members decide member_exists (the unique index on
    * (workspace_id, email) of active members settles a race with the insert below). */
   const char *pd[] = {x->workspace_id, x->email};
-  r = sg__pg_q(c, "SELECT 1 FROM members WHERE workspace_id=$1 AND email=$2 AND status='active'",
-               2, pd);
+  r = sg__pg_q(c, "SELECT 1 FROM members WHERE workspace_id=$1 AND email=$2 AND status='active'", 2,
+               pd);
   if (!r) return SG_E_INTERNAL;
   bool dup = PQntuples(r) > 0;
   PQclear(r);
   if (dup) return SG_E_MEMBER_EXISTS;
-  int full = sg__pg_at_limit(
-      c, "SELECT count(*) FROM members WHERE workspace_id=$1 AND status='active'",
-      x->workspace_id, x->max_members);
+  int full =
+      sg__pg_at_limit(c, "SELECT count(*) FROM members WHERE workspace_id=$1 AND status='active'",
+                      x->workspace_id, x->max_members);
   if (full != 0) return full > 0 ? SG_E_MEMBER_LIMIT : SG_E_INTERNAL;
   full = sg__pg_at_limit(c, "SELECT count(*) FROM members WHERE email=$1 AND status='active'",
                          x->email, SG_MEMBERSHIPS_PER_EMAIL);
@@ -96,8 +96,8 @@ sg_err sg__pg_member_create(sg_store *base, const char *workspace_id, const char
   if (role == SG_ROLE_NONE) return SG_E_INVALID_REQUEST;
   char id[32];
   sg_random_id("mbr_", id, sizeof id);
-  member_ctx x = {workspace_id, id, email, password_hash, role, NULL,
-                  base->limits.members_per_workspace};
+  member_ctx x = {
+      workspace_id, id, email, password_hash, role, NULL, base->limits.members_per_workspace};
   return member_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
 }
 
@@ -109,7 +109,7 @@ sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_can
   *n = 0;
   PGresult *r = sg__pg_one(sg__pg_of(base),
                            "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
-                          " substr(w.name, 1, 100)"
+                           " substr(w.name, 1, 100)"
                            " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
                            " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
                            " ORDER BY m.created_at, m.id LIMIT $2::bigint",

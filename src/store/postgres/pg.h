@@ -289,7 +289,7 @@ sg_err sg__pg_analytics_read(sg_store *st, const char *list_id, int64_t from_hou
                              size_t top, json_t **out);
 sg_err sg__pg_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
 sg_err sg__pg_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
-    int64_t to_hour, int64_t min_selections, json_t **out);
+                                int64_t to_hour, int64_t min_selections, json_t **out);
 sg_err sg__pg_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                               json_t **out);
 sg_err sg__pg_application_page(sg_store *st, const char *workspace_id, size_t limit,
@@ -306,8 +306,9 @@ sg_err sg__pg_edge_guard_beat(sg_store *st, uint64_t epoch, int64_t heartbeat_ms
 int sg__pg_make_active(PGconn *c, const char *const p[4]);
 /* rollback.c */
 sg_err sg__pg_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
-                                 int64_t number, const char *if_match, bool *changed, json_t **list_out);
+                                 int64_t number, const char *if_match, bool *changed,
+                                 json_t **list_out);
 sg_err sg__pg_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
-                          int64_t number, char hash[80], char state[16]);
+                           int64_t number, char hash[80], char state[16]);
 
 #endif

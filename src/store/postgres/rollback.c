@@ -91,8 +91,8 @@ static sg_err reactivate_fn(PGconn *c, void *ctx) {
 sg_err sg__pg_version_reactivate(sg_store *base, const char *workspace_id, const char *list_id,
                                  int64_t number, const char *if_match, bool *changed,
                                  json_t **list_out) {
-  rb_ctx x = {.workspace_id = workspace_id, .list_id = list_id, .if_match = if_match,
-              .number = number};
+  rb_ctx x = {
+      .workspace_id = workspace_id, .list_id = list_id, .if_match = if_match, .number = number};
   sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, reactivate_fn, &x);
   *changed = rc == SG_E_OK && x.changed;
   if ((rc == SG_E_OK || rc == SG_E_PRECONDITION_FAILED) && list_out)

@@ -20,9 +20,15 @@ static sg_err add_tx(PGconn *c, void *vctx) {
   for (size_t i = 0; i < a->n; i++) {
     const sg_selection_event *e = &a->ev[i];
     char ts[24], pos[24];
-    const char *p[9] = {e->selection_id,  sg__pg_int(e->ts_ms, ts), e->application_id,
-                        e->key_id,        e->list_id,               e->item_id,
-                        e->query_request_id, sg__pg_int(e->position, pos), e->query};
+    const char *p[9] = {e->selection_id,
+                        sg__pg_int(e->ts_ms, ts),
+                        e->application_id,
+                        e->key_id,
+                        e->list_id,
+                        e->item_id,
+                        e->query_request_id,
+                        sg__pg_int(e->position, pos),
+                        e->query};
     if (sg__pg_x(c, q, 9, p) < 0) return SG_E_INTERNAL;
   }
   return SG_E_OK;
@@ -43,8 +49,7 @@ typedef struct {
 static sg_err stats_tx(PGconn *c, void *vctx) {
   stats_ctx *s = vctx;
   char since[24], top[24];
-  const char *p[3] = {s->list_id, sg__pg_int(s->since_ms, since),
-                      sg__pg_int((int64_t)s->top, top)};
+  const char *p[3] = {s->list_id, sg__pg_int(s->since_ms, since), sg__pg_int((int64_t)s->top, top)};
   PGresult *days = sg__pg_q(c,
                             "SELECT to_char(to_timestamp(ts_ms / 1000.0) AT TIME ZONE 'UTC',"
                             " 'YYYY-MM-DD'), count(*) FROM selections"

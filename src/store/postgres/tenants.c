@@ -94,8 +94,7 @@ static sg_err skey_create_fn(PGconn *c, void *vctx) {
   /* The application row is locked against other key creates until commit, so the count
    * and the insert agree across processes. */
   const char *pa[] = {x->application_id};
-  PGresult *r =
-      sg__pg_q(c, "SELECT 1 FROM applications WHERE id=$1 FOR NO KEY UPDATE", 1, pa);
+  PGresult *r = sg__pg_q(c, "SELECT 1 FROM applications WHERE id=$1 FOR NO KEY UPDATE", 1, pa);
   if (!r) return SG_E_INTERNAL;
   bool found = PQntuples(r) == 1;
   PQclear(r);
@@ -241,8 +240,8 @@ sg_err sg__pg_publishable_key_create(sg_store *base, const char *id, const char 
                                      const json_t *origins, json_t **out) {
   char *enc = json_dumps(origins, JSON_COMPACT);
   if (!enc) return SG_E_INTERNAL;
-  pkey_ctx x = {id,  application_id, list_id, digest_hex,
-                enc, base->limits.publishable_keys_per_application};
+  pkey_ctx x = {
+      id, application_id, list_id, digest_hex, enc, base->limits.publishable_keys_per_application};
   sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, pkey_create_fn, &x);
   free(enc);
   if (rc == SG_E_OK)

@@ -266,8 +266,8 @@ typedef struct {
 } activate_ctx;
 
 int sg__pg_make_active(PGconn *c, const char *const p[4]) {
-  return sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'", 1,
-                  p) ||
+  return sg__pg_x(c, "UPDATE versions SET state='superseded' WHERE list_id=$1 AND state='active'",
+                  1, p) ||
                  sg__pg_x(c,
                           "UPDATE versions SET state='active', activated_at=$3::bigint WHERE"
                           " list_id=$1 AND version_number=$2::bigint",
@@ -404,18 +404,17 @@ static sg_err claim_fn(PGconn *c, void *p_) {
   const char *p[] = {x->list_id, sg__pg_int(x->number, num), x->owner,
                      sg__pg_int(x->lease_ms, lease)};
   /* Whether another owner's lease is live is decided by the database's clock. */
-  PGresult *r =
-      sg__pg_q(c,
-               "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
-               " v.locale_policy, l.workspace_id, v.queued_async,"
-               " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>="
-               SG__PG_NOW_MS ","
-               " v.lease_owner,"
-               " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
-               " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
-               " FROM versions v JOIN lists l ON l.id=v.list_id"
-               " WHERE v.list_id=$1 AND v.version_number=$2::bigint FOR UPDATE OF v",
-               3, p);
+  PGresult *r = sg__pg_q(
+      c,
+      "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
+      " v.locale_policy, l.workspace_id, v.queued_async,"
+      " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=" SG__PG_NOW_MS ","
+      " v.lease_owner,"
+      " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
+      " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
+      " FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.list_id=$1 AND v.version_number=$2::bigint FOR UPDATE OF v",
+      3, p);
   if (!r) return SG_E_INTERNAL;
   if (PQntuples(r) != 1) {
     PQclear(r);

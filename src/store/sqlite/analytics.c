@@ -49,8 +49,7 @@ static sg_err add_q(sg__sq *st, const sg_analytics_row *r) {
       base_nr = sqlite3_column_int64(s, 1);
     }
     int step;
-    while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-    }
+    while ((step = sqlite3_step(s)) == SQLITE_ROW) {}
     sqlite3_reset(s);
     if (step != SQLITE_DONE) return SG_E_INTERNAL;
   } else {
@@ -76,8 +75,7 @@ static sg_err add_q(sg__sq *st, const sg_analytics_row *r) {
 static sg_err add_row(sg__sq *st, const sg_analytics_row *r) {
   sqlite3_stmt *s;
   switch (r->kind) {
-  case 'q':
-    return add_q(st, r);
+  case 'q': return add_q(st, r);
   case 'h':
     s = sg__sq_prep(st, "INSERT INTO analytics_hours(list_id, hour, queries, no_result)"
                         " VALUES(?1, ?2, ?3, ?4) ON CONFLICT(list_id, hour) DO UPDATE SET"
@@ -186,8 +184,8 @@ sg_err sg__sqlite_analytics_read(sg_store *base, const char *list_id, int64_t fr
   static const char *const in[] = {"itemId", "selections", "positionSum"};
   const char *const *names[5] = {NULL, NULL, qn, nn, in};
   const int ncols[5] = {3, 2, 3, 2, 3};
-  static const char *const keys[5] = {"days", "selectionDays", "topQueries",
-                                      "topNoResultQueries", "topItems"};
+  static const char *const keys[5] = {"days", "selectionDays", "topQueries", "topNoResultQueries",
+                                      "topItems"};
   json_t *o = json_object();
   sg_err rc = SG_E_OK;
   sg__sq *r = sg__sq_reader_acquire(st);
@@ -250,8 +248,8 @@ sg_err sg__sqlite_analytics_expire(sg_store *base, int64_t before_hour, int64_t 
 /* ---------------------------------------------------------------- suggestions ---- */
 
 /* The qualifying queries, and the raw forms of those queries only, in one read. */
-#define QUALIFYING                                                                             \
-  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = ?1 AND hour >= ?2"      \
+#define QUALIFYING                                                                                 \
+  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = ?1 AND hour >= ?2"          \
   " AND hour < ?3 AND q <> '' GROUP BY q HAVING sum(selections) >= ?4"
 
 sg_err sg__sqlite_analytics_suggest(sg_store *base, const char *list_id, int64_t from_hour,

@@ -86,8 +86,8 @@ out:
   return rc;
 }
 
-sg_err sg__sqlite_backup(sg_store *base, const char *path, sg_store_artifact_fetch fetch,
-                         void *ctx, json_t **summary, char *err, size_t errsz) {
+sg_err sg__sqlite_backup(sg_store *base, const char *path, sg_store_artifact_fetch fetch, void *ctx,
+                         json_t **summary, char *err, size_t errsz) {
   sg__sq *st = sg__sq_of(base);
   struct stat sb;
   *summary = NULL;
@@ -115,8 +115,8 @@ sg_err sg__sqlite_backup(sg_store *base, const char *path, sg_store_artifact_fet
   sg__sq_reader_release(r);
   size_t n = 0;
   uint64_t art_bytes = 0;
-  if (!ok || embed(tmp, base->keep_versions, fetch, ctx, &n, &art_bytes, err, errsz) || sg_fsync_path(tmp) ||
-      rename(tmp, path) || sg_fsync_parent(path)) {
+  if (!ok || embed(tmp, base->keep_versions, fetch, ctx, &n, &art_bytes, err, errsz) ||
+      sg_fsync_path(tmp) || rename(tmp, path) || sg_fsync_parent(path)) {
     if (ok && !err[0]) snprintf(err, errsz, "cannot write %s: %s", path, strerror(errno));
     unlink(tmp);
     return SG_E_INTERNAL;
@@ -155,8 +155,7 @@ sg_err sg_store_restore_sqlite(const char *from, const char *data_dir, sg_store_
   while (sg__sqlite_migrations[known]) known++;
   if (sqlite3_open_v2(from, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
       sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &q, NULL) != SQLITE_OK ||
-      sqlite3_step(q) != SQLITE_ROW ||
-      strcmp((const char *)sqlite3_column_text(q, 0), "ok") != 0) {
+      sqlite3_step(q) != SQLITE_ROW || strcmp((const char *)sqlite3_column_text(q, 0), "ok") != 0) {
     fail(err, errsz, "not a readable suggestd backup", db);
     goto out;
   }
@@ -228,8 +227,8 @@ sg_err sg_store_restore_sqlite(const char *from, const char *data_dir, sg_store_
     snprintf(err, errsz, "cannot put the database in place: %s", strerror(errno));
     goto out;
   }
-  *summary = json_pack("{s:s,s:s,s:I}", "restored", from, "dataDir", data_dir, "artifacts",
-                       (json_int_t)n);
+  *summary =
+      json_pack("{s:s,s:s,s:I}", "restored", from, "dataDir", data_dir, "artifacts", (json_int_t)n);
   rc = *summary ? SG_E_OK : SG_E_INTERNAL;
 out:
   sqlite3_finalize(q);

@@ -6,11 +6,10 @@
 #include "store/sqlite/sqlite_store.h"
 
 sg_err sg__sqlite_edge_guard_get(sg_store *base, sg_edge_guard *out) {
-  static const char q[] =
-      "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
-      " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
-      " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
-      " FROM (SELECT 1) LEFT JOIN edge_guard g ON g.id=1";
+  static const char q[] = "SELECT COALESCE(g.epoch, 0), COALESCE(g.heartbeat_ms, 0),"
+                          " (SELECT COALESCE(MAX(revision), 0) FROM edge_outbox),"
+                          " CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"
+                          " FROM (SELECT 1) LEFT JOIN edge_guard g ON g.id=1";
   sg__sq *r = sg__sq_reader_acquire(sg__sq_of(base));
   sqlite3_stmt *s = sg__sq_prep(r, q);
   sg_err rc = SG_E_INTERNAL;

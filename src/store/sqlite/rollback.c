@@ -34,9 +34,9 @@ sg_err sg__sqlite_version_hash(sg_store *base, const char *workspace_id, const c
   return rc;
 }
 
-sg_err sg__sqlite_version_reactivate(sg_store *base, const char *workspace_id,
-                                     const char *list_id, int64_t number, const char *if_match,
-                                     bool *changed, json_t **list_out) {
+sg_err sg__sqlite_version_reactivate(sg_store *base, const char *workspace_id, const char *list_id,
+                                     int64_t number, const char *if_match, bool *changed,
+                                     json_t **list_out) {
   sg__sq *st = sg__sq_of(base);
   static const char q_ver[] =
       "SELECT state, content_hash FROM versions WHERE list_id=? AND version_number=?";

@@ -39,8 +39,8 @@ sg_err sg__sqlite_selections_add(sg_store *base, const sg_selection_event *ev, s
   return rc;
 }
 
-sg_err sg__sqlite_selection_stats(sg_store *base, const char *list_id, int64_t since_ms,
-                                  size_t top, json_t **out) {
+sg_err sg__sqlite_selection_stats(sg_store *base, const char *list_id, int64_t since_ms, size_t top,
+                                  json_t **out) {
   sg__sq *st = sg__sq_of(base);
   static const char days[] =
       "SELECT strftime('%Y-%m-%d', ts_ms / 1000, 'unixepoch'), count(*) FROM selections"

@@ -263,7 +263,7 @@ sg_err sg__sqlite_analytics_read(sg_store *st, const char *list_id, int64_t from
                                  int64_t to_hour, size_t top, json_t **out);
 sg_err sg__sqlite_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
 sg_err sg__sqlite_analytics_suggest(sg_store *st, const char *list_id, int64_t from_hour,
-    int64_t to_hour, int64_t min_selections, json_t **out);
+                                    int64_t to_hour, int64_t min_selections, json_t **out);
 sg_err sg__sqlite_selection_stats(sg_store *st, const char *list_id, int64_t since_ms, size_t top,
                                   json_t **out);
 sg_err sg__sqlite_member_create(sg_store *st, const char *workspace_id, const char *email,
@@ -323,9 +323,10 @@ int sg__sq_make_active(sg__sq *st, const char *list_id, int64_t number, const ch
                        int64_t now);
 /* rollback.c */
 sg_err sg__sqlite_version_reactivate(sg_store *st, const char *workspace_id, const char *list_id,
-                                     int64_t number, const char *if_match, bool *changed, json_t **list_out);
+                                     int64_t number, const char *if_match, bool *changed,
+                                     json_t **list_out);
 sg_err sg__sqlite_version_hash(sg_store *st, const char *workspace_id, const char *list_id,
-                              int64_t number, char hash[80], char state[16]);
+                               int64_t number, char hash[80], char state[16]);
 
 /* The artifacts a store names (artifacts_in_use, backups): unresolved and active
  * versions, the ?1 - 1 most recently activated superseded versions of each list (what a

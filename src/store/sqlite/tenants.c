@@ -116,8 +116,7 @@ sg_err sg__sqlite_secret_key_create(sg_store *base, const char *application_id, 
     if (found == 0) rc = SG_E_NOT_FOUND;
     goto end;
   }
-  int full = sg__sq_at_limit(st, q_count, application_id,
-                             base->limits.secret_keys_per_application);
+  int full = sg__sq_at_limit(st, q_count, application_id, base->limits.secret_keys_per_application);
   if (full != 0) {
     if (full > 0) rc = SG_E_SECRET_KEY_LIMIT;
     goto end;
@@ -269,8 +268,8 @@ sg_err sg__sqlite_publishable_key_create(sg_store *base, const char *id, const c
   }
   static const char q_count[] =
       "SELECT count(*) FROM publishable_keys WHERE application_id=?1 AND status='active'";
-  int full = sg__sq_at_limit(st, q_count, application_id,
-                             base->limits.publishable_keys_per_application);
+  int full =
+      sg__sq_at_limit(st, q_count, application_id, base->limits.publishable_keys_per_application);
   if (full != 0) {
     if (full > 0) rc = SG_E_PUBLISHABLE_KEY_LIMIT;
     goto end;

@@ -66,7 +66,8 @@ static void test_json_array(void **state) {
                             " {\"value\": \"b\"}\n]\n",
                             &rc);
   assert_int_equal(rc, 0);
-  assert_string_equal(out, "{\"value\": \"a,]\\\"}\",   \"x\": [1, {\"y\": 2}]}\n{\"value\": \"b\"} \n");
+  assert_string_equal(out,
+                      "{\"value\": \"a,]\\\"}\",   \"x\": [1, {\"y\": 2}]}\n{\"value\": \"b\"} \n");
   assert_int_equal(sg_convert_source_line(&c, 0), 2);
   assert_int_equal(sg_convert_source_line(&c, 1), 5);
   assert_int_equal(sg_convert_source_line(&c, 2), 0);
@@ -92,7 +93,8 @@ static void test_json_errors(void **state) {
     int rc;
     convert(&c, SG_FMT_JSON, NULL, cases[i].in, &rc);
     assert_int_equal(rc, -1);
-    if (strncmp(c.err, cases[i].err, strlen(cases[i].err)) != 0) fail_msg("%s → %s", cases[i].in, c.err);
+    if (strncmp(c.err, cases[i].err, strlen(cases[i].err)) != 0)
+      fail_msg("%s → %s", cases[i].in, c.err);
     sg_convert_free(&c);
   }
 }
@@ -109,9 +111,10 @@ static void test_csv(void **state) {
                             "3,last,,",
                             &rc);
   assert_int_equal(rc, 0);
-  assert_string_equal(out, "{\"value\":\"Paris, \\\"FR\\\"\",\"rank\":12,\"aliases\":[\"a\",\"b\",\"c\"]}\n"
-                           "{\"value\":\"two\\nlines\",\"rank\":\"x\"}\n"
-                           "{\"value\":\"last\"}\n");
+  assert_string_equal(
+      out, "{\"value\":\"Paris, \\\"FR\\\"\",\"rank\":12,\"aliases\":[\"a\",\"b\",\"c\"]}\n"
+           "{\"value\":\"two\\nlines\",\"rank\":\"x\"}\n"
+           "{\"value\":\"last\"}\n");
   assert_int_equal(sg_convert_source_line(&c, 0), 2);
   assert_int_equal(sg_convert_source_line(&c, 1), 4);
   assert_int_equal(sg_convert_source_line(&c, 2), 6);
@@ -143,7 +146,8 @@ static void test_csv_mapping_and_errors(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     convert(&c, SG_FMT_CSV, NULL, cases[i].in, &rc);
     assert_int_equal(rc, -1);
-    if (strncmp(c.err, cases[i].err, strlen(cases[i].err)) != 0) fail_msg("%s → %s", cases[i].in, c.err);
+    if (strncmp(c.err, cases[i].err, strlen(cases[i].err)) != 0)
+      fail_msg("%s → %s", cases[i].in, c.err);
     sg_convert_free(&c);
   }
   sg_csv_map bad = {.rank = "score"};

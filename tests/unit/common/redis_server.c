@@ -61,8 +61,7 @@ void sg_test_redis_cli(const sg_test_redis *r, const char *args, char *out, int 
   out[0] = '\0';
   if (!fgets(out, cap, p)) out[0] = '\0';
   char rest[256];
-  while (fgets(rest, sizeof rest, p)) {
-  }
+  while (fgets(rest, sizeof rest, p)) {}
   pclose(p);
   out[strcspn(out, "\n")] = '\0';
 }

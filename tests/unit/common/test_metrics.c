@@ -61,9 +61,11 @@ static void test_counts_and_histogram(void **state) {
   char s200[160], s404[160], b100[160], b1k[160], binf[160], cnt[160], sum[160];
   snprintf(s200, sizeof s200, "suggestd_http_requests_total{%s,status=\"200\"}", base);
   snprintf(s404, sizeof s404, "suggestd_http_requests_total{%s,status=\"404\"}", base);
-  snprintf(b100, sizeof b100, "suggestd_http_request_duration_seconds_bucket{%s,le=\"0.0001\"}", base);
+  snprintf(b100, sizeof b100, "suggestd_http_request_duration_seconds_bucket{%s,le=\"0.0001\"}",
+           base);
   snprintf(b1k, sizeof b1k, "suggestd_http_request_duration_seconds_bucket{%s,le=\"0.001\"}", base);
-  snprintf(binf, sizeof binf, "suggestd_http_request_duration_seconds_bucket{%s,le=\"+Inf\"}", base);
+  snprintf(binf, sizeof binf, "suggestd_http_request_duration_seconds_bucket{%s,le=\"+Inf\"}",
+           base);
   snprintf(cnt, sizeof cnt, "suggestd_http_request_duration_seconds_count{%s}", base);
   snprintf(sum, sizeof sum, "suggestd_http_request_duration_seconds_sum{%s}", base);
   sg_metrics_http(id, 200, 80);       /* <= 100 us */
@@ -113,7 +115,8 @@ static void test_threads_sum_and_survive_exit(void **state) {
    * totals must include every wave. */
   for (int wave = 1; wave <= 3; wave++) {
     pthread_t t[4];
-    for (int i = 0; i < 4; i++) assert_int_equal(pthread_create(&t[i], NULL, count_queries, &id), 0);
+    for (int i = 0; i < 4; i++)
+      assert_int_equal(pthread_create(&t[i], NULL, count_queries, &id), 0);
     for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
     assert_true(sample(s) == (double)wave * 4 * PER_THREAD);
   }
@@ -194,8 +197,10 @@ static void test_exposition_syntax(void **state) {
   }
   assert_true(samples > 20);
   assert_true(sample("suggestd_publish_duration_seconds_count{result=\"active\"}") >= 1);
-  assert_true(sample("suggestd_publish_duration_seconds_bucket{result=\"active\",le=\"0.01\"}") == 0);
-  assert_true(sample("suggestd_publish_duration_seconds_bucket{result=\"active\",le=\"0.025\"}") == 1);
+  assert_true(sample("suggestd_publish_duration_seconds_bucket{result=\"active\",le=\"0.01\"}") ==
+              0);
+  assert_true(sample("suggestd_publish_duration_seconds_bucket{result=\"active\",le=\"0.025\"}") ==
+              1);
   assert_true(sample("suggestd_publish_duration_seconds_count{result=\"other\"}") >= 1);
   sg_buf_free(&b);
 }

@@ -92,8 +92,7 @@ static void test_places_come_back(void **state) {
   sg_workpool *p = sg_workpool_new("t", 1, 0);
   assert_non_null(p);
   for (int i = 0; i < 50; i++) {
-    while (!sg_workpool_reserve(p)) {
-    }
+    while (!sg_workpool_reserve(p)) {}
     sg_workpool_push(p, blocking_job, NULL);
   }
   /* Each place came back when its job finished: with one thread and no queue, fifty jobs

@@ -64,16 +64,18 @@ static void test_drain_moves_events_once(void **state) {
   /* Two runtimes' worth of events recorded before any drain runs, one of them twice. */
   int retry;
   for (int i = 0; i < 300; i++) {
-    sg__selection s = {.query_request_id = "req_1", .list_id = "lst_d", .item_id = "itm_1",
-                       .position = i};
+    sg__selection s = {
+        .query_request_id = "req_1", .list_id = "lst_d", .item_id = "itm_1", .position = i};
     snprintf(s.selection_id, sizeof s.selection_id, "00000000-0000-4000-8000-%012d", i % 1000);
-    assert_int_equal(sg_rt_state_selection_record(rt, &s, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
-                     SG__EV_ACCEPTED);
+    assert_int_equal(
+        sg_rt_state_selection_record(rt, &s, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
+        SG__EV_ACCEPTED);
   }
   sg__selection dup = {.query_request_id = "r", .list_id = "lst_d", .item_id = "itm_1"};
   snprintf(dup.selection_id, sizeof dup.selection_id, "00000000-0000-4000-8000-000000000007");
-  assert_int_equal(sg_rt_state_selection_record(rt, &dup, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
-                   SG__EV_DUPLICATE);
+  assert_int_equal(
+      sg_rt_state_selection_record(rt, &dup, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
+      SG__EV_DUPLICATE);
   char out[128];
   sg_test_redis_cli(&srv, "xadd " P SG_STATE_KEY_STREAM " '*' e not-json", out, sizeof out);
   assert_int_equal(cli_int(&srv, "xlen " P SG_STATE_KEY_STREAM), 301);
@@ -133,19 +135,20 @@ static void test_drain_claims_a_dead_consumers_entries(void **state) {
   int retry;
   enum { N = 300 }; /* more than one claim batch (256) */
   for (int i = 0; i < N; i++) {
-    sg__selection s = {.query_request_id = "req_1", .list_id = "lst_c", .item_id = "itm_1",
-                       .position = i};
+    sg__selection s = {
+        .query_request_id = "req_1", .list_id = "lst_c", .item_id = "itm_1", .position = i};
     snprintf(s.selection_id, sizeof s.selection_id, "20000000-0000-4000-8000-%012d", i);
-    assert_int_equal(sg_rt_state_selection_record(rt, &s, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
-                     SG__EV_ACCEPTED);
+    assert_int_equal(
+        sg_rt_state_selection_record(rt, &s, "app_1", "pk_1", "kk", sg_now_ms(), &retry),
+        SG__EV_ACCEPTED);
   }
   char out[256], cmd[200];
   /* The dead consumer: joins the group, reads every entry, never acknowledges. */
   sg_test_redis_cli(&srv, "xgroup create " P SG_STATE_KEY_STREAM " " SG_STATE_STREAM_GROUP " 0",
                     out, sizeof out);
   sg_test_redis_cli(&srv,
-                    "xreadgroup group " SG_STATE_STREAM_GROUP " dead count 1000 streams " P
-                    SG_STATE_KEY_STREAM " '>'",
+                    "xreadgroup group " SG_STATE_STREAM_GROUP
+                    " dead count 1000 streams " P SG_STATE_KEY_STREAM " '>'",
                     out, sizeof out);
   int64_t read_at = sg_mono_ms();
   snprintf(cmd, sizeof cmd, "xpending " P SG_STATE_KEY_STREAM " " SG_STATE_STREAM_GROUP);

@@ -50,8 +50,7 @@ static void *reader(void *p) {
     const sg__rt_snapshot *s = sg__rcu_enter(a->rcu);
     uint64_t r1 = s->revision;
     /* Hold it a little, as a query does, and read it again. */
-    for (volatile int i = 0; i < 50; i++) {
-    }
+    for (volatile int i = 0; i < 50; i++) {}
     uint64_t r2 = s->revision;
     sg__rcu_leave(a->rcu);
     if (r1 == POISON || r2 != r1 || r1 < last) a->bad++;

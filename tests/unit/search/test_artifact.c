@@ -122,9 +122,9 @@ static void test_fragments_and_locales(void **s) {
   /* Item ids: every item, nothing else (no prefix, no extension, no empty id). */
   static const char *const have[] = {"itm_ch", "itm_bs", "itm_b2"};
   for (size_t k = 0; k < 3; k++) assert_true(sg_artifact_has_item(a, have[k], strlen(have[k])));
-  static const char *const not[] = {"itm_c", "itm_chx", "itm_b", "itm_zz", "itm_a", "x", ""};
-  for (size_t k = 0; k < sizeof not / sizeof *not; k++)
-    assert_false(sg_artifact_has_item(a, not[k], strlen(not[k])));
+  static const char *const not [] = {"itm_c", "itm_chx", "itm_b", "itm_zz", "itm_a", "x", ""};
+  for (size_t k = 0; k < sizeof not / sizeof *not ; k++)
+    assert_false(sg_artifact_has_item(a, not [k], strlen(not [k])));
 
   char ids[256];
   query_ids(a, 1, "b", ids, sizeof ids);

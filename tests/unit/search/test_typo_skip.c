@@ -36,14 +36,31 @@
  * several 3-letter ones, so that the two-edit neighbourhood of each query's start is
  * full of keys. */
 static const char *const fixed[] = {
-    "Manocalzati",           "Manocalzata",         "abcdefghijkl",   "abcdefgh",
-    "Łódź Kaliska",          "Łódź Fabryczna",      "react native custom markdown",
-    "react native pusher",   "sotorassa",           "Zürich Strasse", "ab",
+    "Manocalzati",
+    "Manocalzata",
+    "abcdefghijkl",
+    "abcdefgh",
+    "Łódź Kaliska",
+    "Łódź Fabryczna",
+    "react native custom markdown",
+    "react native pusher",
+    "sotorassa",
+    "Zürich Strasse",
+    "ab",
     /* A trie node (more than 8 keys) below which no 'c' follows: the swap in "ech rpc
      * serv" must get past row L + 1 of the capped walk (cap_row). */
-    "ech mcp server",        "ech mcp a1",          "ech mcp a2",     "ech mcp a3",
-    "ech mcp a4",            "ech mcp a5",          "ech mcp a6",     "ech mcp a7",
-    "ech mcp a8",            "ech mcp a9",          "ech mcp b1",     "ech mcp b2",
+    "ech mcp server",
+    "ech mcp a1",
+    "ech mcp a2",
+    "ech mcp a3",
+    "ech mcp a4",
+    "ech mcp a5",
+    "ech mcp a6",
+    "ech mcp a7",
+    "ech mcp a8",
+    "ech mcp a9",
+    "ech mcp b1",
+    "ech mcp b2",
 };
 
 typedef struct {
@@ -121,15 +138,15 @@ static void test_skip_tables_against_brute_force(void **state) {
   static const struct {
     const char *q, *want;
   } cases[] = {
-      {"msnoaclzat", "Manocalzati"},     /* table 0: a substitution, then a swap across row 5 */
-      {"mxnocalzati", "Manocalzati"},    /* table 0: one edit before row 5, one after */
-      {"mxyocalzati", "Manocalzati"},    /* table 0: both edits before row 5 (straight) */
-      {"maocclzati", "Manocalzati"},     /* table 0: delete and insert around row 5 */
-      {"abxdfeghij", "abcdefghijkl"},    /* table 0: substitution, swap of t[5] and t[6] */
-      {"abxdfegh", "abcdefgh"},          /* table 1 (8): substitution, swap across row 4 */
-      {"axydefgh", "abcdefgh"},          /* table 1 (8): both edits before row 4 */
-      {"sotoraxsa", "sotorassa"},        /* table 1 (9) */
-      {"łdóź kaliska", "Łódź Kaliska"},  /* heads too long for 8 bytes: the stored key */
+      {"msnoaclzat", "Manocalzati"},    /* table 0: a substitution, then a swap across row 5 */
+      {"mxnocalzati", "Manocalzati"},   /* table 0: one edit before row 5, one after */
+      {"mxyocalzati", "Manocalzati"},   /* table 0: both edits before row 5 (straight) */
+      {"maocclzati", "Manocalzati"},    /* table 0: delete and insert around row 5 */
+      {"abxdfeghij", "abcdefghijkl"},   /* table 0: substitution, swap of t[5] and t[6] */
+      {"abxdfegh", "abcdefgh"},         /* table 1 (8): substitution, swap across row 4 */
+      {"axydefgh", "abcdefgh"},         /* table 1 (8): both edits before row 4 */
+      {"sotoraxsa", "sotorassa"},       /* table 1 (9) */
+      {"łdóź kaliska", "Łódź Kaliska"}, /* heads too long for 8 bytes: the stored key */
       {"łxdź fabryczna", "Łódź Fabryczna"},
       {"react native ustom makrd", "react native custom markdown"},
       {"zürihc strasse", "Zürich Strasse"},

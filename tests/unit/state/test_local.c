@@ -38,15 +38,19 @@ static void test_local_state(void **state) {
   int retry = 0;
   sg__selection r1 = selection("1e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
   sg__selection r2 = selection("2e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
-  assert_int_equal(sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
-                   SG__EV_ACCEPTED);
-  assert_int_equal(sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
-                   SG__EV_DUPLICATE);
-  assert_int_equal(sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
-                   SG__EV_RATE_LIMITED);
+  assert_int_equal(
+      sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+      SG__EV_ACCEPTED);
+  assert_int_equal(
+      sg_rt_state_selection_record(st, &r1, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+      SG__EV_DUPLICATE);
+  assert_int_equal(
+      sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k1", sg_now_ms(), &retry),
+      SG__EV_RATE_LIMITED);
   assert_true(retry >= 1);
-  assert_int_equal(sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k2", sg_now_ms(), &retry),
-                   SG__EV_ACCEPTED);
+  assert_int_equal(
+      sg_rt_state_selection_record(st, &r2, "app_1", "pk_1", "k2", sg_now_ms(), &retry),
+      SG__EV_ACCEPTED);
 
   /* Quota: counted on the slot, persisted by flush. */
   sg__quota_slot *slot = sg_rt_state_quota_slot(st, "app_1");

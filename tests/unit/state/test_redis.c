@@ -39,9 +39,9 @@ static int teardown(void **state) {
   return 0;
 }
 
-#define NEED_REDIS()                                                                           \
-  do {                                                                                         \
-    if (!srv.port) skip();                                                                     \
+#define NEED_REDIS()                                                                               \
+  do {                                                                                             \
+    if (!srv.port) skip();                                                                         \
   } while (0)
 
 static sg__selection selection(const char *uuid) {
@@ -114,8 +114,9 @@ static void test_event_line_is_json(void **state) {
   assert_int_equal(sg_rt_state_open(srv.url, 100, &a), 0);
   int retry = 0;
   sg__selection s = selection("3e6e8f0c-5bd8-4a43-9b0e-3c1f6a0c2d11");
-  assert_int_equal(sg_rt_state_selection_record(a, &s, "app_9", "pk_9", "kC", 1700000000123, &retry),
-                   SG__EV_ACCEPTED);
+  assert_int_equal(
+      sg_rt_state_selection_record(a, &s, "app_9", "pk_9", "kC", 1700000000123, &retry),
+      SG__EV_ACCEPTED);
   sg_rt_state_close(a);
   char cmd[256], line[1024] = "";
   snprintf(cmd, sizeof cmd,
@@ -219,8 +220,8 @@ static void test_redis_down_and_back(void **state) {
 static void test_bad_urls(void **state) {
   (void)state;
   sg_rt_state *a;
-  const char *bad[] = {"redis://", "redis://:6379", "redis://h:0", "redis://h:99999", "redis://h/x",
-                       "redis://[::1", "redis://h:12x"};
+  const char *bad[] = {"redis://",    "redis://:6379", "redis://h:0",  "redis://h:99999",
+                       "redis://h/x", "redis://[::1",  "redis://h:12x"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     errno = 0;
     assert_int_equal(sg_rt_state_open(bad[i], 10, &a), -1);

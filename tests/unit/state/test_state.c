@@ -78,8 +78,8 @@ static sg__selection selection(const char *list, const char *item, int64_t posit
   char h[33];
   sg_random_bytes(b, sizeof b);
   sg_hex(b, sizeof b, h);
-  snprintf(s.selection_id, sizeof s.selection_id, "%.8s-%.4s-4%.3s-8%.3s-%.12s", h, h + 8,
-           h + 12, h + 15, h + 18);
+  snprintf(s.selection_id, sizeof s.selection_id, "%.8s-%.4s-4%.3s-8%.3s-%.12s", h, h + 8, h + 12,
+           h + 15, h + 18);
   return s;
 }
 

@@ -40,8 +40,8 @@ static void test_add_is_idempotent_and_counted(void **state) {
   /* The drain delivers a batch again after a crash: nothing doubles. */
   assert_int_equal(sg_store_selections_add(f->st, ev, 2), SG_E_OK);
   /* The same id after the 24-hour window is a new event. */
-  sg_selection_event again = event("00000000-0000-4000-8000-000000000001", T0 + 2 * DAY_MS,
-                                   f->list, "itm_b");
+  sg_selection_event again =
+      event("00000000-0000-4000-8000-000000000001", T0 + 2 * DAY_MS, f->list, "itm_b");
   assert_int_equal(sg_store_selections_add(f->st, &again, 1), SG_E_OK);
   assert_int_equal(sg_store_selections_add(f->st, NULL, 0), SG_E_OK);
 

@@ -1,7 +1,7 @@
-/* Unit tests of the store's synonym sets (store.h "synonyms"; src/store/sqlite/synonyms.c and its PostgreSQL twin), run
- * unchanged against each backend: current sets and their ETag, If-Match inside the write,
- * and the snapshot rule (a version compiles the sets stored when it was created, however
- * often they are replaced before its compile; rows it needs are never pruned). */
+/* Unit tests of the store's synonym sets (store.h "synonyms"; src/store/sqlite/synonyms.c and its
+ * PostgreSQL twin), run unchanged against each backend: current sets and their ETag, If-Match
+ * inside the write, and the snapshot rule (a version compiles the sets stored when it was created,
+ * however often they are replaced before its compile; rows it needs are never pruned). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,7 +43,8 @@ static const char *snapshot_phrase(fixture *f, int64_t n, char buf[32]) {
   assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
   json_t *sets = NULL;
   assert_int_equal(sg_store_snapshot_synonyms(f->st, f->list, job.snapshot_seq, &sets), SG_E_OK);
-  const char *p = json_string_value(json_array_get(json_object_get(json_array_get(sets, 0), "phrases"), 0));
+  const char *p =
+      json_string_value(json_array_get(json_object_get(json_array_get(sets, 0), "phrases"), 0));
   snprintf(buf, 32, "%s", p ? p : "");
   json_decref(sets);
   sg_store_job_clear(&job);
@@ -96,9 +97,9 @@ static void test_versions_keep_the_sets_of_their_snapshot(void **state) {
   assert_string_equal(snapshot_phrase(f, v3, buf), "third");
   json_t *cur = NULL;
   assert_int_equal(sg_store_synonyms_get(f->st, f->ws, f->list, &cur), SG_E_OK);
-  assert_string_equal(json_string_value(json_array_get(
-                          json_object_get(json_array_get(cur, 0), "phrases"), 0)),
-                      "fourth");
+  assert_string_equal(
+      json_string_value(json_array_get(json_object_get(json_array_get(cur, 0), "phrases"), 0)),
+      "fourth");
   json_decref(cur);
 }
 

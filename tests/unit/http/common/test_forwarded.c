@@ -31,14 +31,15 @@ static void test_parse_set(void **state) {
   (void)state;
   sg_trusted_proxies t;
   char err[160];
-  assert_int_equal(sg_trusted_proxies_parse("10.0.0.0/8, 192.168.1.7 ,::1/128,,", &t, err, sizeof err), 0);
+  assert_int_equal(
+      sg_trusted_proxies_parse("10.0.0.0/8, 192.168.1.7 ,::1/128,,", &t, err, sizeof err), 0);
   assert_int_equal(t.n, 3);
   assert_int_equal(sg_trusted_proxies_parse("", &t, err, sizeof err), 0);
   assert_int_equal(t.n, 0);
   assert_int_equal(sg_trusted_proxies_parse(NULL, &t, err, sizeof err), 0);
   assert_int_equal(t.n, 0);
-  const char *bad[] = {"10.0.0.0/33", "::/129", "10.0.0/8", "10.0.0.0/", "10.0.0.0/8x",
-                       "localhost", "1.2.3.4/-1", "10.0.0.0/0008", "fe80::1%eth0"};
+  const char *bad[] = {"10.0.0.0/33", "::/129",     "10.0.0/8",      "10.0.0.0/",   "10.0.0.0/8x",
+                       "localhost",   "1.2.3.4/-1", "10.0.0.0/0008", "fe80::1%eth0"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     assert_int_equal(sg_trusted_proxies_parse(bad[i], &t, err, sizeof err), -1);
     assert_non_null(strstr(err, "--trusted-proxies"));
@@ -103,8 +104,8 @@ static void test_xff_garbage_stops_at_proxy(void **state) {
   /* A hop that is not an address: the trusted proxy right of it is the client. */
   assert_string_equal(client(T, "127.0.0.1", NULL, "203.0.113.9, unknown, 10.0.0.5"), "10.0.0.5");
   assert_string_equal(client(T, "127.0.0.1", NULL, "garbage"), "127.0.0.1");
-  const char *bad[] = {"1.2.3.4:", "1.2.3.4:x", "[::1", "[::1]x", "[1.2.3.4]", "1.2.3.4.5",
-                       "::1::2", "01.2.3.4", "[::1]:", "1.2.3.4:5:6", "\"", "a\"b"};
+  const char *bad[] = {"1.2.3.4:", "1.2.3.4:x", "[::1",   "[::1]x",      "[1.2.3.4]", "1.2.3.4.5",
+                       "::1::2",   "01.2.3.4",  "[::1]:", "1.2.3.4:5:6", "\"",        "a\"b"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
     assert_string_equal(client(T, "127.0.0.1", NULL, bad[i]), "127.0.0.1");
 }

@@ -101,7 +101,8 @@ static void test_too_large_states_the_limit(void **state) {
   static const struct {
     uint64_t limit;
     const char *says;
-  } cases[] = {{1u << 20, "at most 1 MiB."}, {1000, "at most 1000 bytes."},
+  } cases[] = {{1u << 20, "at most 1 MiB."},
+               {1000, "at most 1000 bytes."},
                {(1u << 20) + 1, "at most 1048577 bytes."}};
   sg_req req;
   memset(&req, 0, sizeof req);
