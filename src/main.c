@@ -31,6 +31,7 @@ static const sg_cmd commands[] = {
     {"inspect", sg_cmd_inspect, "print an artifact's header or answer a query from it"},
     {"import", sg_cmd_import, "stream an NDJSON file of items into a list (--replace, --publish)"},
     {"export", sg_cmd_export, "download a list's items as NDJSON"},
+    {"versions", sg_cmd_versions, "activate a superseded version again (rollback)"},
     {"version", NULL, "print the version (also --version)"},
     {NULL, NULL, NULL},
 };

@@ -144,6 +144,16 @@ static const char export_help[] =
     "\nDownloads a list's current items as NDJSON into FILE (default: stdout).\n"
     "\nflags:\n" TRANSFER_FLAGS FOOTER;
 
+static const char versions_help[] =
+    "usage: suggestd versions activate N --control-url URL --secret-key-file F --list L\n"
+    "\nMakes version N of the list active again (rollback): the active version becomes\n"
+    "superseded and the runtime serves N within a second. N must be a version that was\n"
+    "active and whose artifact is still kept (the control plane keeps the versions set by\n"
+    "its keep-versions flag, 2 by default).\n"
+    "Prints the version with its edgeSync.\n"
+    "\nflags:\n" TRANSFER_FLAGS
+    "  --if-match ETAG           only if the list's ETag is still ETAG\n" FOOTER;
+
 static const char admin_head[] =
     "usage: suggestd admin <command> --data-dir DIR\n"
     "       suggestd admin <command> --database URL --edge URL\n"
@@ -160,10 +170,9 @@ int sg__cli_help(const char *cmd, FILE *f) {
   static const struct {
     const char *name, *text;
   } texts[] = {
-      {"serve", serve_help},     {"control", control_help},
-      {"runtime", runtime_help}, {"compile", compile_help},
-      {"inspect", inspect_help}, {"import", import_help},
-      {"export", export_help},   {NULL, NULL},
+      {"serve", serve_help},     {"control", control_help},   {"runtime", runtime_help},
+      {"compile", compile_help}, {"inspect", inspect_help},   {"import", import_help},
+      {"export", export_help},   {"versions", versions_help}, {NULL, NULL},
   };
   if (strcmp(cmd, "admin") == 0) {
     fputs(admin_head, f);

@@ -7,5 +7,7 @@
 
 int sg_cmd_import(int argc, char **argv);
 int sg_cmd_export(int argc, char **argv);
+/* `suggestd versions activate N --list L …`: rollback through the control plane. */
+int sg_cmd_versions(int argc, char **argv);
 
 #endif

@@ -640,3 +640,50 @@ int sg_cmd_export(int argc, char **argv) {
   client_free(&cl);
   return rc;
 }
+
+/* ---- versions activate (rollback) --------------------------------------------------------- */
+
+static const sg_flag_spec versions_flags[] = {
+    {"control-url", true, false}, {"secret-key-file", true, false},
+    {"list", true, false},        {"if-match", true, false},
+    {NULL, false, false},
+};
+
+/* `suggestd versions activate N --list L`: POST /api/v1/lists/{L}/versions/{N}/activate
+ * (docs/PUBLISHING.md, "Rollback"); prints the version with its edgeSync. */
+int sg_cmd_versions(int argc, char **argv) {
+  sg_args a;
+  char err[256];
+  if (sg_args_parse(&a, argc, argv, versions_flags, err, sizeof err))
+    return sg__cli_fail("%s", err);
+  int64_t n;
+  if (a.npos != 2 || strcmp(a.pos[0], "activate") != 0 || sg_parse_i64(a.pos[1], 1, INT64_MAX, &n))
+    return sg__cli_fail("usage: suggestd versions activate N --control-url URL --secret-key-file F "
+                        "--list L [--if-match ETAG] (suggestd versions --help)",
+                        NULL);
+  client cl;
+  if (client_init(&cl, &a)) return 1;
+  char path[256], im[300];
+  snprintf(path, sizeof path, "/api/v1/lists/%s/versions/%lld/activate", sg_args_get(&a, "list"),
+           (long long)n);
+  const char *etag = sg_args_get(&a, "if-match");
+  const char *extra[] = {NULL, NULL};
+  if (etag) {
+    snprintf(im, sizeof im, "If-Match: %.280s", etag);
+    extra[0] = im;
+  }
+  sg_buf body;
+  sg_buf_init(&body, MAX_RESPONSE);
+  request_setup(&cl, "POST", path, extra, &body);
+  long status = request_run(&cl);
+  int rc = 1;
+  if (status == 200) {
+    printf("%.*s\n", (int)body.len, body.data ? body.data : "");
+    rc = 0;
+  } else if (status > 0) {
+    rc = fail_status("activate", status, &body);
+  }
+  sg_buf_free(&body);
+  client_free(&cl);
+  return rc;
+}

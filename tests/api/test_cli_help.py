@@ -18,6 +18,7 @@ COMMANDS = {
     "inspect": ("src/compiler/cli.c", "inspect_flags"),
     "import": ("src/client/transfer.c", "flags"),
     "export": ("src/client/transfer.c", "flags"),
+    "versions": ("src/client/transfer.c", "versions_flags"),
 }
 # export shares import's table but uses only these; the rest are import's.
 EXPORT_FLAGS = {"control-url", "secret-key-file", "list"}

@@ -119,3 +119,27 @@ def test_the_previous_version_is_kept_by_default(make_server):
     # After the rollback, v3 (active just before) is the one kept besides v2.
     time.sleep(3)
     assert activate(t, lst, v3["versionNumber"]).status == 200
+
+
+def test_rollback_from_the_cli(server, tmp_path):
+    import json
+    import subprocess
+    from conftest import BINARY
+    t, lst, v1, v2, pk = two_versions(server)
+    keyf = tmp_path / "sk"
+    keyf.write_text(t.secret_key + "\n")
+    base = [BINARY, "versions", "activate", str(v1["versionNumber"]), "--control-url",
+            f"http://127.0.0.1:{server.control_port}", "--secret-key-file", str(keyf),
+            "--list", lst["id"]]
+    r = subprocess.run(base, capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["state"] == "active" and out["versionNumber"] == v1["versionNumber"]
+    assert "edgeSync" in out
+    assert wait_until(lambda: served_hash(server, pk) == v1["contentHash"], timeout=10)
+    # A stale If-Match is refused with the server's answer; a bad number never leaves.
+    r = subprocess.run(base + ["--if-match", '"stale"'], capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and '"status":412' in r.stderr, r.stderr
+    bad = base[:3] + ["x"] + base[4:]
+    r = subprocess.run(bad, capture_output=True, text=True, timeout=30)
+    assert r.returncode != 0 and "usage: suggestd versions activate" in r.stderr
