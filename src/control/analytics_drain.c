@@ -165,11 +165,7 @@ int sg__analytics_drain_start(sg_store *store, const char *spec, uint32_t retent
     free(d);
     return -1;
   }
-  char host[64] = "host";
-  gethostname(host, sizeof host - 1);
-  char rnd[24];
-  sg_random_id("", rnd, sizeof rnd);
-  snprintf(d->consumer, sizeof d->consumer, "%.40s-%ld-%s", host, (long)getpid(), rnd);
+  sg_state_consumer_name(d->consumer, sizeof d->consumer);
   if (pthread_create(&d->thread, NULL, drain_main, d)) {
     sg_state_reader_close(d->state);
     free(d);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/metrics.h"
 #include "common/util.h"
@@ -167,4 +168,12 @@ void sg_rt_state_close(sg_rt_state *st) {
     st->analytics = NULL;
   }
   st->ops->close(st);
+}
+
+void sg_state_consumer_name(char *out, size_t n) {
+  char host[64] = "host";
+  gethostname(host, sizeof host - 1);
+  char rnd[24];
+  sg_random_id("", rnd, sizeof rnd);
+  snprintf(out, n, "%.40s-%ld-%s", host, (long)getpid(), rnd);
 }

@@ -340,6 +340,9 @@ static inline int sg_state_analytics_next(sg_state_reader *r, const char *consum
 static inline int sg_state_analytics_ack(sg_state_reader *r, const sg_state_event *ev, size_t n) {
   return r->ops->analytics_ack(r, ev, n);
 }
+/* A consumer name for a stream group that no other process or call uses:
+ * "<host>-<pid>-<random>" (at most 40 bytes of the host name). */
+void sg_state_consumer_name(char *out, size_t n);
 /* Shortens (or lengthens) the claim idle time, ms > 0 (tests). */
 static inline void sg_state_reader_set_claim_idle(sg_state_reader *r, int ms) {
   if (r && ms > 0) r->claim_idle_ms = ms;
