@@ -216,7 +216,7 @@ int sg__sqlite_open(const char *dir, const char *db_path, sg_store **out, char *
 int sg__pg_open(const char *url, sg_store **out, char *err, size_t errsz);
 
 /* This process as the owner of an in-flight record or a lease: "<host> <pid> <start>"
- * (defined in sqlite/idempotency.c, used by every backend). */
+ * (store/owner.c, above the seam: every backend uses it). */
 const char *sg__store_self_owner(void);
 /* True when owner (which may carry more words after "<host> <pid> <start>") names a
  * process of this host that is no longer running; false for other hosts. */

@@ -1,6 +1,6 @@
 /*
  * PostgreSQL backend: the edge outbox (the PL/pgSQL triggers of migration 1 mark records
- * in the transaction of each change; see sg_store_edge_* in store.h) and the queue depth.
+ * in the transaction of each change; see sg_store_edge_* in store.h).
  */
 #include <string.h>
 
@@ -164,16 +164,4 @@ sg_err sg__pg_edge_source(sg_store *base, const char *kind, const char *id, int6
   else
     json_decref(x.out);
   return rc;
-}
-
-sg_err sg__pg_queue_depth(sg_store *base, int64_t *n) {
-  sg_err rc;
-  *n = 0;
-  PGresult *r =
-      sg__pg_one(sg__pg_of(base),
-                 "SELECT count(*) FROM versions WHERE state IN ('queued', 'staged')", 0, NULL, &rc);
-  if (!r) return rc;
-  *n = sg__pg_i(r, 0, 0);
-  PQclear(r);
-  return SG_E_OK;
 }

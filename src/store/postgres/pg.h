@@ -92,6 +92,8 @@ int64_t sg__pg_i(const PGresult *r, int row, int col);
 int sg__pg_bytes(const PGresult *r, int row, int col, uint8_t *out, size_t n);
 /* A bytea parameter: "\x" + hex of p[0..n) into buf (size 2n + 3). */
 const char *sg__pg_bytea(const uint8_t *p, size_t n, char *buf);
+/* A Unix-seconds column as an RFC 3339 string, or JSON null for SQL NULL (members.c). */
+json_t *sg__pg_ts(const PGresult *r, int row, int col);
 /* int64 as decimal text into buf[24]. */
 const char *sg__pg_int(int64_t v, char buf[24]);
 

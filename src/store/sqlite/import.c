@@ -278,34 +278,6 @@ out:
   return rc;
 }
 
-/* ---- history pruning ---------------------------------------------------------------------- */
-
-sg_err sg__sqlite_items_prune(sg_store *base, const char *list_id, size_t max, size_t *n) {
-  sg__sq *st = sg__sq_of(base);
-  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved version
-   * has such a snapshot, nobody can read it again. */
-  static const char q[] =
-      "DELETE FROM items WHERE seq IN (SELECT seq FROM items WHERE list_id=?1"
-      " AND to_clock IS NOT NULL AND to_clock <= COALESCE((SELECT MIN(snapshot_seq)"
-      " FROM versions WHERE list_id=?1 AND state IN ('queued', 'staged')),"
-      " 9223372036854775807) LIMIT ?2)";
-  *n = 0;
-  pthread_mutex_lock(&st->mu);
-  sg_err rc = SG_E_INTERNAL;
-  sqlite3_stmt *s = sg__sq_prep(st, q);
-  if (s) {
-    sg__sq_text(s, 1, list_id);
-    sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
-    if (sqlite3_step(s) == SQLITE_DONE) {
-      *n = (size_t)sqlite3_changes(st->db);
-      rc = SG_E_OK;
-    }
-    sqlite3_reset(s);
-  }
-  pthread_mutex_unlock(&st->mu);
-  return rc;
-}
-
 /* ---- export -------------------------------------------------------------------------------- */
 
 /* An export copies the list's current items, in export order, into a scratch database

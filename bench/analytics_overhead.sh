@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# What search analytics cost on the query path (issue 25): a runtime with analytics on
+# (the default), one with `--analytics off`, and a second one with analytics on (the same
+# configuration twice, so the difference reads against the machine's own noise), each
+# next to nginx `return 200`, in interleaved rounds of the repeating city mix
+# (bench/http_mix.sh: `wrk -t1 -c32`, 3,000 city prefixes cycled).
+#
+#   bench/analytics_overhead.sh ARTIFACT QUERIES [SECONDS] [ROUNDS] [OUT.json]
+#
+# Prints per target the median of its per-round requests/s ÷ nginx's, then
+# off ÷ on − 1 (the cost of analytics) beside |on2 ÷ on − 1| (the noise).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+ART=$1 QUERIES=$2 SECS=${3:-5} ROUNDS=${4:-5} OUT=${5:-}
+BIN=$PWD/build/suggestd
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+printf '#!/bin/sh\nexec "%s" "$@" --analytics off\n' "$BIN" >"$W/suggestd-off"
+chmod +x "$W/suggestd-off"
+bench/http_mix.sh "$ART" "$QUERIES" "$SECS" "$ROUNDS" on="$BIN" off="$W/suggestd-off" \
+  on2="$BIN" >"$W/runs.jsonl"
+python3 - "$W/runs.jsonl" "$OUT" <<'PY'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rep = [r for r in runs if r["mix"] == "repeat"]
+rps = lambda r: r.get("requests_per_sec") or r.get("rps") or r.get("requests/s")
+nginx = {r["round"]: rps(r) for r in rep if r["target"] == "nginx-return"}
+ratio = {}
+for t in ("on", "off", "on2"):
+    ratio[t] = statistics.median(rps(r) / nginx[r["round"]] for r in rep if r["target"] == t)
+out = {
+    "rounds": len(nginx),
+    "ratioToNginx": ratio,
+    "analyticsCost": ratio["off"] / ratio["on"] - 1,
+    "noise": abs(ratio["on2"] / ratio["on"] - 1),
+    "within3Percent": ratio["off"] / ratio["on"] - 1 <= 0.03,
+}
+print(json.dumps(out))
+print(f"analytics on {ratio['on']:.3f}x nginx, off {ratio['off']:.3f}x, on again {ratio['on2']:.3f}x: "
+      f"cost {100 * out['analyticsCost']:+.1f}% next to noise {100 * out['noise']:.1f}%")
+if sys.argv[2]:
+    json.dump(out, open(sys.argv[2], "w"))
+PY
