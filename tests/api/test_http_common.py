@@ -13,7 +13,7 @@ import time
 import pytest
 
 import conftest
-from conftest import BINARY, free_port, request
+from conftest import wait_until, BINARY, free_port, request
 
 
 @pytest.fixture(autouse=True)
@@ -151,6 +151,9 @@ def _published(server):
     t.add_items(lst["id"], [{"value": "Paris"}, {"value": "Parma"}])
     assert t.publish(lst["id"])["state"] == "active"
     pk = t.publishable_key(lst["id"])["publishableKey"]
+    # The runtime learns the new key at its next edge poll (200 ms), later on a busy machine.
+    assert wait_until(lambda: server.runtime("GET", "/v1/bootstrap", params={"key": pk})
+                      .status == 200, timeout=10)
     return t, lst, pk
 
 
