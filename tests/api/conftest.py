@@ -273,6 +273,10 @@ class Server:
         self.env.update(env or {})
         self.control_port = free_port()
         self.runtime_port = free_port()
+        # Two free ports asked one after the other can be the same one (neither is bound
+        # yet): the runtime then failed to listen ("cannot listen"), about once a suite.
+        while self.runtime_port == self.control_port:
+            self.runtime_port = free_port()
         self.proc = None
         self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
