@@ -368,9 +368,35 @@ if [[ " $SETS " == *" cities "* ]]; then
     log "scale-out not measured (see the lines above)"
 fi
 
+# ---- 5: what search analytics cost (bench/analytics_overhead.sh, issue 25) ------------------
+# Analytics on, off, and on again (the noise) beside nginx, 5 interleaved rounds of the
+# repeating city mix; printed here and appended to RESULTS.md.
+rm -f "$W/analytics.json"
+if [[ " $SETS " == *" cities "* ]] && [ -s "$W/cities.art" ] && [ -s "$W/cities.queries" ]; then
+  log "analytics on / off"
+  bench/analytics_overhead.sh "$W/cities.art" "$W/cities.queries" "$HTTP_SECONDS" 5 \
+    "$W/analytics.json" || log "analytics overhead not measured (see the lines above)"
+fi
+
 # ---- RESULTS.md ----------------------------------------------------------------------------
 log "writing bench/RESULTS.md"
 COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
 BENCH_BIN=$BIN python3 bench/report.py "$W" "$HTTP_STATUS" "$COMMIT" "$SETS" "$HTTP_SECONDS" "$HTTP_ROUNDS" \
   >bench/RESULTS.md
+if [ -s "$W/analytics.json" ]; then
+  python3 - "$W/analytics.json" >>bench/RESULTS.md <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+r = a["ratioToNginx"]
+print("\n## 5. Search analytics on the query path\n")
+print("bench/analytics_overhead.sh: a runtime with analytics on, one with `--analytics off` and "
+      "a second one with analytics on (the same configuration twice: the machine's noise), "
+      f"beside nginx `return 200`, {a['rounds']} interleaved rounds of the repeating city mix; "
+      "the median of each target's per-round ratio to nginx.\n")
+print("| analytics on | off | on again | cost (off ÷ on − 1) | noise (\\|on again ÷ on − 1\\|) | within 3 % |")
+print("|---:|---:|---:|---:|---:|---|")
+print(f"| {r['on']:.3f}× | {r['off']:.3f}× | {r['on2']:.3f}× | {100 * a['analyticsCost']:+.1f} % | "
+      f"{100 * a['noise']:.1f} % | {'yes' if a['within3Percent'] else 'no'} |")
+PY
+fi
 log "done: bench/RESULTS.md"
