@@ -12,11 +12,16 @@
 
 static void log_rewrite(const char *why, uint64_t epoch, const sg_edge_stamp *s, uint64_t rev,
                         const sg_edge_guard *g) {
+  /* A store's first start (or the first of a version with the guard) is routine. */
+  bool first = strcmp(why, "never guarded") == 0;
   fprintf(stderr,
-          "{\"level\":\"warn\",\"msg\":\"edge behind the store; rewriting it\",\"reason\":\"%s\","
+          "{\"level\":\"%s\",\"msg\":\"%s\",\"reason\":\"%s\","
           "\"epoch\":%llu,\"edgeStamp\":{\"present\":%s,\"epoch\":%llu,\"heartbeatMs\":%lld},"
           "\"edgeRevision\":%llu,\"storeEpoch\":%llu,\"storeHeartbeatMs\":%lld,"
           "\"confirmedRevision\":%lld}\n",
+          first ? "info" : "warn",
+          first ? "edge written whole from the store (first guarded start)"
+                : "edge behind the store; rewriting it",
           why, (unsigned long long)epoch, s->present ? "true" : "false",
           (unsigned long long)s->epoch, (long long)s->heartbeat_ms, (unsigned long long)rev,
           (unsigned long long)g->epoch, (long long)g->heartbeat_ms,

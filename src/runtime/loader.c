@@ -35,13 +35,17 @@ static void log_hold(sg_runtime *rt, const char *why, const sg_edge_stamp *s, ui
   if (why == last) return;
   last = why;
   if (!why) return;
+  /* A rewrite under way (a first start, `admin edge rebuild`) is routine; an edge that
+   * went back is not. */
+  bool routine = strcmp(why, "the control plane is rewriting the edge") == 0;
   fprintf(stderr,
-          "{\"level\":\"warn\",\"msg\":\"edge store behind what this runtime saw; holding "
+          "{\"level\":\"%s\",\"msg\":\"edge store behind what this runtime saw; holding "
           "its snapshot\",\"reason\":\"%s\",\"edgeRevision\":%llu,\"servedRevision\":%llu,"
           "\"edgeStamp\":{\"present\":%s,\"epoch\":%llu,\"heartbeatMs\":%lld},"
           "\"acceptedStamp\":{\"epoch\":%llu,\"heartbeatMs\":%lld}}\n",
-          why, (unsigned long long)rev, (unsigned long long)rt->load_stamp.revision,
-          s->present ? "true" : "false", (unsigned long long)s->epoch, (long long)s->heartbeat_ms,
+          routine ? "info" : "warn", why, (unsigned long long)rev,
+          (unsigned long long)rt->load_stamp.revision, s->present ? "true" : "false",
+          (unsigned long long)s->epoch, (long long)s->heartbeat_ms,
           (unsigned long long)rt->stamp.epoch, (long long)rt->stamp.heartbeat_ms);
 }
 
