@@ -144,21 +144,35 @@ static int id_cmp(const void *x, const void *y, void *ctx) {
   return c ? c : (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-/* Sorts the items' ids for sg_artifact_has_item. An artifact whose fragments carry no
- * id (none the compiler writes) simply answers false for every id. */
+/* Sorts the items' ids for sg_artifact_has_item, once (see ids_ready). An artifact whose
+ * fragments carry no id (none the compiler writes) simply answers false for every id.
+ * -1 when memory runs out (the next lookup tries again). */
 static int build_id_index(sg_artifact *a) {
-  a->ids = NULL;
-  a->n_ids = 0;
-  if (a->n_items == 0) return 0;
-  if (!(a->ids = malloc((size_t)a->n_items * 2 * sizeof *a->ids))) return -1;
-  for (uint32_t i = 0; i < a->n_items; i++)
-    if (fragment_id(a, i, &a->ids[2 * a->n_ids], &a->ids[2 * a->n_ids + 1]) == 0) a->n_ids++;
-  qsort_r(a->ids, a->n_ids, 2 * sizeof *a->ids, id_cmp, (void *)a->frags);
-  return 0;
+  if (atomic_load_explicit(&a->ids_ready, memory_order_acquire)) return 0;
+  pthread_mutex_lock(&a->ids_mu);
+  int rc = 0;
+  if (!atomic_load_explicit(&a->ids_ready, memory_order_relaxed)) {
+    uint32_t n = 0, *ids = a->n_items ? malloc((size_t)a->n_items * 2 * sizeof *ids) : NULL;
+    if (a->n_items && !ids) {
+      rc = -1;
+    } else {
+      for (uint32_t i = 0; i < a->n_items; i++)
+        if (fragment_id(a, i, &ids[2 * n], &ids[2 * n + 1]) == 0) n++;
+      if (n) qsort_r(ids, n, 2 * sizeof *ids, id_cmp, (void *)a->frags);
+      a->ids = ids;
+      a->n_ids = n;
+      atomic_store_explicit(&a->ids_ready, true, memory_order_release);
+    }
+  }
+  pthread_mutex_unlock(&a->ids_mu);
+  return rc;
 }
 
-bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len) {
-  if (!a || !id || len == 0 || len > UINT32_MAX) return false;
+bool sg_artifact_has_item(const sg_artifact *ca, const char *id, size_t len) {
+  if (!ca || !id || len == 0 || len > UINT32_MAX) return false;
+  /* The index is built behind a lock, once; the artifact is otherwise read-only. */
+  sg_artifact *a = (sg_artifact *)ca;
+  if (build_id_index(a)) return false;
   size_t lo = 0, hi = a->n_ids;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -204,10 +218,7 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
       free(a);
       return -1;
     }
-  if (build_id_index(a)) {
-    free(a);
-    return -1;
-  }
+  pthread_mutex_init(&a->ids_mu, NULL);
   *out = a;
   return 0;
 }
@@ -290,6 +301,7 @@ void sg_artifact_close(sg_artifact *a) {
   if (!a) return;
   if (a->map) munmap(a->map, a->len);
   free(a->ids);
+  pthread_mutex_destroy(&a->ids_mu);
   free(a);
 }
 

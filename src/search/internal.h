@@ -7,6 +7,9 @@
 #ifndef SG_SEARCH_INTERNAL_H
 #define SG_SEARCH_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,9 +45,13 @@ struct sg_artifact {
   uint32_t threshold;
   const char *frags;
   /* Item ids, for sg_artifact_has_item: n_ids (offset, length) pairs into frags sorted
-   * by the id's bytes; built at open, so a lookup allocates nothing. */
+   * by the id's bytes. Built by the first lookup (under ids_mu; ids_ready published with
+   * release order), not at open: sorting millions of ids would lengthen every activation
+   * and every load of the control plane, and only selection reports need them. */
   uint32_t *ids;
   uint32_t n_ids;
+  atomic_bool ids_ready;
+  pthread_mutex_t ids_mu;
   locale_view loc[];
 };
 
