@@ -311,7 +311,8 @@ def test_selections_per_day_and_top_items(server):
     def sel():
         s = ms["viewer"].call("GET", f"/lists/{lst['id']}/selections?days=3").json()
         return s if s["total"] == 4 else None
-    s = wait_until(sel, timeout=5)
+    # Counted from the analytics aggregates: shipped every 5 s, visible within 15 s.
+    s = wait_until(sel, timeout=20, interval=0.5)
     assert s, ms["viewer"].call("GET", f"/lists/{lst['id']}/selections?days=3").json()
     assert len(s["perDay"]) == 3 and s["perDay"][-1]["selections"] == 4
     assert [(x["itemId"], x["selections"], x["value"]) for x in s["topItems"]] == [
