@@ -103,8 +103,17 @@ sg_edge_guard_state sg_edge_guard_tick(sg_store *st, sg_edge *e, sg_edge_guard_p
   }
   const char *why = behind(&g, &s, rev);
   /* An edge that reads as empty because it cannot be reached (a directory moved away) is
-   * unavailable: there is nothing to rewrite it into yet. */
-  if (why && (!s.present || rev == 0) && sg_edge_check(e)) {
+   * unavailable: there is nothing to rewrite it into yet. And an edge that was guarded
+   * and reads as empty is rewritten only when the next tick finds it so too: a directory
+   * that came back between the reads above must not cost a whole rewrite (a flushed Redis
+   * is still rewritten within two ticks). */
+  bool empty = why && (!s.present || rev == 0);
+  if (empty && sg_edge_check(e)) {
+    atomic_store(&p->state, SG_EDGE_GUARD_UNKNOWN);
+    return SG_EDGE_GUARD_UNKNOWN;
+  }
+  p->empty_ticks = empty && g.epoch > 0 ? p->empty_ticks + 1 : 0;
+  if (p->empty_ticks == 1) {
     atomic_store(&p->state, SG_EDGE_GUARD_UNKNOWN);
     return SG_EDGE_GUARD_UNKNOWN;
   }

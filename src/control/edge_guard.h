@@ -43,6 +43,7 @@ typedef struct {
   int64_t waiting_since;         /* sg_mono_ms() when that wait began */
   atomic_int state;              /* sg_edge_guard_state of the last tick (readyz, metrics) */
   atomic_uint_fast64_t rewrites; /* rewrites this process completed */
+  int empty_ticks;               /* consecutive ticks that found a guarded edge empty */
 } sg_edge_guard_proc;
 
 /* One tick (see above). Returns the state it leaves (also stored in p->state). */

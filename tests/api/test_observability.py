@@ -276,8 +276,11 @@ def test_control_not_ready_while_edge_store_unusable(make_server):
         assert s.control("GET", "/healthz").status == 200
     finally:
         os.rename(edge + ".away", edge)
-    r = s.control("GET", "/readyz")
-    assert r.status == 200 and r.json()["checks"] == {"store": "ok", "edge": "ok"}
+
+    def ready():
+        r = s.control("GET", "/readyz")
+        return r.status == 200 and r.json()["checks"] == {"store": "ok", "edge": "ok"}
+    assert wait_until(ready, timeout=5), s.control("GET", "/readyz")
 
 
 def test_runtime_not_ready_until_edge_store_readable(make_server, tmp_path):
