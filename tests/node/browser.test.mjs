@@ -256,13 +256,16 @@ test('private list without a token: the typed error is shown', { skip }, async (
   await page.close();
 });
 
-test('a key that does not allow this origin: CORS refusal surfaces as a clear error', { skip }, async () => {
+test('a key that does not allow this origin: the typed refusal surfaces as a clear error', { skip }, async () => {
   const page = await browser.newPage();
   const qs = new URLSearchParams({ runtime: srv.runtime, key: refusedKey });
   await page.goto(`${web.origin}/examples/browser/index.html?${qs}`);
   await page.waitForFunction(() => /refused the origin/.test(document.querySelector('.sg-status')?.textContent || ''));
   const msg = await page.$eval('.sg-status', (e) => e.textContent);
   assert.match(msg, new RegExp(web.origin.replace(/[.:/]/g, '\\$&')));
+  // The runtime's 403 carries Access-Control-Allow-Origin, so the page reads the typed
+  // error rather than a network failure.
+  assert.match(msg, /origin_not_allowed/);
   assert.equal(await page.$eval('.sg-status', (e) => e.classList.contains('sg-error')), true);
   // The runtime really refused it (not a network failure): the same call from a server says so.
   const r = await fetch(`${srv.runtime}/v1/bootstrap?key=${refusedKey}`, { headers: { Origin: web.origin } });

@@ -140,7 +140,11 @@ body = null;
 if (res.status === 401 && body && body.code === 'invalid_token' && this.getToken && attempt === 0) continue;
 if (!res.ok || !body) {
 const code = (body && body.code) || 'http_' + res.status;
-const msg = (body && body.message) || res.statusText || 'request failed';
+let msg = (body && body.message) || res.statusText || 'request failed';
+if (code === 'origin_not_allowed') {
+const origin = globalThis.location ? globalThis.location.origin : 'this page';
+msg = `the publishable key refused the origin ${origin}: add it to the key's allowed origins`;
+}
 throw new SuggestError(code, `suggestd: ${code}: ${msg}`, res.status, body && body.requestId);
 }
 return body;

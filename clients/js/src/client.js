@@ -119,7 +119,13 @@ export class Client {
       if (res.status === 401 && body && body.code === 'invalid_token' && this.getToken && attempt === 0) continue;
       if (!res.ok || !body) {
         const code = (body && body.code) || 'http_' + res.status;
-        const msg = (body && body.message) || res.statusText || 'request failed';
+        let msg = (body && body.message) || res.statusText || 'request failed';
+        // The runtime answers a refused Origin with its CORS header, so the page sees this
+        // typed error (not a bare network failure): say which origin and what to do.
+        if (code === 'origin_not_allowed') {
+          const origin = globalThis.location ? globalThis.location.origin : 'this page';
+          msg = `the publishable key refused the origin ${origin}: add it to the key's allowed origins`;
+        }
         throw new SuggestError(code, `suggestd: ${code}: ${msg}`, res.status, body && body.requestId);
       }
       return body;
