@@ -6,6 +6,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -98,11 +99,17 @@ static void test_drain_moves_events_once(void **state) {
   sg__selection late = {.query_request_id = "r", .list_id = "lst_d", .item_id = "itm_2"};
   snprintf(late.selection_id, sizeof late.selection_id, "10000000-0000-4000-8000-000000000001");
   sg__ev_result res;
+  bool was_busy = false;
   int64_t until = sg_mono_ms() + 8000;
   while ((res = sg_rt_state_selection_record(rt, &late, "app_1", "pk_1", "kk", sg_now_ms(),
                                              &retry)) == SG__EV_BUSY &&
-         sg_mono_ms() < until)
+         sg_mono_ms() < until) {
+    was_busy = true;
     sleep_ms(100);
+  }
+  /* A call that timed out while Redis was still loading may have run its script: the
+   * client's retry with the same selection id is then a duplicate, and counted once. */
+  if (was_busy && res == SG__EV_DUPLICATE) res = SG__EV_ACCEPTED;
   assert_int_equal(res, SG__EV_ACCEPTED);
   while (stored(st, "lst_d") < 301 && sg_mono_ms() < until) sleep_ms(50);
   assert_int_equal(stored(st, "lst_d"), 301);
