@@ -534,6 +534,56 @@ static int put32(sg_buf *out, uint32_t v) {
   return sg_buf_append(out, b, 4);
 }
 
+/* ---- extension sections (format.h, SG__EXT_*) --------------------------------------- */
+
+typedef struct {
+  uint32_t kind, loc;
+  uint64_t off, len;
+} ext_rec;
+
+typedef struct {
+  ext_rec *v;
+  size_t n, cap;
+} ext_list;
+
+/* Appends bytes as an extension section of (kind, loc), 8-byte aligned, and records it
+ * for the directory. 0 or -1 (out of memory). */
+static __attribute__((unused)) int ext_append(ext_list *x, sg_buf *out, size_t base,
+                                              uint32_t kind, uint32_t loc, const void *data,
+                                              size_t len) {
+  ext_rec *v = grow(x->v, x->n, &x->cap, sizeof *x->v, 4);
+  if (!v) return -1;
+  x->v = v;
+  if (pad8(out, base)) return -1;
+  size_t off = out->len - base;
+  if (len && sg_buf_append(out, data, len)) return -1;
+  if (pad8(out, base)) return -1;
+  x->v[x->n++] = (ext_rec){kind, loc, off, len};
+  return 0;
+}
+
+static int cmp_ext(const void *pa, const void *pb) {
+  const ext_rec *a = pa, *b = pb;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  return (a->loc > b->loc) - (a->loc < b->loc);
+}
+
+/* Writes the extension directory (sorted by kind, locale) and returns its offset. */
+static int ext_write_dir(ext_list *x, sg_buf *out, size_t base, uint64_t *dir_off) {
+  if (x->n) qsort(x->v, x->n, sizeof *x->v, cmp_ext);
+  if (pad8(out, base)) return -1;
+  *dir_off = out->len - base;
+  for (size_t i = 0; i < x->n; i++) {
+    unsigned char r[SG__EXT_SIZE];
+    sg__wr32(r, x->v[i].kind);
+    sg__wr32(r + 4, x->v[i].loc);
+    sg__wr64(r + 8, x->v[i].off);
+    sg__wr64(r + 16, x->v[i].len);
+    if (sg_buf_append(out, r, sizeof r)) return -1;
+  }
+  return 0;
+}
+
 /* ---- one locale --------------------------------------------------------------------- */
 
 typedef struct {
@@ -544,6 +594,8 @@ typedef struct {
   uint32_t *def_frag_off; /* per item index: its default-locale fragment */
   uint32_t *def_frag_len;
   const sg__synonyms *syn; /* NULL: the list has no synonym sets */
+  uint32_t loc;            /* the locale's index (its record's position) */
+  ext_list *exts;          /* extension sections of the artifact (ext_append) */
 } locale_job;
 
 /* Builds and appends the text, key, bucket and fragment index sections of one locale,
@@ -777,6 +829,7 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   uint32_t *def_len = calloc(n ? n : 1, sizeof *def_len);
   sg_buf frags;
   sg_buf_init(&frags, 0);
+  ext_list exts = {0};
   size_t base = out->len, orig_len = out->len;
   int rc = -1;
   if (!s.item || !s.parent || !def_off || !def_len || sg_buf_reserve(&frags, 0)) goto done;
@@ -824,7 +877,8 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   }
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
-    locale_job job = {&s, opts->supported_locales[l], l == def, &frags, def_off, def_len, syn};
+    locale_job job = {&s,      opts->supported_locales[l], l == def, &frags, def_off, def_len,
+                      syn,     (uint32_t)l,                &exts};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));
@@ -837,7 +891,9 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   free(tag_off);
 
   size_t frags_off = out->len - base;
-  if (sg_buf_append(out, frags.data, frags.len) || pad8(out, base)) {
+  uint64_t ext_off = 0;
+  if (sg_buf_append(out, frags.data, frags.len) || pad8(out, base) ||
+      ext_write_dir(&exts, out, base, &ext_off)) {
     free(recs);
     goto done;
   }
@@ -855,6 +911,8 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   sg__wr64(h + SG__HDR_TAGS_LEN, tags_len);
   sg__wr64(h + SG__HDR_FRAGS_OFF, frags_off);
   sg__wr64(h + SG__HDR_FRAGS_LEN, frags.len);
+  sg__wr64(h + SG__HDR_EXT_OFF, ext_off);
+  sg__wr64(h + SG__HDR_EXT_N, exts.n);
   memcpy(h + SG__HDR_SIZE, recs, nloc * SG__LOC_SIZE);
   free(recs);
   rc = 0;
@@ -864,6 +922,7 @@ done:
     if (out->data) out->data[orig_len] = '\0';
   }
   sg_buf_free(&frags);
+  free(exts.v);
   sg__synonyms_free(syn);
   free(s.item);
   free(s.parent);

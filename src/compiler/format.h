@@ -15,7 +15,11 @@
 #include <string.h>
 
 #define SG__ART_MAGIC "SGART\0\0\0" /* 8 bytes: "SGART" and three NULs */
-#define SG__ART_VERSION 5u
+#define SG__ART_VERSION 6u
+/* The previous released format (0.2.0), which the reader also opens, by its own rules:
+ * the same layout without the extension directory, so no feature that needs one of its
+ * sections (docs/ARTIFACT.md, "Format versions"). */
+#define SG__ART_VERSION_PREV 5u
 
 /* Fixed header (SG__HDR_SIZE bytes), followed by n_locales locale records. */
 #define SG__HDR_MAGIC 0       /* 8 bytes */
@@ -30,7 +34,26 @@
 #define SG__HDR_TAGS_LEN 48   /* u64 */
 #define SG__HDR_FRAGS_OFF 56  /* u64 section: pool of JSON item fragments */
 #define SG__HDR_FRAGS_LEN 64  /* u64 */
-#define SG__HDR_SIZE 72
+#define SG__HDR_SIZE_V5 72
+/* Format 6 onwards: the extension directory (records of SG__EXT_SIZE bytes). */
+#define SG__HDR_EXT_OFF 72 /* u64 section: extension directory */
+#define SG__HDR_EXT_N 80   /* u64 records */
+#define SG__HDR_SIZE 88
+/* The fixed header's size in format version v (the locale records follow it). */
+static inline uint32_t sg__hdr_size(uint32_t v) {
+  return v >= 6 ? SG__HDR_SIZE : SG__HDR_SIZE_V5;
+}
+
+/* Extension record: u32 kind, u32 locale index (SG__EXT_GLOBAL for a section of the
+ * whole artifact), u64 offset, u64 length in bytes. Records are sorted by (kind, locale)
+ * with no two equal; every section starts 8-byte aligned. A feature that needs data the
+ * fixed layout lacks adds a kind here: the reader refuses kinds it does not know, and an
+ * artifact without a kind simply lacks the feature. */
+#define SG__EXT_SIZE 24
+#define SG__EXT_GLOBAL 0xFFFFFFFFu
+enum {
+  SG__EXT_KINDS /* the number of kinds this build reads */
+};
 
 /* One locale record (SG__LOC_SIZE bytes). Counts are records, not bytes. */
 #define SG__LOC_TAG_OFF 0      /* u32 offset of the tag in the tags section */

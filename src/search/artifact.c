@@ -189,32 +189,85 @@ bool sg_artifact_has_item(const sg_artifact *ca, const char *id, size_t len) {
   return false;
 }
 
+/* Checks the extension directory of a format-6 artifact: records inside the file, sorted
+ * by (kind, locale) without repeats, of known kinds and existing locales, each section
+ * 8-byte aligned inside the file. What a section holds is checked by its feature. */
+static int check_exts(const unsigned char *d, size_t len, uint32_t n_loc, uint64_t off,
+                      uint64_t n) {
+  if (n > (uint64_t)SG__EXT_KINDS * (n_loc + 1u) || !in_file(off, n, SG__EXT_SIZE, len) ||
+      off % 8)
+    return -1;
+  for (uint64_t i = 0; i < n; i++) {
+    const unsigned char *r = d + off + i * SG__EXT_SIZE;
+    uint32_t kind = sg__rd32(r), loc = sg__rd32(r + 4);
+    uint64_t so = sg__rd64(r + 8), sl = sg__rd64(r + 16);
+    if ((uint64_t)kind + 1 > SG__EXT_KINDS || (loc >= n_loc && loc != SG__EXT_GLOBAL)) return -1;
+    if (!in_file(so, sl, 1, len) || so % 8) return -1;
+    if (i) {
+      const unsigned char *p = r - SG__EXT_SIZE;
+      uint32_t pk = sg__rd32(p), pl = sg__rd32(p + 4);
+      if (pk > kind || (pk == kind && pl >= loc)) return -1;
+    }
+  }
+  return 0;
+}
+
+const unsigned char *sg__artifact_ext(const sg_artifact *a, uint32_t kind, uint32_t loc,
+                                      uint64_t *len) {
+  for (uint64_t i = 0; i < a->n_ext; i++) {
+    const unsigned char *r = a->ext + i * SG__EXT_SIZE;
+    if (sg__rd32(r) == kind && sg__rd32(r + 4) == loc) {
+      *len = sg__rd64(r + 16);
+      return a->data + sg__rd64(r + 8);
+    }
+  }
+  *len = 0;
+  return NULL;
+}
+
+uint32_t sg_artifact_format(const sg_artifact *a) { return a->version; }
+
+bool sg_artifact_format_readable(uint32_t version) {
+  return version == SG__ART_VERSION || version == SG__ART_VERSION_PREV;
+}
+
 int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
   const unsigned char *d = data;
   *out = NULL;
-  if (!d || len < SG__HDR_SIZE || memcmp(d, SG__ART_MAGIC, 8) != 0) return -1;
-  if (sg__rd32(d + SG__HDR_VERSION) != SG__ART_VERSION) return -1;
-  if (sg__rd64(d + SG__HDR_TOTAL_LEN) != len) return -1;
+  if (!d || len < SG__HDR_SIZE_V5 || memcmp(d, SG__ART_MAGIC, 8) != 0) return -1;
+  uint32_t version = sg__rd32(d + SG__HDR_VERSION);
+  if (!sg_artifact_format_readable(version)) return -1;
+  uint32_t hsz = sg__hdr_size(version);
+  if (len < hsz || sg__rd64(d + SG__HDR_TOTAL_LEN) != len) return -1;
   uint32_t n_loc = sg__rd32(d + SG__HDR_N_LOCALES), def = sg__rd32(d + SG__HDR_DEFAULT);
   uint32_t hdr_len = sg__rd32(d + SG__HDR_HEADER_LEN);
   if (n_loc == 0 || n_loc > SG__MAX_LOCALES || def >= n_loc) return -1;
-  if (hdr_len != SG__HDR_SIZE + (uint64_t)n_loc * SG__LOC_SIZE || hdr_len > len) return -1;
+  if (hdr_len != hsz + (uint64_t)n_loc * SG__LOC_SIZE || hdr_len > len) return -1;
   uint64_t tags_off = sg__rd64(d + SG__HDR_TAGS_OFF), tags_len = sg__rd64(d + SG__HDR_TAGS_LEN);
   uint64_t frags_off = sg__rd64(d + SG__HDR_FRAGS_OFF), frags_len = sg__rd64(d + SG__HDR_FRAGS_LEN);
   if (!in_file(tags_off, tags_len, 1, len) || !in_file(frags_off, frags_len, 1, len)) return -1;
+  uint64_t ext_off = 0, n_ext = 0;
+  if (version >= 6) {
+    ext_off = sg__rd64(d + SG__HDR_EXT_OFF);
+    n_ext = sg__rd64(d + SG__HDR_EXT_N);
+    if (check_exts(d, len, n_loc, ext_off, n_ext)) return -1;
+  }
 
   sg_artifact *a = calloc(1, sizeof *a + n_loc * sizeof(locale_view));
   if (!a) return -1;
   a->data = d;
   a->len = len;
+  a->version = version;
+  a->ext = d + ext_off;
+  a->n_ext = n_ext;
   a->n_items = sg__rd32(d + SG__HDR_ITEM_COUNT);
   a->n_locales = n_loc;
   a->def = def;
   a->threshold = sg__rd32(d + SG__HDR_THRESHOLD);
   a->frags = (const char *)d + frags_off;
   for (uint32_t l = 0; l < n_loc; l++)
-    if (check_locale(d, len, d + SG__HDR_SIZE + (size_t)l * SG__LOC_SIZE,
-                     (const char *)d + tags_off, tags_len, frags_len, a->n_items, &a->loc[l])) {
+    if (check_locale(d, len, d + hsz + (size_t)l * SG__LOC_SIZE, (const char *)d + tags_off,
+                     tags_len, frags_len, a->n_items, &a->loc[l])) {
       free(a);
       return -1;
     }
@@ -251,7 +304,7 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SG__HDR_SIZE) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < SG__HDR_SIZE_V5) {
     close(fd);
     errno = EINVAL;
     return -1;

@@ -32,6 +32,11 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
 void sg_artifact_close(sg_artifact *a);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
+/* The artifact's format version (docs/ARTIFACT.md, "Format versions"): SG__ART_VERSION,
+ * or SG__ART_VERSION_PREV for an artifact of the previous release, served by its rules. */
+uint32_t sg_artifact_format(const sg_artifact *a);
+/* Whether this build opens artifacts of format version v. */
+bool sg_artifact_format_readable(uint32_t version);
 /* The artifact's bytes as opened (what its content hash covers). */
 const void *sg_artifact_bytes(const sg_artifact *a, size_t *len);
 /* Bytes of the artifact (what a loaded copy holds in memory). */

@@ -38,6 +38,9 @@ typedef struct {
 struct sg_artifact {
   const unsigned char *data;
   size_t len;
+  uint32_t version;          /* SG__ART_VERSION or SG__ART_VERSION_PREV */
+  const unsigned char *ext;  /* n_ext extension records (format 6), checked at open */
+  uint64_t n_ext;
   void *map; /* non-NULL when we own an mmap of len bytes */
   uint32_t n_items;
   uint32_t n_locales;
@@ -58,6 +61,13 @@ struct sg_artifact {
 /* Values in a top list (sg__top10): edits << SG__EDITS_SHIFT | tier << 32 | ordinal, so
  * that sorting them sorts by the relevance contract's (edits, tier, rank) key. */
 #define SG__EDITS_SHIFT 40
+
+/* The extension section (kind, loc) (format.h, SG__EXT_*; loc SG__EXT_GLOBAL for one of
+ * the whole artifact) and its length in *len, or NULL when the artifact has none (a
+ * format-5 artifact has none at all). Its bounds were checked at open; its contents are
+ * the feature's to check. */
+const unsigned char *sg__artifact_ext(const sg_artifact *a, uint32_t kind, uint32_t loc,
+                                      uint64_t *len);
 
 /* ---- exact lookup (lookup.c) ---- */
 

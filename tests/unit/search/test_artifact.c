@@ -304,6 +304,53 @@ static void test_random_corruption(void **s) {
   sgt_list_free(&l);
 }
 
+/* Format versions (docs/ARTIFACT.md): this build writes format 6 and opens 6 and the
+ * previous release's 5 (a real 0.2.0 artifact of the fuzz corpus) by its rules; any
+ * other version, and an extension directory of unknown kinds, is refused. */
+static void test_format_versions(void **s) {
+  (void)s;
+  sg_compile_item it[] = {mk("itm_a", "A", "Andorra la Vella", 3, NULL),
+                          mk("itm_b", "B", "Anderlecht", 2, NULL)};
+  sg_compile_opts opts = {"en", (const char *const[]){"en"}, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(it, 2, &opts, &out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  assert_int_equal(sg_artifact_format(a), 6);
+  char ids[256];
+  query_ids(a, 0, "and", ids, sizeof ids);
+  assert_string_equal(ids, "itm_a,itm_b");
+  sg_artifact_close(a);
+
+  unsigned char *cp = malloc(out.len);
+  assert_non_null(cp);
+  for (uint32_t v = 0; v < 9; v++) {
+    memcpy(cp, out.data, out.len);
+    memcpy(cp + 8, &v, 4); /* little-endian machine */
+    int rc = sg_artifact_open_mem(cp, out.len, &a);
+    assert_int_equal(rc, v == 6 ? 0 : -1); /* 5's header is shorter: these bytes are not 5 */
+    if (rc == 0) sg_artifact_close(a);
+    assert_int_equal(sg_artifact_format_readable(v), v == 5 || v == 6);
+  }
+  /* One extension record, read from the header's first bytes: an unknown kind. */
+  memcpy(cp, out.data, out.len);
+  uint64_t zero = 0, one = 1;
+  memcpy(cp + 72, &zero, 8);
+  memcpy(cp + 80, &one, 8);
+  assert_int_equal(sg_artifact_open_mem(cp, out.len, &a), -1);
+  free(cp);
+  sg_buf_free(&out);
+
+  /* A format-5 artifact written by 0.2.0. */
+  assert_int_equal(sg_artifact_open_file("tests/fuzz/corpus/artifact/andorra.art", &a), 0);
+  assert_int_equal(sg_artifact_format(a), 5);
+  sg_query_result r;
+  sg_artifact_query(a, 0, "sant", 4, &r);
+  assert_true(r.n > 0);
+  sg_artifact_close(a);
+}
+
 static void test_garbage(void **s) {
   (void)s;
   sg_artifact *a;
@@ -323,6 +370,7 @@ int main(void) {
       cmocka_unit_test(test_load_file_verifies_hash_and_owns_its_copy),
       cmocka_unit_test(test_truncations_rejected),
       cmocka_unit_test(test_random_corruption),
+      cmocka_unit_test(test_format_versions),
       cmocka_unit_test(test_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
