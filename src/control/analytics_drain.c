@@ -22,7 +22,8 @@
 #include "control/internal.h"
 #include "state/state.h"
 
-#define BLOCK_MS 500
+/* How long one read waits for entries: also how long a stop waits for this thread. */
+#define BLOCK_MS 100
 #define RETENTION_EVERY_S 60
 
 struct sg__analytics_drain {

@@ -27,7 +27,8 @@
 #include "control/internal.h"
 #include "state/state.h"
 
-#define BLOCK_MS 500
+/* How long one read waits for entries: also how long a stop waits for this thread. */
+#define BLOCK_MS 100
 #define MAX_EVENT_BYTES 8192
 
 struct sg__drain {
