@@ -13,6 +13,9 @@ export interface Suggestion {
   itemId: string;
   value: string;
   displayValue: string;
+  /** Display only (never matched), e.g. "Texas, United States": the served locale's own,
+   * else the item's; present only when set. */
+  description?: string;
   /** Present only when the item has a parent; root first. */
   ancestors?: Ancestor[];
   /** Matched characters; `[]` when the item matched through an alias. */

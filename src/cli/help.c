@@ -136,6 +136,7 @@ static const char import_help[] =
     "  --aliases-separator S     separator of aliases in that column (|)\n"
     "  --parent-column C         column of parentValue (parentValue)\n"
     "  --order-column C          column of displayOrder (displayOrder)\n"
+    "  --description-column C    column of description (description)\n"
     "  --delimiter D             field delimiter, one character or \\t (, for csv; tab for "
     "tsv)\n" FOOTER;
 

@@ -17,9 +17,9 @@ enum { J_BEFORE, J_EXPECT, J_ELEM, J_AFTER_COMMA, J_DONE };
  * quote inside quotes (either the closing one or the first of ""). */
 enum { C_START, C_PLAIN, C_QUOTED, C_QUOTE };
 /* Item fields a CSV column can map to, in sg_csv_map order. */
-enum { F_VALUE, F_DISPLAY, F_RANK, F_ALIASES, F_PARENT, F_ORDER, F_COUNT };
-static const char *const field_names[F_COUNT] = {"value",   "displayValue", "rank",
-                                                 "aliases", "parentValue",  "displayOrder"};
+enum { F_VALUE, F_DISPLAY, F_RANK, F_ALIASES, F_PARENT, F_ORDER, F_DESC, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+    "value", "displayValue", "rank", "aliases", "parentValue", "displayOrder", "description"};
 
 /* Records the first problem as "line N: what"; returns -1. */
 static int fail(sg_convert *c, int64_t line, const char *what) {
@@ -206,8 +206,9 @@ static int take_header(sg_convert *c) {
   c->nheader = c->nfields;
   c->fields = NULL;
   c->nfields = c->capfields = 0;
-  const char *want[F_COUNT] = {c->map.value,   c->map.display_value, c->map.rank,
-                               c->map.aliases, c->map.parent_value,  c->map.display_order};
+  const char *want[F_COUNT] = {c->map.value,        c->map.display_value, c->map.rank,
+                               c->map.aliases,      c->map.parent_value,  c->map.display_order,
+                               c->map.description};
   for (int f = 0; f < F_COUNT; f++) {
     const char *name = want[f] ? want[f] : field_names[f];
     for (size_t i = 0; i < c->nheader; i++)

@@ -27,7 +27,8 @@ typedef enum { SG_FMT_NDJSON, SG_FMT_JSON, SG_FMT_CSV } sg_import_format;
 
 /* CSV column names for each item field; NULL means the field's own name. */
 typedef struct {
-  const char *value, *display_value, *rank, *aliases, *parent_value, *display_order;
+  const char *value, *display_value, *rank, *aliases, *parent_value, *display_order,
+      *description;
   char delimiter;     /* ',' by default; '\t' for TSV */
   char aliases_split; /* separator inside the aliases cell; '|' by default */
 } sg_csv_map;
@@ -57,7 +58,7 @@ typedef struct {
   size_t nfields, capfields;
   char **header; /* CSV: column names */
   size_t nheader;
-  int col[6]; /* CSV: column index of each item field, -1 when absent */
+  int col[7]; /* CSV: column index of each item field, -1 when absent */
   int64_t record_line;
   size_t elem_bytes;
   sg_convert_run *runs; /* the input line of each NDJSON line, as runs */

@@ -47,6 +47,7 @@ static const sg_flag_spec flags[] = {
     {"display-column", true, false}, {"rank-column", true, false},
     {"aliases-column", true, false}, {"aliases-separator", true, false},
     {"parent-column", true, false},  {"order-column", true, false},
+    {"description-column", true, false},
     {"delimiter", true, false},      {NULL, false, false},
 };
 
@@ -290,8 +291,8 @@ static void note_columns(upload *u) {
   if (*unused)
     fprintf(stderr,
             "import: ignoring CSV columns: %s (map them with --value-column, "
-            "--display-column, --rank-column, --aliases-column, --parent-column or "
-            "--order-column)\n",
+            "--display-column, --rank-column, --aliases-column, --parent-column, "
+            "--order-column or --description-column)\n",
             unused);
 }
 
@@ -389,6 +390,7 @@ static int upload_init(upload *u, sg_args *a, const char *name) {
       .aliases = sg_args_get(a, "aliases-column"),
       .parent_value = sg_args_get(a, "parent-column"),
       .display_order = sg_args_get(a, "order-column"),
+      .description = sg_args_get(a, "description-column"),
   };
   const char *sep = sg_args_get(a, "aliases-separator");
   const char *delim = sg_args_get(a, "delimiter");

@@ -92,8 +92,9 @@ static const char *opt_str(sg_arena *ar, json_t *o, const char *key, int *bad) {
 
 static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it, char *err,
                       size_t errsz) {
-  static const char *const known[] = {"id",   "value",    "displayValue", "aliases",
-                                      "rank", "parentId", "locales",      NULL};
+  static const char *const known[] = {"id",       "value",   "displayValue", "description",
+                                      "aliases",  "rank",    "parentId",     "locales",
+                                      NULL};
   if (!json_is_object(o)) {
     snprintf(err, errsz, "not a JSON object");
     return -1;
@@ -114,8 +115,9 @@ static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it,
   it->value = opt_str(ar, o, "value", &bad);
   it->display_value = opt_str(ar, o, "displayValue", &bad);
   it->parent_id = opt_str(ar, o, "parentId", &bad);
+  it->description = opt_str(ar, o, "description", &bad);
   if (bad) {
-    snprintf(err, errsz, "id, value, displayValue and parentId must be strings");
+    snprintf(err, errsz, "id, value, displayValue, description and parentId must be strings");
     return -1;
   }
   if (!it->value) {
@@ -163,9 +165,10 @@ static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it,
       memset(l, 0, sizeof *l);
       l->locale = sg_arena_strndup(ar, tag, strlen(tag));
       l->display_value = opt_str(ar, lv, "displayValue", &bad);
+      l->description = opt_str(ar, lv, "description", &bad);
       json_t *al = json_object_get(lv, "aliases");
       if (bad || !l->locale) {
-        snprintf(err, errsz, "locales.%.40s.displayValue must be a string", tag);
+        snprintf(err, errsz, "locales.%.40s.displayValue and description must be strings", tag);
         return -1;
       }
       if (al && !json_is_null(al) && read_aliases(ar, al, &l->aliases, &l->n_aliases, err, errsz))

@@ -486,6 +486,17 @@ static int json_field(sg_buf *b, const char *name, const char *val) {
   return sg_buf_json_str(b, val, strlen(val));
 }
 
+/* The item's description in locale tag (the locale's own, else the base one; NULL for
+ * none). Display only: it never reaches the keys or the normaliser. */
+static const char *effective_description(const sg_compile_item *it, const char *tag) {
+  for (size_t i = 0; i < it->n_locales; i++) {
+    const sg_item_locale *l = &it->locales[i];
+    if (!l->locale || strcasecmp(l->locale, tag) != 0) continue;
+    return l->description ? l->description : it->description;
+  }
+  return it->description;
+}
+
 static int write_fragment(sg_buf *b, const item_set *s, uint32_t idx, const char *tag) {
   const sg_compile_item *it = s->item[idx];
   const char *dv;
@@ -495,6 +506,10 @@ static int write_fragment(sg_buf *b, const item_set *s, uint32_t idx, const char
   if (sg_buf_putc(b, '{') || json_field(b, "itemId", it->id) || sg_buf_putc(b, ',') ||
       json_field(b, "value", it->value) || sg_buf_putc(b, ',') || json_field(b, "displayValue", dv))
     return -1;
+  /* After displayValue, so the runtime's scan for the first ,"displayValue":" still finds
+   * that field (every quote inside a string is escaped). Absent rather than empty. */
+  const char *desc = effective_description(it, tag);
+  if (desc && *desc && (sg_buf_putc(b, ',') || json_field(b, "description", desc))) return -1;
   if (s->parent[idx] != UINT32_MAX) {
     uint32_t chain[SG_MAX_HIERARCHY_DEPTH];
     size_t nc = 0;

@@ -20,6 +20,7 @@ typedef struct {
   const char *display_value;  /* NULL: fall back to the base displayValue */
   const char *const *aliases; /* NULL: fall back to the base aliases */
   size_t n_aliases;
+  const char *description; /* NULL: fall back to the base description */
 } sg_item_locale;
 
 typedef struct {
@@ -32,6 +33,9 @@ typedef struct {
   const char *parent_id; /* NULL when the item has no parent */
   const sg_item_locale *locales;
   size_t n_locales;
+  /* Display only (DESIGN §2): never a key, never normalised; the fragment of a locale
+   * carries the locale's own, else this one, and nothing when neither is set. NULL: none. */
+  const char *description;
 } sg_compile_item;
 
 /* A synonym set (DESIGN §3.4), validated upstream (control/synonyms_put.c): equivalent

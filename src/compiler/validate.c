@@ -106,6 +106,10 @@ static bool item_texts_ok(const sg_compile_item *it, const char **bad) {
     *bad = "displayValue";
     return false;
   }
+  if (it->description && !text_ok(it->description)) {
+    *bad = "description";
+    return false;
+  }
   for (size_t a = 0; a < it->n_aliases; a++)
     if (!text_ok(it->aliases[a])) {
       *bad = "aliases";
@@ -113,7 +117,8 @@ static bool item_texts_ok(const sg_compile_item *it, const char **bad) {
     }
   for (size_t l = 0; l < it->n_locales; l++) {
     const sg_item_locale *loc = &it->locales[l];
-    if (loc->display_value && !text_ok(loc->display_value)) {
+    if ((loc->display_value && !text_ok(loc->display_value)) ||
+        (loc->description && !text_ok(loc->description))) {
       *bad = "locales";
       return false;
     }

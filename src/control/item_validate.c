@@ -6,13 +6,17 @@
  * (the default copies value, whatever its length); at most 32 aliases of 1–512 bytes;
  * rank an integer within ±(2^53−1) so every JSON client reads it exactly; displayOrder a
  * 32-bit integer; parentId a string (whether it names an item of the list is checked by
- * the store, in the insert's transaction); locales an object of at most 32 BCP-47 tags,
- * each {displayValue?, aliases?} with the same limits. null counts as absent.
+ * the store, in the insert's transaction); description (display only, never matched) 1–200
+ * code points of well-formed UTF-8 when given, else absent (an empty string is refused
+ * rather than stored, so "no description" has one spelling); locales an object of at most
+ * 32 BCP-47 tags, each {displayValue?, aliases?, description?} with the same limits. null
+ * counts as absent. The result always has "description" (the string, or null for none).
  */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "common/util.h"
 #include "control/internal.h"
 
 #define VALUE_MAX 1024
@@ -20,6 +24,7 @@
 #define ALIASES_MAX 32
 #define LOCALES_MAX 32
 #define PARENT_ID_MAX 128
+#define DESCRIPTION_MAX 200 /* code points */
 #define SAFE_INT 9007199254740991LL
 
 /* Checks a string of 1..max bytes; returns it, or NULL after recording the problem. */
@@ -33,6 +38,29 @@ static const json_t *text(const json_t *v, const char *path, size_t max, json_t 
   if (n < 1 || n > max) {
     snprintf(reason, sizeof reason, "must be 1 to %zu bytes", max);
     sg_field_error(fields, path, reason);
+    return NULL;
+  }
+  return v;
+}
+
+/* Checks a description: well-formed UTF-8 of 1..DESCRIPTION_MAX code points. Returns it,
+ * or NULL after recording the problem. */
+static const json_t *description(const json_t *v, const char *path, json_t **fields) {
+  if (!json_is_string(v)) {
+    sg_field_error(fields, path, "must be a string");
+    return NULL;
+  }
+  const char *s = json_string_value(v);
+  size_t n = json_string_length(v);
+  /* jansson only admits valid UTF-8 without NUL from the wire; checked again here so
+   * every caller (imports, generated items) gets the same guarantee. */
+  if (!sg_utf8_valid(s, n)) {
+    sg_field_error(fields, path, "must be valid UTF-8");
+    return NULL;
+  }
+  size_t cps = sg_utf8_count(s, n);
+  if (cps < 1 || cps > DESCRIPTION_MAX) {
+    sg_field_error(fields, path, "must be 1 to 200 characters (code points)");
     return NULL;
   }
   return v;
@@ -71,7 +99,7 @@ static json_t *locales(const json_t *v, json_t **fields) {
     sg_field_error(fields, "locales", "must be an object with at most 32 BCP-47 tags as keys");
     return NULL;
   }
-  static const char *const allowed[] = {"displayValue", "aliases", NULL};
+  static const char *const allowed[] = {"displayValue", "aliases", "description", NULL};
   json_t *out = json_object();
   bool ok = true;
   const char *tag;
@@ -97,7 +125,7 @@ static json_t *locales(const json_t *v, json_t **fields) {
       continue;
     }
     if (!json_is_object(lv)) {
-      sg_field_error(fields, path, "must be an object {displayValue?, aliases?}");
+      sg_field_error(fields, path, "must be an object {displayValue?, aliases?, description?}");
       ok = false;
       continue;
     }
@@ -127,6 +155,15 @@ static json_t *locales(const json_t *v, json_t **fields) {
       else
         ok = false;
     }
+    const json_t *ds = json_object_get(lv, "description");
+    if (ds && !json_is_null(ds)) {
+      char p[192];
+      snprintf(p, sizeof p, "%sdescription", prefix);
+      if (description(ds, p, fields))
+        json_object_set(entry, "description", (json_t *)ds);
+      else
+        ok = false;
+    }
     json_object_set_new(out, tag, entry);
   }
   if (!ok) {
@@ -137,8 +174,9 @@ static json_t *locales(const json_t *v, json_t **fields) {
 }
 
 json_t *sg__item_validate(const json_t *body, json_t **fields) {
-  static const char *const allowed[] = {"value",    "displayValue", "aliases",      "rank",
-                                        "parentId", "locales",      "displayOrder", NULL};
+  static const char *const allowed[] = {"value",        "displayValue", "description",
+                                        "aliases",      "rank",         "parentId",
+                                        "locales",      "displayOrder", NULL};
   json_t *errs = NULL;
   json_t *out = json_object();
   sg__reject_unknown(body, allowed, "", &errs);
@@ -155,6 +193,14 @@ json_t *sg__item_validate(const json_t *body, json_t **fields) {
       json_object_set(out, "displayValue", (json_t *)dv);
   } else if (json_object_get(out, "value")) {
     json_object_set(out, "displayValue", json_object_get(out, "value"));
+  }
+
+  const json_t *ds = json_object_get(body, "description");
+  if (ds && !json_is_null(ds)) {
+    if (description(ds, "description", &errs))
+      json_object_set(out, "description", (json_t *)ds);
+  } else {
+    json_object_set_new(out, "description", json_null());
   }
 
   const json_t *al = json_object_get(body, "aliases");

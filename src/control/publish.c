@@ -197,6 +197,9 @@ static int load_locales(loader *l, const json_t *obj, sg_compile_item *it) {
       return -1;
     const json_t *al = json_object_get(v, "aliases");
     if (json_is_array(al) && load_aliases(l, al, &x->aliases, &x->n_aliases)) return -1;
+    const json_t *ds = json_object_get(v, "description");
+    if (json_is_string(ds) && !(x->description = sg_arena_strdup(&l->ar, json_string_value(ds))))
+      return -1;
   }
   it->locales = ls;
   it->n_locales = i;
@@ -221,6 +224,8 @@ static int load_row(const sg_store_item_row *row, void *ctx) {
       !(it->display_value = sg_arena_strdup(&l->ar, row->display_value)))
     return -1;
   if (row->parent_id && !(it->parent_id = sg_arena_strdup(&l->ar, row->parent_id))) return -1;
+  if (row->description && !(it->description = sg_arena_strdup(&l->ar, row->description)))
+    return -1;
   it->rank = row->rank;
   int bad = 0;
   if (row->aliases_json) {

@@ -76,7 +76,7 @@ static void add_note(const sg_convert *c, json_t *o) {
   char note[768];
   snprintf(note, sizeof note,
            "Ignored CSV column%s: %s (the columns read are value, displayValue, rank, "
-           "aliases, parentValue and displayOrder).",
+           "aliases, parentValue, displayOrder and description).",
            json_array_size(cols) == 1 ? "" : "s", names);
   json_object_set_new(o, "ignoredColumns", cols);
   json_t *n = json_string(note);

@@ -63,7 +63,8 @@ json_t *sg__store_signing_key_record(const char *kid, const uint8_t public_key[3
   " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
 /* The item columns, in the order sg__store_item_row is filled. */
 #define SG__STORE_ITEM_COLS                                                                        \
-  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at"
+  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at,"     \
+  " description"
 
 /* A list row in plain C values (strings NULL for SQL NULL), as every backend selects it. */
 typedef struct {
@@ -78,9 +79,10 @@ typedef struct {
 /* The API representation of a list (the same bytes from every backend). */
 json_t *sg__store_list_record(const sg__store_list_row *r);
 
-/* An item row: aliases and locales are the stored compact JSON texts (NULL: empty). */
+/* An item row: aliases and locales are the stored compact JSON texts (NULL: empty);
+ * description is NULL when the item has none. */
 typedef struct {
-  const char *id, *value, *display_value, *aliases, *parent_id, *locales;
+  const char *id, *value, *display_value, *aliases, *parent_id, *locales, *description;
   int64_t rank, display_order, created_at;
 } sg__store_item_row;
 /* The API representation of an item. */

@@ -145,7 +145,8 @@ void sg_store_list_etag(const json_t *list, char out[48]);
 
 /* ---- items ------------------------------------------------------------------------------ */
 /* Creates an item in a list. item is the validated, defaulted item body (keys value,
- * displayValue, aliases, rank, parentId (string or null), locales, displayOrder; see
+ * displayValue, description (string or null), aliases, rank, parentId (string or null),
+ * locales, displayOrder; see
  * sg__item_validate); the store generates id and createdAt. Errors: SG_E_INVALID_LIST
  * (unknown list or another workspace's), SG_E_LIST_ARCHIVED, SG_E_DUPLICATE_VALUE (the
  * value exists in the list), SG_E_INVALID_REQUEST (parentId names no item of this list).
@@ -312,10 +313,11 @@ sg_err sg_store_version_begin_run(sg_store *st, const char *list_id, int64_t num
                                   sg_version_job *job);
 
 /* One item row of a snapshot; every pointer is borrowed for the callback's duration.
- * aliases_json / locales_json are NULL when the item has none. */
+ * aliases_json / locales_json / description are NULL when the item has none (a locale's
+ * description lives in locales_json). */
 typedef struct {
   int64_t seq;
-  const char *id, *value, *display_value, *parent_id;
+  const char *id, *value, *display_value, *parent_id, *description;
   const char *aliases_json, *locales_json;
   int64_t rank;
 } sg_store_item_row;

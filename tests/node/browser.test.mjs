@@ -16,7 +16,8 @@ let srv, web, browser, sk, app, pub, priv, pubKey, privKey, refusedKey, privToke
 const CITIES = [
   { value: 'France', rank: 10 },
   { value: 'Paris', rank: 2100000, aliases: ['Lutece'], parent: 'France' },
-  { value: 'Parma', rank: 190000 },
+  // A description is shown under the name as text, never as markup.
+  { value: 'Parma', rank: 190000, description: '<img src=x onerror="window.pwned=1">Emilia & "Italy"' },
   { value: 'Paramaribo', rank: 240000 },
   { value: 'Pamplona', rank: 200000 },
   { value: 'Sant Julià de Lòria', rank: 9000 },
@@ -92,6 +93,8 @@ const state = (page) =>
             display: li.querySelector('.sg-display').textContent,
             marks: [...li.querySelectorAll('.sg-display mark')].map((m) => m.textContent),
             ancestors: li.querySelector('.sg-ancestors') ? li.querySelector('.sg-ancestors').textContent : null,
+            description: li.querySelector('.sg-description') ? li.querySelector('.sg-description').textContent : null,
+            elements: li.querySelectorAll('.sg-description *').length,
           }))
         : [],
     };
@@ -136,6 +139,13 @@ test('typing shows an accessible listbox; five fast keystrokes send at most two 
   const pa = await state(page);
   const paAns = answers.find((a) => a.q === 'pa').body;
   for (let i = 0; i < paAns.items.length; i++) assert.deepEqual(pa.options[i].marks, expectedMarks(paAns.items[i]));
+  // The description, when the answer carries one, under the display value as plain text.
+  assert.deepEqual(pa.options.map((o) => o.description), paAns.items.map((i) => i.description ?? null));
+  const parma = pa.options.find((o) => o.display === 'Parma');
+  assert.equal(parma.description, '<img src=x onerror="window.pwned=1">Emilia & "Italy"');
+  assert.equal(parma.elements, 0);
+  assert.equal(pa.options.find((o) => o.display === 'Paris').description, null);
+  assert.equal(await page.evaluate(() => window.pwned), undefined);
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -16,7 +16,7 @@ border-radius:var(--sg-radius,8px);box-shadow:var(--sg-shadow,0 6px 24px rgba(0,
 padding:var(--sg-pad,6px 12px);cursor:pointer;touch-action:manipulation}
 .sg-option[aria-selected=true]{background:var(--sg-active-bg,#e8f0fe);color:var(--sg-active-fg,inherit)}
 .sg-option mark{background:var(--sg-mark-bg,transparent);color:var(--sg-mark-fg,inherit);font-weight:var(--sg-mark-weight,700)}
-.sg-ancestors{font-size:.85em;color:var(--sg-muted,#666)}
+.sg-description,.sg-ancestors{font-size:.85em;color:var(--sg-muted,#666)}
 .sg-status{font-size:.9em;color:var(--sg-muted,#666);min-height:1.2em}
 .sg-status.sg-error{color:var(--sg-error,#b00020)}`;
 
@@ -131,6 +131,13 @@ export function autocomplete(input, options) {
       main.className = 'sg-display';
       renderHighlight(main, it.displayValue, it.highlight);
       li.appendChild(main);
+      // The item's description (display only, e.g. "Texas, United States"), as text.
+      if (typeof it.description === 'string' && it.description) {
+        const d = doc.createElement('span');
+        d.className = 'sg-description';
+        d.textContent = it.description;
+        li.appendChild(d);
+      }
       if (Array.isArray(it.ancestors) && it.ancestors.length) {
         const a = doc.createElement('span');
         a.className = 'sg-ancestors';

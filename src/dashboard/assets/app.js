@@ -581,8 +581,8 @@ async function loadItems(box, l, q, cursor) {
   qs.set('q', q || '');
   const r = await api('GET', path + '?' + qs);
   if (r.status !== 200) return box.replaceChildren(h('p', { class: 'err', text: errText(r) }));
-  box.replaceChildren(table(['Value', 'Display value', 'Rank', 'Id', ''], r.body.data.map((it) =>
-    tr(it.value, it.displayValue, String(it.rank), h('code', { text: it.id }),
+  box.replaceChildren(table(['Value', 'Display value', 'Description', 'Rank', 'Id', ''], r.body.data.map((it) =>
+    tr(it.value, it.displayValue, it.description || '', String(it.rank), h('code', { text: it.id }),
       h('button', { type: 'button', class: 'small secondary', 'aria-label': 'Open item ' + it.value,
         onclick: () => showItem(l, it.id) }, can('writeLists') ? 'Edit' : 'View'))),
   r.body.data.length ? null : (q ? 'No item starts with “' + q + '”.' : 'No items yet.')),
@@ -600,10 +600,13 @@ async function showItem(l, itemId) {
   const it = r.body;
   const value = h('input', { value: it.value, required: true });
   const display = h('input', { value: it.displayValue });
+  // Display only (a subtitle such as "Texas, United States"); empty means none.
+  const description = h('input', { value: it.description || '' });
   const rank = h('input', { type: 'number', value: it.rank });
   const aliases = h('input', { value: (it.aliases || []).join(', ') });
   const fs = h('fieldset', { disabled: !can('writeLists') }, h('legend', { text: 'Item ' + it.id }),
     field('item-value', 'Value', value), field('item-display', 'Display value', display),
+    field('item-description', 'Description (shown under the display value; never matched)', description),
     field('item-rank', 'Rank', rank), field('item-aliases', 'Aliases (comma separated)', aliases),
     can('writeLists') ? h('div', { class: 'row' }, h('button', { type: 'submit' }, 'Save item'),
       h('button', { type: 'button', class: 'danger', onclick: async () => {
@@ -614,7 +617,7 @@ async function showItem(l, itemId) {
   box.replaceChildren(h('form', { id: 'item-form', onsubmit: async (e) => {
     e.preventDefault();
     const p = await api('PATCH', '/lists/' + l.id + '/items/' + it.id, { value: value.value, displayValue: display.value,
-      rank: +rank.value, aliases: aliases.value.split(',').map((s) => s.trim()).filter(Boolean) },
+      description: description.value === '' ? null : description.value, rank: +rank.value, aliases: aliases.value.split(',').map((s) => s.trim()).filter(Boolean) },
     r.etag ? { 'If-Match': r.etag } : {});
     say(p.status === 200 ? 'Item saved.' : p.status === 412 ? 'This item was changed by someone else: reopen it.' : errText(p));
     if (p.status === 200) showItem(l, it.id);

@@ -119,7 +119,8 @@ sg_err sg__pg_import_begin(sg_store *base, sg_store_import **out) {
                      "CREATE TEMP TABLE staged(line BIGINT NOT NULL,"
                      " value TEXT COLLATE \"C\" NOT NULL, display_value TEXT NOT NULL,"
                      " aliases TEXT, rank BIGINT NOT NULL, parent_value TEXT COLLATE \"C\","
-                     " locales TEXT, display_order BIGINT NOT NULL, new_id TEXT NOT NULL,"
+                     " locales TEXT, display_order BIGINT NOT NULL, description TEXT,"
+                     " new_id TEXT NOT NULL,"
                      " old_seq BIGINT, old_id TEXT, old_created BIGINT, parent_id TEXT,"
                      " changed BOOLEAN NOT NULL DEFAULT true)");
   bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -155,7 +156,8 @@ static int copy_field(sg_buf *b, const char *v, char sep) {
 static sg_err copy_flush(pg_import *imp) {
   if (!imp->copy.len) return SG_E_OK;
   PGresult *r = PQexec(imp->c, "COPY staged(line, value, display_value, aliases, rank,"
-                               " parent_value, locales, display_order, new_id) FROM STDIN");
+                               " parent_value, locales, display_order, description, new_id)"
+                               " FROM STDIN");
   bool ok = PQresultStatus(r) == PGRES_COPY_IN;
   PQclear(r);
   if (ok) ok = PQputCopyData(imp->c, imp->copy.data, (int)imp->copy.len) == 1;
@@ -192,6 +194,7 @@ sg_err sg__pg_import_add(sg_store_import *handle, int64_t line, const json_t *it
       copy_field(b, parent_value, '\t') || copy_field(b, locales, '\t') ||
       copy_field(b, sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), order),
                  '\t') ||
+      copy_field(b, json_string_value(json_object_get(item, "description")), '\t') ||
       copy_field(b, id, '\n');
   free(aliases);
   free(locales);
@@ -226,7 +229,8 @@ static const char q_same[] =
     " i.seq=s.old_seq AND i.value=s.value AND i.display_value=s.display_value"
     " AND i.aliases IS NOT DISTINCT FROM s.aliases AND i.rank=s.rank"
     " AND i.parent_id IS NOT DISTINCT FROM s.parent_id"
-    " AND i.locales IS NOT DISTINCT FROM s.locales AND i.display_order=s.display_order";
+    " AND i.locales IS NOT DISTINCT FROM s.locales AND i.display_order=s.display_order"
+    " AND i.description IS NOT DISTINCT FROM s.description";
 static const char q_counts[] =
     "SELECT count(*) FILTER (WHERE old_seq IS NULL), count(*) FILTER (WHERE old_seq IS NOT NULL"
     " AND changed), count(*) FILTER (WHERE old_seq IS NOT NULL AND NOT changed) FROM staged";
@@ -238,8 +242,8 @@ static const char q_end[] =
     " staged WHERE old_seq IS NOT NULL AND changed)";
 static const char q_insert[] =
     "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
-    " display_order, created_at, from_clock) SELECT COALESCE(old_id, new_id), $1, value,"
-    " display_value, aliases, rank, parent_id, locales, display_order,"
+    " display_order, description, created_at, from_clock) SELECT COALESCE(old_id, new_id), $1,"
+    " value, display_value, aliases, rank, parent_id, locales, display_order, description,"
     " COALESCE(old_created, $3::bigint), $2::bigint FROM staged WHERE changed"
     " ORDER BY display_order, COALESCE(old_id, new_id)";
 
@@ -335,7 +339,8 @@ static sg_err copy_rows(PGconn *c, const char *list_id, FILE *f) {
   const char *p[] = {list_id};
   if (!PQsendQueryParams(c,
                          "SELECT i.id, i.value, i.display_value, i.aliases, i.rank, i.parent_id,"
-                         " i.locales, i.display_order, i.created_at, p.value FROM items i"
+                         " i.locales, i.display_order, i.created_at, i.description, p.value"
+                         " FROM items i"
                          " LEFT JOIN items p ON p.id=i.parent_id AND p.list_id=i.list_id AND"
                          " p.to_clock IS NULL WHERE i.list_id=$1 AND i.to_clock IS NULL"
                          " ORDER BY i.display_order, i.id",
@@ -348,7 +353,7 @@ static sg_err copy_rows(PGconn *c, const char *list_id, FILE *f) {
     ExecStatusType s = PQresultStatus(r);
     if (s == PGRES_SINGLE_TUPLE && rc == SG_E_OK) {
       json_t *o = sg__pg_item_row(r, 0);
-      const char *pv = sg__pg_s(r, 0, 9);
+      const char *pv = sg__pg_s(r, 0, 10);
       json_object_set_new(o, "parentValue", pv ? json_string(pv) : json_null());
       if (json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
         rc = SG_E_INTERNAL;

@@ -26,6 +26,7 @@ json_t *sg__pg_item_row(const PGresult *r, int i) {
       .locales = sg__pg_s(r, i, 6),
       .display_order = sg__pg_i(r, i, 7),
       .created_at = sg__pg_i(r, i, 8),
+      .description = sg__pg_s(r, i, 9),
   };
   return sg__store_item_record(&row);
 }
@@ -42,11 +43,12 @@ int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock) {
 }
 
 /* The stored fields of an item body as text parameters, in the order every item
- * statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder. */
+ * statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder,
+ * description (NULL when none). */
 typedef struct {
   char *aliases, *locales;
   char rank[24], order[24];
-  const char *v[7];
+  const char *v[8];
 } item_params;
 
 static void item_params_init(item_params *ip, const json_t *item) {
@@ -59,6 +61,7 @@ static void item_params_init(item_params *ip, const json_t *item) {
   ip->v[4] = json_string_value(json_object_get(item, "parentId"));
   ip->v[5] = ip->locales;
   ip->v[6] = sg__pg_int(json_integer_value(json_object_get(item, "displayOrder")), ip->order);
+  ip->v[7] = json_string_value(json_object_get(item, "description"));
 }
 
 static void item_params_free(item_params *ip) {
@@ -78,7 +81,7 @@ static sg_err load_item(PGconn *c, const char *list_id, const char *item_id, jso
   sg_err rc = SG_E_INVALID_ITEM;
   if (PQntuples(r) == 1) {
     *out = sg__pg_item_row(r, 0);
-    if (seq) *seq = sg__pg_i(r, 0, 9);
+    if (seq) *seq = sg__pg_i(r, 0, 10);
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -131,15 +134,16 @@ static sg_err create_fn(PGconn *c, void *vctx) {
                      x->ip.v[5],
                      x->ip.v[6],
                      sg__pg_int(sg_now_s(), now),
-                     sg__pg_int(clock, clk)};
+                     sg__pg_int(clock, clk),
+                     x->ip.v[7]};
   /* The unique indexes are the random id and (list_id, value) among current rows: a
    * conflict is a duplicate value. */
   PGresult *r = sg__pg_q(c,
                          "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
-                         " parent_id, locales, display_order, created_at, from_clock)"
-                         " VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8, $9::bigint, $10, $11)"
-                         " ON CONFLICT DO NOTHING",
-                         11, p);
+                         " parent_id, locales, display_order, created_at, from_clock,"
+                         " description) VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8,"
+                         " $9::bigint, $10, $11, $12) ON CONFLICT DO NOTHING",
+                         12, p);
   if (!r) return SG_E_INTERNAL;
   int64_t n = sg__pg_changed(r);
   PQclear(r);
@@ -341,7 +345,13 @@ static sg_err update_fn(PGconn *c, void *vctx) {
   json_t *next = json_deep_copy(cur);
   const char *k;
   json_t *v;
-  json_object_foreach((json_t *)x->item, k, v) json_object_set(next, k, v);
+  json_object_foreach((json_t *)x->item, k, v) {
+    /* The record has no description rather than a null one. */
+    if (json_is_null(v) && strcmp(k, "description") == 0)
+      json_object_del(next, k);
+    else
+      json_object_set(next, k, v);
+  }
   bool same = json_equal(next, cur);
   json_decref(next);
   if (same) {
@@ -357,14 +367,15 @@ static sg_err update_fn(PGconn *c, void *vctx) {
   char s[24], clk[24];
   const char *p[] = {sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1],
                      x->ip.v[2],         x->ip.v[3], x->ip.v[4],
-                     x->ip.v[5],         x->ip.v[6], sg__pg_int(clock, clk)};
+                     x->ip.v[5],         x->ip.v[6], sg__pg_int(clock, clk),
+                     x->ip.v[7]};
   PGresult *r = sg__pg_q(c,
                          "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
-                         " parent_id, locales, display_order, created_at, from_clock)"
-                         " SELECT id, list_id, $2, $3, $4, $5::bigint, $6, $7, $8::bigint,"
-                         " created_at, $9::bigint FROM items WHERE seq=$1::bigint"
-                         " ON CONFLICT DO NOTHING",
-                         9, p);
+                         " parent_id, locales, display_order, created_at, from_clock,"
+                         " description) SELECT id, list_id, $2, $3, $4, $5::bigint, $6, $7,"
+                         " $8::bigint, created_at, $9::bigint, $10 FROM items"
+                         " WHERE seq=$1::bigint ON CONFLICT DO NOTHING",
+                         10, p);
   if (!r) goto out;
   int64_t n = sg__pg_changed(r);
   PQclear(r);

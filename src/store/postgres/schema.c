@@ -223,5 +223,7 @@ const char *const sg__pg_migrations[] = {
      * the list's item clock, read by a version at its snapshot_seq. */
     "CREATE TABLE synonyms(list_id TEXT COLLATE \"C\" NOT NULL REFERENCES lists(id),"
     "  clock BIGINT NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
+    /* An item's optional display-only description (SQLite's migration 15). */
+    "ALTER TABLE items ADD COLUMN description TEXT;",
     NULL,
 };

@@ -182,7 +182,7 @@ sg_err sg__pg_snapshot_items(sg_store *base, const char *list_id, int64_t snapsh
   sg_err rc;
   PGresult *r = sg__pg_one(sg__pg_of(base),
                            "SELECT seq, id, value, display_value, parent_id, aliases, locales,"
-                           " rank FROM items WHERE list_id=$1 AND seq>$2::bigint AND"
+                           " rank, description FROM items WHERE list_id=$1 AND seq>$2::bigint AND"
                            " from_clock<=$3::bigint AND (to_clock IS NULL OR to_clock>$3::bigint)"
                            " ORDER BY seq LIMIT $4::bigint",
                            4, p, &rc);
@@ -197,6 +197,7 @@ sg_err sg__pg_snapshot_items(sg_store *base, const char *list_id, int64_t snapsh
         .aliases_json = sg__pg_s(r, i, 5),
         .locales_json = sg__pg_s(r, i, 6),
         .rank = sg__pg_i(r, i, 7),
+        .description = sg__pg_s(r, i, 8),
     };
     if (cb(&row, ctx)) {
       rc = SG_E_INTERNAL;

@@ -297,4 +297,5 @@ void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *a
   sg__sq_text(s, at + 4, parent);
   sg__sq_text(s, at + 5, locales);
   sqlite3_bind_int64(s, at + 6, json_integer_value(json_object_get(item, "displayOrder")));
+  sg__sq_text(s, at + 7, json_string_value(json_object_get(item, "description")));
 }

@@ -66,13 +66,13 @@ sg_err sg__sqlite_import_begin(sg_store *base, sg_store_import **out) {
       "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;"
       "CREATE TABLE staged(line INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE,"
       "  display_value TEXT NOT NULL, aliases TEXT, rank INTEGER NOT NULL,"
-      "  parent_value TEXT, locales TEXT, display_order INTEGER NOT NULL,"
+      "  parent_value TEXT, locales TEXT, display_order INTEGER NOT NULL, description TEXT,"
       "  new_id TEXT NOT NULL, old_seq INTEGER, old_id TEXT, old_created INTEGER,"
       "  parent_id TEXT, changed INTEGER NOT NULL DEFAULT 1);"
       "BEGIN;";
   static const char q_ins[] =
       "INSERT INTO staged(line, value, display_value, aliases, rank, parent_value, locales,"
-      " display_order, new_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      " display_order, description, new_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   sq_import *imp = calloc(1, sizeof *imp);
   if (!imp) return SG_E_INTERNAL;
   imp->base.ops = &sg__sqlite_store_ops;
@@ -102,7 +102,7 @@ sg_err sg__sqlite_import_add(sg_store_import *handle, int64_t line, const json_t
   sqlite3_stmt *s = imp->ins;
   sqlite3_bind_int64(s, 1, line);
   sg__sq_bind_item(s, 2, item, aliases, parent_value, locales);
-  sg__sq_text(s, 9, id);
+  sg__sq_text(s, 10, id);
   int step = sqlite3_step(s);
   int ext = sqlite3_extended_errcode(imp->db);
   sqlite3_reset(s);
@@ -175,7 +175,8 @@ sg_err sg__sqlite_import_apply(sg_store *base, sg_store_import *handle, const ch
       " main.items i WHERE i.seq=staged.old_seq AND i.value=staged.value"
       " AND i.display_value=staged.display_value AND i.aliases IS staged.aliases"
       " AND i.rank=staged.rank AND i.parent_id IS staged.parent_id"
-      " AND i.locales IS staged.locales AND i.display_order=staged.display_order)";
+      " AND i.locales IS staged.locales AND i.display_order=staged.display_order"
+      " AND i.description IS staged.description)";
   static const char q_counts[] =
       "SELECT COALESCE(SUM(old_seq IS NULL), 0), COALESCE(SUM(old_seq IS NOT NULL AND changed), 0),"
       " COALESCE(SUM(old_seq IS NOT NULL AND NOT changed), 0) FROM imp.staged";
@@ -187,8 +188,9 @@ sg_err sg__sqlite_import_apply(sg_store *base, sg_store_import *handle, const ch
       " WHERE old_seq IS NOT NULL AND changed) AND list_id=?1";
   static const char q_insert[] =
       "INSERT INTO main.items(id, list_id, value, display_value, aliases, rank, parent_id,"
-      " locales, display_order, created_at, from_clock) SELECT COALESCE(old_id, new_id), ?1,"
-      " value, display_value, aliases, rank, parent_id, locales, display_order,"
+      " locales, display_order, description, created_at, from_clock)"
+      " SELECT COALESCE(old_id, new_id), ?1,"
+      " value, display_value, aliases, rank, parent_id, locales, display_order, description,"
       " COALESCE(old_created, ?3), ?2 FROM imp.staged WHERE changed"
       /* In the order of the (display_order, id) index: with random ids, file order would
        * scatter the inserts over that index and the id index; this order appends. */
@@ -322,11 +324,12 @@ sg_err sg__sqlite_export_open(sg_store *base, const char *workspace_id, const ch
       "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-16384;"
       "CREATE TABLE x(id TEXT, value TEXT, display_value TEXT, aliases TEXT, rank INTEGER,"
       "  parent_id TEXT, locales TEXT, display_order INTEGER, created_at INTEGER,"
-      "  parent_value TEXT);";
+      "  description TEXT, parent_value TEXT);";
   static const char q_list[] = "SELECT 1 FROM src.lists WHERE id=?1 AND workspace_id=?2";
   static const char q_copy[] =
       "INSERT INTO x SELECT i.id, i.value, i.display_value, i.aliases, i.rank, i.parent_id,"
-      " i.locales, i.display_order, i.created_at, p.value FROM src.items i LEFT JOIN"
+      " i.locales, i.display_order, i.created_at, i.description, p.value FROM src.items i"
+      " LEFT JOIN"
       " src.items p ON p.id=i.parent_id AND p.list_id=i.list_id AND p.to_clock IS NULL"
       " WHERE i.list_id=?1 AND i.to_clock IS NULL ORDER BY i.display_order, i.id";
   static const char q_read[] = "SELECT * FROM x ORDER BY rowid";
@@ -378,7 +381,7 @@ sg_err sg__sqlite_export_next(sg_store_export *handle, json_t **out) {
   if (step == SQLITE_DONE) return SG_E_OK;
   if (step != SQLITE_ROW) return SG_E_INTERNAL;
   json_t *o = sg__sq_item_row(x->q);
-  const char *pv = sg__sq_col(x->q, 9);
+  const char *pv = sg__sq_col(x->q, 10);
   json_object_set_new(o, "parentValue", pv ? json_string(pv) : json_null());
   *out = o;
   return SG_E_OK;

@@ -27,6 +27,7 @@ json_t *sg__sq_item_row(sqlite3_stmt *s) {
       .locales = sg__sq_col(s, 6),
       .display_order = sqlite3_column_int64(s, 7),
       .created_at = sqlite3_column_int64(s, 8),
+      .description = sg__sq_col(s, 9),
   };
   return sg__store_item_record(&r);
 }
@@ -69,7 +70,8 @@ sg_err sg__sqlite_item_create(sg_store *base, const char *workspace_id, const ch
       "SELECT 1 FROM items WHERE id=? AND list_id=? AND to_clock IS NULL";
   static const char q_ins[] =
       "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
-      " display_order, created_at, from_clock) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+      " display_order, description, created_at, from_clock)"
+      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
   static const char q_get[] = "SELECT " ITEM_COLS " FROM items WHERE id=? AND to_clock IS NULL";
   char id[32];
   sg_random_id("itm_", id, sizeof id);
@@ -97,8 +99,8 @@ sg_err sg__sqlite_item_create(sg_store *base, const char *workspace_id, const ch
   sg__sq_text(s, 1, id);
   sg__sq_text(s, 2, list_id);
   sg__sq_bind_item(s, 3, item, aliases, parent, locales);
-  sqlite3_bind_int64(s, 10, sg_now_s());
-  sqlite3_bind_int64(s, 11, clock);
+  sqlite3_bind_int64(s, 11, sg_now_s());
+  sqlite3_bind_int64(s, 12, clock);
   int step = sqlite3_step(s);
   int ext = sqlite3_extended_errcode(st->db);
   sqlite3_reset(s);
@@ -183,7 +185,7 @@ static sg_err load_item(sg__sq *st, const char *list_id, const char *item_id, js
   sg_err rc = step == SQLITE_DONE ? SG_E_INVALID_ITEM : SG_E_INTERNAL;
   if (step == SQLITE_ROW) {
     *out = sg__sq_item_row(s);
-    if (seq) *seq = sqlite3_column_int64(s, 9);
+    if (seq) *seq = sqlite3_column_int64(s, 10);
     rc = SG_E_OK;
   }
   sqlite3_reset(s);
@@ -268,8 +270,8 @@ sg_err sg__sqlite_item_update(sg_store *base, const char *workspace_id, const ch
   sg__sq *st = sg__sq_of(base);
   static const char q_ins[] =
       "INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id, locales,"
-      " display_order, created_at, from_clock) SELECT id, list_id, ?2, ?3, ?4, ?5, ?6, ?7,"
-      " ?8, created_at, ?9 FROM items WHERE seq=?1";
+      " display_order, description, created_at, from_clock) SELECT id, list_id, ?2, ?3, ?4,"
+      " ?5, ?6, ?7, ?8, ?9, created_at, ?10 FROM items WHERE seq=?1";
   const char *parent = json_string_value(json_object_get(item, "parentId"));
   char *aliases = sg__sq_json_text(json_object_get(item, "aliases"));
   char *locales = sg__sq_json_text(json_object_get(item, "locales"));
@@ -287,7 +289,13 @@ sg_err sg__sqlite_item_update(sg_store *base, const char *workspace_id, const ch
   json_t *next = json_deep_copy(cur);
   const char *k;
   json_t *v;
-  json_object_foreach((json_t *)item, k, v) json_object_set(next, k, v);
+  json_object_foreach((json_t *)item, k, v) {
+    /* The record has no description rather than a null one. */
+    if (json_is_null(v) && strcmp(k, "description") == 0)
+      json_object_del(next, k);
+    else
+      json_object_set(next, k, v);
+  }
   if (json_equal(next, cur)) {
     json_decref(next);
     updated = cur;
@@ -301,7 +309,7 @@ sg_err sg__sqlite_item_update(sg_store *base, const char *workspace_id, const ch
   if (!s) goto end;
   sqlite3_bind_int64(s, 1, seq);
   sg__sq_bind_item(s, 2, item, aliases, parent, locales);
-  sqlite3_bind_int64(s, 9, clock);
+  sqlite3_bind_int64(s, 10, clock);
   int step = sqlite3_step(s);
   int ext = sqlite3_extended_errcode(st->db);
   sqlite3_reset(s);

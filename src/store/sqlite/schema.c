@@ -268,5 +268,9 @@ const char *const sg__sqlite_migrations[] = {
      * removed by the next PUT. */
     "CREATE TABLE synonyms(list_id TEXT NOT NULL REFERENCES lists(id),"
     "  clock INTEGER NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
+    /* 15: an item's optional display-only description (docs/DESIGN.md §2); NULL when the
+     * item has none (a locale's own lives in the locales JSON). Never matched, so no
+     * index. */
+    "ALTER TABLE items ADD COLUMN description TEXT;",
     NULL,
 };

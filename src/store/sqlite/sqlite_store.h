@@ -132,8 +132,9 @@ json_t *sg__sq_item_row(sqlite3_stmt *s);
  * ("none"). The caller frees the result. Imports use it too, so an unchanged item
  * compares equal byte for byte. */
 char *sg__sq_json_text(const json_t *v);
-/* Binds an item body's stored fields to parameters at, at+1, … at+6 in the one order every
- * item statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder.
+/* Binds an item body's stored fields to parameters at, at+1, … at+7 in the one order every
+ * item statement uses: value, displayValue, aliases, rank, parent, locales, displayOrder,
+ * description (NULL when the body has none).
  * aliases and locales are their JSON texts (sg__sq_json_text); parent is the parent's id
  * or, for import staging, its value. */
 void sg__sq_bind_item(sqlite3_stmt *s, int at, const json_t *item, const char *aliases,

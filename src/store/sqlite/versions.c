@@ -186,7 +186,8 @@ sg_err sg__sqlite_snapshot_items(sg_store *base, const char *list_id, int64_t sn
                                  int64_t *last_seq, size_t *n) {
   sg__sq *st = sg__sq_of(base);
   static const char q[] =
-      "SELECT seq, id, value, display_value, parent_id, aliases, locales, rank FROM items"
+      "SELECT seq, id, value, display_value, parent_id, aliases, locales, rank, description"
+      " FROM items"
       " WHERE list_id=?1 AND seq>?2 AND from_clock<=?3 AND (to_clock IS NULL OR to_clock>?3)"
       " ORDER BY seq LIMIT ?4";
   *last_seq = after_seq;
@@ -212,6 +213,7 @@ sg_err sg__sqlite_snapshot_items(sg_store *base, const char *list_id, int64_t sn
         .aliases_json = sg__sq_col(s, 5),
         .locales_json = sg__sq_col(s, 6),
         .rank = sqlite3_column_int64(s, 7),
+        .description = sg__sq_col(s, 8),
     };
     if (cb(&row, ctx)) {
       rc = SG_E_INTERNAL;

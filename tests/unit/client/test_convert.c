@@ -157,6 +157,30 @@ static void test_csv_mapping_and_errors(void **state) {
   sg_convert_free(&c);
 }
 
+/* The description column: by its own name, or mapped; empty cells mean none. */
+static void test_csv_description(void **state) {
+  (void)state;
+  sg_convert c;
+  int rc;
+  const char *out = convert(&c, SG_FMT_CSV, NULL,
+                            "value,description\n"
+                            "Paris,\"Texas, United States\"\n"
+                            "Lyon,\n",
+                            &rc);
+  assert_int_equal(rc, 0);
+  assert_string_equal(out, "{\"value\":\"Paris\",\"description\":\"Texas, United States\"}\n"
+                           "{\"value\":\"Lyon\"}\n");
+  char unused[64];
+  sg_convert_unused_columns(&c, unused, sizeof unused);
+  assert_string_equal(unused, "");
+  sg_convert_free(&c);
+  sg_csv_map m = {.description = "subtitle"};
+  out = convert(&c, SG_FMT_CSV, &m, "subtitle,value\nFrance,Paris\n", &rc);
+  assert_int_equal(rc, 0);
+  assert_string_equal(out, "{\"value\":\"Paris\",\"description\":\"France\"}\n");
+  sg_convert_free(&c);
+}
+
 static void test_ndjson_passes_through(void **state) {
   (void)state;
   sg_convert c;
@@ -233,6 +257,7 @@ int main(void) {
       cmocka_unit_test(test_json_errors),
       cmocka_unit_test(test_csv),
       cmocka_unit_test(test_csv_mapping_and_errors),
+      cmocka_unit_test(test_csv_description),
       cmocka_unit_test(test_ndjson_passes_through),
       cmocka_unit_test(test_line_map_is_bounded),
   };

@@ -139,11 +139,78 @@ static void test_bcp47(void **state) {
   assert_false(sg__bcp47_valid("en-abcdefghi"));
 }
 
+/* description: optional, 1–200 code points (not bytes) of valid UTF-8, also per locale;
+ * null (or absence) gives null, an empty string is refused. */
+static void test_description(void **state) {
+  (void)state;
+  json_t *fields;
+  json_t *out = check("{\"value\":\"a\"}", &fields);
+  assert_non_null(out);
+  assert_true(json_is_null(json_object_get(out, "description")));
+  json_decref(out);
+  out = check("{\"value\":\"a\",\"description\":null}", &fields);
+  assert_non_null(out);
+  assert_true(json_is_null(json_object_get(out, "description")));
+  json_decref(out);
+
+  /* 200 three-byte code points (600 bytes) pass; 201 do not, nor does 201 ASCII. */
+  char body[2048];
+  char text[1024];
+  text[0] = '\0';
+  for (int i = 0; i < 200; i++) strcat(text, "\xe2\x82\xac");
+  snprintf(body, sizeof body,
+           "{\"value\":\"a\",\"description\":\"%s\",\"locales\":{\"fr\":{\"description\":\"%s\"}}}",
+           text, text);
+  out = check(body, &fields);
+  assert_non_null(out);
+  assert_null(fields);
+  assert_int_equal(json_string_length(json_object_get(out, "description")), 600);
+  assert_string_equal(
+      json_string_value(json_object_get(json_object_get(json_object_get(out, "locales"), "fr"),
+                                        "description")),
+      text);
+  json_decref(out);
+  strcat(text, "\xe2\x82\xac");
+  snprintf(body, sizeof body, "{\"value\":\"a\",\"description\":\"%s\"}", text);
+  expect_error(body, "description");
+  snprintf(body, sizeof body, "{\"value\":\"a\",\"locales\":{\"fr\":{\"description\":\"%s\"}}}",
+           text);
+  expect_error(body, "locales.fr.description");
+  memset(text, 'x', 201);
+  text[201] = '\0';
+  snprintf(body, sizeof body, "{\"value\":\"a\",\"description\":\"%s\"}", text);
+  expect_error(body, "description");
+
+  expect_error("{\"value\":\"a\",\"description\":\"\"}", "description");
+  expect_error("{\"value\":\"a\",\"description\":7}", "description");
+  expect_error("{\"value\":\"a\",\"description\":[\"x\"]}", "description");
+  expect_error("{\"value\":\"a\",\"locales\":{\"fr\":{\"description\":\"\"}}}",
+               "locales.fr.description");
+  expect_error("{\"value\":\"a\",\"locales\":{\"fr\":{\"description\":false}}}",
+               "locales.fr.description");
+  /* Unknown fields next to it are still refused. */
+  expect_error("{\"value\":\"a\",\"description\":\"x\",\"subtitle\":\"y\"}", "subtitle");
+  expect_error("{\"value\":\"a\",\"locales\":{\"fr\":{\"descr\":\"y\"}}}", "locales.fr.descr");
+
+  /* Invalid UTF-8 reaching the validator by another road than the JSON parser (which
+   * refuses it) is still refused. */
+  json_t *b = json_object();
+  json_object_set_new(b, "value", json_string("a"));
+  json_object_set_new(b, "description", json_stringn_nocheck("\xc3\x28", 2));
+  fields = NULL;
+  out = sg__item_validate(b, &fields);
+  assert_null(out);
+  assert_true(has_path(fields, "description"));
+  json_decref(fields);
+  json_decref(b);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults), cmocka_unit_test(test_full),  cmocka_unit_test(test_errors),
       cmocka_unit_test(test_sizes),    cmocka_unit_test(test_bcp47),
+      cmocka_unit_test(test_description),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,7 +94,7 @@ static void query_ids(const sg_artifact *a, int loc, const char *q, char *out, s
 static void test_fragments_and_locales(void **s) {
   (void)s;
   const char *const fr_al[] = {"Vieux Port"};
-  sg_item_locale fr[] = {{"fr", "Bâle \"ville\"", fr_al, 1}};
+  sg_item_locale fr[] = {{"fr", "Bâle \"ville\"", fr_al, 1, NULL}};
   const char *const al[] = {"Old Town"};
   sg_compile_item it[] = {mk("itm_ch", "CH", "Switzerland", 9, NULL),
                           mk("itm_bs", "BS", "Basel", 5, "itm_ch"),
@@ -157,6 +157,79 @@ static void test_fragments_and_locales(void **s) {
   /* An out-of-range locale index serves the default. */
   sg_artifact_query(a, 7, "swi", 3, &r);
   assert_int_equal(r.n, 1);
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
+/* An item's description (DESIGN §2): in the fragment right after displayValue when set,
+ * per locale with the displayValue fallback (the locale's own, else the base one), absent
+ * rather than empty, never in ancestors, and never matched. */
+static void test_fragment_description(void **s) {
+  (void)s;
+  sg_item_locale a_loc[] = {{"fr", NULL, NULL, 0, "Texas, États-Unis"},
+                            {"de", "Austin (TX)", NULL, 0, NULL}};
+  sg_item_locale b_loc[] = {{"FR", NULL, NULL, 0, "x\",\"displayValue\":\"evil"}};
+  sg_compile_item it[] = {mk("itm_a", "austin", "Austin", 3, NULL),
+                          mk("itm_b", "amarillo", "Amarillo", 2, NULL),
+                          mk("itm_c", "abilene", "Abilene", 1, "itm_a")};
+  it[0].description = "Texas, \"United\" States\n";
+  it[0].locales = a_loc;
+  it[0].n_locales = 2;
+  it[1].locales = b_loc;
+  it[1].n_locales = 1;
+  const char *const locs[] = {"en", "fr", "de"};
+  sg_compile_opts opts = {"en", locs, 3, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(it, 3, &opts, &out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  static const char *const want[3][3] = {
+      {/* en: the base description, none for the others */
+       "{\"itemId\":\"itm_a\",\"value\":\"austin\",\"displayValue\":\"Austin\","
+       "\"description\":\"Texas, \\\"United\\\" States\\n\"}",
+       "{\"itemId\":\"itm_b\",\"value\":\"amarillo\",\"displayValue\":\"Amarillo\"}",
+       "{\"itemId\":\"itm_c\",\"value\":\"abilene\",\"displayValue\":\"Abilene\","
+       "\"ancestors\":[{\"itemId\":\"itm_a\",\"value\":\"austin\",\"displayValue\":\"Austin\"}]}"},
+      {/* fr: each locale's own (tags case-insensitive) */
+       "{\"itemId\":\"itm_a\",\"value\":\"austin\",\"displayValue\":\"Austin\","
+       "\"description\":\"Texas, États-Unis\"}",
+       "{\"itemId\":\"itm_b\",\"value\":\"amarillo\",\"displayValue\":\"Amarillo\","
+       "\"description\":\"x\\\",\\\"displayValue\\\":\\\"evil\"}",
+       "{\"itemId\":\"itm_c\",\"value\":\"abilene\",\"displayValue\":\"Abilene\","
+       "\"ancestors\":[{\"itemId\":\"itm_a\",\"value\":\"austin\",\"displayValue\":\"Austin\"}]}"},
+      {/* de: its own displayValue, the base description */
+       "{\"itemId\":\"itm_a\",\"value\":\"austin\",\"displayValue\":\"Austin (TX)\","
+       "\"description\":\"Texas, \\\"United\\\" States\\n\"}",
+       "{\"itemId\":\"itm_b\",\"value\":\"amarillo\",\"displayValue\":\"Amarillo\"}",
+       "{\"itemId\":\"itm_c\",\"value\":\"abilene\",\"displayValue\":\"Abilene\","
+       "\"ancestors\":[{\"itemId\":\"itm_a\",\"value\":\"austin\","
+       "\"displayValue\":\"Austin (TX)\"}]}"},
+  };
+  for (int loc = 0; loc < 3; loc++) {
+    sg_query_result r;
+    sg_artifact_query(a, loc, "a", 1, &r);
+    assert_int_equal(r.n, 3);
+    for (size_t i = 0; i < 3; i++) {
+      assert_int_equal(r.items[i].len, strlen(want[loc][i]));
+      assert_memory_equal(r.items[i].json, want[loc][i], strlen(want[loc][i]));
+    }
+    /* The runtime's displayValue scan (highlighting) is not fooled by a description. */
+    char dv[64];
+    long n = sg_fragment_display_value(&r.items[1], dv, sizeof dv);
+    assert_int_equal(n, 8);
+    assert_string_equal(dv, "Amarillo");
+  }
+  /* Never matched: no word of a description is a key in any locale. */
+  char ids[256];
+  for (int loc = 0; loc < 3; loc++) {
+    query_ids(a, loc, "texas", ids, sizeof ids);
+    assert_string_equal(ids, "");
+    query_ids(a, loc, "evil", ids, sizeof ids);
+    assert_string_equal(ids, "");
+    query_ids(a, loc, "states", ids, sizeof ids);
+    assert_string_equal(ids, "");
+  }
   sg_artifact_close(a);
   sg_buf_free(&out);
 }
@@ -366,6 +439,7 @@ int main(void) {
       cmocka_unit_test(test_deterministic_under_shuffle),
       cmocka_unit_test(test_appends_to_buffer),
       cmocka_unit_test(test_fragments_and_locales),
+      cmocka_unit_test(test_fragment_description),
       cmocka_unit_test(test_empty_list_and_file),
       cmocka_unit_test(test_load_file_verifies_hash_and_owns_its_copy),
       cmocka_unit_test(test_truncations_rejected),

@@ -167,6 +167,73 @@ static void test_import_and_prune(void **state) {
   assert_int_equal(n, 2); /* a's old row and x */
   assert_string_equal(snapshot(f, v2, &d), "a:1 b:0 c:0 ");
 }
+/* The snapshot rows' descriptions as "value=description " (or "value=- ") in value order. */
+static int desc_row(const sg_store_item_row *row, void *ctx) {
+  dump *d = ctx;
+  char one[160];
+  snprintf(one, sizeof one, "%s=%s ", row->value, row->description ? row->description : "-");
+  strncat(d->text, one, sizeof d->text - strlen(d->text) - 1);
+  return 0;
+}
+
+static const char *descriptions(fixture *f, int64_t n, dump *d) {
+  sg_version_job job;
+  memset(d, 0, sizeof *d);
+  assert_int_equal(sg_store_version_begin_run(f->st, f->list, n, &job), SG_E_OK);
+  int64_t last;
+  size_t got;
+  assert_int_equal(
+      sg_store_snapshot_items(f->st, f->list, job.snapshot_seq, 0, 1000, desc_row, d, &last, &got),
+      SG_E_OK);
+  sg_store_job_clear(&job);
+  return d->text;
+}
+
+/* An item's description: stored, absent from the record when unset, removed by null (not
+ * mistaken for "no change"), and each version's snapshot keeps the one it saw. */
+static void test_description_history(void **state) {
+  fixture *f = *state;
+  json_t *it = item("a", 0), *out = NULL;
+  json_object_set_new(it, "description", json_string("Texas"));
+  assert_int_equal(sg_store_item_create(f->st, f->ws, f->list, it, &out), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(out, "description")), "Texas");
+  char a[64];
+  snprintf(a, sizeof a, "%s", json_string_value(json_object_get(out, "id")));
+  char etag[48];
+  sg_store_item_etag(out, etag);
+  json_decref(out);
+  char b[64];
+  add(f, "b", b);
+  assert_int_equal(sg_store_item_get(f->st, f->ws, f->list, b, &out), SG_E_OK);
+  assert_null(json_object_get(out, "description"));
+  json_decref(out);
+  int64_t v1 = version(f);
+  /* The same description again writes nothing: the ETag stays. */
+  assert_int_equal(sg_store_item_update(f->st, f->ws, f->list, a, it, NULL, &out), SG_E_OK);
+  char same[48];
+  sg_store_item_etag(out, same);
+  assert_string_equal(same, etag);
+  json_decref(out);
+  /* null removes it. */
+  json_object_set_new(it, "description", json_null());
+  assert_int_equal(sg_store_item_update(f->st, f->ws, f->list, a, it, NULL, &out), SG_E_OK);
+  assert_null(json_object_get(out, "description"));
+  json_decref(out);
+  json_decref(it);
+  assert_int_equal(sg_store_item_get(f->st, f->ws, f->list, a, &out), SG_E_OK);
+  assert_null(json_object_get(out, "description"));
+  json_decref(out);
+  it = item("b", 0);
+  json_object_set_new(it, "description", json_string("Kentucky"));
+  assert_int_equal(sg_store_item_update(f->st, f->ws, f->list, b, it, NULL, &out), SG_E_OK);
+  json_decref(out);
+  json_decref(it);
+  int64_t v2 = version(f);
+  dump d;
+  assert_string_equal(descriptions(f, v1, &d), "a=Texas b=- ");
+  assert_string_equal(descriptions(f, v2, &d), "a=- b=Kentucky ");
+}
+
 
 int main(void) {
   sg_init();
@@ -174,6 +241,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_snapshot_survives_edits, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_import_and_prune, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_description_history, store_fixture_setup,
                                       store_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
