@@ -74,6 +74,8 @@ export interface ClientOptions {
   locale?: string;
   /** 1-10 items per answer (runtime default 10). */
   limit?: number;
+  /** Only suggest descendants (any depth) of this item: an item id, `itm_` + 22 letters or digits. */
+  within?: string | null;
   /** Re-bootstrap (and drop the cache on a new activeVersionHash) when the policy is older than this. Default 60000. */
   bootstrapEveryMs?: number;
   /** Refresh the token this long before it expires. Default 300000. */
@@ -96,7 +98,8 @@ export class Client {
   readonly policy: Bootstrap['queryPolicy'];
   bootstrap(force?: boolean): Promise<Bootstrap>;
   refresh(): Promise<Bootstrap>;
-  query(q: string, options?: { signal?: AbortSignal }): Promise<QueryAnswer>;
+  /** `within` overrides the client's option for this call (null: no filter). */
+  query(q: string, options?: { signal?: AbortSignal; within?: string | null }): Promise<QueryAnswer>;
   select(answer: QueryAnswer, item: Suggestion, position: number): Promise<boolean>;
 }
 
@@ -112,6 +115,8 @@ export interface AutocompleteOptions {
   /** Inject the default stylesheet (themable with --sg-* CSS variables). Default true. */
   injectStyles?: boolean;
   messages?: { empty?: string; count?: (n: number) => string };
+  /** Only suggest descendants of this item (an item id), or of the one a function returns at each query (null: no filter). */
+  within?: string | null | (() => string | null | undefined);
 }
 
 export interface Autocomplete {

@@ -563,9 +563,8 @@ typedef struct {
 
 /* Appends bytes as an extension section of (kind, loc), 8-byte aligned, and records it
  * for the directory. 0 or -1 (out of memory). */
-static __attribute__((unused)) int ext_append(ext_list *x, sg_buf *out, size_t base,
-                                              uint32_t kind, uint32_t loc, const void *data,
-                                              size_t len) {
+static int ext_append(ext_list *x, sg_buf *out, size_t base, uint32_t kind, uint32_t loc,
+                      const void *data, size_t len) {
   ext_rec *v = grow(x->v, x->n, &x->cap, sizeof *x->v, 4);
   if (!v) return -1;
   x->v = v;
@@ -611,7 +610,55 @@ typedef struct {
   const sg__synonyms *syn; /* NULL: the list has no synonym sets */
   uint32_t loc;            /* the locale's index (its record's position) */
   ext_list *exts;          /* extension sections of the artifact (ext_append) */
+  const uint32_t *pre_of;  /* per item index, its preorder (NULL: no item has a parent) */
+  const uint32_t *idx_of_pre; /* per preorder, the item index */
 } locale_job;
+
+/* The SG__EXT_WITHIN section of one locale (format.h): ord2pre, pre2ord, kstart by
+ * preorder, and the key references of every item with a parent, grouped by preorder. */
+static int within_section(const locale_job *job, const key_vec *keys, const char *pool,
+                          const uint32_t *order, const uint32_t *ord_of, sg_buf *out,
+                          size_t base) {
+  const item_set *s = job->s;
+  size_t n = s->n;
+  uint32_t *kstart = calloc(n + 1, sizeof *kstart);
+  uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
+  sg_buf sec;
+  sg_buf_init(&sec, 0);
+  int rc = -1;
+  if (!kstart || !fill) goto done;
+  for (size_t j = 0; j < keys->n; j++) {
+    uint32_t idx = order[keys->v[j].ord];
+    if (s->parent[idx] != UINT32_MAX) kstart[job->pre_of[idx] + 1]++;
+  }
+  for (size_t p = 0; p < n; p++) kstart[p + 1] += kstart[p];
+  size_t bytes = 4 * (3 * n + 1) + (size_t)kstart[n] * SG__WREF_SIZE;
+  if (sg_buf_reserve(&sec, bytes)) goto done;
+  unsigned char *d = (unsigned char *)sec.data;
+  memset(d, 0, bytes);
+  for (size_t o = 0; o < n; o++) sg__wr32(d + 4 * o, job->pre_of[order[o]]);
+  for (size_t p = 0; p < n; p++) sg__wr32(d + 4 * (n + p), ord_of[job->idx_of_pre[p]]);
+  for (size_t p = 0; p <= n; p++) sg__wr32(d + 4 * (2 * n + p), kstart[p]);
+  unsigned char *refs = d + 4 * (3 * n + 1);
+  memcpy(fill, kstart, n * sizeof *fill);
+  for (size_t j = 0; j < keys->n; j++) {
+    const key_rec *k = &keys->v[j];
+    uint32_t idx = order[k->ord];
+    if (s->parent[idx] == UINT32_MAX) continue;
+    unsigned char *r = refs + (size_t)fill[job->pre_of[idx]]++ * SG__WREF_SIZE;
+    sg__wr32(r, k->off);
+    r[4] = (unsigned char)(k->lt & 3);
+    uint32_t len = k->lt >> 2;
+    for (uint32_t b = 0; b < 3 && b < len; b++) r[5 + b] = (unsigned char)pool[k->off + b];
+  }
+  sec.len = bytes;
+  rc = ext_append(job->exts, out, base, SG__EXT_WITHIN, job->loc, sec.data, bytes);
+done:
+  free(kstart);
+  free(fill);
+  sg_buf_free(&sec);
+  return rc;
+}
 
 /* Builds and appends the text, key, bucket and fragment index sections of one locale,
  * writing their positions into the locale record rec. */
@@ -800,7 +847,9 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     }
     if (put32(out, foff) || put32(out, (uint32_t)flen)) goto done;
   }
-  rc = pad8(out, base);
+  if (pad8(out, base)) goto done;
+  if (job->pre_of && within_section(job, &keys, pool.data, order, ord_of, out, base)) goto done;
+  rc = 0;
 done:
   sg_buf_free(&pool);
   sg_buf_free(&syn_out.text);
@@ -818,6 +867,59 @@ done:
 }
 
 /* ---- the artifact --------------------------------------------------------------------- */
+
+/* Numbers the items of s in depth-first preorder of the parent forest: pre_of[i] for item
+ * index i, idx_of_pre[p] back, and end[p] the preorder after p's subtree. Iterative (an
+ * explicit stack), so the depth costs no call frames. Items the walk does not reach (a
+ * parent cycle, which validation refuses before compiling) follow as their own
+ * subtrees. 0, or -1 without memory. */
+static int preorder(const item_set *s, uint32_t *pre_of, uint32_t *idx_of_pre, uint32_t *end) {
+  size_t n = s->n;
+  uint32_t *cstart = calloc(n + 2, sizeof *cstart);
+  uint32_t *child = malloc((n ? n : 1) * sizeof *child);
+  uint32_t *stack = malloc((n ? n : 1) * sizeof *stack); /* items whose subtree is open */
+  uint32_t *next = malloc((n ? n : 1) * sizeof *next);   /* per open item, its next child */
+  int rc = -1;
+  if (!cstart || !child || !stack || !next) goto done;
+  for (size_t i = 0; i < n; i++)
+    if (s->parent[i] != UINT32_MAX) cstart[s->parent[i] + 2]++;
+  for (size_t i = 0; i < n; i++) cstart[i + 2] += cstart[i + 1];
+  for (size_t i = 0; i < n; i++) /* index order within each parent: id order */
+    if (s->parent[i] != UINT32_MAX) child[cstart[s->parent[i] + 1]++] = (uint32_t)i;
+  /* now the children of i are child[cstart[i] .. cstart[i + 1]) */
+  for (size_t i = 0; i < n; i++) pre_of[i] = UINT32_MAX;
+  uint32_t p = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t r = 0; r < n; r++) {
+      if (pre_of[r] != UINT32_MAX || (pass == 0 && s->parent[r] != UINT32_MAX)) continue;
+      size_t sp = 0;
+      pre_of[r] = p;
+      idx_of_pre[p++] = (uint32_t)r;
+      stack[sp] = (uint32_t)r;
+      next[sp++] = cstart[r];
+      while (sp) {
+        uint32_t x = stack[sp - 1];
+        if (next[sp - 1] == cstart[x + 1]) {
+          end[pre_of[x]] = p;
+          sp--;
+          continue;
+        }
+        uint32_t c = child[next[sp - 1]++];
+        if (pre_of[c] != UINT32_MAX) continue;
+        pre_of[c] = p;
+        idx_of_pre[p++] = c;
+        stack[sp] = c;
+        next[sp++] = cstart[c];
+      }
+    }
+  rc = 0;
+done:
+  free(cstart);
+  free(child);
+  free(stack);
+  free(next);
+  return rc;
+}
 
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
   return sg_compile_synonyms(items, n, opts, NULL, 0, out);
@@ -845,6 +947,7 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   sg_buf frags;
   sg_buf_init(&frags, 0);
   ext_list exts = {0};
+  uint32_t *pre_of = NULL, *idx_of_pre = NULL, *tree_end = NULL;
   size_t base = out->len, orig_len = out->len;
   int rc = -1;
   if (!s.item || !s.parent || !def_off || !def_len || sg_buf_reserve(&frags, 0)) goto done;
@@ -859,6 +962,15 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
       if (s.parent[i] == UINT32_MAX) goto done;
     }
   }
+
+  /* The preorder of the parent forest (format.h, SG__EXT_TREE), when some item has a
+   * parent: roots in id order, each followed by its subtrees, children in id order. */
+  bool tree = false;
+  for (size_t i = 0; i < n && !tree; i++) tree = s.parent[i] != UINT32_MAX;
+  if (tree && !(pre_of = malloc(n * sizeof *pre_of))) goto done;
+  if (tree && !(idx_of_pre = malloc(n * sizeof *idx_of_pre))) goto done;
+  if (tree && !(tree_end = malloc(n * sizeof *tree_end))) goto done;
+  if (tree && preorder(&s, pre_of, idx_of_pre, tree_end)) goto done;
 
   /* Header and locale records first (patched at the end), then the tags. The header
    * starts 8-byte aligned relative to base, which is all offsets are relative to. */
@@ -892,8 +1004,8 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   }
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
-    locale_job job = {&s,      opts->supported_locales[l], l == def, &frags, def_off, def_len,
-                      syn,     (uint32_t)l,                &exts};
+    locale_job job = {&s,  opts->supported_locales[l], l == def, &frags, def_off, def_len,
+                      syn, (uint32_t)l, &exts, tree ? pre_of : NULL, idx_of_pre};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));
@@ -904,6 +1016,17 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
     }
   }
   free(tag_off);
+  if (tree) {
+    unsigned char *te = malloc(n * 4);
+    int bad = !te;
+    for (size_t p = 0; !bad && p < n; p++) sg__wr32(te + 4 * p, tree_end[p]);
+    bad = bad || ext_append(&exts, out, base, SG__EXT_TREE, SG__EXT_GLOBAL, te, n * 4);
+    free(te);
+    if (bad) {
+      free(recs);
+      goto done;
+    }
+  }
 
   size_t frags_off = out->len - base;
   uint64_t ext_off = 0;
@@ -938,6 +1061,9 @@ done:
   }
   sg_buf_free(&frags);
   free(exts.v);
+  free(pre_of);
+  free(idx_of_pre);
+  free(tree_end);
   sg__synonyms_free(syn);
   free(s.item);
   free(s.parent);

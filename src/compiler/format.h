@@ -52,8 +52,21 @@ static inline uint32_t sg__hdr_size(uint32_t v) {
 #define SG__EXT_SIZE 24
 #define SG__EXT_GLOBAL 0xFFFFFFFFu
 enum {
+  /* Filter by ancestor (docs/DESIGN.md §3.5, docs/ARTIFACT.md "Extension sections").
+   * Items are numbered in depth-first preorder of the parent forest (roots, then each
+   * item's children, in id order), so an item's descendants are the preorder interval
+   * (p, end[p]). SG__EXT_TREE (global): u32 end[p] per preorder p. SG__EXT_WITHIN (per
+   * locale): u32 ord2pre[n], u32 pre2ord[n], u32 kstart[n + 1] by preorder, then
+   * kstart[n] key references of SG__WREF_SIZE bytes, those of preorder p at
+   * [kstart[p], kstart[p + 1]): every key of the item (only items with a parent have
+   * any). Both are absent when no item has a parent. */
+  SG__EXT_TREE,
+  SG__EXT_WITHIN,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };
+/* Key reference of SG__EXT_WITHIN: u32 text offset (the key's text, to its NUL), u8 tier,
+ * u8[3] the text's first three bytes (NUL padded), which most comparisons need alone. */
+#define SG__WREF_SIZE 8
 
 /* One locale record (SG__LOC_SIZE bytes). Counts are records, not bytes. */
 #define SG__LOC_TAG_OFF 0      /* u32 offset of the tag in the tags section */

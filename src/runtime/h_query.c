@@ -1,9 +1,10 @@
 /*
- * GET /v1/query?key=…&q=…[&locale=…][&limit=1..10]
+ * GET /v1/query?key=…&q=…[&locale=…][&limit=1..10][&within=ITEM_ID]
  *
  * Checks, in order: key (401 invalid_key), Origin (403 origin_not_allowed), access token
  * of a private list (401 invalid_token), q present and valid UTF-8 and limit absent or
- * an integer 1..10 (400 invalid_request), q at most 255 code points as sent (400 query_too_long),
+ * an integer 1..10 and within absent or one well-formed item id (400 invalid_request, naming
+ * the parameter), q at most 255 code points as sent (400 query_too_long),
  * list published (404 list_not_published), artifact open (503 artifact_unavailable), the normalised
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
  * quota_exceeded). Then the artifact lookup with the list's typo budget (docs/DESIGN.md §3.1),
@@ -199,6 +200,32 @@ static unsigned parse_limit(const char *s, size_t n) {
   return v >= 1 && v <= SG_BUCKET_ITEMS ? v : 0;
 }
 
+/* within (docs/DESIGN.md §3.5): 0 when absent, 1 when given once as itm_ followed by 22
+ * ASCII letters or digits (*id, *len set), -1 otherwise (given twice, without a value,
+ * empty, or any other text: nothing of it is read past its 26th byte). */
+#define WITHIN_LEN 26
+static int parse_within(const sg__h1_req *req, const char **id, size_t *len) {
+  int seen = 0;
+  const sg__h1_arg *w = NULL;
+  for (size_t i = 0; i < req->n_args; i++) {
+    const sg__h1_arg *a = &req->args[i];
+    if (a->name_len == 6 && memcmp(a->name, "within", 6) == 0) {
+      seen++;
+      w = a;
+    }
+  }
+  if (seen == 0) return 0;
+  if (seen > 1 || !w->value || w->value_len != WITHIN_LEN || memcmp(w->value, "itm_", 4) != 0)
+    return -1;
+  for (size_t i = 4; i < WITHIN_LEN; i++) {
+    char c = w->value[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) return -1;
+  }
+  *id = w->value;
+  *len = WITHIN_LEN;
+  return 1;
+}
+
 /* Writes {"items":[…],"list":{"id":…},"requestId":"…"[,"code":…,"message":…]} into
  * out[0..cap). Returns the length, or the length needed when it exceeds cap. */
 static size_t build_body(char *out, size_t cap, const sg_query_result *res, const char *id_json,
@@ -239,8 +266,26 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
  * budget k, with their highlights in tl_hl: from this thread's answer cache when it
  * holds them, else from the artifact (and then kept). */
 static void answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
-                   unsigned limit, size_t nlen, sg_query_result *res) {
+                   unsigned limit, size_t nlen, const char *within, size_t wlen,
+                   sg_query_result *res) {
   const char *q = tl_norm;
+  if (within) { /* filtered (§3.5): not kept in the answer cache, whose key lacks it */
+    sg_within w;
+    res->n = 0;
+    if (sg_artifact_within(a, within, wlen, &w) == 0)
+      sg_artifact_query_within(a, loc, q, nlen, k, &w, res);
+    if (res->n > limit) res->n = limit;
+    for (size_t i = 0; i < res->n; i++) {
+      uint32_t pairs[2 * HL_PAIRS];
+      long np = 0;
+      long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
+      if (dl >= 0)
+        np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits,
+                               res->items[i].tier, pairs, HL_PAIRS);
+      render_hl(i, pairs, np);
+    }
+    return;
+  }
   size_t alen = 0;
   const char *base = sg_artifact_bytes(a, &alen);
   size_t hl = content_hash ? strnlen(content_hash, AC_HASH_LEN) : AC_HASH_LEN;
@@ -313,6 +358,9 @@ void sg__h_query(sg__rt_req *r) {
   size_t limlen = 0;
   const char *lim = sg__h1_arg_get(r->req, "limit", &limlen);
   unsigned limit = parse_limit(lim, limlen);
+  const char *within = NULL;
+  size_t wlen = 0;
+  int wr = parse_within(r->req, &within, &wlen);
   if (locale && (llen == 0 || llen > 35 || memchr(locale, '\0', llen))) locale = NULL;
 
   const sg__rt_snapshot *s = sg__rcu_enter(&r->rt->rcu);
@@ -330,6 +378,12 @@ void sg__h_query(sg__rt_req *r) {
   if (e == SG_E_OK && limit == 0) {
     e = SG_E_INVALID_REQUEST;
     r->message = "The query parameter limit must be an integer from 1 to 10.";
+  }
+  if (e == SG_E_OK && wr < 0) {
+    e = SG_E_INVALID_REQUEST;
+    r->field = "within";
+    r->message = "The query parameter within must be given at most once, as an item id: itm_ "
+                 "followed by 22 letters or digits.";
   }
   if (e == SG_E_OK && sg_utf8_count(q, qlen) > Q_MAX_CP) e = SG_E_QUERY_TOO_LONG;
   if (e == SG_E_OK && !k->list->published) e = SG_E_LIST_NOT_PUBLISHED;
@@ -354,7 +408,8 @@ void sg__h_query(sg__rt_req *r) {
   int loc = sg_artifact_resolve_locale(a, locale, &tag);
   char rid[SG__REQID_LEN + 1];
   uint8_t body_tag[16];
-  sg__reqid_derive(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, rid, body_tag);
+  sg__reqid_derive_within(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, within,
+                          wlen, rid, body_tag);
   const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
 
   sg_query_result res;
@@ -368,7 +423,7 @@ void sg__h_query(sg__rt_req *r) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, &res);
+    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res);
     sg_metrics_query_served();
     /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,

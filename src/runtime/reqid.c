@@ -14,6 +14,13 @@
 void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
                       const char *locale, const char *content_hash, unsigned limit,
                       char out[SG__REQID_LEN + 1], uint8_t tag[16]) {
+  sg__reqid_derive_within(key, klen, nq, nqlen, locale, content_hash, limit, NULL, 0, out, tag);
+}
+
+void sg__reqid_derive_within(const char *key, size_t klen, const char *nq, size_t nqlen,
+                             const char *locale, const char *content_hash, unsigned limit,
+                             const char *within, size_t wlen, char out[SG__REQID_LEN + 1],
+                             uint8_t tag[16]) {
   static const unsigned char zero = 0;
   crypto_generichash_state st;
   unsigned char d[32];
@@ -31,6 +38,12 @@ void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen
   if (limit != SG_BUCKET_ITEMS) {
     unsigned char lb[2] = {0, (unsigned char)limit};
     crypto_generichash_update(&st, lb, sizeof lb);
+  }
+  /* Likewise an absent within; 'w' is no limit (1..10), so the two never read alike. */
+  if (within) {
+    static const unsigned char wb[2] = {0, 'w'};
+    crypto_generichash_update(&st, wb, sizeof wb);
+    crypto_generichash_update(&st, (const unsigned char *)within, wlen);
   }
   crypto_generichash_final(&st, d, sizeof d);
   memcpy(out, "req_", 4);

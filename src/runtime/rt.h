@@ -42,7 +42,8 @@ bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size
 #define SG__REQID_LEN 36 /* "req_" + 32 hex */
 
 /* Deterministic requestId of a query response: "req_" + hex of the first 16 bytes of
- * BLAKE2b-256(key 0x00 nq 0x00 locale 0x00 content_hash [0x00 limit, when not 10]).
+ * BLAKE2b-256(key 0x00 nq 0x00 locale 0x00 content_hash [0x00 limit, when not 10]
+ * [0x00 'w' within, when given]).
  * Inputs are length-delimited by the NUL separators (none of them contains NUL). tag (may
  * be NULL) receives the other 16 bytes: with the answer's code and the query's typo budget
  * they determine the whole body (the key fixes the list, the content hash the items), so
@@ -50,6 +51,12 @@ bool sg__origin_allowed(char *const *entries, size_t n, const char *origin, size
 void sg__reqid_derive(const char *key, size_t klen, const char *nq, size_t nqlen,
                       const char *locale, const char *content_hash, unsigned limit,
                       char out[SG__REQID_LEN + 1], uint8_t tag[16]);
+/* The same with the `within` filter (docs/DESIGN.md §3.5) among the inputs: within NULL
+ * hashes nothing more (the id of sg__reqid_derive), else [0x00 'w' within] follows. */
+void sg__reqid_derive_within(const char *key, size_t klen, const char *nq, size_t nqlen,
+                             const char *locale, const char *content_hash, unsigned limit,
+                             const char *within, size_t wlen, char out[SG__REQID_LEN + 1],
+                             uint8_t tag[16]);
 /* A unique id of the same shape for x-request-id and error bodies (not derived). */
 void sg__reqid_random(char out[SG__REQID_LEN + 1]);
 

@@ -124,7 +124,7 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
 
 /* The id of item ordinal ord in the first locale's fragments: 0 and (*off, *len) into
  * frags, or -1 when the fragment does not start with one. */
-static int fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t *len) {
+int sg__fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t *len) {
   const unsigned char *f = a->loc[0].fragidx + (size_t)ord * SG__FRAGIDX_SIZE;
   uint32_t fo = sg__rd32(f), fl = sg__rd32(f + 4); /* inside frags (check_locale) */
   if (fl <= ID_PREFIX_LEN || memcmp(a->frags + fo, ID_PREFIX, ID_PREFIX_LEN) != 0) return -1;
@@ -152,13 +152,13 @@ static int build_id_index(sg_artifact *a) {
   pthread_mutex_lock(&a->ids_mu);
   int rc = 0;
   if (!atomic_load_explicit(&a->ids_ready, memory_order_relaxed)) {
-    uint32_t n = 0, *ids = a->n_items ? malloc((size_t)a->n_items * 2 * sizeof *ids) : NULL;
+    uint32_t n = 0, *ids = a->n_items ? malloc((size_t)a->n_items * 3 * sizeof *ids) : NULL;
     if (a->n_items && !ids) {
       rc = -1;
     } else {
       for (uint32_t i = 0; i < a->n_items; i++)
-        if (fragment_id(a, i, &ids[2 * n], &ids[2 * n + 1]) == 0) n++;
-      if (n) qsort_r(ids, n, 2 * sizeof *ids, id_cmp, (void *)a->frags);
+        if (sg__fragment_id(a, i, &ids[3 * n], &ids[3 * n + 1]) == 0) ids[3 * n++ + 2] = i;
+      if (n) qsort_r(ids, n, 3 * sizeof *ids, id_cmp, (void *)a->frags);
       a->ids = ids;
       a->n_ids = n;
       atomic_store_explicit(&a->ids_ready, true, memory_order_release);
@@ -168,25 +168,29 @@ static int build_id_index(sg_artifact *a) {
   return rc;
 }
 
-bool sg_artifact_has_item(const sg_artifact *ca, const char *id, size_t len) {
-  if (!ca || !id || len == 0 || len > UINT32_MAX) return false;
+long sg__artifact_item_ord(const sg_artifact *ca, const char *id, size_t len) {
+  if (!ca || !id || len == 0 || len > UINT32_MAX) return -1;
   /* The index is built behind a lock, once; the artifact is otherwise read-only. */
   sg_artifact *a = (sg_artifact *)ca;
-  if (build_id_index(a)) return false;
+  if (build_id_index(a)) return -1;
   size_t lo = 0, hi = a->n_ids;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    const uint32_t *e = &a->ids[2 * mid];
+    const uint32_t *e = &a->ids[3 * mid];
     size_t n = e[1] < len ? e[1] : len;
     int c = memcmp(a->frags + e[0], id, n);
     if (c == 0) c = (e[1] > len) - (e[1] < len);
-    if (c == 0) return true;
+    if (c == 0) return e[2];
     if (c < 0)
       lo = mid + 1;
     else
       hi = mid;
   }
-  return false;
+  return -1;
+}
+
+bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len) {
+  return sg__artifact_item_ord(a, id, len) >= 0;
 }
 
 /* Checks the extension directory of a format-6 artifact: records inside the file, sorted
@@ -271,6 +275,10 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
       free(a);
       return -1;
     }
+  if (sg__within_open(a)) {
+    free(a);
+    return -1;
+  }
   pthread_mutex_init(&a->ids_mu, NULL);
   *out = a;
   return 0;

@@ -33,6 +33,10 @@ typedef struct {
   const unsigned char *branch;                /* n_keys * SG__BRANCH_SIZE bytes */
   const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
   uint64_t n_skip[SG__SKIP_TABLES];
+  /* The filter by ancestor (format.h, SG__EXT_WITHIN), NULL when the artifact has none:
+   * ord2pre and pre2ord (n_items u32 each), kstart (n_items + 1 u32) and the key
+   * references (kstart[n_items] records), all checked at open. */
+  const unsigned char *w_ord2pre, *w_pre2ord, *w_kstart, *w_refs;
 } locale_view;
 
 struct sg_artifact {
@@ -51,8 +55,11 @@ struct sg_artifact {
    * by the id's bytes. Built by the first lookup (under ids_mu; ids_ready published with
    * release order), not at open: sorting millions of ids would lengthen every activation
    * and every load of the control plane, and only selection reports need them. */
-  uint32_t *ids;
+  uint32_t *ids; /* per id: offset, length, ordinal (in locale 0) */
   uint32_t n_ids;
+  /* SG__EXT_TREE: per preorder, the preorder after its subtree (checked at open), or
+   * NULL when no item has a parent (or the artifact is of format 5: see version). */
+  const unsigned char *tree_end;
   atomic_bool ids_ready;
   pthread_mutex_t ids_mu;
   locale_view loc[];
@@ -68,6 +75,14 @@ struct sg_artifact {
  * the feature's to check. */
 const unsigned char *sg__artifact_ext(const sg_artifact *a, uint32_t kind, uint32_t loc,
                                       uint64_t *len);
+
+/* Checks the filter-by-ancestor sections of an opened artifact (within.c) and points
+ * tree_end and every locale's w_* at them. 0, or -1 when they are malformed. */
+int sg__within_open(sg_artifact *a);
+/* The ordinal in locale 0 of the item whose id is id[0..len), or -1 (artifact.c). */
+long sg__artifact_item_ord(const sg_artifact *a, const char *id, size_t len);
+/* The item id of ordinal ord in locale 0's fragments: 0 and (*off, *len) into frags. */
+int sg__fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t *len);
 
 /* ---- exact lookup (lookup.c) ---- */
 

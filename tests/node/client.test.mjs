@@ -68,6 +68,27 @@ test('a republish (new activeVersionHash) drops the cache on the next bootstrap'
   assert.equal(f.count('/v1/query'), 2);
 });
 
+test('within: the option and the per-call override filter by ancestor, each its own cache entry', async () => {
+  const { id, ids } = await srv.list(sk, 'Places', [
+    { value: 'France' }, { value: 'Spain' },
+    { value: 'Paris', parent: 'France', rank: 3 }, { value: 'Pau', parent: 'France', rank: 2 },
+    { value: 'Palma', parent: 'Spain', rank: 9 },
+  ], { visibility: 'public' });
+  const key = await srv.publishableKey(app, id);
+  const f = counting();
+  const c = createClient({ runtime: srv.runtime, key, fetch: f, within: ids.France });
+  const shown = (a) => a.items.map((i) => i.displayValue);
+  assert.deepEqual(shown(await c.query('pa')), ['Paris', 'Pau']);
+  assert.equal(f.calls.at(-1).url.searchParams.get('within'), ids.France);
+  assert.deepEqual(shown(await c.query('pa', { within: ids.Spain })), ['Palma']);
+  assert.deepEqual(shown(await c.query('pa', { within: null })), ['Palma', 'Paris', 'Pau']);
+  assert.equal(f.calls.at(-1).url.searchParams.has('within'), false);
+  const before = f.count('/v1/query');
+  assert.deepEqual(shown(await c.query('pa')), ['Paris', 'Pau']); // cached per within
+  assert.equal(f.count('/v1/query'), before);
+  await assert.rejects(c.query('pa', { within: 'nope' }), (e) => e instanceof SuggestError && e.status === 400);
+});
+
 test('a query shorter than minQueryChars never goes out', async () => {
   const p = await srv.api(sk, 'PATCH', `/lists/${pub.id}`, { queryPolicy: { minQueryChars: 3, debounceMs: 50 } });
   assert.equal(p.status, 200, p.text);

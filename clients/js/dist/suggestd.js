@@ -73,6 +73,7 @@ this.runtime = String(o.runtime).replace(/\/+$/, '');
 this.key = o.key;
 this.locale = o.locale || null;
 this.limit = o.limit || null;
+this.within = o.within || null;
 this.getToken = o.getToken || (o.token ? () => o.token : null);
 this.bootstrapEveryMs = o.bootstrapEveryMs ?? 60000;
 this.tokenMarginMs = o.tokenMarginMs ?? 300000;
@@ -177,11 +178,12 @@ return this.booting;
 refresh() {
 return this.bootstrap(true);
 }
-async query(q, { signal } = {}) {
+async query(q, { signal, within } = {}) {
+const w = (within === undefined ? this.within : within) || null;
 const boot = await this.bootstrap();
 const nq = normalizeQuery(q);
 if ([...nq].length < boot.queryPolicy.minQueryChars) return { items: [], code: 'query_too_short' };
-const ck = nq + '\u0000' + (this.locale || '') + '\u0000' + (this.limit || '');
+const ck = nq + '\u0000' + (this.locale || '') + '\u0000' + (this.limit || '') + '\u0000' + (w || '');
 const hit = this.cache.get(ck);
 if (hit) {
 this.cache.delete(ck); // most recently used last
@@ -189,7 +191,7 @@ this.cache.set(ck, hit);
 return hit;
 }
 const mode = Date.now() < this.revalidateUntil ? 'no-cache' : 'default';
-const ans = await this.get('/v1/query', { key: this.key, q: nq, locale: this.locale, limit: this.limit }, signal, mode);
+const ans = await this.get('/v1/query', { key: this.key, q: nq, locale: this.locale, limit: this.limit, within: w }, signal, mode);
 ans.query = nq;
 if (ans.code !== 'quota_exceeded') {
 this.cache.set(ck, ans);
@@ -361,7 +363,8 @@ input.dispatchEvent(new CustomEvent('suggestd:error', { detail: err }));
 function run(g, q) {
 if (ctrl) ctrl.abort(); // a stale request is cancelled, never awaited
 const c = (ctrl = new AbortController());
-client.query(q, { signal: c.signal }).then(
+const w = typeof o.within === 'function' ? o.within() : o.within;
+client.query(q, w === undefined ? { signal: c.signal } : { signal: c.signal, within: w || null }).then(
 (ans) => g === gen && render(ans),
 (err) => g === gen && err.name !== 'AbortError' && fail(err),
 );

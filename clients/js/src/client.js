@@ -31,7 +31,8 @@ export class Client {
   /**
    * @param {object} o  runtime (origin), key (publishable key), and optionally token
    *   (a string) or getToken (async () => string | {accessToken, expiresAt|expiresIn}),
-   *   locale, limit (1-10), bootstrapEveryMs, tokenMarginMs, fetch.
+   *   locale, limit (1-10), within (an item id: only its descendants are suggested),
+   *   bootstrapEveryMs, tokenMarginMs, fetch.
    */
   constructor(o) {
     if (!o || !o.runtime || !o.key) throw new TypeError('suggestd: runtime and key are required');
@@ -39,6 +40,7 @@ export class Client {
     this.key = o.key;
     this.locale = o.locale || null;
     this.limit = o.limit || null;
+    this.within = o.within || null;
     this.getToken = o.getToken || (o.token ? () => o.token : null);
     this.bootstrapEveryMs = o.bootstrapEveryMs ?? 60000;
     this.tokenMarginMs = o.tokenMarginMs ?? 300000;
@@ -178,12 +180,15 @@ export class Client {
    * The answer for `q`: `{items, list, requestId, code?}` exactly as the runtime sent it,
    * from the cache when this query was answered before for the current version. A query
    * shorter than minQueryChars answers `{items: [], code: 'query_too_short'}` locally.
+   * `within` (an item id, or null for none) overrides the client's for this call: only
+   * that item's descendants, at any depth, are suggested.
    */
-  async query(q, { signal } = {}) {
+  async query(q, { signal, within } = {}) {
+    const w = (within === undefined ? this.within : within) || null;
     const boot = await this.bootstrap();
     const nq = normalizeQuery(q);
     if ([...nq].length < boot.queryPolicy.minQueryChars) return { items: [], code: 'query_too_short' };
-    const ck = nq + '\u0000' + (this.locale || '') + '\u0000' + (this.limit || '');
+    const ck = nq + '\u0000' + (this.locale || '') + '\u0000' + (this.limit || '') + '\u0000' + (w || '');
     const hit = this.cache.get(ck);
     if (hit) {
       this.cache.delete(ck); // most recently used last
@@ -191,7 +196,7 @@ export class Client {
       return hit;
     }
     const mode = Date.now() < this.revalidateUntil ? 'no-cache' : 'default';
-    const ans = await this.get('/v1/query', { key: this.key, q: nq, locale: this.locale, limit: this.limit }, signal, mode);
+    const ans = await this.get('/v1/query', { key: this.key, q: nq, locale: this.locale, limit: this.limit, within: w }, signal, mode);
     ans.query = nq;
     if (ans.code !== 'quota_exceeded') {
       this.cache.set(ck, ans);

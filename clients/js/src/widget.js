@@ -25,7 +25,9 @@ let seq = 0;
 /**
  * Turns `input` into a combobox backed by `options.client` (a Client).
  * Options: client (required), onSelect(item, answer, position), onError(err),
- * ancestorsLabel(ancestors) -> string, injectStyles (default true), messages.
+ * ancestorsLabel(ancestors) -> string, injectStyles (default true), messages, within (an
+ * item id, or a function returning one or null, read at each query: only that item's
+ * descendants are suggested, e.g. the cities of the country chosen in another box).
  * Returns {close(), destroy(), get answer()}.
  */
 export function autocomplete(input, options) {
@@ -168,7 +170,8 @@ export function autocomplete(input, options) {
   function run(g, q) {
     if (ctrl) ctrl.abort(); // a stale request is cancelled, never awaited
     const c = (ctrl = new AbortController());
-    client.query(q, { signal: c.signal }).then(
+    const w = typeof o.within === 'function' ? o.within() : o.within;
+    client.query(q, w === undefined ? { signal: c.signal } : { signal: c.signal, within: w || null }).then(
       (ans) => g === gen && render(ans),
       (err) => g === gen && err.name !== 'AbortError' && fail(err),
     );

@@ -48,6 +48,25 @@ static void test_each_input_counts(void **state) {
   assert_string_not_equal(x, y);
 }
 
+/* within (docs/DESIGN.md §3.5): absent, the id is the one calls without it always had
+ * (pinned); given, each value its own id, apart from every limit. */
+static void test_within(void **state) {
+  char base[37], none[37], w1[37], w2[37], wl[37];
+  uint8_t t0[16], t1[16];
+  rid("pk_1", "an", "en", "sha256:00", base);
+  assert_string_equal(base, "req_6d5cb9d5915f280a1878555eb7cd1178");
+  sg__reqid_derive_within("pk_1", 4, "an", 2, "en", "sha256:00", 10, NULL, 0, none, t0);
+  assert_string_equal(base, none);
+  const char *a = "itm_AAAAAAAAAAAAAAAAAAAAAA", *b = "itm_AAAAAAAAAAAAAAAAAAAAAB";
+  sg__reqid_derive_within("pk_1", 4, "an", 2, "en", "sha256:00", 10, a, 26, w1, t1);
+  sg__reqid_derive_within("pk_1", 4, "an", 2, "en", "sha256:00", 10, b, 26, w2, NULL);
+  sg__reqid_derive_within("pk_1", 4, "an", 2, "en", "sha256:00", 3, a, 26, wl, NULL);
+  assert_string_not_equal(base, w1);
+  assert_string_not_equal(w1, w2);
+  assert_string_not_equal(w1, wl);
+  assert_memory_not_equal(t0, t1, 16); /* the ETag's tag moves with it */
+}
+
 static void test_random(void **state) {
   char a[37], b[37];
   sg__reqid_random(a);
@@ -61,6 +80,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_deterministic),
       cmocka_unit_test(test_each_input_counts),
+      cmocka_unit_test(test_within),
       cmocka_unit_test(test_random),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,21 @@ typedef struct {
 struct sgt_bf {
   bf_item *items;
   size_t n;
+  unsigned char *keep; /* DESIGN.md §3.5: per item, 1 when it passes the within filter */
 };
+
+/* Whether item i is a descendant of the filter's item (all items when there is none). */
+static int kept(const sgt_bf *bf, size_t i) { return !bf->keep || bf->keep[i]; }
+
+static const sgt_bf *sort_bf;
+static int cmp_by_id(const void *a, const void *b) {
+  return strcmp(sort_bf->items[*(const size_t *)a].item->id,
+                sort_bf->items[*(const size_t *)b].item->id);
+}
+static void sgt__bf_sort_ids(const sgt_bf *bf, size_t *by) {
+  sort_bf = bf;
+  qsort(by, bf->n, sizeof *by, cmp_by_id);
+}
 
 static int norm(const char *s, ntext *t) { return sg_normalize(s, strlen(s), &t->text, &t->len); }
 
@@ -73,8 +87,49 @@ sgt_bf *sgt_bf_new(const sg_compile_item *items, size_t n, const char *tag) {
   return bf;
 }
 
+/* §3.5 straight from the text: an item is kept when the id is among its ancestors, found
+ * by walking its parentId chain (a step bound guards against a cycle). */
+void sgt_bf_set_within(sgt_bf *bf, const char *id) {
+  free(bf->keep);
+  bf->keep = NULL;
+  if (!id) return;
+  bf->keep = calloc(bf->n ? bf->n : 1, 1);
+  if (!bf->keep) abort();
+  /* the items by id, for the walk */
+  size_t *by = malloc((bf->n ? bf->n : 1) * sizeof *by);
+  if (!by) abort();
+  for (size_t i = 0; i < bf->n; i++) by[i] = i;
+  sgt__bf_sort_ids(bf, by);
+  for (size_t i = 0; i < bf->n; i++) {
+    const char *p = bf->items[i].item->parent_id;
+    for (size_t steps = 0; p && steps <= bf->n; steps++) {
+      if (strcmp(p, id) == 0) {
+        bf->keep[i] = 1;
+        break;
+      }
+      size_t lo = 0, hi = bf->n;
+      const char *next = NULL;
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(bf->items[by[mid]].item->id, p);
+        if (c == 0) {
+          next = bf->items[by[mid]].item->parent_id;
+          break;
+        }
+        if (c < 0)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      p = next;
+    }
+  }
+  free(by);
+}
+
 void sgt_bf_free(sgt_bf *bf) {
   if (!bf) return;
+  free(bf->keep);
   for (size_t i = 0; i < bf->n; i++) {
     free(bf->items[i].dv.text);
     if (bf->items[i].aliases)
@@ -128,7 +183,7 @@ size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]
     if (tier < 0 && later_word_prefix(nq, len, &b->dv)) tier = 2;
     for (size_t a = 0; tier < 0 && a < b->n_aliases; a++)
       if (later_word_prefix(nq, len, &b->aliases[a])) tier = 2;
-    if (tier >= 0) m[nm++] = (match){tier, b, i};
+    if (tier >= 0 && kept(bf, i)) m[nm++] = (match){tier, b, i};
   }
   qsort(m, nm, sizeof *m, cmp_match);
   size_t k = nm < 10 ? nm : 10;
@@ -265,7 +320,7 @@ size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, 
         if (t->text[p - 1] == ' ')
           consider(&be, &bt, edits_of(q, n, t->text + p, t->len - p, NULL), 2);
     }
-    if (be <= k) m[nm++] = (kmatch){be, bt, b, i};
+    if (be <= k && kept(bf, i)) m[nm++] = (kmatch){be, bt, b, i};
   }
   qsort(m, nm, sizeof *m, cmp_kmatch);
   size_t r = nm < 10 ? nm : 10;

@@ -38,6 +38,10 @@ unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb);
  * its own aliases (they then match like aliases in every respect). 0, or -1 on OOM. */
 int sgt_bf_add_synonyms(sgt_bf *bf, const sg_synonym_set *sets, size_t n);
 
+/* DESIGN.md §3.5: from now on the queries keep only the items that have the item id among
+ * their ancestors (any depth); NULL removes the filter. */
+void sgt_bf_set_within(sgt_bf *bf, const char *id);
+
 /* The display value the item shows in the prepared locale (not normalised). */
 const char *sgt_bf_display(const sgt_bf *bf, size_t item);
 

@@ -320,6 +320,24 @@ static void poke(const sg_artifact *a) {
       for (size_t k = 0; k < r.n; k++)
         for (uint32_t b = 0; b < r.items[k].len; b++) sum += (unsigned char)r.items[k].json[b];
     }
+  /* Filtered by ancestor (within.c), for a few of the artifact's own ids. */
+  for (uint32_t o = 0; o < sg_artifact_item_count(a) && o < 40; o += 3) {
+    sg_artifact_query(a, 0, "", 0, &r);
+    for (size_t k = 0; k < r.n; k++) {
+      char id[64];
+      if (sgt_fragment_id(r.items[k].json, r.items[k].len, id, sizeof id)) continue;
+      sg_within w;
+      if (sg_artifact_within(a, id, strlen(id), &w)) continue;
+      for (size_t i = 0; i < sizeof qs / sizeof *qs; i++)
+        for (unsigned kk = 0; kk < 3; kk++) {
+          sg_artifact_query_within(a, (int)(o % 4) - 1, qs[i], strlen(qs[i]), kk, &w, &r);
+          assert_true(r.n <= SG_BUCKET_ITEMS);
+          for (size_t j = 0; j < r.n; j++)
+            for (uint32_t b = 0; b < r.items[j].len; b++) sum += (unsigned char)r.items[j].json[b];
+        }
+      break;
+    }
+  }
   (void)sum;
   const char *tag;
   sg_artifact_resolve_locale(a, "fr-CA", &tag);
@@ -377,6 +395,65 @@ static void test_random_corruption(void **s) {
   sgt_list_free(&l);
 }
 
+/* The filter's sections (format.h, SG__EXT_TREE and SG__EXT_WITHIN): every word of them
+ * overwritten at random is either refused at open or leaves every filtered query in
+ * bounds (ASan in the -san build); a list without parents has neither section. */
+static void test_within_sections_corrupted(void **s) {
+  (void)s;
+  sgt_list l;
+  sgt_list_gen(&l, 80, 4242);
+  sg_buf out;
+  compile_list(&l, &out);
+  uint64_t ext_off, n_ext;
+  memcpy(&ext_off, out.data + 72, 8);
+  memcpy(&n_ext, out.data + 80, 8);
+  assert_true(n_ext >= 2); /* the tree and at least one locale */
+  uint64_t st = 777;
+  size_t opened = 0, refused = 0;
+  char *cp = malloc(out.len);
+  for (int iter = 0; iter < 3000; iter++) {
+    memcpy(cp, out.data, out.len);
+    const unsigned char *rec = (const unsigned char *)out.data + ext_off + 24 * sgt_rand_below(&st, n_ext);
+    uint64_t so, sl;
+    memcpy(&so, rec + 8, 8);
+    memcpy(&sl, rec + 16, 8);
+    if (sl < 4) continue;
+    size_t at = so + 4 * sgt_rand_below(&st, sl / 4);
+    uint32_t v = sgt_rand_below(&st, 2) ? (uint32_t)sgt_rand(&st) : (uint32_t)sgt_rand_below(&st, 200);
+    memcpy(cp + at, &v, 4);
+    sg_artifact *a;
+    if (sg_artifact_open_mem(cp, out.len, &a) == 0) {
+      opened++;
+      poke(a);
+      sg_artifact_close(a);
+    } else {
+      refused++;
+    }
+  }
+  free(cp);
+  assert_true(refused > 0);
+  sg_buf_free(&out);
+  sgt_list_free(&l);
+
+  sg_compile_item it[] = {mk("itm_a", "A", "Andorra la Vella", 3, NULL),
+                          mk("itm_b", "B", "Anderlecht", 2, NULL)};
+  sg_compile_opts opts = {"en", (const char *const[]){"en"}, 1, 0};
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(it, 2, &opts, &out), 0);
+  memcpy(&n_ext, out.data + 80, 8);
+  assert_int_equal(n_ext, 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  sg_within w;
+  sg_query_result r;
+  assert_int_equal(sg_artifact_within(a, "itm_a", 5, &w), 0);
+  sg_artifact_query_within(a, 0, "and", 3, 0, &w, &r);
+  assert_int_equal(r.n, 0);
+  assert_int_equal(sg_artifact_within(a, "itm_zz", 6, &w), -1);
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
 /* Format versions (docs/ARTIFACT.md): this build writes format 6 and opens 6 and the
  * previous release's 5 (a real 0.2.0 artifact of the fuzz corpus) by its rules; any
  * other version, and an extension directory of unknown kinds, is refused. */
@@ -421,6 +498,31 @@ static void test_format_versions(void **s) {
   sg_query_result r;
   sg_artifact_query(a, 0, "sant", 4, &r);
   assert_true(r.n > 0);
+  /* The filter by ancestor on format 5 (no sections): read from the fragments. The
+   * answer is every match that lists the ancestor, in the unfiltered order. */
+  static const char anc[] = "itm_city_3041563";
+  sg_within w;
+  assert_int_equal(sg_artifact_within(a, anc, strlen(anc), &w), 0);
+  for (unsigned k = 0; k < 3; k++) {
+    sg_query_result f;
+    sg_artifact_query_within(a, 0, "", 0, k, &w, &f);
+    assert_true(f.n > 0);
+    for (size_t i = 0; i < f.n; i++) {
+      const char *an = memmem(f.items[i].json, f.items[i].len, "\"ancestors\"", 11);
+      assert_non_null(an);
+      assert_non_null(memmem(an, f.items[i].len - (size_t)(an - f.items[i].json), anc, strlen(anc)));
+    }
+  }
+  sg_query_result all, f;
+  sg_artifact_query(a, 0, "e", 1, &all);
+  sg_artifact_query_within(a, 0, "e", 1, 0, &w, &f);
+  size_t j = 0;
+  for (size_t i = 0; i < all.n && j < f.n; i++)
+    if (memmem(all.items[i].json, all.items[i].len, "\"ancestors\"", 11) &&
+        memmem(all.items[i].json, all.items[i].len, anc, strlen(anc)) &&
+        memmem(all.items[i].json, all.items[i].len, anc, strlen(anc)) != all.items[i].json + 11)
+      assert_ptr_equal(all.items[i].json, f.items[j++].json);
+  assert_int_equal(sg_artifact_within(a, "itm_nope", 8, &w), -1);
   sg_artifact_close(a);
 }
 
@@ -445,6 +547,7 @@ int main(void) {
       cmocka_unit_test(test_truncations_rejected),
       cmocka_unit_test(test_random_corruption),
       cmocka_unit_test(test_format_versions),
+      cmocka_unit_test(test_within_sections_corrupted),
       cmocka_unit_test(test_garbage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,23 @@
 
 static size_t g_queries, g_nonempty;
 
-static sgt_typo_stats g_typo;
+static sgt_typo_stats g_typo, g_within;
+
+/* The filters by ancestor (DESIGN.md §3.5) every query is also compared under: each a
+ * brute force restricted to the item's descendants (set by run_one per locale). */
+#define MAX_W 4
+static const char *g_w_id[MAX_W];
+static sgt_bf *g_w_bf[MAX_W];
+static size_t g_n_w;
+
+static void check_within(const sg_artifact *art, int loc, const sgt_list *l, const char *nq,
+                         size_t len, unsigned k, uint64_t seed) {
+  for (size_t w = 0; w < g_n_w; w++)
+    if (sgt_check_within(art, loc, g_w_bf[w], l->items, nq, len, k, g_w_id[w], &g_within)) {
+      fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
+      fail();
+    }
+}
 
 static void check_query_k(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
                           const char *nq, size_t len, unsigned k, uint64_t seed) {
@@ -31,6 +47,7 @@ static void check_query_k(const sg_artifact *art, int loc, const sgt_bf *bf, con
     fprintf(stderr, "seed %llu\n", (unsigned long long)seed);
     fail();
   }
+  check_within(art, loc, l, nq, len, k, seed);
 }
 
 /* A random policy's budget for a query of n code points (section 3.1). */
@@ -76,6 +93,31 @@ static void typo_queries(const sg_artifact *art, int loc, const sgt_bf *bf, cons
 /* Compares one query; on a difference prints both answers and fails. */
 static void check_query(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
                         const char *nq, size_t len, uint64_t seed) {
+  /* Filtered (DESIGN.md §3.5): byte prefixes, as the unfiltered comparison below. */
+  for (size_t w = 0; w < g_n_w; w++) {
+    size_t want[10];
+    size_t nw = sgt_bf_query(g_w_bf[w], nq, len, want);
+    sg_query_result got = {.n = 0};
+    sg_within wi;
+    if (sg_artifact_within(art, g_w_id[w], strlen(g_w_id[w]), &wi) == 0)
+      sg_artifact_query_within(art, loc, nq, len, 0, &wi, &got);
+    g_within.queries++;
+    if (nw) g_within.nonempty++;
+    int same = got.n == nw;
+    for (size_t i = 0; same && i < nw; i++) {
+      char id[64];
+      same = sgt_fragment_id(got.items[i].json, got.items[i].len, id, sizeof id) == 0 &&
+             strcmp(id, l->items[want[i]].id) == 0 && got.items[i].edits == 0;
+    }
+    if (!same) {
+      fprintf(stderr, "seed %llu locale %d within %s query [%.*s]: want %zu items, got %zu\n",
+              (unsigned long long)seed, loc, g_w_id[w], (int)len, nq, nw, got.n);
+      for (size_t i = 0; i < nw; i++) fprintf(stderr, "  want %s\n", l->items[want[i]].id);
+      for (size_t i = 0; i < got.n; i++)
+        fprintf(stderr, "  got  %.*s\n", (int)got.items[i].len, got.items[i].json);
+      fail();
+    }
+  }
   size_t want[10];
   size_t nw = sgt_bf_query(bf, nq, len, want);
   sg_query_result got;
@@ -152,6 +194,36 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_tex
     sgt_bf *bf = sgt_bf_new(l.items, l.n, sgt_locales[loc]);
     assert_non_null(bf);
     assert_int_equal(sgt_bf_add_synonyms(bf, g_syn, g_syn_sets), 0);
+    /* Ancestors to filter by: the parent of a random item that has one (two of them),
+     * a random item (often a leaf: no descendants), and an id the list does not hold. */
+    g_n_w = 0;
+    for (size_t w = 0; w < MAX_W; w++) {
+      const char *id = "itm_absentAbsentAbsent000";
+      if (w < 2 && n) {
+        for (size_t tries = 0; tries < 20; tries++) {
+          const sg_compile_item *it = &l.items[sgt_rand_below(&st, n)];
+          if (it->parent_id) {
+            id = it->parent_id;
+            /* the second: its root, the largest subtree around */
+            for (size_t up = 0; w == 1 && up < n; up++) {
+              size_t j = 0;
+              while (j < n && strcmp(l.items[j].id, id) != 0) j++;
+              if (j == n || !l.items[j].parent_id) break;
+              id = l.items[j].parent_id;
+            }
+            break;
+          }
+        }
+      } else if (w == 2 && n) {
+        id = l.items[sgt_rand_below(&st, n)].id;
+      }
+      sgt_bf *wb = sgt_bf_new(l.items, l.n, sgt_locales[loc]);
+      assert_non_null(wb);
+      assert_int_equal(sgt_bf_add_synonyms(wb, g_syn, g_syn_sets), 0);
+      sgt_bf_set_within(wb, id);
+      g_w_id[g_n_w] = id;
+      g_w_bf[g_n_w++] = wb;
+    }
     check_query(art, loc, bf, &l, "", 0, seed);
     /* Every prefix of every phrase: what reaches items through their synonym aliases. */
     for (size_t i = 0; i < g_syn_sets; i++) {
@@ -178,6 +250,8 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_tex
       if (nl > 2) check_query(art, loc, bf, &l, nq, (size_t)nl - 1, seed);
     }
     sgt_bf_free(bf);
+    for (size_t w = 0; w < g_n_w; w++) sgt_bf_free(g_w_bf[w]);
+    g_n_w = 0;
   }
   sg_artifact_close(art);
   sg_buf_free(&out);
@@ -215,6 +289,10 @@ static void test_large_lists(void **state) {
           "typo property: %zu queries compared (%zu with matches, %zu items with edits), 0 "
           "differences in items, order, keys and highlights\n",
           g_typo.queries, g_typo.nonempty, g_typo.fuzzy_items);
+  fprintf(stderr,
+          "within property: %zu filtered queries compared (%zu with matches, %zu items with "
+          "edits), 0 differences\n",
+          g_within.queries, g_within.nonempty, g_within.fuzzy_items);
 }
 
 int main(void) {

@@ -16,11 +16,24 @@
  * each item's (edits, tier) and its highlight. */
 int sgt_check_typo(const sg_artifact *art, int loc, const sgt_bf *bf, const sg_compile_item *items,
                    const char *nq, size_t len, unsigned k, sgt_typo_stats *stats) {
+  return sgt_check_within(art, loc, bf, items, nq, len, k, NULL, stats);
+}
+
+int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
+                     const sg_compile_item *items, const char *nq, size_t len, unsigned k,
+                     const char *within, sgt_typo_stats *stats) {
   size_t want[10];
   unsigned we[10], wt[10];
   size_t nw = sgt_bf_query_k(bf, nq, len, k, want, we, wt);
   sg_query_result got;
-  sg_artifact_query_k(art, loc, nq, len, k, &got);
+  if (!within) {
+    sg_artifact_query_k(art, loc, nq, len, k, &got);
+  } else {
+    sg_within w;
+    got.n = 0;
+    if (sg_artifact_within(art, within, strlen(within), &w) == 0)
+      sg_artifact_query_within(art, loc, nq, len, k, &w, &got);
+  }
   stats->queries++;
   if (nw) stats->nonempty++;
   int same = got.n == nw;
@@ -54,8 +67,8 @@ int sgt_check_typo(const sg_artifact *art, int loc, const sgt_bf *bf, const sg_c
     }
   }
   if (!same) {
-    fprintf(stderr, "locale %d k %u query [%.*s]: %s differ; want %zu, got %zu\n", loc, k, (int)len,
-            nq, why, nw, got.n);
+    fprintf(stderr, "locale %d k %u within %s query [%.*s]: %s differ; want %zu, got %zu\n", loc,
+            k, within ? within : "-", (int)len, nq, why, nw, got.n);
     for (size_t i = 0; i < nw; i++)
       fprintf(stderr, "  want %s e%u t%u\n", items[want[i]].id, we[i], wt[i]);
     for (size_t i = 0; i < got.n; i++)

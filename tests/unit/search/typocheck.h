@@ -17,6 +17,13 @@ typedef struct {
 int sgt_check_typo(const sg_artifact *art, int loc, const sgt_bf *bf, const sg_compile_item *items,
                    const char *nq, size_t len, unsigned k, sgt_typo_stats *stats);
 
+/* The same for a query filtered by ancestor (DESIGN.md §3.5): sg_artifact_within and
+ * sg_artifact_query_within against bf, whose filter (sgt_bf_set_within) the caller set to
+ * within; within NULL is sgt_check_typo. */
+int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
+                     const sg_compile_item *items, const char *nq, size_t len, unsigned k,
+                     const char *within, sgt_typo_stats *stats);
+
 /* Applies 1 or 2 random edits (insert, delete, substitute, swap of code points) to
  * nt[0..len) and normalises the result into out; returns its length (0: nothing left). */
 size_t sgt_random_edits(const char *nt, size_t len, uint64_t *st, char *out, size_t cap);
