@@ -33,6 +33,14 @@ typedef struct {
   const unsigned char *branch;                /* n_keys * SG__BRANCH_SIZE bytes */
   const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
   uint64_t n_skip[SG__SKIP_TABLES];
+  /* Tiers 3 and 4 (extension sections SG__EXT_CANDS and SG__EXT_RUNON, checked at
+   * open; NULL when the artifact has none: a format-5 artifact never does). */
+  const unsigned char *cand_start; /* item_count + 1 u32 */
+  const unsigned char *cand_off;   /* u32 text offsets */
+  const unsigned char *runon;      /* n_runon records (u32 text offset, u32 ordinal) */
+  uint64_t n_runon;
+  const unsigned char *runon_buckets; /* n_runon_buckets bucket records */
+  uint64_t n_runon_buckets;
 } locale_view;
 
 struct sg_artifact {
@@ -79,6 +87,16 @@ void sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t
  * to top, each valued base | tier << 32 | ordinal (base carries the edits). */
 void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
                    uint64_t base, sg__top10 *top);
+
+/* ---- words in any order and run together (words.c) ---- */
+
+/* Adds to top the items matching nq[0..len) at tier 3 or 4 (docs/DESIGN.md §3.3), with
+ * zero edits, as far as they can enter it: top holds the zero-edit matches of tiers 0-2.
+ * Nothing when the locale has no such sections. Allocates nothing. */
+void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                      sg__top10 *top);
+/* Checks locale loc's tier 3 and 4 sections (if any) and points v at them. 0 or -1. */
+int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v);
 
 /* ---- typo search (typo_search.c) ---- */
 
