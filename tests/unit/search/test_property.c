@@ -1,6 +1,6 @@
 /*
  * THE property: for random lists and thousands of queries, sg_artifact_query returns
- * exactly what the brute-force reading of docs/DESIGN.md §3 returns (bruteforce.c),
+ * exactly what the brute-force reading of docs/DESIGN.md §3-3.4 returns (bruteforce.c),
  * in every locale. Queries are every byte prefix of random keys (whole normalised texts
  * and their word suffixes), random normalised strings, and the empty string.
  */
@@ -69,6 +69,24 @@ static void typo_queries(const sg_artifact *art, int loc, const sgt_bf *bf, cons
     check_query_k(art, loc, bf, l, q, ql, random_budget(st, cp_len(q, ql)), seed);
     check_query_k(art, loc, bf, l, nt + start, plen, random_budget(st, cp_len(nt + start, plen)),
                   seed);
+  }
+  free(nt);
+}
+
+/* Queries for tiers 3 and 4 (section 3.3) from text: shuffled words with the last one
+ * cut short, prefixes with spaces removed or added; each under a random policy (typos
+ * never apply to these tiers, but may compete with them) and without typos. */
+static void words_queries(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
+                          const char *text, uint64_t *st, uint64_t seed, size_t count) {
+  char *nt;
+  size_t nl;
+  assert_int_equal(sg_normalize(text, strlen(text), &nt, &nl), 0);
+  for (size_t c = 0; c < count && nl > 0; c++) {
+    char q[2400];
+    size_t ql = sgt_words_query(nt, nl, st, q, sizeof q);
+    if (ql == 0) continue;
+    check_query_k(art, loc, bf, l, q, ql, random_budget(st, cp_len(q, ql)), seed);
+    check_query_k(art, loc, bf, l, q, ql, 0, seed);
   }
   free(nt);
 }
@@ -169,6 +187,7 @@ static void run_one(size_t n, uint64_t seed, size_t n_texts, size_t typo_per_tex
           text = it->locales[k].display_value;
       all_prefixes(art, loc, bf, &l, text, seed);
       typo_queries(art, loc, bf, &l, text, &st, seed, typo_per_text);
+      words_queries(art, loc, bf, &l, text, &st, seed, typo_per_text + 2);
       /* A random text, most of which match nothing or only partially. */
       const char *r = sgt_list_text(&l, &st, 3);
       char nq[1024];
@@ -213,8 +232,11 @@ static void test_large_lists(void **state) {
           g_nonempty);
   fprintf(stderr,
           "typo property: %zu queries compared (%zu with matches, %zu items with edits), 0 "
-          "differences in items, order, keys and highlights\n",
-          g_typo.queries, g_typo.nonempty, g_typo.fuzzy_items);
+          "differences in items, order, keys and highlights (%zu items at tier 3, %zu at tier "
+          "4)\n",
+          g_typo.queries, g_typo.nonempty, g_typo.fuzzy_items, g_typo.tier3_items,
+          g_typo.tier4_items);
+  assert_true(g_typo.tier3_items > 100 && g_typo.tier4_items > 100);
 }
 
 int main(void) {
