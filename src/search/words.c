@@ -11,7 +11,8 @@
  * with the same bytes, so the item still appears). The search takes the smallest of the
  * m ranges and verifies each item found there against all its candidate texts
  * (SG__EXT_CANDS), so the answer is exact; items that could no longer enter the top 10
- * are not verified.
+ * are not verified. When the two smallest ranges are both large, only the items in both
+ * (a set of the smaller's ordinals, probed in the other's order) are verified.
  *
  * Tier 4. The run-together index (SG__EXT_RUNON) holds every candidate text of every item
  * sorted by its bytes with spaces skipped, so the candidates q (spaces skipped) is a
@@ -120,29 +121,71 @@ static void word_range(const locale_view *v, const char *w, size_t wl, bool exac
   *phi = b;
 }
 
+/* Verifies item ord (unless it cannot enter top any more or is in it) and adds it. */
+static void try_item(const locale_view *v, uint32_t ord, const sg__qwords *q, sg__top10 *top) {
+  if (top->n == SG_BUCKET_ITEMS && (T3 | ord) >= top->v[SG_BUCKET_ITEMS - 1]) return;
+  if (in_top(top, ord)) return;
+  if (item_t3(v, ord, q)) sg__top10_add(top, T3 | ord);
+}
+
+/* The intersection of the two smallest ranges, when it pays: reading key records in
+ * order costs a few nanoseconds, verifying an item a few cache misses. A per-thread
+ * open-addressing set of the smaller range's ordinals (value ord + 1; a verified one is
+ * overwritten with TOMB, which no lookup equals, so it is verified once). */
+#define SET_MAX (1u << 18)
+#define TOMB UINT32_MAX
+static _Thread_local uint32_t tl_set[SET_MAX];
+
+static inline uint32_t set_hash(uint32_t ord, uint32_t mask) {
+  return (uint32_t)(ord * 0x9E3779B1u) & mask;
+}
+
 static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *top) {
   sg__qwords q;
   sg__qwords_parse(nq, len, &q);
   if (q.m == 0) return;
-  uint64_t lo = 0, hi = 0, best = UINT64_MAX;
-  for (size_t i = 0; i < q.m && best; i++) {
-    uint64_t l, h;
-    word_range(v, q.w[i], q.len[i], i + 1 < q.m, &l, &h);
-    if (h - l < best) {
-      best = h - l;
-      lo = l;
-      hi = h;
+  uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
+  size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
+  for (size_t i = 0; i < q.m; i++) {
+    word_range(v, q.w[i], q.len[i], i + 1 < q.m, &lo[i], &hi[i]);
+    if (hi[i] - lo[i] < hi[a] - lo[a] || i == 0) {
+      if (i) b = a;
+      a = i;
+    } else if (b == SIZE_MAX || hi[i] - lo[i] < hi[b] - lo[b]) {
+      b = i;
     }
   }
-  uint32_t last_fail = UINT32_MAX;
-  for (uint64_t i = lo; i < hi; i++) {
+  uint64_t na = hi[a] - lo[a];
+  if (na == 0) return;
+  uint64_t nb = hi[b] - lo[b];
+  if (na <= 64 || na * 4 > SET_MAX || nb > 48 * na) {
+    uint32_t last = UINT32_MAX;
+    for (uint64_t i = lo[a]; i < hi[a]; i++) {
+      uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
+      if (ord == last) continue;
+      last = ord;
+      try_item(v, ord, &q, top);
+    }
+    return;
+  }
+  uint32_t cap = 64;
+  while (cap < na * 2) cap <<= 1;
+  uint32_t mask = cap - 1;
+  memset(tl_set, 0, cap * sizeof *tl_set);
+  for (uint64_t i = lo[a]; i < hi[a]; i++) {
     uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
-    if (top->n == SG_BUCKET_ITEMS && (T3 | ord) >= top->v[SG_BUCKET_ITEMS - 1]) continue;
-    if (ord == last_fail || in_top(top, ord)) continue;
-    if (item_t3(v, ord, &q))
-      sg__top10_add(top, T3 | ord);
-    else
-      last_fail = ord;
+    uint32_t h = set_hash(ord, mask);
+    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
+    tl_set[h] = ord + 1;
+  }
+  /* Only items in both ranges can match; each is verified once. */
+  for (uint64_t i = lo[b]; i < hi[b]; i++) {
+    uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
+    uint32_t h = set_hash(ord, mask);
+    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
+    if (!tl_set[h]) continue;
+    tl_set[h] = TOMB;
+    try_item(v, ord, &q, top);
   }
 }
 
