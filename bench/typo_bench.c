@@ -3,7 +3,7 @@
  * of every answer (so two builds can be shown to answer the same):
  *
  *   typo_bench --artifact A.art --content-hash sha256:… --exact FILE --typo FILE
- *              [--rounds 3] [--highlight 1]
+ *              [--rounds 3] [--highlight 1] [--typos 0]
  *
  * FILE holds one raw query per line (query_bench --queries-out / --typo-queries-out).
  * Per query: sg_normalize_into + sg_artifact_query_k with the default policy's budget
@@ -56,6 +56,7 @@ static char **read_lines(const char *path, size_t *n) {
 
 static unsigned long long sum;
 static int with_highlight;
+static int typos = 1; /* --typos 0: every query without typos (budget 0) */
 
 static void answer(const sg_artifact *a, const char *q) {
   char nb[1024];
@@ -64,7 +65,7 @@ static void answer(const sg_artifact *a, const char *q) {
   for (size_t i = 0; i < len; i++) ncp += ((unsigned char)nb[i] & 0xC0) != 0x80;
   sg_typo_policy pol = SG_TYPO_POLICY_DEFAULT;
   sg_query_result r;
-  sg_artifact_query_k(a, 0, nb, len, sg_typo_budget(&pol, ncp), &r);
+  sg_artifact_query_k(a, 0, nb, len, typos ? sg_typo_budget(&pol, ncp) : 0, &r);
   unsigned long long h = r.n;
   for (size_t i = 0; i < r.n; i++) {
     for (uint32_t j = 0; j < r.items[i].len; j++)
@@ -105,6 +106,8 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--highlight"))
       with_highlight = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--typos"))
+      typos = atoi(argv[i + 1]);
   }
   if (!art || !hash || !ef || !tf || rounds < 1) {
     fprintf(stderr, "usage: typo_bench --artifact A --content-hash H --exact F --typo F\n");

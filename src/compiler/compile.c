@@ -598,8 +598,6 @@ static int ext_write_dir(ext_list *x, sg_buf *out, size_t base, uint64_t *dir_of
   return 0;
 }
 
-/* ---- one locale --------------------------------------------------------------------- */
-
 typedef struct {
   const item_set *s;
   const char *tag;
@@ -660,6 +658,136 @@ done:
   return rc;
 }
 
+/* ---- tiers 3 and 4: candidate texts and the run-together index (DESIGN §3.3) --------- */
+
+typedef struct {
+  uint32_t *v;
+  size_t n, cap;
+} u32_vec;
+
+static int u32_push(u32_vec *x, uint32_t v) {
+  uint32_t *p = grow(x->v, x->n, &x->cap, sizeof *p, 1024);
+  if (!p) return -1;
+  x->v = p;
+  x->v[x->n++] = v;
+  return 0;
+}
+
+/* The first 8 bytes of NUL-terminated s with its spaces skipped, big-endian, zero padded
+ * (normalised text has no NUL, so equal values of shorter texts mean equal texts). */
+static uint64_t runon_prefix8(const char *s) {
+  uint64_t v = 0;
+  unsigned i = 0;
+  for (; i < 8 && *s; s++)
+    if (*s != ' ') {
+      v = v << 8 | (unsigned char)*s;
+      i++;
+    }
+  return i ? v << (8 * (8 - i)) : 0;
+}
+
+/* Bytes of a and b (spaces skipped) compared: the order of the run-together index. */
+static int runon_text_cmp(const char *a, const char *b) {
+  for (;;) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (*a != *b || !*a) return (unsigned char)*a < (unsigned char)*b ? -1 : *a != *b;
+    a++;
+    b++;
+  }
+}
+
+static int cmp_runon(const void *pa, const void *pb, void *ctx) {
+  const key_rec *a = pa, *b = pb;
+  const char *pool = ctx;
+  if (a->pfx != b->pfx) return a->pfx < b->pfx ? -1 : 1;
+  int c = runon_text_cmp(pool + a->off, pool + b->off);
+  if (c) return c;
+  return a->ord < b->ord ? -1 : a->ord > b->ord;
+}
+
+/* Bytes a and b (spaces skipped) share from their start. */
+static uint32_t runon_lcp(const char *a, const char *b) {
+  uint32_t n = 0;
+  for (;;) {
+    while (*a == ' ') a++;
+    while (*b == ' ') b++;
+    if (!*a || *a != *b) return n;
+    a++;
+    b++;
+    n++;
+  }
+}
+
+/* Appends the SG__EXT_CANDS and SG__EXT_RUNON sections of one locale: cands holds every
+ * item's candidate texts (pool offsets) by item index, cstart[i] .. cstart[i + 1]. */
+static int write_words(const locale_job *job, sg_buf *out, size_t base, const char *pool,
+                       const u32_vec *cands, const uint32_t *cstart, const uint32_t *order,
+                       const uint32_t *ord_of, size_t n) {
+  sg_buf sec;
+  sg_buf_init(&sec, 0);
+  key_vec rv = {0};
+  bucket_vec bv = {0};
+  uint32_t *lcp = NULL;
+  int rc = -1;
+  /* Candidates by ordinal. */
+  uint32_t at = 0;
+  for (size_t o = 0; o <= n; o++) {
+    if (put32(&sec, at)) goto done;
+    if (o < n) at += cstart[order[o] + 1] - cstart[order[o]];
+  }
+  for (size_t o = 0; o < n; o++)
+    for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++)
+      if (put32(&sec, cands->v[c])) goto done;
+  if (ext_append(job->exts, out, base, SG__EXT_CANDS, job->loc, sec.data, sec.len)) goto done;
+
+  /* The run-together records: one per distinct spaceless text of an item. */
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++)
+      if (key_push(&rv, (key_rec){runon_prefix8(pool + cands->v[c]), cands->v[c], 0,
+                                  ord_of[i]}))
+        goto done;
+  if (rv.n > 1) qsort_r(rv.v, rv.n, sizeof *rv.v, cmp_runon, (void *)pool);
+  size_t m = 0;
+  for (size_t j = 0; j < rv.n; j++) {
+    if (m && rv.v[m - 1].ord == rv.v[j].ord && rv.v[m - 1].pfx == rv.v[j].pfx &&
+        runon_text_cmp(pool + rv.v[m - 1].off, pool + rv.v[j].off) == 0)
+      continue;
+    rv.v[m++] = rv.v[j];
+  }
+  rv.n = m;
+  if (m >= UINT32_MAX) goto done;
+  lcp = malloc((m ? m : 1) * sizeof *lcp);
+  if (!lcp) goto done;
+  for (size_t j = 0; j < m; j++)
+    lcp[j] = j ? runon_lcp(pool + rv.v[j - 1].off, pool + rv.v[j].off) : 0;
+  if (build_buckets(rv.v, m, lcp, &bv)) goto done;
+  if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
+  sec.len = 0;
+  unsigned char h[16];
+  sg__wr64(h, m);
+  sg__wr64(h + 8, bv.n);
+  if (sg_buf_append(&sec, h, sizeof h)) goto done;
+  for (size_t j = 0; j < m; j++)
+    if (put32(&sec, rv.v[j].off) || put32(&sec, rv.v[j].ord)) goto done;
+  for (size_t j = 0; j < bv.n; j++) {
+    const bucket_rec *b = &bv.v[j];
+    if (put32(&sec, b->lo) || put32(&sec, b->hi) || put32(&sec, b->top.n)) goto done;
+    for (uint32_t t = 0; t < 10; t++)
+      if (put32(&sec, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+  }
+  rc = ext_append(job->exts, out, base, SG__EXT_RUNON, job->loc, sec.data, sec.len);
+done:
+  sg_buf_free(&sec);
+  free(rv.v);
+  free(bv.v);
+  free(lcp);
+  return rc;
+}
+
+/* ---- one locale --------------------------------------------------------------------- */
+
+
 /* Builds and appends the text, key, bucket and fragment index sections of one locale,
  * writing their positions into the locale record rec. */
 static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
@@ -682,8 +810,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
   uint32_t cand_off[SG__MAX_CANDIDATES];
   sg__synonym_out syn_out = {.n = 0};
   sg_buf_init(&syn_out.text, 0);
+  /* Every item's candidate texts of tiers 3 and 4, by item index (cstart). */
+  u32_vec cands = {0};
+  uint32_t *cstart = malloc((n + 1) * sizeof *cstart);
   int rc = -1;
-  if (!dv_off || !dv_len || !order || !ord_of) goto done;
+  if (!dv_off || !dv_len || !order || !ord_of || !cstart) goto done;
   if (sg_buf_reserve(&pool, 0)) goto done;
 
   /* Normalise every text and collect the keys, deduplicated per item (one key text keeps
@@ -698,11 +829,14 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     if (off < 0) goto done;
     dv_off[i] = (uint32_t)off;
     dv_len[i] = len;
+    cstart[i] = (uint32_t)cands.n;
+    if (cands.n >= UINT32_MAX - 1 || u32_push(&cands, (uint32_t)off)) goto done;
     scratch.n = 0;
     if (add_text_keys(&scratch, &pool, (uint32_t)off, len, 0, i)) goto done;
     for (size_t a = 0; a < nal; a++) {
       int64_t ao = pool_add_normalized(&pool, al[a], &len);
       if (ao < 0) goto done;
+      if (cands.n >= UINT32_MAX - 1 || u32_push(&cands, (uint32_t)ao)) goto done;
       if (nal <= SG__MAX_CANDIDATES - 1) {
         cand_off[1 + a] = (uint32_t)ao;
         cand[1 + a].len = len;
@@ -719,6 +853,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
       for (size_t x = 0; x < syn_out.n; x++) {
         int64_t so = pool_add(&pool, syn_out.text.data + syn_out.off[x], syn_out.len[x]);
         if (so < 0) goto done;
+        if (cands.n >= UINT32_MAX - 1 || u32_push(&cands, (uint32_t)so)) goto done;
         if (add_text_keys(&scratch, &pool, (uint32_t)so, syn_out.len[x], 1, i)) goto done;
       }
     }
@@ -728,6 +863,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
       if (key_push(&keys, scratch.v[j])) goto done;
     }
   }
+  cstart[n] = (uint32_t)cands.n;
   if (keys.n > UINT32_MAX - 1) goto done;
 
   /* Ordinals: rank desc, normalised displayValue asc, id asc. */
@@ -824,6 +960,8 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     if (pad8(out, base)) goto done;
   }
 
+  if (write_words(job, out, base, pool.data, &cands, cstart, order, ord_of, n)) goto done;
+
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
    * reuses it, so a locale that only translates a few items costs only those. */
   sg__wr64(rec + SG__LOC_FRAGIDX_OFF, out->len - base);
@@ -863,6 +1001,8 @@ done:
   free(dv_len);
   free(order);
   free(ord_of);
+  free(cands.v);
+  free(cstart);
   return rc;
 }
 

@@ -62,6 +62,19 @@ enum {
    * any). Both are absent when no item has a parent. */
   SG__EXT_TREE,
   SG__EXT_WITHIN,
+
+  /* Per locale: every item's candidate texts of DESIGN §3.3 (displayValue, aliases,
+   * synonym aliases), by ordinal: u32 start[item_count + 1] (start[0] = 0, ascending),
+   * then u32 text offsets (into the locale's text pool) start[o] .. start[o + 1] of
+   * ordinal o. Tier 3 verifies an item against these. */
+  SG__EXT_CANDS,
+  /* Per locale: the run-together index of tier 4. u64 n_entries, u64 n_buckets, then
+   * n_entries records (u32 text offset, u32 ordinal), one per distinct candidate text
+   * of an item with its spaces removed, sorted by those bytes (spaces skipped, shorter
+   * first) and then ordinal; then n_buckets bucket records (SG__BUCKET_SIZE, tier 0)
+   * for every range a prefix selects holding more than T records, sorted by (lo, hi
+   * desc), exactly like the keys' buckets. */
+  SG__EXT_RUNON,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };
 /* Key reference of SG__EXT_WITHIN: u32 text offset (the key's text, to its NUL), u8 tier,

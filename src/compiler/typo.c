@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/normalize.h"
+#include "compiler/words.h"
 
 #define CAP SG__CAP
 
@@ -80,9 +81,59 @@ static bool ascii_query(const char *q, size_t len) {
   return true;
 }
 
+/* Adds the UTF-16 ranges of normalised code points [from, to) (map of ncp pairs) to
+ * out[0..*np) (kept sorted by start), merging ranges that touch or overlap. */
+static void add_range(const uint32_t *map, size_t ncp, size_t from, size_t to, uint32_t *out,
+                      size_t *np, size_t max) {
+  for (size_t k = from; k < to && k < ncp; k++) {
+    uint32_t a = map[2 * k], b = map[2 * k + 1];
+    size_t i = 0;
+    while (i < *np && out[2 * i] <= a) i++;
+    /* Merge with the pair before (start <= a) when it reaches a. */
+    if (i > 0 && a <= out[2 * i - 1]) {
+      if (b > out[2 * i - 1]) out[2 * i - 1] = b;
+      i--;
+    } else {
+      if (*np == max) continue;
+      memmove(out + 2 * i + 2, out + 2 * i, (*np - i) * 2 * sizeof *out);
+      out[2 * i] = a;
+      out[2 * i + 1] = b;
+      (*np)++;
+    }
+    /* The pair at i may now reach the ones after it. */
+    while (i + 1 < *np && out[2 * i + 2] <= out[2 * i + 1]) {
+      if (out[2 * i + 3] > out[2 * i + 1]) out[2 * i + 1] = out[2 * i + 3];
+      memmove(out + 2 * i + 2, out + 2 * i + 4, (*np - i - 2) * 2 * sizeof *out);
+      (*np)--;
+    }
+  }
+}
+
+/* Tiers 3 and 4 (docs/DESIGN.md §3.3) on the normalised displayValue norm[0..nl): the
+ * words of the lexicographically smallest assignment, or the run from the start through
+ * the last matched code point; 0 pairs when the displayValue does not match (the item
+ * matched through an alias). */
+static long words_highlight(const char *norm, size_t nl, const uint32_t *map, size_t ncp,
+                            const char *nq, size_t qlen, unsigned tier, uint32_t *out,
+                            size_t max) {
+  size_t np = 0;
+  if (tier == 3) {
+    sg__qwords q;
+    sg__qwords_parse(nq, qlen, &q);
+    size_t st[SG_T3_MAX_WORDS], ln[SG_T3_MAX_WORDS];
+    if (!sg__t3_assign(norm, nl, &q, st, ln)) return 0;
+    for (size_t i = 0; i < q.m; i++) add_range(map, ncp, st[i], st[i] + ln[i], out, &np, max);
+  } else {
+    size_t end = 0;
+    if (!sg__t4_applies(nq, qlen) || !sg__t4_match(norm, nq, qlen, &end)) return 0;
+    add_range(map, ncp, 0, end + 1, out, &np, max);
+  }
+  return (long)np;
+}
+
 long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen, unsigned edits,
                        unsigned tier, uint32_t *out, size_t max) {
-  if (tier == 1 || edits > SG_TYPO_MAX_K || qlen >= HL_MAX_BYTES) return 0;
+  if (tier == 1 || tier > 4 || edits > SG_TYPO_MAX_K || qlen >= HL_MAX_BYTES) return 0;
   static _Thread_local char norm[HL_MAX_BYTES];
   static _Thread_local uint32_t map[2 * HL_MAX_CP];
   static _Thread_local uint32_t q[HL_MAX_CP];
@@ -90,6 +141,8 @@ long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen
   long nl = sg_normalize_map(dv, dvlen, norm, sizeof norm, map, HL_MAX_CP, &ncp);
   if (nl == -1) return -1;
   if (nl < 0) return 0;
+  if (tier >= 3)
+    return edits ? 0 : words_highlight(norm, (size_t)nl, map, ncp, nq, qlen, tier, out, max);
   /* Candidates: the whole text for tier 0; for tier 2 each later word, left to right,
    * the first whose distance is the item's. */
   size_t start_cp = 0, plen = 0;

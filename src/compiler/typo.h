@@ -257,7 +257,10 @@ unsigned sg_typo_edits(const uint32_t *q, size_t n, const char *t, size_t *plen)
  * of UTF-16 offsets into its displayValue dv[0..dvlen) (raw UTF-8) covering the characters
  * whose normalisation forms the matched prefix. nq[0..qlen) is the normalised query. At
  * most max pairs are written to out (2 values each); returns their count, 0 for tier 1
- * or a tier-2 match through an alias, -1 when dv does not normalise. Allocates only for
+ * or a tier-2, 3 or 4 match through an alias, -1 when dv does not normalise. Tiers 3 and
+ * 4 (section 3.3, edits 0): the matched words of the lexicographically smallest
+ * assignment, or from the start through the last matched character; touching or
+ * overlapping ranges are merged and pairs sorted by start. Allocates only for
  * a displayValue whose decomposition passes SG_NORMALIZE_STACK_CP code points. */
 long sg_typo_highlight(const char *dv, size_t dvlen, const char *nq, size_t qlen, unsigned edits,
                        unsigned tier, uint32_t *out, size_t max);

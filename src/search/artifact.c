@@ -271,7 +271,8 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
   a->frags = (const char *)d + frags_off;
   for (uint32_t l = 0; l < n_loc; l++)
     if (check_locale(d, len, d + hsz + (size_t)l * SG__LOC_SIZE, (const char *)d + tags_off,
-                     tags_len, frags_len, a->n_items, &a->loc[l])) {
+                     tags_len, frags_len, a->n_items, &a->loc[l]) ||
+        sg__words_open(a, l, &a->loc[l])) {
       free(a);
       return -1;
     }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "compiler/format.h"
+#include "compiler/words.h"
 #include "search/artifact.h"
 
 /* One locale's sections (format.h), pointing into the artifact's bytes. */
@@ -37,6 +38,15 @@ typedef struct {
    * ord2pre and pre2ord (n_items u32 each), kstart (n_items + 1 u32) and the key
    * references (kstart[n_items] records), all checked at open. */
   const unsigned char *w_ord2pre, *w_pre2ord, *w_kstart, *w_refs;
+
+  /* Tiers 3 and 4 (extension sections SG__EXT_CANDS and SG__EXT_RUNON, checked at
+   * open; NULL when the artifact has none: a format-5 artifact never does). */
+  const unsigned char *cand_start; /* item_count + 1 u32 */
+  const unsigned char *cand_off;   /* u32 text offsets */
+  const unsigned char *runon;      /* n_runon records (u32 text offset, u32 ordinal) */
+  uint64_t n_runon;
+  const unsigned char *runon_buckets; /* n_runon_buckets bucket records */
+  uint64_t n_runon_buckets;
 } locale_view;
 
 struct sg_artifact {
@@ -94,6 +104,22 @@ void sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t
  * to top, each valued base | tier << 32 | ordinal (base carries the edits). */
 void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
                    uint64_t base, sg__top10 *top);
+
+/* ---- words in any order and run together (words.c) ---- */
+
+/* Adds to top the items matching nq[0..len) at tier 3 or 4 (docs/DESIGN.md §3.3), with
+ * zero edits, as far as they can enter it: top holds the zero-edit matches of tiers 0-2.
+ * Nothing when the locale has no such sections. Allocates nothing. */
+/* Offers item ord to top at tier 3 or 4 (zero edits) when one of its candidate texts
+ * matches: q parsed by sg__qwords_parse (q->m = 0: tier 3 does not apply), t4 from
+ * sg__t4_applies(nq, len). For a search that visits items one by one (the within
+ * filter); nothing when the artifact has no candidate section. */
+void sg__words_item(const locale_view *v, uint32_t ord, const sg__qwords *q, bool t4,
+                    const char *nq, size_t len, sg__top10 *top);
+void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                      sg__top10 *top);
+/* Checks locale loc's tier 3 and 4 sections (if any) and points v at them. 0 or -1. */
+int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v);
 
 /* ---- typo search (typo_search.c) ---- */
 

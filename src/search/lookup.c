@@ -116,6 +116,8 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
   uint64_t lo, hi;
   sg__prefix_range(v, nq, len, &lo, &hi);
   if (lo < hi) sg__range_top(a, v, lo, hi, 0, &top);
+  /* Tiers 3 and 4 (zero edits, after tiers 0-2): whether or not typos are allowed. */
+  if (v->cand_start || v->runon) sg__words_search(a, v, nq, len, &top);
   /* Zero edits beat any typo: ten exact matches are the answer. */
   if (k > 0 && top.n < SG_BUCKET_ITEMS && len > 0) sg__typo_search(a, v, nq, len, k, &top);
   for (uint32_t j = 0; j < top.n; j++) {

@@ -208,6 +208,10 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
         if (t1.n && fragment_within(a, v, ord, w)) sg__top10_add(&top, t1.v[0]);
       }
   } else if (v->w_refs) {
+    /* Tiers 3 and 4 (DESIGN §3.3) of every member, when the query can match at them. */
+    sg__qwords qw;
+    sg__qwords_parse(nq, len, &qw);
+    bool t4 = sg__t4_applies(nq, len), words = v->cand_start && (qw.m || t4);
     uint32_t r0 = sg__rd32(v->w_kstart + 4 * (uint64_t)w->lo);
     uint32_t r1 = sg__rd32(v->w_kstart + 4 * (uint64_t)w->hi);
     if (hi - lo < (uint64_t)(r1 - r0)) {
@@ -218,7 +222,7 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
         if (p >= w->lo && p < w->hi)
           sg__top10_add(&top, (uint64_t)(x >> SG__KEY_TIER_SHIFT) << 32 | ord);
       }
-      if (k == 0 || top.n == SG_BUCKET_ITEMS) goto out;
+      if (top.n == SG_BUCKET_ITEMS || (k == 0 && !words)) goto out;
     }
     for (uint32_t p = w->lo; p < w->hi; p++) {
       uint32_t e0 = sg__rd32(v->w_kstart + 4 * (uint64_t)p);
@@ -229,6 +233,7 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
         const unsigned char *r = v->w_refs + (uint64_t)e * SG__WREF_SIZE;
         consider(&q, v->text + sg__rd32(r), r + 5, r[4], ord, &top);
       }
+      if (words) sg__words_item(v, ord, &qw, t4, nq, len, &top);
     }
   }
 out:

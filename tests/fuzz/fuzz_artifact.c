@@ -1,6 +1,7 @@
 /* libFuzzer target: arbitrary bytes opened as an artifact must be rejected, or answer
- * queries, typo-tolerant ones (the trie walk) and their highlights included, without
- * reading out of bounds. */
+ * queries, typo-tolerant ones (the trie walk), words in any order and run together (the
+ * extension sections of tiers 3 and 4) and their highlights included, without reading
+ * out of bounds. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,7 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (size_t k = 0; k < r.n; k++)
           for (uint32_t b = 0; b < r.items[k].len; b++) sum += (unsigned char)r.items[k].json[b];
       }
-      static const char *const typos[] = {"sna", "andora", "nwe yrok", "escladesx", "東亰", "sa"};
+      static const char *const typos[] = {"sna",     "andora",    "nwe yrok", "escladesx",
+                                          "東亰",    "sa",        "york new", "la vella andorra",
+                                          "newyork", "andorrala", "e d c b a"};
       for (size_t i = 0; i < sizeof typos / sizeof *typos; i++)
         for (unsigned k = 1; k <= 2; k++) {
           sg_query_result r;

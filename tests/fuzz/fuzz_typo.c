@@ -1,5 +1,6 @@
-/* libFuzzer target: the typo search (sg_artifact_query_k) and the highlight against the
- * brute force of docs/DESIGN.md §3.1–3.2 (tests/unit/search/bruteforce.c) on tiny
+/* libFuzzer target: the typo search (sg_artifact_query_k), words in any order and run
+ * together (tiers 3 and 4) and the highlight against the brute force of docs/DESIGN.md
+ * §3.1–3.3 (tests/unit/search/bruteforce.c) on tiny
  * random lists. The first 8 bytes seed the list (randlist.c: aliases, locales, word
  * starts, accents, CJK), the next picks the size and the budget, the rest is the query
  * (normalised first, as the runtime does). Any difference aborts. */
@@ -26,6 +27,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (nl < 0) return 0;
   sgt_list l;
   sgt_list_gen(&l, n, seed);
+  /* A query starting with "1": words of one of the list's texts shuffled or run
+   * together (tiers 3 and 4, docs/DESIGN.md §3.3), the rest of the input choosing. */
+  if (nl > 0 && nq[0] == '1') {
+    uint64_t st = seed ^ (uint64_t)nl;
+    for (long i = 1; i < nl; i++) st = st * 31 + (unsigned char)nq[i];
+    const char *t = l.items[sgt_rand_below(&st, l.n)].display_value;
+    char nt[1024];
+    long tl = sg_normalize_into(t, strlen(t), nt, sizeof nt);
+    nl = tl > 0 ? (long)sgt_words_query(nt, (size_t)tl, &st, nq, sizeof nq) : 0;
+    if (nl <= 0) {
+      sgt_list_free(&l);
+      return 0;
+    }
+  }
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};
   sg_buf out;
   sg_buf_init(&out, 0);

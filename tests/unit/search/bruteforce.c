@@ -6,6 +6,7 @@
  */
 #include "bruteforce.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -170,7 +171,120 @@ static int cmp_match(const void *pa, const void *pb) {
   return strcmp(a->it->item->id, b->it->item->id);
 }
 
+/* ---- section 3.3 straight from the text ---------------------------------------------- */
+
+#define MAXW 4096
+
+/* The words of s[0..len) (runs between spaces): byte starts and lengths. */
+static size_t split_words(const char *s, size_t len, size_t *at, size_t *wl) {
+  size_t n = 0;
+  for (size_t i = 0; i < len;) {
+    size_t j = i;
+    while (j < len && s[j] != ' ') j++;
+    if (j > i && n < MAXW) {
+      at[n] = i;
+      wl[n] = j - i;
+      n++;
+    }
+    i = j + 1;
+  }
+  return n;
+}
+
+typedef struct {
+  const char *q;
+  size_t qat[8], qwl[8], m;
+  const char *c;
+  size_t *cat, *cwl, nc;
+  int used[MAXW];
+  size_t pos[8];
+} t3_state;
+
+/* Tries every position for query word i in ascending order (so the first complete
+ * assignment found is the lexicographically smallest): w1 .. w(m-1) equal to their
+ * word, wm a prefix of its word, all positions distinct. */
+static int t3_dfs(t3_state *s, size_t i) {
+  if (i == s->m) return 1;
+  for (size_t p = 0; p < s->nc; p++) {
+    if (s->used[p]) continue;
+    const char *w = s->q + s->qat[i], *cw = s->c + s->cat[p];
+    size_t wl = s->qwl[i], cl = s->cwl[p];
+    int ok = i + 1 < s->m ? wl == cl && memcmp(w, cw, wl) == 0 : wl <= cl && memcmp(w, cw, wl) == 0;
+    if (!ok) continue;
+    s->used[p] = 1;
+    s->pos[i] = p;
+    if (t3_dfs(s, i + 1)) return 1;
+    s->used[p] = 0;
+  }
+  return 0;
+}
+
+/* Tier 3 of c for q: 1 with the smallest assignment in st->pos, or 0. */
+static int tier3_of(const char *nq, size_t len, const char *c, size_t cl, t3_state *st,
+                    size_t *cat, size_t *cwl) {
+  st->q = nq;
+  size_t qat[MAXW], qwl[MAXW];
+  size_t m = split_words(nq, len, qat, qwl);
+  if (m < 2 || m > 6) return 0;
+  st->m = m;
+  memcpy(st->qat, qat, m * sizeof *qat);
+  memcpy(st->qwl, qwl, m * sizeof *qwl);
+  st->c = c;
+  st->cat = cat;
+  st->cwl = cwl;
+  st->nc = split_words(c, cl, cat, cwl);
+  memset(st->used, 0, st->nc * sizeof *st->used);
+  return t3_dfs(st, 0);
+}
+
+/* s[0..len) without its spaces, malloc'd, and its code points. */
+static char *despace(const char *s, size_t len, size_t *out_len, size_t *ncp) {
+  char *r = malloc(len + 1);
+  if (!r) abort();
+  size_t k = 0, n = 0;
+  for (size_t i = 0; i < len; i++)
+    if (s[i] != ' ') {
+      r[k++] = s[i];
+      n += ((unsigned char)s[i] >> 6) != 2;
+    }
+  r[k] = '\0';
+  *out_len = k;
+  if (ncp) *ncp = n;
+  return r;
+}
+
+/* Tier 4 of c for q: q without spaces (at least 4 code points) a prefix of c without. */
+static int tier4_of(const char *nq, size_t len, const char *c, size_t cl) {
+  size_t ql, cpn, tl;
+  char *qs = despace(nq, len, &ql, &cpn);
+  char *cs = despace(c, cl, &tl, NULL);
+  int r = cpn >= 4 && ql <= tl && memcmp(qs, cs, ql) == 0;
+  free(qs);
+  free(cs);
+  return r;
+}
+
+static int words_tier(const char *nq, size_t len, const char *c, size_t cl, int tier) {
+  if (tier == 4) return tier4_of(nq, len, c, cl);
+  static t3_state st;
+  static size_t cat[MAXW], cwl[MAXW];
+  return tier3_of(nq, len, c, cl, &st, cat, cwl);
+}
+
+static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10],
+                          int words);
+
 size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]) {
+  return query_tiers(bf, nq, len, out, 1);
+}
+
+/* Section 3 alone (tiers 0-2), as before section 3.3. */
+size_t sgt_bf_query_012(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]) {
+  return query_tiers(bf, nq, len, out, 0);
+}
+
+static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10],
+                          int words) {
   match *m = malloc((bf->n ? bf->n : 1) * sizeof *m);
   if (!m) abort();
   size_t nm = 0;
@@ -183,6 +297,12 @@ size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]
     if (tier < 0 && later_word_prefix(nq, len, &b->dv)) tier = 2;
     for (size_t a = 0; tier < 0 && a < b->n_aliases; a++)
       if (later_word_prefix(nq, len, &b->aliases[a])) tier = 2;
+
+    for (int tt = 3; words && tier < 0 && tt <= 4; tt++)
+      for (size_t a = 0; tier < 0 && a <= b->n_aliases; a++) {
+        const ntext *t = a == 0 ? &b->dv : &b->aliases[a - 1];
+        if (words_tier(nq, len, t->text, t->len, tt)) tier = tt;
+      }
     if (tier >= 0 && kept(bf, i)) m[nm++] = (match){tier, b, i};
   }
   qsort(m, nm, sizeof *m, cmp_match);
@@ -307,9 +427,16 @@ size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, 
   kmatch *m = malloc((bf->n ? bf->n : 1) * sizeof *m);
   if (!m) abort();
   size_t nm = 0;
+  /* Whether tiers 3 and 4 can apply at all (2 to 6 words; 4 code points without spaces),
+   * only to save time: words_tier checks both again. */
+  size_t qat[MAXW], qwl[MAXW], dl, dcp;
+  size_t nqw = split_words(nq, len, qat, qwl);
+  int t3_words = nqw >= 2 && nqw <= 6;
+  free(despace(nq, len, &dl, &dcp));
+  int t4_ok = dcp >= 4;
   for (size_t i = 0; i < bf->n; i++) {
     const bf_item *b = &bf->items[i];
-    unsigned be = INF, bt = 3;
+    unsigned be = INF, bt = 5;
     /* Candidates: the displayValue (tier 0), each alias (1), each later word of either (2). */
     consider(&be, &bt, edits_of(q, n, b->dv.text, b->dv.len, NULL), 0);
     for (size_t a = 0; a < b->n_aliases; a++)
@@ -320,6 +447,13 @@ size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, 
         if (t->text[p - 1] == ' ')
           consider(&be, &bt, edits_of(q, n, t->text + p, t->len - p, NULL), 2);
     }
+
+    /* Section 3.3: tiers 3 and 4 with zero edits, over the displayValue and aliases. */
+    for (int tt = 3; tt <= 4 && be > 0; tt++)
+      for (size_t a = 0; a <= b->n_aliases && (tt == 3 ? t3_words : t4_ok); a++) {
+        const ntext *t = a == 0 ? &b->dv : &b->aliases[a - 1];
+        if (words_tier(nq, len, t->text, t->len, tt)) consider(&be, &bt, 0, (unsigned)tt);
+      }
     if (be <= k && kept(bf, i)) m[nm++] = (kmatch){be, bt, b, i};
   }
   qsort(m, nm, sizeof *m, cmp_kmatch);
@@ -334,9 +468,98 @@ size_t sgt_bf_query_k(const sgt_bf *bf, const char *nq, size_t len, unsigned k, 
   return r;
 }
 
+/* Section 3.3's highlight on the displayValue: the UTF-16 ranges of the chosen code
+ * points, sorted by start, merged where they touch or overlap; none when the
+ * displayValue does not match at this tier (the item matched through an alias). */
+static size_t words_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t len,
+                              unsigned tier, unsigned *out, size_t max) {
+  const char *dv = bf->items[item].display;
+  size_t dl = strlen(dv);
+  char *norm = malloc(dl * 18 + 8);
+  uint32_t *map = malloc((dl * 18 + 8) * 2 * sizeof *map);
+  size_t ncp = 0;
+  if (!norm || !map) abort();
+  long nl = sg_normalize_map(dv, dl, norm, dl * 18 + 8, map, dl * 18 + 8, &ncp);
+  if (nl < 0) abort();
+  /* Chosen code points of the normalised displayValue: flags per code point. */
+  char *pick = calloc(ncp + 1, 1);
+  size_t *cpat = malloc((size_t)(nl + 1) * sizeof *cpat); /* byte -> code point */
+  if (!pick || !cpat) abort();
+  for (size_t b = 0, k = 0; b <= (size_t)nl; b++) {
+    if (b < (size_t)nl && (unsigned char)norm[b] >> 6 == 2) {
+      cpat[b] = k - 1;
+      continue;
+    }
+    cpat[b] = k++;
+  }
+  int found = 0;
+  if (tier == 4 && tier4_of(nq, len, norm, (size_t)nl)) {
+    size_t ql, cpn;
+    char *qs = despace(nq, len, &ql, &cpn);
+    /* The byte of norm where the ql-th non-space byte is: its code point is the last. */
+    size_t seen = 0, b = 0;
+    for (; b < (size_t)nl; b++)
+      if (norm[b] != ' ' && ++seen == ql) break;
+    for (size_t k = 0; k <= cpat[b]; k++) pick[k] = 1;
+    free(qs);
+    found = 1;
+  }
+  if (tier == 3) {
+    static t3_state st;
+    size_t *cat = malloc(MAXW * sizeof *cat), *cwl = malloc(MAXW * sizeof *cwl);
+    if (!cat || !cwl) abort();
+    if (tier3_of(nq, len, norm, (size_t)nl, &st, cat, cwl)) {
+      found = 1;
+      for (size_t i = 0; i < st.m; i++) {
+        size_t p = st.pos[i], from = cat[p];
+        size_t to = from + (i + 1 < st.m ? cwl[p] : st.qwl[i]);
+        for (size_t b = from; b < to; b++) pick[cpat[b]] = 1;
+      }
+    }
+    free(cat);
+    free(cwl);
+  }
+  /* Every chosen code point's range, sorted by start, merged. */
+  size_t np = 0;
+  unsigned *pr = malloc((ncp + 1) * 2 * sizeof *pr);
+  if (!pr) abort();
+  size_t nr = 0;
+  for (size_t k = 0; found && k < ncp; k++)
+    if (pick[k]) {
+      pr[2 * nr] = map[2 * k];
+      pr[2 * nr + 1] = map[2 * k + 1];
+      nr++;
+    }
+  for (size_t i = 1; i < nr; i++) /* insertion sort by start */
+    for (size_t j = i; j > 0 && pr[2 * j - 2] > pr[2 * j]; j--) {
+      unsigned a = pr[2 * j], b = pr[2 * j + 1];
+      pr[2 * j] = pr[2 * j - 2];
+      pr[2 * j + 1] = pr[2 * j - 1];
+      pr[2 * j - 2] = a;
+      pr[2 * j - 1] = b;
+    }
+  for (size_t i = 0; i < nr; i++) {
+    unsigned a = pr[2 * i], b = pr[2 * i + 1];
+    if (np && a <= out[2 * np - 1]) {
+      if (b > out[2 * np - 1]) out[2 * np - 1] = b;
+    } else if (np < max) {
+      out[2 * np] = a;
+      out[2 * np + 1] = b;
+      np++;
+    }
+  }
+  free(pr);
+  free(pick);
+  free(cpat);
+  free(norm);
+  free(map);
+  return np;
+}
+
 size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t len, unsigned edits,
                         unsigned tier, unsigned *out, size_t max) {
   if (tier == 1) return 0;
+  if (tier >= 3) return words_highlight(bf, item, nq, len, tier, out, max);
   const char *dv = bf->items[item].display;
   size_t dl = strlen(dv);
   char *norm = malloc(dl * 18 + 8);

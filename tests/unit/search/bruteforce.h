@@ -17,9 +17,11 @@ typedef struct sgt_bf sgt_bf;
 sgt_bf *sgt_bf_new(const sg_compile_item *items, size_t n, const char *tag);
 void sgt_bf_free(sgt_bf *bf);
 
-/* The first 10 items for the normalised query nq[0..len): their indexes into items[]
- * in out[], and their count as the result. */
+/* The first 10 items for the normalised query nq[0..len) without typos (tiers 0-4,
+ * sections 3 and 3.3): their indexes into items[] in out[], and their count. */
 size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]);
+/* The same with tiers 0-2 only (section 3 before 3.3: a format-5 artifact's answer). */
+size_t sgt_bf_query_012(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]);
 
 /* docs/DESIGN.md §3.1 and §3.2 straight from the text: with typo budget k, the first
  * 10 items (indexes in out[]), each with its key (edits, tier), and count. */

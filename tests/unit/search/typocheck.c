@@ -44,6 +44,8 @@ int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
            strcmp(id, items[want[i]].id) == 0 && got.items[i].edits == we[i] &&
            got.items[i].tier == wt[i];
     if (we[i] > 0) stats->fuzzy_items++;
+    if (wt[i] == 3) stats->tier3_items++;
+    if (wt[i] == 4) stats->tier4_items++;
     if (!same) break;
     char dv[2048];
     long dl = sg_fragment_display_value(&got.items[i], dv, sizeof dv);
@@ -139,4 +141,55 @@ size_t sgt_random_edits(const char *nt, size_t len, uint64_t *st, char *out, siz
   /* Normalise the result (an edit may create a double space or an edge space). */
   long r = sg_normalize_into(buf, bl, out, cap);
   return r < 0 ? 0 : (size_t)r;
+}
+
+size_t sgt_words_query(const char *nt, size_t len, uint64_t *st, char *out, size_t cap) {
+  size_t at[64], wl[64], n = 0;
+  for (size_t i = 0; i < len && n < 64;) {
+    size_t j = i;
+    while (j < len && nt[j] != ' ') j++;
+    if (j > i) {
+      at[n] = i;
+      wl[n] = j - i;
+      n++;
+    }
+    i = j + 1;
+  }
+  if (n == 0 || cap < len + 8) return 0;
+  size_t o = 0;
+  if (sgt_rand_below(st, 2) == 0 && n >= 2) {
+    /* 2..7 of its words (repeats allowed now and then), shuffled, the last cut short. */
+    size_t m = 2 + sgt_rand_below(st, 6), idx[8];
+    for (size_t i = 0; i < m; i++) idx[i] = i < n ? i : sgt_rand_below(st, n);
+    for (size_t i = m; i > 1; i--) {
+      size_t j = sgt_rand_below(st, i), t = idx[i - 1];
+      idx[i - 1] = idx[j];
+      idx[j] = t;
+    }
+    for (size_t i = 0; i < m; i++) {
+      if (idx[i] >= n || o + wl[idx[i]] + 1 >= cap) continue;
+      size_t l = wl[idx[i]];
+      if (i + 1 == m) {
+        l = 1 + sgt_rand_below(st, l);
+        while (l < wl[idx[i]] && ((unsigned char)nt[at[idx[i]] + l] >> 6) == 2) l++;
+      }
+      if (o) out[o++] = ' ';
+      memcpy(out + o, nt + at[idx[i]], l);
+      o += l;
+    }
+    return o;
+  }
+  /* A prefix with its spaces removed, or with a space put in somewhere. */
+  size_t pl = 1 + sgt_rand_below(st, len);
+  while (pl < len && ((unsigned char)nt[pl] >> 6) == 2) pl++;
+  int mode = (int)sgt_rand_below(st, 3);
+  size_t space_at = sgt_rand_below(st, pl + 1);
+  for (size_t i = 0; i < pl; i++) {
+    if (mode == 1 && i == space_at && o && out[o - 1] != ' ' && ((unsigned char)nt[i] >> 6) != 2)
+      out[o++] = ' ';
+    if (nt[i] == ' ' && mode != 2) continue;
+    out[o++] = nt[i];
+  }
+  while (o && out[o - 1] == ' ') o--;
+  return o;
 }

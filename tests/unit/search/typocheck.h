@@ -10,6 +10,7 @@
 
 typedef struct {
   size_t queries, nonempty, fuzzy_items;
+  size_t tier3_items, tier4_items; /* items returned at tiers 3 and 4 (section 3.3) */
 } sgt_typo_stats;
 
 /* Compares sg_artifact_query_k (and sg_typo_highlight on its items) with the brute force
@@ -27,5 +28,10 @@ int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
 /* Applies 1 or 2 random edits (insert, delete, substitute, swap of code points) to
  * nt[0..len) and normalises the result into out; returns its length (0: nothing left). */
 size_t sgt_random_edits(const char *nt, size_t len, uint64_t *st, char *out, size_t cap);
+
+/* A query for tiers 3 and 4 (section 3.3) from normalised text nt[0..len) into out:
+ * some of its words shuffled with the last one cut short, or a prefix of it with its
+ * spaces removed or moved; returns its length (0: none). */
+size_t sgt_words_query(const char *nt, size_t len, uint64_t *st, char *out, size_t cap);
 
 #endif

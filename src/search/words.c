@@ -1,0 +1,268 @@
+/*
+ * Tiers 3 and 4 of docs/DESIGN.md §3.3 over an opened artifact (docs/ARTIFACT.md,
+ * "Extension sections"): words in any order and words run together, both exact and with
+ * zero edits, merged into the top 10 after the zero-edit matches of tiers 0-2 and before
+ * any typo match.
+ *
+ * Tier 3. Every key is a candidate text from one of its word starts, so the keys equal to
+ * a word w or starting with "w " are exactly the places an item has the word w, and the
+ * keys starting with wm the places it has a word wm is a prefix of. An item matching q
+ * at tier 3 has a key in each of those ranges (a key's text per item is kept once, but
+ * with the same bytes, so the item still appears). The search takes the smallest of the
+ * m ranges and verifies each item found there against all its candidate texts
+ * (SG__EXT_CANDS), so the answer is exact; items that could no longer enter the top 10
+ * are not verified. When the two smallest ranges are both large, only the items in both
+ * (a set of the smaller's ordinals, probed in the other's order) are verified.
+ *
+ * Tier 4. The run-together index (SG__EXT_RUNON) holds every candidate text of every item
+ * sorted by its bytes with spaces skipped, so the candidates q (spaces skipped) is a
+ * prefix of are one range; like the keys, a range of more than T records has a
+ * precomputed bucket of its best 10 items, a smaller one is scanned.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "compiler/words.h"
+#include "search/internal.h"
+
+#define T3 (3ull << 32)
+#define T4 (4ull << 32)
+#define RUNON_REC 8u
+#define RUNON_HDR 16u
+
+/* ---- open: check the sections ------------------------------------------------------- */
+
+int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
+  uint64_t len;
+  uint64_t n = a->n_items;
+  bool text_ok = v->text_len > 0 && v->text[v->text_len - 1] == '\0';
+  const unsigned char *c = sg__artifact_ext(a, SG__EXT_CANDS, loc, &len);
+  if (c) {
+    if (len < 4 * (n + 1) || (len - 4 * (n + 1)) % 4) return -1;
+    uint64_t nc = (len - 4 * (n + 1)) / 4;
+    if ((nc && !text_ok) || sg__rd32(c) != 0 || sg__rd32(c + 4 * n) != nc) return -1;
+    for (uint64_t o = 0; o < n; o++)
+      if (sg__rd32(c + 4 * o) > sg__rd32(c + 4 * (o + 1))) return -1;
+    const unsigned char *off = c + 4 * (n + 1);
+    for (uint64_t i = 0; i < nc; i++)
+      if (sg__rd32(off + 4 * i) >= v->text_len) return -1;
+    v->cand_start = c;
+    v->cand_off = off;
+  }
+  const unsigned char *r = sg__artifact_ext(a, SG__EXT_RUNON, loc, &len);
+  if (r) {
+    if (len < RUNON_HDR) return -1;
+    uint64_t ne = sg__rd64(r), nb = sg__rd64(r + 8);
+    if ((ne && !text_ok) || ne >= UINT32_MAX || ne > (len - RUNON_HDR) / RUNON_REC) return -1;
+    uint64_t rest = len - RUNON_HDR - ne * RUNON_REC;
+    if (rest % SG__BUCKET_SIZE || nb != rest / SG__BUCKET_SIZE) return -1;
+    const unsigned char *e = r + RUNON_HDR, *b = e + ne * RUNON_REC;
+    for (uint64_t i = 0; i < ne; i++)
+      if (sg__rd32(e + i * RUNON_REC) >= v->text_len || sg__rd32(e + i * RUNON_REC + 4) >= n)
+        return -1;
+    for (uint64_t i = 0; i < nb; i++) {
+      const unsigned char *x = b + i * SG__BUCKET_SIZE;
+      uint32_t lo = sg__rd32(x), hi = sg__rd32(x + 4), bn = sg__rd32(x + 8);
+      if (lo >= hi || hi > ne || bn > SG_BUCKET_ITEMS) return -1;
+      for (uint32_t j = 0; j < bn; j++)
+        if (sg__rd32(x + 12 + 4 * j) >= n) return -1; /* ordinals, tier bits zero */
+    }
+    v->runon = e;
+    v->n_runon = ne;
+    v->runon_buckets = b;
+    v->n_runon_buckets = nb;
+  }
+  return 0;
+}
+
+/* ---- tier 3 ------------------------------------------------------------------------- */
+
+static bool in_top(const sg__top10 *top, uint32_t ord) {
+  for (uint32_t j = 0; j < top->n; j++)
+    if ((uint32_t)top->v[j] == ord) return true;
+  return false;
+}
+
+/* Whether item ord has a candidate text matching q at tier 3. Texts end with a NUL inside
+ * the pool (checked at open). */
+static bool item_t3(const locale_view *v, uint32_t ord, const sg__qwords *q) {
+  uint32_t s = sg__rd32(v->cand_start + 4 * (uint64_t)ord);
+  uint32_t e = sg__rd32(v->cand_start + 4 * ((uint64_t)ord + 1));
+  for (uint32_t i = s; i < e; i++) {
+    const char *c = v->text + sg__rd32(v->cand_off + 4 * (uint64_t)i);
+    if (sg__t3_match(c, strlen(c), q)) return true;
+  }
+  return false;
+}
+
+/* The byte of key i at offset at (a key of a prefix range is at least that long; a
+ * corrupted order reads a harmless byte of the pool instead). */
+static unsigned char key_byte(const locale_view *v, uint64_t i, size_t at) {
+  uint64_t off = (uint64_t)sg__rd32(v->keys + i * SG__KEY_SIZE) + at;
+  return off < v->text_len ? (unsigned char)v->text[off] : 0xFF;
+}
+
+/* The keys where an item has the word w[0..wl) (exact: equal to w, i.e. the key is w or
+ * starts with "w ") or a word w is a prefix of (not exact). Keys equal to w sort first in
+ * w's prefix range and "w " next, a space being below every other byte of normalised
+ * text: one more binary search finds their end. */
+static void word_range(const locale_view *v, const char *w, size_t wl, bool exact, uint64_t *plo,
+                       uint64_t *phi) {
+  sg__prefix_range(v, w, wl, plo, phi);
+  if (!exact || *plo >= *phi) return;
+  uint64_t b = *plo, e = *phi;
+  while (b < e) {
+    uint64_t mid = b + (e - b) / 2;
+    if (key_byte(v, mid, wl) <= ' ')
+      b = mid + 1;
+    else
+      e = mid;
+  }
+  *phi = b;
+}
+
+/* Verifies item ord (unless it cannot enter top any more or is in it) and adds it. */
+static void try_item(const locale_view *v, uint32_t ord, const sg__qwords *q, sg__top10 *top) {
+  if (top->n == SG_BUCKET_ITEMS && (T3 | ord) >= top->v[SG_BUCKET_ITEMS - 1]) return;
+  if (in_top(top, ord)) return;
+  if (item_t3(v, ord, q)) sg__top10_add(top, T3 | ord);
+}
+
+/* The intersection of the two smallest ranges, when it pays: reading key records in
+ * order costs a few nanoseconds, verifying an item a few cache misses. A per-thread
+ * open-addressing set of the smaller range's ordinals (value ord + 1; a verified one is
+ * overwritten with TOMB, which no lookup equals, so it is verified once). */
+#define SET_MAX (1u << 18)
+#define TOMB UINT32_MAX
+static _Thread_local uint32_t tl_set[SET_MAX];
+
+static inline uint32_t set_hash(uint32_t ord, uint32_t mask) {
+  return (uint32_t)(ord * 0x9E3779B1u) & mask;
+}
+
+static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *top) {
+  sg__qwords q;
+  sg__qwords_parse(nq, len, &q);
+  if (q.m == 0) return;
+  uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
+  size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
+  for (size_t i = 0; i < q.m; i++) {
+    word_range(v, q.w[i], q.len[i], i + 1 < q.m, &lo[i], &hi[i]);
+    if (hi[i] - lo[i] < hi[a] - lo[a] || i == 0) {
+      if (i) b = a;
+      a = i;
+    } else if (b == SIZE_MAX || hi[i] - lo[i] < hi[b] - lo[b]) {
+      b = i;
+    }
+  }
+  uint64_t na = hi[a] - lo[a];
+  if (na == 0) return;
+  uint64_t nb = hi[b] - lo[b];
+  if (na <= 64 || na * 4 > SET_MAX || nb > 48 * na) {
+    uint32_t last = UINT32_MAX;
+    for (uint64_t i = lo[a]; i < hi[a]; i++) {
+      uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
+      if (ord == last) continue;
+      last = ord;
+      try_item(v, ord, &q, top);
+    }
+    return;
+  }
+  uint32_t cap = 64;
+  while (cap < na * 2) cap <<= 1;
+  uint32_t mask = cap - 1;
+  memset(tl_set, 0, cap * sizeof *tl_set);
+  for (uint64_t i = lo[a]; i < hi[a]; i++) {
+    uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
+    uint32_t h = set_hash(ord, mask);
+    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
+    tl_set[h] = ord + 1;
+  }
+  /* Only items in both ranges can match; each is verified once. */
+  for (uint64_t i = lo[b]; i < hi[b]; i++) {
+    uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
+    uint32_t h = set_hash(ord, mask);
+    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
+    if (!tl_set[h]) continue;
+    tl_set[h] = TOMB;
+    try_item(v, ord, &q, top);
+  }
+}
+
+/* ---- tier 4 ------------------------------------------------------------------------- */
+
+static inline int runon_cmp(const locale_view *v, uint64_t i, const char *nq, size_t len) {
+  return sg__t4_cmp(v->text + sg__rd32(v->runon + i * RUNON_REC), nq, len);
+}
+
+static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                  sg__top10 *top) {
+  if (!sg__t4_applies(nq, len)) return;
+  uint64_t lo = 0, hi = v->n_runon;
+  while (lo < hi) { /* first record nq is a prefix of, or above it */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (runon_cmp(v, mid, nq, len) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint64_t e = lo, end = v->n_runon;
+  while (e < end) { /* first record above nq */
+    uint64_t mid = e + (end - e) / 2;
+    if (runon_cmp(v, mid, nq, len) <= 0)
+      e = mid + 1;
+    else
+      end = mid;
+  }
+  hi = e;
+  if (lo >= hi) return;
+  if (hi - lo > a->threshold) {
+    uint64_t b = 0, x = v->n_runon_buckets;
+    while (b < x) { /* buckets sorted by (lo asc, hi desc): find exactly [lo, hi) */
+      uint64_t mid = b + (x - b) / 2;
+      const unsigned char *r = v->runon_buckets + mid * SG__BUCKET_SIZE;
+      uint32_t rlo = sg__rd32(r), rhi = sg__rd32(r + 4);
+      if (rlo < lo || (rlo == lo && rhi > hi))
+        b = mid + 1;
+      else
+        x = mid;
+    }
+    if (b < v->n_runon_buckets) {
+      const unsigned char *r = v->runon_buckets + b * SG__BUCKET_SIZE;
+      if (sg__rd32(r) == lo && sg__rd32(r + 4) == hi) {
+        uint32_t n = sg__rd32(r + 8);
+        for (uint32_t j = 0; j < n; j++) sg__top10_add(top, T4 | sg__rd32(r + 12 + 4 * j));
+        return;
+      }
+    }
+    /* No bucket: only on a corrupted file; scanning is still exact. */
+  }
+  for (uint64_t i = lo; i < hi; i++) sg__top10_add(top, T4 | sg__rd32(v->runon + i * RUNON_REC + 4));
+}
+
+void sg__words_item(const locale_view *v, uint32_t ord, const sg__qwords *q, bool t4,
+                    const char *nq, size_t len, sg__top10 *top) {
+  if (!v->cand_start || (!q->m && !t4)) return;
+  if (top->n == SG_BUCKET_ITEMS && (T3 | ord) >= top->v[SG_BUCKET_ITEMS - 1]) return;
+  if (q->m && item_t3(v, ord, q)) {
+    sg__top10_add(top, T3 | ord);
+    return;
+  }
+  if (!t4 || (top->n == SG_BUCKET_ITEMS && (T4 | ord) >= top->v[SG_BUCKET_ITEMS - 1])) return;
+  uint32_t s = sg__rd32(v->cand_start + 4 * (uint64_t)ord);
+  uint32_t e = sg__rd32(v->cand_start + 4 * ((uint64_t)ord + 1));
+  for (uint32_t i = s; i < e; i++)
+    if (sg__t4_match(v->text + sg__rd32(v->cand_off + 4 * (uint64_t)i), nq, len, NULL)) {
+      sg__top10_add(top, T4 | ord);
+      return;
+    }
+}
+
+void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
+                      sg__top10 *top) {
+  /* Ten zero-edit matches of a lower tier: nothing of tier 3 or 4 can enter. */
+  if (top->n == SG_BUCKET_ITEMS && top->v[SG_BUCKET_ITEMS - 1] < T3) return;
+  if (v->cand_start) tier3(v, nq, len, top);
+  if (top->n == SG_BUCKET_ITEMS && top->v[SG_BUCKET_ITEMS - 1] < T4) return;
+  if (v->runon) tier4(a, v, nq, len, top);
+}

@@ -1,0 +1,187 @@
+/*
+ * The examples of docs/DESIGN.md §3.3 (tiers 3 and 4: words in any order, words run
+ * together) through the compiled artifact, with keys and highlights; that typos never
+ * apply to these tiers; the limits (2-6 words, 4 code points); a format-5 artifact
+ * (0.2.0's rules: no tiers 3 and 4); and corrupted extension sections are refused.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compiler/compiler.h"
+#include "compiler/format.h"
+#include "compiler/normalize.h"
+#include "compiler/typo.h"
+#include "search/artifact.h"
+
+static sg_compile_item mk(const char *id, const char *dv, int64_t rank, const char *const *al,
+                          size_t nal) {
+  sg_compile_item it = {0};
+  it.id = id;
+  it.value = dv;
+  it.display_value = dv;
+  it.rank = rank;
+  it.aliases = al;
+  it.n_aliases = nal;
+  return it;
+}
+
+static const char *const redbull_alias[] = {"Energy Drink Austria"};
+static sg_compile_item g_items[7];
+
+static sg_artifact *compile_examples(sg_buf *out) {
+  g_items[0] = mk("itm_newyork", "New York", 100, NULL, 0);
+  g_items[1] = mk("itm_nycity", "New York City", 50, NULL, 0);
+  g_items[2] = mk("itm_redbull", "Red Bull", 10, redbull_alias, 1);
+  g_items[3] = mk("itm_redbull2", "Redbull", 5, NULL, 0);
+  g_items[4] = mk("itm_yorkshire", "Yorkshire", 1, NULL, 0);
+  g_items[5] = mk("itm_seven", "a b c d e f g", 0, NULL, 0);
+  g_items[6] = mk("itm_yorknev", "York Nev", 1000, NULL, 0);
+  sg_compile_opts opts = {"en", (const char *const[]){"en"}, 1, 0};
+  sg_buf_init(out, 0);
+  assert_int_equal(sg_compile(g_items, 7, &opts, out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out->data, out->len, &a), 0);
+  return a;
+}
+
+/* "id:edits:tier:[s,e)[s,e)…" for each item, joined by spaces, for query q with budget k. */
+static void answer(const sg_artifact *a, const char *q, unsigned k, char *out, size_t cap) {
+  char nq[256];
+  long n = sg_normalize_into(q, strlen(q), nq, sizeof nq);
+  assert_true(n >= 0);
+  sg_query_result r;
+  sg_artifact_query_k(a, 0, nq, (size_t)n, k, &r);
+  size_t o = 0;
+  out[0] = '\0';
+  for (size_t i = 0; i < r.n; i++) {
+    const char *id = strstr(r.items[i].json, "itm_");
+    size_t idl = strcspn(id, "\"");
+    o += (size_t)snprintf(out + o, cap - o, "%s%.*s:%u:%u:", i ? " " : "", (int)idl, id,
+                          r.items[i].edits, r.items[i].tier);
+    char dv[512];
+    long dl = sg_fragment_display_value(&r.items[i], dv, sizeof dv);
+    assert_true(dl >= 0);
+    uint32_t h[32];
+    long nh = sg_typo_highlight(dv, (size_t)dl, nq, (size_t)n, r.items[i].edits, r.items[i].tier,
+                                h, 16);
+    assert_true(nh >= 0);
+    for (long j = 0; j < nh; j++)
+      o += (size_t)snprintf(out + o, cap - o, "[%u,%u)", h[2 * j], h[2 * j + 1]);
+  }
+}
+
+static void expect(const sg_artifact *a, const char *q, unsigned k, const char *want) {
+  char got[2048];
+  answer(a, q, k, got, sizeof got);
+  if (strcmp(got, want) != 0) fail_msg("q [%s] k %u:\n  got  %s\n  want %s", q, k, got, want);
+}
+
+static void test_examples(void **s) {
+  (void)s;
+  sg_buf out;
+  sg_artifact *a = compile_examples(&out);
+  /* Any order: whole words, the last a prefix; the highlight covers each matched word. */
+  expect(a, "york new", 0, "itm_newyork:0:3:[0,3)[4,8) itm_nycity:0:3:[0,3)[4,8)");
+  expect(a, "city new", 0, "itm_nycity:0:3:[0,3)[9,13)");
+  expect(a, "york ne", 0,
+         "itm_yorknev:0:0:[0,7) itm_newyork:0:3:[0,2)[4,8) itm_nycity:0:3:[0,2)[4,8)");
+  /* A word that is not whole before the last does not match at tier 3. */
+  expect(a, "yor new", 0, "");
+  /* Run together, from the start of c only: Red Bull, the alias never highlighted. */
+  expect(a, "redbull", 0, "itm_redbull2:0:0:[0,7) itm_redbull:0:4:[0,8)");
+  expect(a, "red bu", 0, "itm_redbull:0:0:[0,6) itm_redbull2:0:4:[0,5)");
+  expect(a, "newyork", 0, "itm_newyork:0:4:[0,8) itm_nycity:0:4:[0,8)");
+  expect(a, "energydrink", 0, "itm_redbull:0:4:");
+  expect(a, "yorkcity", 0, ""); /* not from the start of c */
+  expect(a, "re dbu", 0, "itm_redbull:0:4:[0,6) itm_redbull2:0:4:[0,5)");
+  /* Three code points run together: no tier 4. */
+  expect(a, "r ed", 0, "");
+  expect(a, "ne w", 0, "");
+  expect(a, "ne wy", 0, "itm_newyork:0:4:[0,5) itm_nycity:0:4:[0,5)");
+  /* Six words match at tier 3, seven do not. */
+  expect(a, "f e d c b a", 0, "itm_seven:0:3:[0,1)[2,3)[4,5)[6,7)[8,9)[10,11)");
+  expect(a, "g f e d c b a", 0, "");
+  /* Typos never apply to tiers 3 and 4: one edit away from both is a typo match of tiers
+   * 0-2 or nothing, and a zero-edit tier-3/4 match outranks every typo match. */
+  expect(a, "yrok new", 2, "itm_yorknev:2:0:[0,7)");
+  expect(a, "york new", 1,
+         "itm_newyork:0:3:[0,3)[4,8) itm_nycity:0:3:[0,3)[4,8) itm_yorknev:1:0:[0,7)");
+  expect(a, "newyrok", 2, "itm_newyork:2:0:[0,8) itm_nycity:2:0:[0,8)");
+  expect(a, "redbul", 1, "itm_redbull2:0:0:[0,6) itm_redbull:0:4:[0,7)");
+  expect(a, "york n", 1,
+         "itm_yorknev:0:0:[0,6) itm_newyork:0:3:[0,1)[4,8) itm_nycity:0:3:[0,1)[4,8)");
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
+static void test_format5_has_no_words(void **s) {
+  (void)s;
+  /* 0.2.0's artifact of the fuzz corpus: served by its rules, tiers 0-2 only. */
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_file("tests/fuzz/corpus/artifact/andorra.art", &a), 0);
+  assert_int_equal(sg_artifact_format(a), 5);
+  sg_query_result r;
+  sg_artifact_query_k(a, 0, "vella andorra", 13, 2, &r);
+  assert_int_equal(r.n, 0);
+  sg_artifact_query_k(a, 0, "andorralave", 11, 0, &r);
+  assert_int_equal(r.n, 0);
+  sg_artifact_query_k(a, 0, "andorra la", 10, 0, &r);
+  assert_true(r.n > 0);
+  for (size_t i = 0; i < r.n; i++) assert_true(r.items[i].tier <= 2);
+  sg_artifact_close(a);
+}
+
+/* Every byte of both extension sections flipped in turn (and random values): the
+ * artifact is refused or still answers within bounds (ASan in the -san build). */
+static void test_corrupt_sections(void **s) {
+  (void)s;
+  sg_buf out;
+  sg_artifact *a = compile_examples(&out);
+  sg_artifact_close(a);
+  const unsigned char *d = (const unsigned char *)out.data;
+  uint64_t ext_off = sg__rd64(d + SG__HDR_EXT_OFF), n_ext = sg__rd64(d + SG__HDR_EXT_N);
+  assert_int_equal(n_ext, 2);
+  unsigned char *cp = malloc(out.len);
+  assert_non_null(cp);
+  size_t refused = 0, opened = 0;
+  static const char *const qs[] = {"york new", "newyork", "red bu", "city new york", "e d c b"};
+  for (uint64_t e = 0; e < n_ext; e++) {
+    const unsigned char *r = d + ext_off + e * SG__EXT_SIZE;
+    uint64_t so = sg__rd64(r + 8), sl = sg__rd64(r + 16);
+    for (uint64_t b = 0; b < sl; b++)
+      for (int v = 0; v < 3; v++) {
+        memcpy(cp, d, out.len);
+        cp[so + b] = v == 0 ? (unsigned char)(cp[so + b] ^ 0x80) : v == 1 ? 0xFF : 0x07;
+        if (sg_artifact_open_mem(cp, out.len, &a) != 0) {
+          refused++;
+          continue;
+        }
+        opened++;
+        for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
+          sg_query_result res;
+          sg_artifact_query_k(a, 0, qs[q], strlen(qs[q]), 2, &res);
+          assert_true(res.n <= 10);
+        }
+        sg_artifact_close(a);
+      }
+  }
+  assert_true(refused > 0 && opened > 0);
+  free(cp);
+  sg_buf_free(&out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_examples),
+      cmocka_unit_test(test_format5_has_no_words),
+      cmocka_unit_test(test_corrupt_sections),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
