@@ -23,10 +23,12 @@
  * changes) and remembered in a bounded table.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/metrics.h"
 #include "common/util.h"
 #include "compiler/format.h"
 #include "control/internal.h"
@@ -51,18 +53,41 @@ struct sg__recompiler {
   size_t n_formats;
   const char *held; /* why the last scan held back (logged once per spell), or NULL */
   int64_t behind;   /* active versions below the current format at the last scan (-1: none yet) */
-  char blocker[SG_EDGE_MAX_ID + 1];
+  /* What /metrics shows (read by the metrics thread): behind, and whether the last scan
+   * was held back by the runtimes. */
+  _Atomic int64_t m_behind;
+  atomic_int m_held;
 };
+
+/* /metrics (docs/OBSERVABILITY.md): how far the upgrade has come, as this process saw it. */
+static void metrics(sg_buf *out, void *ctx) {
+  struct sg__recompiler *r = ((sg_control *)ctx)->recompile;
+  int64_t behind = atomic_load(&r->m_behind);
+  if (behind >= 0) {
+    sg_metrics_family(out, "suggestd_artifacts_behind_format", "gauge",
+                      "Active versions whose artifact is of an older format than this build "
+                      "writes, at the background recompile's last scan.");
+    sg_buf_printf(out, "suggestd_artifacts_behind_format %lld\n", (long long)behind);
+  }
+  sg_metrics_family(out, "suggestd_recompile_held", "gauge",
+                    "1 while the background recompile waits because a live runtime does not "
+                    "announce the current artifact format (or none announces any), else 0.");
+  sg_buf_printf(out, "suggestd_recompile_held %d\n", atomic_load(&r->m_held));
+}
 
 int sg__recompile_init(sg_control *c) {
   c->recompile = calloc(1, sizeof *c->recompile);
   if (!c->recompile) return -1;
   c->recompile->behind = -1;
+  atomic_init(&c->recompile->m_behind, -1);
+  atomic_init(&c->recompile->m_held, 0);
+  sg_metrics_add_collector(metrics, c);
   return 0;
 }
 
 void sg__recompile_free(sg_control *c) {
   if (!c->recompile) return;
+  sg_metrics_remove_collector(metrics, c);
   free(c->recompile->formats);
   free(c->recompile);
   c->recompile = NULL;
@@ -108,6 +133,7 @@ static int count_runtime(const char *id, const char *json, size_t len, void *ctx
 }
 
 static void log_held(struct sg__recompiler *r, const char *why, const fleet *f) {
+  atomic_store(&r->m_held, why != NULL);
   if (why == r->held) return;
   r->held = why;
   if (!why) return;
@@ -205,5 +231,6 @@ void sg__recompile_tick(sg_control *c) {
             "\"activeVersionsBehind\":%lld}\n",
             SG__ART_VERSION, (long long)behind);
   r->behind = behind;
+  atomic_store(&r->m_behind, behind);
   if (behind == 0) r->next_scan_ms = now + IDLE_SCAN_MS;
 }

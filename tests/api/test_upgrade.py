@@ -12,12 +12,13 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import tempfile
 import time
 
 import pytest
 
-from conftest import TEST_DATABASE, TEST_EDGE, NO_LIMITS, Server, wait_until
+from conftest import BINARY, TEST_DATABASE, TEST_EDGE, NO_LIMITS, Server, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "..", "fixtures", "upgrade-0.2.0")
@@ -120,6 +121,13 @@ def test_serves_through_the_recompile_and_ends_on_the_current_format(upgraded):
     new_hash = rec["activeContentHash"]
     assert rec["activeVersionNumber"] > EXPECTED["versionNumber"]
     assert artifact_format(s, new_hash) == CURRENT_FORMAT
+    # `suggestd inspect` tells the two apart (it printed a constant 1 before).
+    for h, fmt in ((EXPECTED["contentHash"], 5), (new_hash, CURRENT_FORMAT)):
+        path = os.path.join(s.data_dir, "edge", "artifacts", h.split(":", 1)[1] + ".sga")
+        r = subprocess.run([BINARY, "inspect", path], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout)
+        assert out["formatVersion"] == fmt and out["contentHash"] == h
     # The runtime may still be switching: keep polling until it answers from the new hash
     # (the requestId is derived from it), every answer 0.2.0's meanwhile.
     old_rid = {json.dumps([a["q"], a["locale"]]): a["body"]["requestId"]
