@@ -179,8 +179,9 @@ static bool recompile_one(sg_control *c, const sg_active_version *v, known *k) {
                       .status = 202,
                       .details = details};
   if (sg_store_audit_add(c->cfg.store, &a) != SG_E_OK)
-    fprintf(stderr, "{\"level\":\"error\",\"msg\":\"audit entry not saved\",\"action\":"
-                    "\"version.recompile\",\"listId\":\"%s\"}\n",
+    fprintf(stderr,
+            "{\"level\":\"error\",\"msg\":\"audit entry not saved\",\"action\":"
+            "\"version.recompile\",\"listId\":\"%s\"}\n",
             v->list_id);
   json_decref(details);
   return true;

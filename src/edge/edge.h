@@ -194,9 +194,9 @@ int sg_edge_stamp_cmp(const sg_edge_stamp *a, const sg_edge_stamp *b);
  * records live beside the served records, not among them: writing one never bumps the
  * revision, so heartbeats never make a runtime reload. */
 #define SG_EDGE_RUNTIME_BEAT_S 10
-#define SG_EDGE_RUNTIME_TTL_S 30    /* default ttl: three missed heartbeats */
+#define SG_EDGE_RUNTIME_TTL_S 30 /* default ttl: three missed heartbeats */
 #define SG_EDGE_RUNTIME_TTL_MAX 3600
-#define SG_EDGE_RUNTIME_MAX 4096    /* bytes of one runtime record */
+#define SG_EDGE_RUNTIME_MAX 4096 /* bytes of one runtime record */
 /* Writes or refreshes runtime record id (json[0..len), at most SG_EDGE_RUNTIME_MAX bytes;
  * the record's own heartbeatMs and ttlSeconds are what the directory backend judges
  * liveness by, a Redis key expires after ttl_s, 1..SG_EDGE_RUNTIME_TTL_MAX). Idempotent. */
@@ -204,7 +204,8 @@ int sg_edge_runtime_put(sg_edge *e, const char *id, const char *json, size_t len
 /* Removes runtime record id (a runtime that stops cleanly); an absent one is no error. */
 int sg_edge_runtime_delete(sg_edge *e, const char *id);
 /* Calls cb for every live runtime record, in no particular order, with json valid during
- * the call only. Dead records are skipped (and a backend may remove them on the way). A non-zero return from cb stops the walk and is returned. */
+ * the call only. Dead records are skipped (and a backend may remove them on the way). A non-zero
+ * return from cb stops the walk and is returned. */
 int sg_edge_runtimes(sg_edge *e, sg_edge_foreach_cb cb, void *ctx);
 
 /* A runtime record, decoded (sg_edge_runtime_decode). formats has bit v set for each

@@ -30,9 +30,9 @@ int sg_edge_runtime_encode(const sg_edge_runtime_rec *r, char **json, size_t *le
   json_t *fm = json_array();
   for (int v = 1; fm && v < 64; v++)
     if (r->formats & ((uint64_t)1 << v)) json_array_append_new(fm, json_integer(v));
-  json_t *o = fm ? json_pack("{s:s,s:o,s:s,s:I,s:I}", "runtimeId", r->id, "formats", fm,
-                             "version", r->version, "heartbeatMs", (json_int_t)r->heartbeat_ms,
-                             "ttlSeconds", (json_int_t)clamp_ttl(r->ttl_s))
+  json_t *o = fm ? json_pack("{s:s,s:o,s:s,s:I,s:I}", "runtimeId", r->id, "formats", fm, "version",
+                             r->version, "heartbeatMs", (json_int_t)r->heartbeat_ms, "ttlSeconds",
+                             (json_int_t)clamp_ttl(r->ttl_s))
                  : NULL;
   char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
   json_decref(o);
@@ -64,8 +64,8 @@ int sg_edge_runtime_decode(const char *json, size_t len, sg_edge_runtime_rec *ou
   if (!out->formats) goto out;
   json_t *hb = json_object_get(o, "heartbeatMs"), *ttl = json_object_get(o, "ttlSeconds");
   out->heartbeat_ms = json_is_integer(hb) ? (int64_t)json_integer_value(hb) : 0;
-  out->ttl_s = clamp_ttl(json_is_integer(ttl) ? (int64_t)json_integer_value(ttl)
-                                              : SG_EDGE_RUNTIME_TTL_S);
+  out->ttl_s =
+      clamp_ttl(json_is_integer(ttl) ? (int64_t)json_integer_value(ttl) : SG_EDGE_RUNTIME_TTL_S);
   const char *ver = json_string_value(json_object_get(o, "version"));
   snprintf(out->version, sizeof out->version, "%s", ver ? ver : "");
   rc = 0;

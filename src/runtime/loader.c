@@ -225,8 +225,9 @@ static void presence_beat(sg_runtime *rt, const char *id, bool *failing) {
   if (rc == 0) rc = sg_edge_runtime_put(rt->edge, id, json, len, r.ttl_s);
   free(json);
   if (rc && !*failing)
-    fprintf(stderr, "{\"level\":\"warn\",\"msg\":\"runtime record not written\","
-                    "\"runtimeId\":\"%s\",\"detail\":\"%s\"}\n",
+    fprintf(stderr,
+            "{\"level\":\"warn\",\"msg\":\"runtime record not written\","
+            "\"runtimeId\":\"%s\",\"detail\":\"%s\"}\n",
             id, strerror(errno));
   *failing = rc != 0;
 }

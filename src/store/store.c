@@ -493,8 +493,8 @@ sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t befo
   return st->ops->versions_pending(st, list_id, before, out, max, n);
 }
 
-sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out,
-                                size_t max, size_t *n) {
+sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                                size_t *n) {
   if (!st || !out || !n) return SG_E_INTERNAL;
   *n = 0;
   if (!st->ops->active_versions) return sg__store_missing(st->ops, "active_versions");

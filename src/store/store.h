@@ -417,8 +417,8 @@ typedef struct {
 } sg_active_version;
 /* Up to max active versions of lists that are not archived, in list id order, of lists
  * whose id sorts strictly after `after` ("" from the start), into out; *n is how many. */
-sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out,
-                                size_t max, size_t *n);
+sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                                size_t *n);
 /* Records a new queued version of list_id whose content is version `from`'s own snapshot
  * (its snapshot_seq, item count and locale policy), not the list's current items and
  * synonym sets: the same rules compiled again into the current artifact format. In one

@@ -529,8 +529,8 @@ sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t 
 
 /* ---- the background recompile (docs/UPGRADING.md; SQLite's versions.c says more) ------ */
 
-sg_err sg__pg_active_versions(sg_store *base, const char *after, sg_active_version *out,
-                              size_t max, size_t *n) {
+sg_err sg__pg_active_versions(sg_store *base, const char *after, sg_active_version *out, size_t max,
+                              size_t *n) {
   char lim[24];
   const char *p[] = {after, sg__pg_int((int64_t)max, lim)};
   *n = 0;

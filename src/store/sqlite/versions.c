@@ -626,13 +626,10 @@ sg_err sg__sqlite_version_recompile(sg_store *base, const char *list_id, int64_t
   static const char q_pending[] =
       "SELECT COUNT(*) FROM versions WHERE list_id=?1 AND state IN ('queued', 'staged')"
       " AND ?2=?2";
-  static const char q_visible[] =
-      "SELECT COUNT(*) FROM items WHERE list_id=?1 AND from_clock<=?2"
-      " AND (to_clock IS NULL OR to_clock>?2)";
-  static const char q_syn_before[] =
-      "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock<=?2";
-  static const char q_syn_after[] =
-      "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock>?2";
+  static const char q_visible[] = "SELECT COUNT(*) FROM items WHERE list_id=?1 AND from_clock<=?2"
+                                  " AND (to_clock IS NULL OR to_clock>?2)";
+  static const char q_syn_before[] = "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock<=?2";
+  static const char q_syn_after[] = "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock>?2";
   static const char q_bump[] =
       "UPDATE lists SET next_version_number=next_version_number+1 WHERE id=?";
   static const char q_ins[] =
@@ -669,7 +666,8 @@ sg_err sg__sqlite_version_recompile(sg_store *base, const char *list_id, int64_t
     goto end;
   }
   int64_t pending = 0, visible = 0, syn_before = 0, syn_after = 0;
-  if (one_int(st, q_pending, list_id, 0, &pending) || one_int(st, q_visible, list_id, snap, &visible) ||
+  if (one_int(st, q_pending, list_id, 0, &pending) ||
+      one_int(st, q_visible, list_id, snap, &visible) ||
       one_int(st, q_syn_before, list_id, snap, &syn_before) ||
       one_int(st, q_syn_after, list_id, snap, &syn_after))
     goto end;

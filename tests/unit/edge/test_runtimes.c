@@ -86,7 +86,8 @@ static void test_codec(void **state) {
   assert_true(sg_edge_runtime_live(&d, 30999));
   assert_false(sg_edge_runtime_live(&d, 31000));
   /* A ttl out of range is clamped; a missing one is the default. */
-  const char *big = "{\"runtimeId\":\"x\",\"formats\":[5],\"heartbeatMs\":1,\"ttlSeconds\":99999999}";
+  const char *big =
+      "{\"runtimeId\":\"x\",\"formats\":[5],\"heartbeatMs\":1,\"ttlSeconds\":99999999}";
   assert_int_equal(sg_edge_runtime_decode(big, strlen(big), &d), 0);
   assert_int_equal(d.ttl_s, SG_EDGE_RUNTIME_TTL_MAX);
   const char *none = "{\"runtimeId\":\"x\",\"formats\":[5]}";

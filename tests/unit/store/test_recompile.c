@@ -118,9 +118,9 @@ static void test_recompile_takes_the_active_snapshot(void **state) {
   assert_int_equal(snapshot_count(f, j2.snapshot_seq), 3);
   json_t *syn = NULL;
   assert_int_equal(sg_store_snapshot_synonyms(f->st, f->list, j2.snapshot_seq, &syn), SG_E_OK);
-  assert_string_equal(json_string_value(json_array_get(
-                          json_object_get(json_array_get(syn, 0), "phrases"), 0)),
-                      "alpha");
+  assert_string_equal(
+      json_string_value(json_array_get(json_object_get(json_array_get(syn, 0), "phrases"), 0)),
+      "alpha");
   json_decref(syn);
   assert_true(json_equal(j1.locale_policy, j2.locale_policy));
   sg_store_job_clear(&j1);
@@ -166,8 +166,8 @@ static void test_queued_publish_and_archived_list_refuse(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_recompile_takes_the_active_snapshot,
-                                      store_fixture_setup, store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_recompile_takes_the_active_snapshot, store_fixture_setup,
+                                      store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_queued_publish_and_archived_list_refuse,
                                       store_fixture_setup, store_fixture_teardown),
   };
