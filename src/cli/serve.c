@@ -42,6 +42,7 @@ static const sg_flag_spec serve_flags[] = {
     {"trusted-proxies", true, false},
     {"artifact-grace", true, false},
     {"publish-lease-seconds", true, false},
+    {"recompile-per-minute", true, false},
     {"session-idle-seconds", true, false},
     {"dashboard-secure-cookies", false, false},
     {"signin-rate-ip", true, false},
@@ -269,6 +270,10 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
   if (u32_flag(&a, "analytics-retention-days", "90", &cc.analytics_retention_days)) return 1;
   if (cc.analytics_retention_days < 1 || cc.analytics_retention_days > 3650)
     return sg__cli_fail("--analytics-retention-days must be an integer in 1..3650", NULL);
+  /* The background recompile into the current artifact format (docs/UPGRADING.md). */
+  if (u32_flag(&a, "recompile-per-minute", "10", &cc.recompile_per_minute)) return 1;
+  if (cc.recompile_per_minute > 6000)
+    return sg__cli_fail("--recompile-per-minute must be an integer in 0..6000", NULL);
   if (u32_flag(&a, "publish-lease-seconds", "30", &cc.publish_lease_s)) return 1;
   if (cc.publish_lease_s < 1 || cc.publish_lease_s > 3600)
     return sg__cli_fail("--publish-lease-seconds must be an integer in 1..3600", NULL);

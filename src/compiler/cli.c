@@ -411,11 +411,11 @@ int sg_cmd_inspect(int argc, char **argv) {
     }
     size_t keys, buckets, t;
     sg_artifact_locale_stats(art, 0, &keys, &buckets, &t);
-    rc = print_json(json_pack("{s:I,s:s,s:I,s:I,s:s,s:I,s:o}", "formatVersion", (json_int_t)1,
-                              "contentHash", hash, "bytes", (json_int_t)len, "itemCount",
-                              (json_int_t)sg_artifact_item_count(art), "defaultLocale",
-                              sg_artifact_default_locale(art), "bucketThreshold", (json_int_t)t,
-                              "locales", locs));
+    rc = print_json(json_pack("{s:I,s:s,s:I,s:I,s:s,s:I,s:o}", "formatVersion",
+                              (json_int_t)sg_artifact_format(art), "contentHash", hash, "bytes",
+                              (json_int_t)len, "itemCount", (json_int_t)sg_artifact_item_count(art),
+                              "defaultLocale", sg_artifact_default_locale(art), "bucketThreshold",
+                              (json_int_t)t, "locales", locs));
   }
   sg_artifact_close(art);
   free(data);

@@ -45,6 +45,9 @@ typedef struct {
   const sg_trusted_proxies *trusted_proxies;
   uint32_t artifact_grace_s; /* unnamed artifacts are deleted after this (--artifact-grace) */
   uint32_t publish_lease_s;  /* a claimed version's lease (--publish-lease-seconds; 0: 30) */
+  /* Active artifacts of an older format compiled again per minute by this process once
+   * every live runtime reads the current one (--recompile-per-minute; 0: never). */
+  uint32_t recompile_per_minute;
   /* The dashboard (docs/DESIGN.md §7, docs/DASHBOARD.md). */
   int64_t session_idle_s;         /* idle expiry of a dashboard session (0: 43200 = 12 h) */
   bool secure_cookies;            /* always mark the session cookie Secure (served over TLS) */

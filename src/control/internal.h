@@ -20,6 +20,7 @@ struct sg_control {
   uint8_t cursor_secret[32];
   struct sg__publisher *pub;          /* publish.c: per-list locks and the async worker */
   struct sg__artifact_gc *gc;         /* artifact_gc.c: artifacts waiting out their grace */
+  struct sg__recompiler *recompile;   /* recompile.c: older artifact formats, compiled again */
   void *mount_state;                  /* cfg.mount's own state, set by its start (or NULL) */
   struct sg__drain *drain;            /* drain.c: the fleet's selection stream into the store */
   struct sg__analytics_drain *adrain; /* analytics_drain.c: shipments into the store */
@@ -165,6 +166,13 @@ void sg__artifact_gc_run(sg_control *c);
  * collection never deletes an artifact between the two. */
 void sg__artifact_gc_hold(sg_control *c);
 void sg__artifact_gc_release(sg_control *c);
+
+/* recompile.c (docs/UPGRADING.md): compiles active artifacts of an older format again, from
+ * the active version's own snapshot, once every live runtime reads the current format.
+ * The publish thread set calls the tick once a second. */
+int sg__recompile_init(sg_control *c);
+void sg__recompile_tick(sg_control *c);
+void sg__recompile_free(sg_control *c);
 
 /* Writes list_id's edge record from the store (edge_sync.h) and returns its edgeSync
  * member {revision, state}; a failed write stays "pending" and the reconciler retries it. */

@@ -76,9 +76,9 @@ struct sg__publisher {
   pthread_cond_t wake;         /* the worker's doorbell */
   pthread_cond_t wake_renewer; /* rung at stop */
   list_lock *locks;
-  bool kick, stop, started, renewing, listening, guarding;
+  bool kick, stop, started, renewing, listening, guarding, recompiling;
   int held; /* runs holding a store lease now: the renewer works only while > 0 */
-  pthread_t thread, renewer, listener, guard;
+  pthread_t thread, renewer, listener, guard, recompiler;
 };
 
 static void deadline_in(struct timespec *ts, int64_t ms) {
@@ -668,6 +668,26 @@ static void *guard(void *arg) {
   return NULL;
 }
 
+/* The background recompile (recompile.c), on a thread of its own: reading an artifact's
+ * format or a scan of the active versions never delays a publish or a heartbeat. */
+#define RECOMPILE_TICK_MS 1000
+static void *recompiler(void *arg) {
+  sg_control *c = arg;
+  struct sg__publisher *p = c->pub;
+  pthread_mutex_lock(&p->mu);
+  while (!p->stop) {
+    pthread_mutex_unlock(&p->mu);
+    sg__recompile_tick(c);
+    pthread_mutex_lock(&p->mu);
+    if (p->stop) break;
+    struct timespec until;
+    deadline_in(&until, RECOMPILE_TICK_MS);
+    pthread_cond_timedwait(&p->wake_renewer, &p->mu, &until);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
 /* With a store that announces publish work (PostgreSQL's NOTIFY, sent when any process
  * creates or releases a version), rings the worker's doorbell at once instead of at its
  * next tick. The wait is short so that stop is prompt. */
@@ -703,6 +723,11 @@ int sg__publish_start(sg_control *c) {
   p->renewing = true;
   if (pthread_create(&p->guard, NULL, guard, c) != 0) return -1;
   p->guarding = true;
+  if (sg__recompile_init(c)) return -1;
+  if (c->cfg.recompile_per_minute > 0) {
+    if (pthread_create(&p->recompiler, NULL, recompiler, c) != 0) return -1;
+    p->recompiling = true;
+  }
   if (sg_store_announces_work(c->cfg.store)) {
     if (pthread_create(&p->listener, NULL, listener, c) != 0) return -1;
     p->listening = true;
@@ -730,6 +755,7 @@ void sg__publish_stop(sg_control *c) {
     pthread_join(p->thread, NULL);
     if (p->renewing) pthread_join(p->renewer, NULL);
     if (p->guarding) pthread_join(p->guard, NULL);
+    if (p->recompiling) pthread_join(p->recompiler, NULL);
     if (p->listening) pthread_join(p->listener, NULL);
   }
   /* Every lock is released by now: the HTTP listener stopped before the worker. */
@@ -745,4 +771,5 @@ void sg__publish_stop(sg_control *c) {
   free(p);
   c->pub = NULL;
   sg__artifact_gc_free(c);
+  sg__recompile_free(c);
 }

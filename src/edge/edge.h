@@ -186,6 +186,51 @@ int sg_edge_stamp_format(const sg_edge_stamp *s, char out[72]);
 int sg_edge_stamp_parse(const char *text, size_t len, sg_edge_stamp *out);
 int sg_edge_stamp_cmp(const sg_edge_stamp *a, const sg_edge_stamp *b);
 
+/* ---- runtime presence (docs/EDGE.md "Runtime records") --------------------------------
+ * Each runtime process publishes what it is able to serve: a small record under its own
+ * id that it refreshes every SG_EDGE_RUNTIME_BEAT_S seconds and that stops counting
+ * ttl_s seconds after its last refresh (a runtime that dies simply stops refreshing). The
+ * control plane reads them before it recompiles artifacts into a newer format. These
+ * records live beside the served records, not among them: writing one never bumps the
+ * revision, so heartbeats never make a runtime reload. */
+#define SG_EDGE_RUNTIME_BEAT_S 10
+#define SG_EDGE_RUNTIME_TTL_S 30 /* default ttl: three missed heartbeats */
+#define SG_EDGE_RUNTIME_TTL_MAX 3600
+#define SG_EDGE_RUNTIME_MAX 4096 /* bytes of one runtime record */
+/* Writes or refreshes runtime record id (json[0..len), at most SG_EDGE_RUNTIME_MAX bytes;
+ * the record's own heartbeatMs and ttlSeconds are what the directory backend judges
+ * liveness by, a Redis key expires after ttl_s, 1..SG_EDGE_RUNTIME_TTL_MAX). Idempotent. */
+int sg_edge_runtime_put(sg_edge *e, const char *id, const char *json, size_t len, int64_t ttl_s);
+/* Removes runtime record id (a runtime that stops cleanly); an absent one is no error. */
+int sg_edge_runtime_delete(sg_edge *e, const char *id);
+/* Calls cb for every live runtime record, in no particular order, with json valid during
+ * the call only. Dead records are skipped (and a backend may remove them on the way). A non-zero
+ * return from cb stops the walk and is returned. */
+int sg_edge_runtimes(sg_edge *e, sg_edge_foreach_cb cb, void *ctx);
+
+/* A runtime record, decoded (sg_edge_runtime_decode). formats has bit v set for each
+ * artifact format v (1..63) the runtime reads. */
+typedef struct {
+  char id[SG_EDGE_MAX_ID + 1];
+  uint64_t formats;
+  int64_t heartbeat_ms; /* the writer's clock (Unix ms) at its last refresh */
+  int64_t ttl_s;
+  char version[32]; /* the writer's release, "" when absent */
+} sg_edge_runtime_rec;
+/* Builds this process's record: {"runtimeId","formats":[…],"version","heartbeatMs",
+ * "ttlSeconds"} into a malloc'd string. -1 on a bad argument or out of memory. */
+int sg_edge_runtime_encode(const sg_edge_runtime_rec *r, char **json, size_t *len);
+/* Decodes a record (hostile input: any member may be missing or wrong). Returns 0, or -1
+ * when it names no valid id or no format in 1..63 (such a record blocks nothing and is
+ * ignored by callers that count formats: see docs/EDGE.md). */
+int sg_edge_runtime_decode(const char *json, size_t len, sg_edge_runtime_rec *out);
+/* Whether r is live at now_ms by its own fields: now_ms < heartbeat_ms + ttl_s seconds
+ * (ttl_s clamped to 1..SG_EDGE_RUNTIME_TTL_MAX). A writer whose clock runs ahead counts a
+ * little longer, which holds a recompile back rather than lets one through. The directory
+ * backend judges by this (its writers share the host's clock); Redis by the key's expiry,
+ * on the server's clock. */
+bool sg_edge_runtime_live(const sg_edge_runtime_rec *r, int64_t now_ms);
+
 /* Whether the store can be used now: its revision reads, and for a directory backend the
  * root and every record folder are directories this process may read and write. The
  * readiness probes (/readyz) call it. Returns 0 or -1 with errno set. */

@@ -41,6 +41,11 @@ typedef struct {
    * *removed (set to 0 first by the caller) */
   int (*cache_prune)(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
                      size_t *removed);
+  /* runtime presence (edge.h): put with an expiry of ttl_s, delete (absent: 0), and the
+   * walk over the records the backend holds live */
+  int (*runtime_put)(sg_edge *e, const char *id, const char *json, size_t len, int64_t ttl_s);
+  int (*runtime_del)(sg_edge *e, const char *id);
+  int (*runtimes)(sg_edge *e, sg_edge_foreach_cb cb, void *ctx);
   /* what the backend checks beyond a readable revision (sg_edge_check); NULL: nothing */
   int (*check)(sg_edge *e);
   void (*close)(sg_edge *e);

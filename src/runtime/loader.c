@@ -9,8 +9,12 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "common/util.h"
+#include "common/version.h"
 #include "runtime/server.h"
+#include "search/artifact.h"
 #include "state/state.h"
 
 /* A remote edge's local artifact cache keeps what the snapshot serves, and for a while
@@ -196,6 +200,38 @@ int sg__rt_edge_load(sg_runtime *rt, const sg__rt_snapshot *cur, bool retry,
   return 0;
 }
 
+/* ---- presence (docs/EDGE.md "Runtime records") -------------------------------------
+ * The loader announces this process to the edge: a random id for its lifetime, the
+ * artifact formats this build reads, refreshed every SG_EDGE_RUNTIME_BEAT_S seconds, so
+ * the control plane recompiles into a newer format only once every live runtime reads it.
+ * A failed write is retried at the next beat; the record outlives three missed beats. */
+static void presence_id(char out[SG_EDGE_MAX_ID + 1]) {
+  uint8_t r[12];
+  randombytes_buf(r, sizeof r);
+  char hex[25];
+  sg_hex(r, sizeof r, hex);
+  snprintf(out, SG_EDGE_MAX_ID + 1, "rt_%s", hex);
+}
+
+static void presence_beat(sg_runtime *rt, const char *id, bool *failing) {
+  sg_edge_runtime_rec r = {.heartbeat_ms = sg_now_ms(), .ttl_s = SG_EDGE_RUNTIME_TTL_S};
+  snprintf(r.id, sizeof r.id, "%s", id);
+  snprintf(r.version, sizeof r.version, "%s", sg_version());
+  for (uint32_t v = 1; v < 64; v++)
+    if (sg_artifact_format_readable(v)) r.formats |= (uint64_t)1 << v;
+  char *json = NULL;
+  size_t len = 0;
+  int rc = sg_edge_runtime_encode(&r, &json, &len);
+  if (rc == 0) rc = sg_edge_runtime_put(rt->edge, id, json, len, r.ttl_s);
+  free(json);
+  if (rc && !*failing)
+    fprintf(stderr,
+            "{\"level\":\"warn\",\"msg\":\"runtime record not written\","
+            "\"runtimeId\":\"%s\",\"detail\":\"%s\"}\n",
+            id, strerror(errno));
+  *failing = rc != 0;
+}
+
 void *sg__rt_loader_main(void *arg) {
   sg_runtime *rt = arg;
   int64_t last_flush = sg_mono_ms(), last_retry = sg_mono_ms(), last_prune = 0;
@@ -205,7 +241,11 @@ void *sg__rt_loader_main(void *arg) {
   sg_rt_state_stats stats;
   sg_rt_state_stats_get(rt->state, &stats);
   const int64_t flush_ms = stats.shared ? 500 : 1000;
-  bool failing = false;
+  bool failing = false, presence_failing = false;
+  char presence[SG_EDGE_MAX_ID + 1];
+  presence_id(presence);
+  presence_beat(rt, presence, &presence_failing);
+  int64_t last_beat = sg_mono_ms();
   /* A list whose artifact is missing or damaged is retried on its own, every second at
    * first and less often while it stays bad (reading and hashing a large artifact is not
    * free); a new edge revision reloads at once. */
@@ -248,6 +288,10 @@ void *sg__rt_loader_main(void *arg) {
     }
     failing = !synced;
     if (synced) atomic_store(&rt->edge_synced_ms, now);
+    if (now - last_beat >= SG_EDGE_RUNTIME_BEAT_S * 1000) {
+      last_beat = now;
+      presence_beat(rt, presence, &presence_failing);
+    }
     sg__rt_log_flush();
     if (now - last_flush >= flush_ms) {
       last_flush = now;
@@ -257,5 +301,7 @@ void *sg__rt_loader_main(void *arg) {
     pthread_mutex_lock(&rt->stop_mu);
   }
   pthread_mutex_unlock(&rt->stop_mu);
+  /* A clean stop stops counting at once rather than when the record expires. */
+  sg_edge_runtime_delete(rt->edge, presence);
   return NULL;
 }

@@ -19,6 +19,7 @@
 
 #include "common/buf.h"
 #include "common/util.h"
+#include "compiler/format.h"
 #include "edge/records.h"
 #include "runtime/rt.h"
 #include "state/state.h"
@@ -282,11 +283,17 @@ static sg__rt_art *art_acquire(sg_edge *e, sg__rt_snapshot *s, const sg__rt_snap
        * first snapshot had none of those. */
       if (errno != ENOENT && errno != EBADMSG && errno != EINVAL)
         *transient = s->fetch_failed = true;
+      /* EINVAL: no artifact of a format this build opens (docs/ARTIFACT.md, "Format
+       * versions"): say which formats it does open, the operator's first question. */
       if (errno != ENOENT)
         fprintf(stderr,
                 "{\"level\":\"error\",\"msg\":\"artifact unusable\",\"contentHash\":\"%s\","
-                "\"detail\":\"%s\"}\n",
-                hash, errno == EBADMSG ? "content does not match its hash" : strerror(errno));
+                "\"detail\":\"%s\",\"formatsRead\":[%u,%u]}\n",
+                hash,
+                errno == EBADMSG  ? "content does not match its hash"
+                : errno == EINVAL ? "not an artifact of a format this build reads"
+                                  : strerror(errno),
+                SG__ART_VERSION_PREV, SG__ART_VERSION);
       return NULL;
     }
     a = calloc(1, sizeof *a);

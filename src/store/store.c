@@ -493,6 +493,21 @@ sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t befo
   return st->ops->versions_pending(st, list_id, before, out, max, n);
 }
 
+sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                                size_t *n) {
+  if (!st || !out || !n) return SG_E_INTERNAL;
+  *n = 0;
+  if (!st->ops->active_versions) return sg__store_missing(st->ops, "active_versions");
+  return st->ops->active_versions(st, after ? after : "", out, max, n);
+}
+
+sg_err sg_store_version_recompile(sg_store *st, const char *list_id, int64_t from, json_t **out) {
+  if (!st || !list_id || !out) return SG_E_INTERNAL;
+  *out = NULL;
+  if (!st->ops->version_recompile) return sg__store_missing(st->ops, "version_recompile");
+  return st->ops->version_recompile(st, list_id, from, out);
+}
+
 sg_err sg_store_artifacts_in_use(sg_store *st, json_t **out) {
   if (!st) return SG_E_INTERNAL;
   if (!st->ops->artifacts_in_use) return sg__store_missing(st->ops, "artifacts_in_use");

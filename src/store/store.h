@@ -178,8 +178,8 @@ sg_err sg_store_item_update(sg_store *st, const char *workspace_id, const char *
  * names it as parent; SG_E_PRECONDITION_FAILED (with *cur_out the current item) as above. */
 sg_err sg_store_item_delete(sg_store *st, const char *workspace_id, const char *list_id,
                             const char *item_id, const char *if_match, json_t **cur_out);
-/* Removes up to max history rows of the list that no unresolved version can still read
- * (ended at or before the oldest queued/staged snapshot). *n is how many went. */
+/* Removes up to max history rows of the list that no unresolved or active version can read
+ * (ended at or before the oldest queued, staged or active snapshot). *n is how many went. */
 sg_err sg_store_items_prune(sg_store *st, const char *list_id, size_t max, size_t *n);
 
 /* ---- bulk import (src/store/sqlite/import.c) ---------------------------------------------
@@ -408,6 +408,31 @@ sg_err sg_store_version_next(sg_store *st, const char *after_workspace, int64_t 
  * the search. */
 sg_err sg_store_versions_pending(sg_store *st, const char *list_id, int64_t before,
                                  sg_version_ref *out, size_t max, size_t *n);
+
+/* ---- the background recompile (docs/UPGRADING.md) ---- */
+/* An active version as the recompile sees it. */
+typedef struct {
+  char list_id[64];
+  char workspace_id[64];
+  int64_t number;
+  char content_hash[80]; /* its artifact, "sha256:<hex>" */
+} sg_active_version;
+/* Up to max active versions of lists that are not archived, in list id order, of lists
+ * whose id sorts strictly after `after` ("" from the start), into out; *n is how many. */
+sg_err sg_store_active_versions(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                                size_t *n);
+/* Records a new queued version of list_id whose content is version `from`'s own snapshot
+ * (its snapshot_seq, item count and locale policy), not the list's current items and
+ * synonym sets: the same rules compiled again into the current artifact format. In one
+ * transaction, and only while `from` is the list's active version and no version of the
+ * list is unresolved, so that processes racing for the same list make one version:
+ * SG_E_PUBLISH_IN_PROGRESS when a version is queued or staged, SG_E_VERSION_NOT_ACTIVATABLE
+ * when `from` is not (or no longer) the active version, SG_E_LIST_ARCHIVED,
+ * SG_E_VERSION_NOT_AVAILABLE when the snapshot can no longer be read whole (history that a
+ * release before 0.3 pruned once nothing unresolved needed it: fewer items visible at it
+ * than the version counted, or synonym sets stored since and none at or before it).
+ * *out is the new version in the API's shape (caller owns it). */
+sg_err sg_store_version_recompile(sg_store *st, const char *list_id, int64_t from, json_t **out);
 
 /* The content hashes ("sha256:<hex>") every artifact that must be kept is named by: the
  * artifact of each unresolved or active version, and of each list's previous active

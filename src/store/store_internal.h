@@ -109,6 +109,9 @@ struct sg_store_ops {
                          int64_t number, char hash[80], char state[16]);
   sg_err (*version_activate)(sg_store *st, const char *workspace_id, const char *list_id,
                              int64_t number, bool *activated, json_t **list_out);
+  sg_err (*active_versions)(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                            size_t *n);
+  sg_err (*version_recompile)(sg_store *st, const char *list_id, int64_t from, json_t **out);
   sg_err (*versions_pending)(sg_store *st, const char *list_id, int64_t before, sg_version_ref *out,
                              size_t max, size_t *n);
   sg_err (*artifacts_in_use)(sg_store *st, json_t **out);

@@ -8,6 +8,7 @@
  *   CHANGES                change log: "base <rev>" then "<rev> <kind> <id>" per write
  *   <kind>/<id>.seq        sequence of the last conditional write or delete of a record
  *   .lock                  flock(2) target serialising writers across processes
+ *   runtimes/<id>.json     runtime presence records (outside the revision; edge.h)
  *
  * Every file is written temp + fsync + rename + fsync(dir) (sg_write_file_atomic), so
  * a reader sees either the old or the new bytes, never a torn file. Temp files are named
@@ -619,6 +620,56 @@ static int dir_raise_revision(sg_edge *e, uint64_t min, uint64_t *rev) {
   return rc;
 }
 
+/* ---------------------------------------------------------------- runtimes ------- */
+
+/* runtimes/<id>.json, one per runtime process, written atomically like every record but
+ * outside the lock and the revision (heartbeats change nothing served). Liveness is the
+ * record's own heartbeat and ttl on this host's clock; a record dead for a day is removed
+ * by the next walk, so a fleet that restarts often does not pile them up. */
+#define RUNTIME_REMOVE_AFTER_MS (24 * 3600 * 1000LL)
+
+static int dir_runtime_put(sg_edge *e, const char *id, const char *json, size_t len,
+                           int64_t ttl_s) {
+  (void)ttl_s; /* the record carries its own */
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "runtimes", NULL, NULL) || sg_mkdirs(p, 0755) ||
+      path_of(e, p, sizeof p, "runtimes/", id, ".json"))
+    return -1;
+  return sg_write_file_atomic(p, json, len);
+}
+
+static int dir_runtime_del(sg_edge *e, const char *id) {
+  char p[PATH_MAX];
+  if (path_of(e, p, sizeof p, "runtimes/", id, ".json")) return -1;
+  return unlink(p) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static int dir_runtimes(sg_edge *e, sg_edge_foreach_cb cb, void *ctx) {
+  char d[PATH_MAX];
+  if (path_of(e, d, sizeof d, "runtimes", NULL, NULL)) return -1;
+  struct dirent **names = NULL;
+  int n = scandir(d, &names, record_name, alphasort);
+  if (n < 0) return errno == ENOENT ? 0 : -1; /* no runtime ever announced itself */
+  int64_t now = sg_now_ms();
+  int rc = 0;
+  for (int i = 0; i < n; i++) {
+    char p[PATH_MAX], *json = NULL;
+    size_t len = 0;
+    if (rc == 0 && snprintf(p, sizeof p, "%s/%s", d, names[i]->d_name) < (int)sizeof p &&
+        sg_read_file(p, SG_EDGE_RUNTIME_MAX, &json, &len) == 0) {
+      sg_edge_runtime_rec r;
+      if (sg_edge_runtime_decode(json, len, &r) == 0 && sg_edge_runtime_live(&r, now))
+        rc = cb(r.id, json, len, ctx);
+      else if (r.heartbeat_ms > 0 && now - r.heartbeat_ms > RUNTIME_REMOVE_AFTER_MS)
+        unlink(p);
+      free(json);
+    }
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
 /* The artifacts are files here already: there is no cache to keep or prune. */
 static int dir_set_cache_dir(sg_edge *e, const char *dir) { return 0; }
 
@@ -677,6 +728,9 @@ static const sg__edge_ops dir_ops = {
     .raise_revision = dir_raise_revision,
     .set_cache_dir = dir_set_cache_dir,
     .cache_prune = dir_cache_prune,
+    .runtime_put = dir_runtime_put,
+    .runtime_del = dir_runtime_del,
+    .runtimes = dir_runtimes,
     .check = dir_check,
     .close = dir_close,
 };

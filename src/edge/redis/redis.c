@@ -14,6 +14,8 @@
  *   P artifacts              sorted set: hex -> last write time (garbage collection)
  *   P artw                   hash hex -> "<start> <chunks>" of artifact writes under way
  *   P stamp                  the guard stamp "<epoch> <heartbeat_ms> <revision>"
+ *   P rt:<id>                a runtime's presence record, expiring (edge.h)
+ *   P runtimes               set of the ids that may have one
  *
  * Every record write is one Lua script (atomic on the server): the sequence check, the
  * record, INCR of the revision and the change-log entry happen together, so a reader that
@@ -880,6 +882,83 @@ static int redis_set_cache_dir(sg_edge *e, const char *dir);
 static int redis_cache_prune(sg_edge *e, const char *const *keep, size_t n, int64_t older_than_s,
                              size_t *removed);
 
+/* ---------------------------------------------------------------- runtimes ------- */
+
+/* P rt:<id> holds a runtime's record with an expiry of its ttl (the server's clock decides
+ * liveness, so the hosts' clocks need not agree), and P runtimes the set of ids that may
+ * have one, so the walk never scans the keyspace; ids whose key expired leave the set on
+ * the next walk. Neither touches the revision. */
+static int redis_runtime_put(sg_edge *e, const char *id, const char *json, size_t len,
+                             int64_t ttl_s) {
+  char kk[KEY_MAX], ks[KEY_MAX];
+  key(R(e), ks, sizeof ks, "runtimes", NULL);
+  redisReply *rep = sg_redisx_cmd(R(e)->r, "SADD %s %s", ks, id);
+  if (!rep || rep->type != REDIS_REPLY_INTEGER) return reply_fail(rep);
+  freeReplyObject(rep);
+  rep = sg_redisx_cmd(R(e)->r, "SET %s %b EX %lld", key(R(e), kk, sizeof kk, "rt:", id), json, len,
+                      (long long)ttl_s);
+  if (!rep || rep->type != REDIS_REPLY_STATUS) return reply_fail(rep);
+  freeReplyObject(rep);
+  return 0;
+}
+
+static int redis_runtime_del(sg_edge *e, const char *id) {
+  char kk[KEY_MAX], ks[KEY_MAX];
+  redisReply *rep = sg_redisx_cmd(R(e)->r, "DEL %s", key(R(e), kk, sizeof kk, "rt:", id));
+  if (!rep || rep->type != REDIS_REPLY_INTEGER) return reply_fail(rep);
+  freeReplyObject(rep);
+  rep = sg_redisx_cmd(R(e)->r, "SREM %s %s", key(R(e), ks, sizeof ks, "runtimes", NULL), id);
+  if (!rep || rep->type != REDIS_REPLY_INTEGER) return reply_fail(rep);
+  freeReplyObject(rep);
+  return 0;
+}
+
+/* Looks one id up: cb with its record when the key is still there, else drops the id. */
+static int runtime_visit(sg_edge *e, const char *ks, const char *id, sg_edge_foreach_cb cb,
+                         void *ctx) {
+  char kk[KEY_MAX];
+  redisReply *rep = sg_redisx_cmd(R(e)->r, "GET %s", key(R(e), kk, sizeof kk, "rt:", id));
+  if (!rep) return -1;
+  if (rep->type == REDIS_REPLY_NIL) {
+    freeReplyObject(rep);
+    rep = sg_redisx_cmd(R(e)->r, "SREM %s %s", ks, id);
+    if (!rep || rep->type != REDIS_REPLY_INTEGER) return reply_fail(rep);
+    freeReplyObject(rep);
+    return 0;
+  }
+  if (rep->type != REDIS_REPLY_STRING) return reply_fail(rep);
+  int rc = 0;
+  if (rep->len <= SG_EDGE_RUNTIME_MAX) rc = cb(id, rep->str, rep->len, ctx);
+  freeReplyObject(rep);
+  return rc;
+}
+
+static int redis_runtimes(sg_edge *e, sg_edge_foreach_cb cb, void *ctx) {
+  char ks[KEY_MAX], cursor[32] = "0";
+  key(R(e), ks, sizeof ks, "runtimes", NULL);
+  int rc = 0;
+  do {
+    redisReply *rep = sg_redisx_cmd(R(e)->r, "SSCAN %s %s COUNT 500", ks, cursor);
+    if (!rep || rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
+        rep->element[0]->type != REDIS_REPLY_STRING || rep->element[0]->len >= sizeof cursor ||
+        rep->element[1]->type != REDIS_REPLY_ARRAY)
+      return reply_fail(rep);
+    memcpy(cursor, rep->element[0]->str, rep->element[0]->len);
+    cursor[rep->element[0]->len] = '\0';
+    redisReply *ids = rep->element[1];
+    for (size_t i = 0; rc == 0 && i < ids->elements; i++) {
+      redisReply *f = ids->element[i];
+      char id[SG_EDGE_MAX_ID + 1];
+      if (f->type != REDIS_REPLY_STRING || f->len > SG_EDGE_MAX_ID) continue;
+      memcpy(id, f->str, f->len);
+      id[f->len] = '\0';
+      if (sg_edge_id_valid(id)) rc = runtime_visit(e, ks, id, cb, ctx);
+    }
+    freeReplyObject(rep);
+  } while (rc == 0 && strcmp(cursor, "0") != 0);
+  return rc;
+}
+
 static const sg__edge_ops redis_ops = {
     .put_artifact = redis_put_artifact,
     .artifact_stat = redis_artifact_stat,
@@ -901,6 +980,9 @@ static const sg__edge_ops redis_ops = {
     .raise_revision = redis_raise_revision,
     .set_cache_dir = redis_set_cache_dir,
     .cache_prune = redis_cache_prune,
+    .runtime_put = redis_runtime_put,
+    .runtime_del = redis_runtime_del,
+    .runtimes = redis_runtimes,
     .close = redis_close,
 };
 

@@ -433,8 +433,8 @@ sg_err sg__pg_item_delete(sg_store *base, const char *workspace_id, const char *
 }
 
 sg_err sg__pg_items_prune(sg_store *base, const char *list_id, size_t max, size_t *n) {
-  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved
-   * version has such a snapshot, nobody can read it again. */
+  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved or
+   * active version has such a snapshot, nobody can read it again (SQLite's says why). */
   char lim[24];
   const char *p[] = {list_id, sg__pg_int((int64_t)max, lim)};
   sg_err rc;
@@ -443,7 +443,7 @@ sg_err sg__pg_items_prune(sg_store *base, const char *list_id, size_t max, size_
                            "DELETE FROM items WHERE seq IN (SELECT seq FROM items WHERE"
                            " list_id=$1 AND to_clock IS NOT NULL AND to_clock <="
                            " COALESCE((SELECT MIN(snapshot_seq) FROM versions WHERE list_id=$1"
-                           " AND state IN ('queued', 'staged')), 9223372036854775807)"
+                           " AND state IN ('queued', 'staged', 'active')), 9223372036854775807)"
                            " LIMIT $2::bigint)",
                            2, p, &rc);
   if (!r) return rc;

@@ -214,6 +214,9 @@ sg_err sg__pg_version_set_failed(sg_store *st, const char *list_id, int64_t numb
                                  const char *reason);
 sg_err sg__pg_version_activate(sg_store *st, const char *workspace_id, const char *list_id,
                                int64_t number, bool *activated, json_t **list_out);
+sg_err sg__pg_active_versions(sg_store *st, const char *after, sg_active_version *out, size_t max,
+                              size_t *n);
+sg_err sg__pg_version_recompile(sg_store *st, const char *list_id, int64_t from, json_t **out);
 sg_err sg__pg_versions_pending(sg_store *st, const char *list_id, int64_t before,
                                sg_version_ref *out, size_t max, size_t *n);
 sg_err sg__pg_artifacts_in_use(sg_store *st, json_t **out);

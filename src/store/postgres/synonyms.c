@@ -87,12 +87,13 @@ static sg_err put_fn(PGconn *c, void *vctx) {
   const char *p[] = {x->list_id, sg__pg_int(clock, clk), x->sets_json};
   if (sg__pg_x(c, "INSERT INTO synonyms(list_id, clock, sets) VALUES($1, $2::bigint, $3)", 3, p))
     return SG_E_INTERNAL;
-  /* Keeps the newest row at or before the oldest unresolved version's snapshot (the sets
-   * that version will compile) and everything after it. */
+  /* Keeps the newest row at or before the oldest unresolved or active version's snapshot
+   * (the sets that version compiles, or compiles again) and everything after it. */
   if (sg__pg_x(c,
                "DELETE FROM synonyms WHERE list_id=$1 AND clock < (SELECT COALESCE(MAX(clock), 0)"
                " FROM synonyms WHERE list_id=$1 AND clock <= COALESCE((SELECT MIN(snapshot_seq)"
-               " FROM versions WHERE list_id=$1 AND state IN ('queued', 'staged')), $2::bigint))",
+               " FROM versions WHERE list_id=$1 AND state IN ('queued', 'staged', 'active')),"
+               " $2::bigint))",
                2, p))
     return SG_E_INTERNAL;
   return SG_E_OK;

@@ -527,3 +527,112 @@ sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t 
   PQclear(r);
   return SG_E_OK;
 }
+
+/* ---- the background recompile (docs/UPGRADING.md; SQLite's versions.c says more) ------ */
+
+sg_err sg__pg_active_versions(sg_store *base, const char *after, sg_active_version *out, size_t max,
+                              size_t *n) {
+  char lim[24];
+  const char *p[] = {after, sg__pg_int((int64_t)max, lim)};
+  *n = 0;
+  sg_err rc;
+  PGresult *r = sg__pg_one(sg__pg_of(base),
+                           "SELECT v.list_id, l.workspace_id, v.version_number, v.content_hash"
+                           " FROM versions v JOIN lists l ON l.id=v.list_id"
+                           " WHERE v.state='active' AND l.status<>'archived'"
+                           " AND v.content_hash IS NOT NULL AND v.list_id>$1"
+                           " ORDER BY v.list_id LIMIT $2::bigint",
+                           2, p, &rc);
+  if (!r) return rc;
+  for (int i = 0; i < PQntuples(r) && *n < max; i++) {
+    sg_active_version *a = &out[*n];
+    snprintf(a->list_id, sizeof a->list_id, "%s", PQgetvalue(r, i, 0));
+    snprintf(a->workspace_id, sizeof a->workspace_id, "%s", PQgetvalue(r, i, 1));
+    a->number = sg__pg_i(r, i, 2);
+    snprintf(a->content_hash, sizeof a->content_hash, "%s", PQgetvalue(r, i, 3));
+    (*n)++;
+  }
+  PQclear(r);
+  return SG_E_OK;
+}
+
+typedef struct {
+  const char *list_id;
+  int64_t from, number;
+  json_t *out;
+} recompile_ctx;
+
+static sg_err recompile_fn(PGconn *c, void *p_) {
+  recompile_ctx *x = p_;
+  json_decref(x->out);
+  x->out = NULL;
+  char from[24];
+  const char *p[] = {x->list_id, sg__pg_int(x->from, from)};
+  /* The list's row first, locked: a second process racing for the same list waits here
+   * and then sees the version this one queued. */
+  PGresult *r = sg__pg_q(c, "SELECT status FROM lists WHERE id=$1 FOR UPDATE", 1, p);
+  if (!r) return SG_E_INTERNAL;
+  sg_err rc = PQntuples(r) != 1                              ? SG_E_NOT_FOUND
+              : strcmp(PQgetvalue(r, 0, 0), "archived") == 0 ? SG_E_LIST_ARCHIVED
+                                                             : SG_E_OK;
+  PQclear(r);
+  if (rc != SG_E_OK) return rc;
+  r = sg__pg_q(c,
+               "SELECT v.state, v.snapshot_seq, v.item_count, v.locale_policy,"
+               " (SELECT COUNT(*) FROM versions WHERE list_id=$1"
+               "   AND state IN ('queued', 'staged')),"
+               " (SELECT COUNT(*) FROM items WHERE list_id=$1 AND from_clock<=v.snapshot_seq"
+               "   AND (to_clock IS NULL OR to_clock>v.snapshot_seq)),"
+               " (SELECT COUNT(*) FROM synonyms WHERE list_id=$1 AND clock<=v.snapshot_seq),"
+               " (SELECT COUNT(*) FROM synonyms WHERE list_id=$1 AND clock>v.snapshot_seq)"
+               " FROM versions v WHERE v.list_id=$1 AND v.version_number=$2::bigint",
+               2, p);
+  if (!r) return SG_E_INTERNAL;
+  if (PQntuples(r) != 1) {
+    PQclear(r);
+    return SG_E_NOT_FOUND;
+  }
+  if (strcmp(PQgetvalue(r, 0, 0), SG_VERSION_ACTIVE) != 0)
+    rc = SG_E_VERSION_NOT_ACTIVATABLE;
+  else if (sg__pg_i(r, 0, 4) > 0)
+    rc = SG_E_PUBLISH_IN_PROGRESS;
+  else if (sg__pg_i(r, 0, 5) != sg__pg_i(r, 0, 2) ||
+           (sg__pg_i(r, 0, 7) > 0 && sg__pg_i(r, 0, 6) == 0))
+    rc = SG_E_VERSION_NOT_AVAILABLE;
+  if (rc != SG_E_OK) {
+    PQclear(r);
+    return rc;
+  }
+  PGresult *b = sg__pg_q(c,
+                         "UPDATE lists SET next_version_number=next_version_number+1"
+                         " WHERE id=$1 RETURNING next_version_number-1",
+                         1, p);
+  if (!b || PQntuples(b) != 1) {
+    if (b) PQclear(b);
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
+  x->number = sg__pg_i(b, 0, 0);
+  PQclear(b);
+  char num[24], now[24];
+  const char *pi[] = {x->list_id,          sg__pg_int(x->number, num), PQgetvalue(r, 0, 2),
+                      PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 3),        sg__pg_int(sg_now_s(), now)};
+  int bad = sg__pg_x(c,
+                     "INSERT INTO versions(list_id, version_number, state, item_count,"
+                     " snapshot_seq, locale_policy, created_at) VALUES($1,"
+                     " $2::bigint, 'queued', $3::bigint, $4::bigint, $5, $6)",
+                     6, pi);
+  PQclear(r);
+  if (bad || sg__pg_x(c, "NOTIFY sg_publish", 0, NULL)) return SG_E_INTERNAL;
+  return load_version(c, x->list_id, x->number, &x->out);
+}
+
+sg_err sg__pg_version_recompile(sg_store *base, const char *list_id, int64_t from, json_t **out) {
+  recompile_ctx x = {list_id, from, 0, NULL};
+  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, recompile_fn, &x);
+  if (rc == SG_E_OK)
+    *out = x.out;
+  else
+    json_decref(x.out);
+  return rc;
+}

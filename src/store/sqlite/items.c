@@ -373,12 +373,13 @@ out:
 
 sg_err sg__sqlite_items_prune(sg_store *base, const char *list_id, size_t max, size_t *n) {
   sg__sq *st = sg__sq_of(base);
-  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved version
-   * has such a snapshot, nobody can read it again. */
+  /* A row ended at clock T is visible only to snapshots S < T; once no unresolved or
+   * active version has such a snapshot, nobody can read it again (the active version's
+   * snapshot stays whole: the background recompile compiles it again, docs/UPGRADING.md). */
   static const char q[] =
       "DELETE FROM items WHERE seq IN (SELECT seq FROM items WHERE list_id=?1"
       " AND to_clock IS NOT NULL AND to_clock <= COALESCE((SELECT MIN(snapshot_seq)"
-      " FROM versions WHERE list_id=?1 AND state IN ('queued', 'staged')),"
+      " FROM versions WHERE list_id=?1 AND state IN ('queued', 'staged', 'active')),"
       " 9223372036854775807) LIMIT ?2)";
   *n = 0;
   pthread_mutex_lock(&st->mu);

@@ -52,12 +52,13 @@ sg_err sg__sqlite_synonyms_put(sg_store *base, const char *workspace_id, const c
                                const char *sets_json, const char *if_match, json_t **out) {
   sg__sq *st = sg__sq_of(base);
   static const char q_ins[] = "INSERT INTO synonyms(list_id, clock, sets) VALUES(?1, ?2, ?3)";
-  /* Keeps the newest row at or before the oldest unresolved version's snapshot (the
-   * sets that version will compile) and everything after it. */
+  /* Keeps the newest row at or before the oldest unresolved or active version's snapshot
+   * (the sets that version compiles, or compiles again: docs/UPGRADING.md) and everything
+   * after it. */
   static const char q_prune[] =
       "DELETE FROM synonyms WHERE list_id=?1 AND clock < (SELECT COALESCE(MAX(clock), 0)"
       " FROM synonyms WHERE list_id=?1 AND clock <= COALESCE((SELECT MIN(snapshot_seq) FROM"
-      " versions WHERE list_id=?1 AND state IN ('queued', 'staged')), ?2))";
+      " versions WHERE list_id=?1 AND state IN ('queued', 'staged', 'active')), ?2))";
   json_t *cur = NULL, *sent = json_loads(sets_json, 0, NULL);
   if (!json_is_array(sent)) {
     json_decref(sent);

@@ -573,3 +573,133 @@ sg_err sg__sqlite_version_next(sg_store *base, const char *after_workspace, int6
   sg__sq_reader_release(r);
   return rc;
 }
+
+/* ---- the background recompile (docs/UPGRADING.md) ------------------------------------ */
+
+sg_err sg__sqlite_active_versions(sg_store *base, const char *after, sg_active_version *out,
+                                  size_t max, size_t *n) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q[] =
+      "SELECT v.list_id, l.workspace_id, v.version_number, v.content_hash FROM versions v"
+      " JOIN lists l ON l.id=v.list_id WHERE v.state='active' AND l.status<>'archived'"
+      " AND v.content_hash IS NOT NULL AND v.list_id>?1 ORDER BY v.list_id LIMIT ?2";
+  *n = 0;
+  sg__sq *r = sg__sq_reader_acquire(st);
+  sg_err rc = SG_E_INTERNAL;
+  sqlite3_stmt *s = sg__sq_prep(r, q);
+  if (s) {
+    sg__sq_text(s, 1, after);
+    sqlite3_bind_int64(s, 2, (sqlite3_int64)max);
+    int step;
+    while ((step = sqlite3_step(s)) == SQLITE_ROW && *n < max) {
+      sg_active_version *a = &out[*n];
+      snprintf(a->list_id, sizeof a->list_id, "%s", sg__sq_col(s, 0));
+      snprintf(a->workspace_id, sizeof a->workspace_id, "%s", sg__sq_col(s, 1));
+      a->number = sqlite3_column_int64(s, 2);
+      snprintf(a->content_hash, sizeof a->content_hash, "%s", sg__sq_col(s, 3));
+      (*n)++;
+    }
+    if (step == SQLITE_DONE || step == SQLITE_ROW) rc = SG_E_OK;
+    sqlite3_reset(s);
+  }
+  sg__sq_reader_release(r);
+  return rc;
+}
+
+/* One integer from a statement with up to three bound values (under the lock). */
+static int one_int(sg__sq *st, const char *q, const char *a, int64_t b, int64_t *out) {
+  sqlite3_stmt *s = sg__sq_prep(st, q);
+  if (!s) return -1;
+  sg__sq_text(s, 1, a);
+  sqlite3_bind_int64(s, 2, b);
+  int step = sqlite3_step(s);
+  if (step == SQLITE_ROW) *out = sqlite3_column_int64(s, 0);
+  sqlite3_reset(s);
+  return step == SQLITE_ROW ? 0 : -1;
+}
+
+sg_err sg__sqlite_version_recompile(sg_store *base, const char *list_id, int64_t from,
+                                    json_t **out) {
+  sg__sq *st = sg__sq_of(base);
+  static const char q_from[] =
+      "SELECT v.state, v.snapshot_seq, v.item_count, v.locale_policy, l.workspace_id, l.status,"
+      " l.next_version_number FROM versions v JOIN lists l ON l.id=v.list_id"
+      " WHERE v.list_id=?1 AND v.version_number=?2";
+  static const char q_pending[] =
+      "SELECT COUNT(*) FROM versions WHERE list_id=?1 AND state IN ('queued', 'staged')"
+      " AND ?2=?2";
+  static const char q_visible[] = "SELECT COUNT(*) FROM items WHERE list_id=?1 AND from_clock<=?2"
+                                  " AND (to_clock IS NULL OR to_clock>?2)";
+  static const char q_syn_before[] = "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock<=?2";
+  static const char q_syn_after[] = "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock>?2";
+  static const char q_bump[] =
+      "UPDATE lists SET next_version_number=next_version_number+1 WHERE id=?";
+  static const char q_ins[] =
+      "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
+      " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
+  sg_err rc = SG_E_INTERNAL;
+  char *policy = NULL;
+  json_t *version = NULL;
+  pthread_mutex_lock(&st->mu);
+  if (sg__sq_begin(st)) goto out;
+  sqlite3_stmt *s = sg__sq_prep(st, q_from);
+  if (!s) goto end;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, from);
+  int step = sqlite3_step(s);
+  if (step != SQLITE_ROW) {
+    sqlite3_reset(s);
+    rc = step == SQLITE_DONE ? SG_E_NOT_FOUND : SG_E_INTERNAL;
+    goto end;
+  }
+  bool active = strcmp(sg__sq_col(s, 0), SG_VERSION_ACTIVE) == 0;
+  int64_t snap = sqlite3_column_int64(s, 1), count = sqlite3_column_int64(s, 2);
+  policy = strdup(sg__sq_col(s, 3));
+  bool archived = strcmp(sg__sq_col(s, 5), "archived") == 0;
+  int64_t number = sqlite3_column_int64(s, 6);
+  sqlite3_reset(s);
+  if (!policy) goto end;
+  if (archived) {
+    rc = SG_E_LIST_ARCHIVED;
+    goto end;
+  }
+  if (!active) {
+    rc = SG_E_VERSION_NOT_ACTIVATABLE;
+    goto end;
+  }
+  int64_t pending = 0, visible = 0, syn_before = 0, syn_after = 0;
+  if (one_int(st, q_pending, list_id, 0, &pending) ||
+      one_int(st, q_visible, list_id, snap, &visible) ||
+      one_int(st, q_syn_before, list_id, snap, &syn_before) ||
+      one_int(st, q_syn_after, list_id, snap, &syn_after))
+    goto end;
+  if (pending > 0) {
+    rc = SG_E_PUBLISH_IN_PROGRESS;
+    goto end;
+  }
+  if (visible != count || (syn_after > 0 && syn_before == 0)) {
+    rc = SG_E_VERSION_NOT_AVAILABLE;
+    goto end;
+  }
+  if (!(s = sg__sq_prep(st, q_bump))) goto end;
+  sg__sq_text(s, 1, list_id);
+  if (sg__sq_run(st, s) != 1) goto end;
+  if (!(s = sg__sq_prep(st, q_ins))) goto end;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sqlite3_bind_int64(s, 3, count);
+  sqlite3_bind_int64(s, 4, snap);
+  sg__sq_text(s, 5, policy);
+  sqlite3_bind_int64(s, 6, sg_now_s());
+  if (sg__sq_run(st, s) != 1) goto end;
+  if (load_version(st, list_id, number, &version) == SG_E_OK) rc = SG_E_OK;
+end:
+  if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
+    *out = version;
+  else
+    json_decref(version);
+out:
+  pthread_mutex_unlock(&st->mu);
+  free(policy);
+  return rc;
+}
