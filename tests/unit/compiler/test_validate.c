@@ -88,8 +88,8 @@ static void test_depth(void **s) {
 
 static void test_locales_and_limit(void **s) {
   (void)s;
-  sg_item_locale l1[] = {{"fr", "B fr", NULL, 0}, {"de", "B de", NULL, 0}};
-  sg_item_locale l2[] = {{"FR", "A fr", NULL, 0}};
+  sg_item_locale l1[] = {{"fr", "B fr", NULL, 0, NULL}, {"de", "B de", NULL, 0, NULL}};
+  sg_item_locale l2[] = {{"FR", "A fr", NULL, 0, NULL}};
   sg_compile_item it[] = {item("itm_b", "B", NULL), item("itm_a", "A", NULL)};
   it[0].locales = l1;
   it[0].n_locales = 2;
