@@ -161,7 +161,7 @@ $(B)/unit/%.o: tests/unit/%.c
 $(B)/unit-san/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC-SAN,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -Itests/unit $(DEPFLAGS) -c $< -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -DSGT_SANITIZER -Itests/unit $(DEPFLAGS) -c $< -o $@
 
 $(B)/unit-tsan/%.o: tests/unit/%.c
 	@mkdir -p $(dir $@)
@@ -176,7 +176,7 @@ $(B)/unit/%: tests/unit/%.c $(UNIT_HELP_OBJ) $(B)/libsuggestd.a
 $(B)/unit-san/%: tests/unit/%.c $(UNIT_HELP_SAN) $(B)/libsuggestd-san.a
 	@mkdir -p $(dir $@)
 	$(call say,TEST-SAN,$<)
-	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -Itests/unit $(DEPFLAGS) $< $(UNIT_HELP_SAN) $(B)/libsuggestd-san.a $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 $(SANFLAGS) -DSGT_SANITIZER -Itests/unit $(DEPFLAGS) $< $(UNIT_HELP_SAN) $(B)/libsuggestd-san.a $(LIBS) -lcmocka -o $@
 
 $(B)/unit-tsan/%: tests/unit/%.c $(UNIT_HELP_TSAN) $(B)/libsuggestd-tsan.a
 	@mkdir -p $(dir $@)
