@@ -54,7 +54,7 @@ make --no-print-directory -s all
 QB=$W/query_bench
 cc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Isrc \
   $(pkg-config --cflags jansson libutf8proc sqlite3) bench/query_bench.c build/libsuggestd.a \
-  $(pkg-config --libs jansson libutf8proc libsodium sqlite3) -lm -o "$QB"
+  $(pkg-config --libs jansson libutf8proc libsodium libcrypto sqlite3) -lm -o "$QB"
 
 # Every process this script starts is recorded here and stopped on exit.
 PIDS=()
