@@ -32,7 +32,7 @@
 # header rebuilds only the objects that include it.
 
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc libcurl
+PKGS    := libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc libcurl libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

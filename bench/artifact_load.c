@@ -4,7 +4,7 @@
  * wall time and resident memory. See docs/RUNTIME.md ("Artifacts in memory").
  *
  *   make && cc -std=c17 -D_GNU_SOURCE -O2 -Isrc bench/artifact_load.c build/libsuggestd.a \
- *     $(pkg-config --libs libmicrohttpd jansson sqlite3 libpq hiredis libsodium libutf8proc \
+ *     $(pkg-config --libs libmicrohttpd jansson sqlite3 libpq hiredis libsodium libcrypto libutf8proc \
  *     libcurl) -lhttp_parser -lpthread -lm -o /tmp/artifact_load
  *   build/suggestd compile --input .cache/datasets/packages.jsonl --output /tmp/pk.sga
  *   /tmp/artifact_load /tmp/pk.sga sha256:<contentHash printed by compile>

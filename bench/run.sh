@@ -54,7 +54,7 @@ make --no-print-directory -s all
 QB=$W/query_bench
 cc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Isrc \
   $(pkg-config --cflags jansson libutf8proc sqlite3) bench/query_bench.c build/libsuggestd.a \
-  $(pkg-config --libs jansson libutf8proc libsodium sqlite3) -lm -o "$QB"
+  $(pkg-config --libs jansson libutf8proc libsodium libcrypto sqlite3) -lm -o "$QB"
 
 # Every process this script starts is recorded here and stopped on exit.
 PIDS=()
@@ -378,6 +378,17 @@ if [[ " $SETS " == *" cities "* ]] && [ -s "$W/cities.art" ] && [ -s "$W/cities.
     "$W/analytics.json" || log "analytics overhead not measured (see the lines above)"
 fi
 
+# ---- 6: activation and cold fleet (bench/load.sh, issue 23) --------------------------------
+# Activation on an edge directory, a cold runtime pulling from Redis, the RSS after a swap,
+# beside `openssl dgst -sha256` of the same artifact; appended to RESULTS.md.
+rm -f "$W/load.json"
+LOAD_LIST=""
+for s in packages-1m packages; do [[ " $SETS " == *" $s "* ]] && LOAD_LIST="$LOAD_LIST $s"; done
+if [ -n "$LOAD_LIST" ]; then
+  log "activation and cold fleet"
+  LOAD_SETS="$LOAD_LIST" bench/load.sh "$W/load.json" || log "activation not measured (see the lines above)"
+fi
+
 # ---- RESULTS.md ----------------------------------------------------------------------------
 log "writing bench/RESULTS.md"
 COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
@@ -397,6 +408,25 @@ print("| analytics on | off | on again | cost (off ÷ on − 1) | noise (\\|on a
 print("|---:|---:|---:|---:|---:|---|")
 print(f"| {r['on']:.3f}× | {r['off']:.3f}× | {r['on2']:.3f}× | {100 * a['analyticsCost']:+.1f} % | "
       f"{100 * a['noise']:.1f} % | {'yes' if a['within3Percent'] else 'no'} |")
+PY
+fi
+if [ -s "$W/load.json" ]; then
+  python3 - "$W/load.json" >>bench/RESULTS.md <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+ref = {r["set"]: r for r in rows if r["kind"] == "ref"}
+print("\n## 6. Activation and a cold runtime (bench/load.sh)\n")
+print("| set | artifact | activation (target 1M ≤ 500 ms, 4.5M ≤ 1,500 ms) | RSS ÷ artifact (≤ 1.2) "
+      "| cold ready from Redis (1M ≤ 3,000 ms) | pull MB/s (≥ 200) | openssl dgst of the file |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for r in rows:
+    if r["kind"] != "activate" or r["build"] != "new":
+        continue
+    s = r["set"]
+    c = next((x for x in rows if x["kind"] == "cold" and x["set"] == s and x["build"] == "new"), {})
+    b = ref[s]["bytes"]
+    print(f"| {s} | {b / 1e6:.0f} MB | {r['ms']} ms | {r['rssKb'] * 1024 / b:.2f} | "
+          f"{c.get('readyMs', '—')} ms | {c.get('pullMBs') or '—'} | {ref[s]['opensslMs']} ms |")
 PY
 fi
 log "done: bench/RESULTS.md"

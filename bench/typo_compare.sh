@@ -21,7 +21,7 @@ IN=$AFTER/.cache/datasets/packages.jsonl
 W=$AFTER/bench/work/compare
 mkdir -p "$W"
 flags() { pkg-config --cflags jansson libutf8proc "$@"; }
-libs() { pkg-config --libs jansson libutf8proc libsodium "$@"; }
+libs() { pkg-config --libs jansson libutf8proc libsodium libcrypto "$@"; }
 for t in BEFORE AFTER; do
   tree=${!t}
   cc -std=c17 -D_GNU_SOURCE -O2 -I"$tree/src" $(flags) "$tree/bench/typo_bench.c" \

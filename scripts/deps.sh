@@ -13,6 +13,8 @@ chk_pc hiredis libhiredis-dev
 chk_pc libsodium libsodium-dev
 chk_pc libutf8proc libutf8proc-dev
 chk_pc libcurl libcurl4-openssl-dev
+# libcrypto: SHA-256 with the CPU's SHA instructions (artifact hashes, src/common/sha256.c).
+chk_pc libcrypto libssl-dev
 chk_pc cmocka libcmocka-dev
 # libhttp-parser has no pkg-config file: look for its header.
 [ -e /usr/include/http_parser.h ] || need+=(libhttp-parser-dev)

@@ -190,6 +190,69 @@ redisReply *sg_redisx_argv(sg_redisx *r, int argc, const char **argv, const size
   return rep;
 }
 
+/* With the mutex held: drops a connection that still owes replies. */
+static void drop_locked(sg_redisx *r) {
+  redisFree(r->c);
+  r->c = NULL;
+  r->retry_at = 0;
+}
+
+int sg_redisx_pipeline(sg_redisx *r, size_t n, size_t window, sg_redisx_pipe_build build,
+                       sg_redisx_pipe_take take, void *ctx) {
+  enum { MAX_ARGS = 8 };
+  if (window == 0) window = 1;
+  pthread_mutex_lock(&r->mu);
+  int rc = 0;
+  redisContext *c = connect_locked(r);
+  if (!c) rc = -1;
+  size_t sent = 0, got = 0;
+  while (rc == 0 && got < n) {
+    while (sent < n && sent - got < window) {
+      const char *argv[MAX_ARGS];
+      size_t lens[MAX_ARGS];
+      int argc = 0;
+      if (build(sent, &argc, argv, lens, ctx) || argc <= 0 || argc > MAX_ARGS) {
+        if (argc > MAX_ARGS) errno = EINVAL;
+        int e = errno;
+        drop_locked(r);
+        errno = e;
+        rc = -1;
+        break;
+      }
+      if (redisAppendCommandArgv(c, argc, argv, lens) != REDIS_OK) {
+        int e = errno ? errno : ENOMEM;
+        drop_locked(r);
+        errno = e;
+        rc = -1;
+        break;
+      }
+      sent++;
+    }
+    if (rc) break;
+    void *v = NULL;
+    redisReply *rep = redisGetReply(c, &v) == REDIS_OK ? v : NULL;
+    if (!rep) {
+      finish_locked(r, NULL); /* sets errno, drops the connection */
+      rc = -1;
+      break;
+    }
+    int t = take(got, rep, ctx);
+    int e = errno;
+    freeReplyObject(rep);
+    got++;
+    if (t) {
+      if (got < sent) drop_locked(r);
+      errno = e;
+      rc = -1;
+    }
+  }
+  if (rc == 0) atomic_store(&r->up, true);
+  int e = errno;
+  pthread_mutex_unlock(&r->mu);
+  errno = e;
+  return rc;
+}
+
 redisReply *sg_redisx_cmd(sg_redisx *r, const char *fmt, ...) {
   pthread_mutex_lock(&r->mu);
   redisReply *rep = NULL;

@@ -60,6 +60,20 @@ redisReply *sg_redisx_argv(sg_redisx *r, int argc, const char **argv, const size
 /* printf-style form of the above (hiredis format: %s, %b with a length, %d, %lld…). */
 redisReply *sg_redisx_cmd(sg_redisx *r, const char *fmt, ...);
 
+/* n commands pipelined: up to window of them on the wire at once, so the server keeps
+ * sending while the client consumes (a bulk read of many GETRANGEs runs at the socket's
+ * speed instead of one round trip each). build(i) fills command i (argv as for
+ * sg_redisx_argv, at most 8 arguments, borrowed until it returns); take(i) gets reply i,
+ * in order, borrowed until it returns (an error reply is a reply). Returns 0, or -1 with
+ * errno: the connection failed (as sg_redisx_argv), or build or take returned non-zero
+ * (their errno is kept; the connection, with replies still due, is dropped and the next
+ * command reconnects). */
+typedef int (*sg_redisx_pipe_build)(size_t i, int *argc, const char **argv, size_t *lens,
+                                    void *ctx);
+typedef int (*sg_redisx_pipe_take)(size_t i, const redisReply *rep, void *ctx);
+int sg_redisx_pipeline(sg_redisx *r, size_t n, size_t window, sg_redisx_pipe_build build,
+                       sg_redisx_pipe_take take, void *ctx);
+
 /* A Lua script run by EVALSHA, falling back to EVAL when the server does not know it
  * (restarted, flushed). Define one per script with static storage. */
 typedef struct {

@@ -1,5 +1,7 @@
 #include "common/util.h"
 
+#include "common/sha256.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -75,7 +77,11 @@ void sg_hex(const void *p, size_t n, char *out) {
   out[2 * n] = '\0';
 }
 
-void sg_sha256(const void *data, size_t n, uint8_t out[32]) { crypto_hash_sha256(out, data, n); }
+/* Large inputs (artifacts) through libcrypto's SHA instructions; short ones stay on
+ * libsodium (no allocation). The digest is the same either way. */
+void sg_sha256(const void *data, size_t n, uint8_t out[32]) {
+  if (n < 65536 || sg_sha256_big(data, n, out) != 0) crypto_hash_sha256(out, data, n);
+}
 
 void sg_sha256_tagged(const void *data, size_t n, char out[72]) {
   uint8_t d[32];

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sodium.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/sha256.h"
 #include "common/util.h"
 #include "compiler/format.h"
 #include "search/internal.h"
@@ -306,6 +306,42 @@ int sg_artifact_open_file(const char *path, sg_artifact **out) {
   return 0;
 }
 
+void *sg_artifact_buf_alloc(size_t len) {
+  if (len < SG__HDR_SIZE_V5) {
+    errno = EINVAL;
+    return NULL;
+  }
+  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
+   * of a file that is truncated in place raises SIGBUS on the next access). */
+  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  /* Huge pages where the kernel offers them on request (transparent_hugepage=madvise):
+   * the typo search reads tens of thousands of scattered keys of a large list, and with
+   * 4 KiB pages most of those reads also miss the TLB. Advice only: no error matters. */
+  (void)madvise(m, len, MADV_HUGEPAGE);
+  return m;
+}
+
+void sg_artifact_buf_free(void *buf, size_t len) {
+  if (buf) munmap(buf, len);
+}
+
+int sg_artifact_adopt(void *buf, size_t len, sg_artifact **out) {
+  *out = NULL;
+  mprotect(buf, len, PROT_READ);
+  if (sg_artifact_open_mem(buf, len, out) != 0) {
+    munmap(buf, len);
+    errno = EINVAL;
+    return -1;
+  }
+  (*out)->map = buf;
+  return 0;
+}
+
+/* Bytes read and hashed per step: the hash reads each piece while the copy just left it
+ * in the cache, so the artifact crosses memory once rather than twice. */
+#define LOAD_PIECE (1u << 20)
+
 int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out) {
   *out = NULL;
   const char *want = content_hash;
@@ -319,44 +355,35 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
     return -1;
   }
   size_t len = (size_t)st.st_size;
-  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
-   * of a file that is truncated in place raises SIGBUS on the next access). */
-  unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) {
+  unsigned char *m = sg_artifact_buf_alloc(len);
+  sg_sha256_ctx *h = m ? sg_sha256_begin() : NULL;
+  if (!h) {
+    int e = errno;
+    sg_artifact_buf_free(m, len);
     close(fd);
+    errno = e;
     return -1;
   }
-  /* Huge pages where the kernel offers them on request (transparent_hugepage=madvise):
-   * the typo search reads tens of thousands of scattered keys of a large list, and with
-   * 4 KiB pages most of those reads also miss the TLB. Advice only: no error matters. */
-  (void)madvise(m, len, MADV_HUGEPAGE);
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   size_t got = 0;
   while (got < len) {
-    ssize_t n = read(fd, m + got, len - got);
+    size_t want_n = len - got < LOAD_PIECE ? len - got : LOAD_PIECE;
+    ssize_t n = read(fd, m + got, want_n);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break; /* an error, or the file shrank since fstat */
+    sg_sha256_add(h, m + got, (size_t)n);
     got += (size_t)n;
   }
   close(fd);
   uint8_t d[32];
   char hex[65] = "";
-  if (got == len) {
-    crypto_hash_sha256(d, m, len);
-    sg_hex(d, sizeof d, hex);
-  }
+  if (sg_sha256_end(h, d) == 0) sg_hex(d, sizeof d, hex);
   if (got != len || strcmp(hex, want) != 0) {
-    munmap(m, len);
+    sg_artifact_buf_free(m, len);
     errno = EBADMSG;
     return -1;
   }
-  mprotect(m, len, PROT_READ);
-  if (sg_artifact_open_mem(m, len, out) != 0) {
-    munmap(m, len);
-    errno = EINVAL;
-    return -1;
-  }
-  (*out)->map = m;
-  return 0;
+  return sg_artifact_adopt(m, len, out);
 }
 
 void sg_artifact_close(sg_artifact *a) {

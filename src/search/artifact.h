@@ -30,6 +30,15 @@ int sg_artifact_open_file(const char *path, sg_artifact **out);
  * file changed size while read), EINVAL (not a valid artifact) or an I/O error. */
 int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out);
 void sg_artifact_close(sg_artifact *a);
+/* For a caller that fills an artifact itself (the Redis edge streams its chunks in):
+ * private anonymous memory of len bytes, backed by huge pages where the kernel offers
+ * them, or NULL with errno. The caller checks the bytes' hash, then hands the buffer to
+ * sg_artifact_adopt, which makes it read-only and opens it; the artifact then owns it
+ * (closing it frees it). On failure (-1, errno EINVAL: not a valid artifact) the buffer
+ * is freed. sg_artifact_buf_free frees a buffer never adopted. */
+void *sg_artifact_buf_alloc(size_t len);
+void sg_artifact_buf_free(void *buf, size_t len);
+int sg_artifact_adopt(void *buf, size_t len, sg_artifact **out);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
 /* The artifact's format version (docs/ARTIFACT.md, "Format versions"): SG__ART_VERSION,

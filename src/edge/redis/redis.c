@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "common/redisx.h"
+#include "common/sha256.h"
 #include "common/util.h"
 #include "edge/edge_internal.h"
 #include "search/artifact.h"
@@ -617,108 +617,149 @@ static int write_all(int fd, const char *p, size_t n) {
   return 0;
 }
 
-/* Streams the artifact's chunks into fd, hashing them; EBADMSG when they do not add up to
- * bytes that hash to hex (a chunk missing or changed under us). */
-#define FETCH_PIECE (4u << 20)
+/* The artifact is read in pieces of FETCH_PIECE bytes (GETRANGE), FETCH_WINDOW of them on
+ * the wire at once: hiredis grows its buffer slowly past 1 MiB, so small replies cost less
+ * than one large one, and pipelining keeps Redis sending while this side copies and hashes
+ * (docs/PERFORMANCE.md, "Activation and cold start"). */
+#define FETCH_PIECE (1u << 20)
+#define FETCH_WINDOW 16
 
-static int fetch_into(redis_edge *re, const char *hex, int fd) {
-  uint64_t size, chunks, chunk;
-  if (manifest(re, hex, &size, &chunks, &chunk)) return -1;
-  char cp[KEY_MAX];
-  chunk_prefix(re, hex, cp, sizeof cp);
-  crypto_hash_sha256_state h;
-  crypto_hash_sha256_init(&h);
-  uint64_t got = 0;
-  for (uint64_t i = 0; i < chunks; i++) {
-    char kc[KEY_MAX + 24];
-    snprintf(kc, sizeof kc, "%s%llu", cp, (unsigned long long)i);
-    uint64_t want = size - got < chunk ? size - got : chunk;
-    /* Read in pieces: hiredis grows its buffer slowly past 1 MiB, so one 32 MiB reply
-     * costs about twice the time of eight 4 MiB ones (and twice the memory). */
-    for (uint64_t off = 0; off < want; off += FETCH_PIECE) {
-      uint64_t n = want - off < FETCH_PIECE ? want - off : FETCH_PIECE;
-      redisReply *rep = sg_redisx_cmd(re->r, "GETRANGE %s %llu %llu", kc, (unsigned long long)off,
-                                      (unsigned long long)(off + n - 1));
-      if (!rep) return -1;
-      if (rep->type != REDIS_REPLY_STRING || rep->len != n) {
-        freeReplyObject(rep);
-        errno = EBADMSG; /* deleted or rewritten while read: the caller tries again later */
-        return -1;
-      }
-      crypto_hash_sha256_update(&h, (const unsigned char *)rep->str, rep->len);
-      int w = write_all(fd, rep->str, rep->len);
-      freeReplyObject(rep);
-      if (w) return -1;
-    }
-    got += want;
-  }
-  uint8_t d[32];
-  char hx[65];
-  crypto_hash_sha256_final(&h, d);
-  sg_hex(d, sizeof d, hx);
-  if (got != size || strcmp(hx, hex) != 0) {
-    errno = EBADMSG;
-    return -1;
-  }
+typedef struct {
+  const char *cp; /* chunk key prefix */
+  uint64_t size, chunk;
+  unsigned char *buf;
+  sg_sha256_ctx *h;
+  uint64_t at_build, at_take; /* artifact offsets of the next piece asked for / taken */
+  char key[KEY_MAX + 24], a1[24], a2[24];
+} fetch_ctx;
+
+/* The piece at artifact offset at: its chunk, the offset in it and its length. */
+static void piece_of(const fetch_ctx *f, uint64_t at, uint64_t *ci, uint64_t *off, uint64_t *n) {
+  *ci = at / f->chunk;
+  *off = at % f->chunk;
+  uint64_t clen = f->size - *ci * f->chunk < f->chunk ? f->size - *ci * f->chunk : f->chunk;
+  *n = clen - *off < FETCH_PIECE ? clen - *off : FETCH_PIECE;
+}
+
+static int fetch_build(size_t i, int *argc, const char **argv, size_t *lens, void *ctx) {
+  (void)i;
+  fetch_ctx *f = ctx;
+  uint64_t ci, off, n;
+  piece_of(f, f->at_build, &ci, &off, &n);
+  snprintf(f->key, sizeof f->key, "%s%llu", f->cp, (unsigned long long)ci);
+  snprintf(f->a1, sizeof f->a1, "%llu", (unsigned long long)off);
+  snprintf(f->a2, sizeof f->a2, "%llu", (unsigned long long)(off + n - 1));
+  argv[0] = "GETRANGE";
+  argv[1] = f->key;
+  argv[2] = f->a1;
+  argv[3] = f->a2;
+  for (int k = 0; k < 4; k++) lens[k] = strlen(argv[k]);
+  *argc = 4;
+  f->at_build += n;
   return 0;
 }
 
-/* Fetches the artifact into dir/<hex>.sga: a temp file, fsync'd, renamed, the folder
- * fsync'd; the temp file is removed on any failure. */
-static int fetch_to_cache(redis_edge *re, const char *hex, const char *dir, const char *path) {
-  char tmp[PATH_MAX];
-  if (sg_temp_path(path, tmp, sizeof tmp)) return -1;
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return -1;
-  int rc = fetch_into(re, hex, fd);
-  if (rc == 0 && fsync(fd)) rc = -1;
-  int e2 = errno;
-  if (close(fd) && rc == 0) rc = -1, e2 = errno;
-  if (rc == 0 && rename(tmp, path)) rc = -1, e2 = errno;
-  if (rc) {
-    unlink(tmp);
-    errno = e2;
+static int fetch_take(size_t i, const redisReply *rep, void *ctx) {
+  (void)i;
+  fetch_ctx *f = ctx;
+  uint64_t ci, off, n;
+  piece_of(f, f->at_take, &ci, &off, &n);
+  if (rep->type != REDIS_REPLY_STRING || rep->len != n) {
+    errno = EBADMSG; /* deleted or rewritten while read: the caller tries again later */
     return -1;
   }
-  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
+  /* Hashed from the copy, while the copy left it in the cache. */
+  memcpy(f->buf + f->at_take, rep->str, n);
+  sg_sha256_add(f->h, f->buf + f->at_take, n);
+  f->at_take += n;
   return 0;
+}
+
+/* Fetches the artifact into private memory (sg_artifact_buf_alloc), hashing it as it
+ * arrives: 0 with *buf (*len bytes) whose SHA-256 is hex, or -1 with errno (EBADMSG when
+ * the chunks do not add up to bytes that hash to hex: a chunk missing or changed under
+ * us; EINVAL when the manifest names no artifact). */
+static int fetch_mem(redis_edge *re, const char *hex, unsigned char **buf, size_t *len) {
+  uint64_t size, chunks, chunk;
+  if (manifest(re, hex, &size, &chunks, &chunk)) return -1;
+  if (size > SIZE_MAX || (size && chunk == 0)) {
+    errno = EBADMSG;
+    return -1;
+  }
+  char cp[KEY_MAX];
+  chunk_prefix(re, hex, cp, sizeof cp);
+  fetch_ctx f = {.cp = cp, .size = size, .chunk = chunk};
+  f.buf = sg_artifact_buf_alloc((size_t)size);
+  if (!f.buf) return -1;
+  f.h = sg_sha256_begin();
+  if (!f.h) {
+    sg_artifact_buf_free(f.buf, (size_t)size);
+    return -1;
+  }
+  size_t pieces = 0;
+  for (uint64_t at = 0; at < size; pieces++) {
+    uint64_t ci, off, n;
+    piece_of(&f, at, &ci, &off, &n);
+    at += n;
+  }
+  int rc = sg_redisx_pipeline(re->r, pieces, FETCH_WINDOW, fetch_build, fetch_take, &f);
+  int e = errno;
+  uint8_t d[32];
+  char hx[65] = "";
+  if (sg_sha256_end(f.h, d) == 0) sg_hex(d, sizeof d, hx);
+  if (rc == 0 && (f.at_take != size || strcmp(hx, hex) != 0)) rc = -1, e = EBADMSG;
+  if (rc) {
+    sg_artifact_buf_free(f.buf, (size_t)size);
+    errno = e;
+    return -1;
+  }
+  *buf = f.buf;
+  *len = (size_t)size;
+  return 0;
+}
+
+/* Keeps verified bytes as <cache>/<hex>.sga for the next load (a restart, a reload while
+ * Redis is down): a temp file renamed into place. Not fsync'd: every load checks the
+ * cached file's hash again, so one torn by a crash is only fetched again. Best effort: a
+ * cache that cannot be written costs a fetch next time, never this load. */
+static void keep_in_cache(const char *path, const unsigned char *buf, size_t len) {
+  char tmp[PATH_MAX];
+  if (sg_temp_path(path, tmp, sizeof tmp)) return;
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  int rc = write_all(fd, (const char *)buf, len);
+  if (close(fd)) rc = -1;
+  if (rc || rename(tmp, path)) unlink(tmp);
 }
 
 static int redis_artifact_load(sg_edge *e, const char *hex, sg_artifact **out) {
   redis_edge *re = R(e);
-  char dir[PATH_MAX], path[PATH_MAX];
-  bool temp = !re->cache_dir;
-  if (temp) {
-    /* No cache (a control or admin process): a private temp folder, gone after the load. */
-    const char *t = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/sg-edge-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(dir)) return -1;
-  } else {
-    snprintf(dir, sizeof dir, "%s", re->cache_dir);
+  char path[PATH_MAX];
+  *out = NULL;
+  if (re->cache_dir) {
+    if (snprintf(path, sizeof path, "%s/%s.sga", re->cache_dir, hex) >= (int)sizeof path) {
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    /* The local copy is used only when its bytes still hash to the name (sg_artifact_load_
+     * file checks); one that does not (a crash, a damaged disk) is fetched again. */
+    int rc = sg_artifact_load_file(path, hex, out);
+    if (rc == 0) return 0;
+    if (errno != ENOENT && errno != EBADMSG && errno != EINVAL) return -1;
+    if (errno != ENOENT) unlink(path);
   }
-  if (snprintf(path, sizeof path, "%s/%s.sga", dir, hex) >= (int)sizeof path) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  /* The local copy is used only when its bytes still hash to the name (sg_artifact_load_
-   * file checks); one that does not (a crash, a damaged disk) is fetched again. */
-  int rc = temp ? -1 : sg_artifact_load_file(path, hex, out);
-  if (rc != 0 && (temp || errno == ENOENT || errno == EBADMSG || errno == EINVAL)) {
-    if (!temp && errno != ENOENT) unlink(path);
-    rc = fetch_to_cache(re, hex, dir, path);
-    if (rc == 0) rc = sg_artifact_load_file(path, hex, out);
-  }
-  if (temp) {
-    int e2 = errno;
-    unlink(path);
-    rmdir(dir);
-    errno = e2;
-  }
-  return rc;
+  /* Fetched straight into the memory it is served from, hashed once on the way. */
+  unsigned char *buf;
+  size_t len;
+  int64_t t0 = sg_mono_ms();
+  if (fetch_mem(re, hex, &buf, &len)) return -1;
+  int64_t ms = sg_mono_ms() - t0;
+  fprintf(stderr,
+          "{\"level\":\"info\",\"msg\":\"artifact fetched\",\"contentHash\":\"sha256:%s\","
+          "\"bytes\":%zu,\"fetchMs\":%lld,\"mbPerSecond\":%.0f}\n",
+          hex, len, (long long)ms, ms > 0 ? (double)len / 1e3 / (double)ms : 0.0);
+  if (re->cache_dir) keep_in_cache(path, buf, len);
+  return sg_artifact_adopt(buf, len, out);
 }
 
 /* A (hex, value) pair of a listing reply: true with both copied when h is 64 lower-case

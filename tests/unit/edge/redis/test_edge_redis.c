@@ -356,6 +356,65 @@ static void test_cache_and_outage(void **state) {
   close_store(f);
 }
 
+/* An artifact of several chunks, each of several pipelined pieces (the last chunk and the
+ * last piece shorter): fetched whole into memory and checked; the cached copy is used next
+ * time; a truncated cached copy is refused (never mapped, never a crash) and fetched
+ * again; a chunk rewritten in Redis is refused (EBADMSG) and leaves no artifact. */
+static void test_pipelined_fetch(void **state) {
+  (void)state;
+  fixture *f = open_store("chunk=1500000");
+  char cache[64];
+  snprintf(cache, sizeof cache, "/tmp/sg-edge-cache-XXXXXX");
+  assert_non_null(mkdtemp(cache));
+  char dir[128];
+  snprintf(dir, sizeof dir, "%s/artifacts", cache);
+  assert_int_equal(sg_edge_set_cache_dir(f->e, dir), 0);
+  sg_buf a;
+  char hash[72];
+  sg_test_artifact(40000, 21, &a, hash);
+  assert_true(a.len > 3 * 1500000u && a.len % 1500000u != 0);
+  assert_int_equal(sg_edge_put_artifact(f->e, hash, a.data, a.len), 0);
+  sg_artifact *art;
+  assert_int_equal(sg_edge_artifact_load(f->e, hash, &art), 0);
+  size_t n;
+  const void *bytes = sg_artifact_bytes(art, &n);
+  assert_int_equal(n, a.len);
+  assert_memory_equal(bytes, a.data, a.len);
+  sg_artifact_close(art);
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.sga", dir, hash + 7);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal((size_t)st.st_size, a.len);
+
+  /* Truncated in place: refused, fetched again, the cache repaired. */
+  assert_int_equal(truncate(path, (off_t)(a.len / 2)), 0);
+  assert_int_equal(sg_edge_artifact_load(f->e, hash, &art), 0);
+  sg_artifact_close(art);
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal((size_t)st.st_size, a.len);
+
+  /* Without a cache: a chunk changed in Redis at the same length is refused. */
+  fixture *g = open_store("chunk=1500000");
+  assert_int_equal(sg_edge_put_artifact(g->e, hash, a.data, a.len), 0);
+  char args[256], out[64];
+  snprintf(args, sizeof args, "SETRANGE %s:edge:art:%s:1 10 XXXX", g->prefix, hash + 7);
+  sg_test_redis_cli(&srv, args, out, sizeof out);
+  assert_int_equal(sg_edge_artifact_load(g->e, hash, &art), -1);
+  assert_int_equal(errno, EBADMSG);
+  assert_null(art);
+  /* The handle still works after the refused fetch. */
+  uint64_t rev;
+  assert_int_equal(sg_edge_revision(g->e, &rev), 0);
+  close_store(g);
+
+  char cmd[160];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", cache);
+  assert_int_equal(system(cmd), 0);
+  sg_buf_free(&a);
+  close_store(f);
+}
+
 static void test_bad_urls(void **state) {
   (void)state;
   sg_edge *e;
@@ -376,6 +435,7 @@ int main(void) {
       cmocka_unit_test(test_half_written_artifact_invisible),
       cmocka_unit_test(test_too_old_after_trimming),
       cmocka_unit_test(test_cache_and_outage),
+      cmocka_unit_test(test_pipelined_fetch),
       cmocka_unit_test(test_bad_urls),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
