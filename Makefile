@@ -264,16 +264,17 @@ $(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
 fuzz: $(FUZZ_BINS)
 
 # Each target fuzzes for FUZZ_SECONDS, FUZZ_JOBS targets at a time (one core each).
-FUZZ_SECONDS ?= 20
+FUZZ_SECONDS ?= 10
 FUZZ_JOBS ?= 2
 fuzz-smoke: $(FUZZ_BINS)
 	@FUZZ_JOBS=$(FUZZ_JOBS) scripts/fuzz-smoke.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # --- black-box API tests: pytest against the real binary on random ports ---------------
 # The API suite records every answer for the OpenAPI check (tests/node/openapi.test.mjs).
-# Two test files run at a time (SUGGESTD_API_JOBS): most of a test is waiting on the
-# server, so the suite takes about half as long on two cores.
-API_JOBS ?= 2
+# Three test files run at a time (SUGGESTD_API_JOBS): most of a test is waiting on the
+# server (a test file's processes use about a third of a core), so on two cores the suite
+# takes about a third as long as one file at a time.
+API_JOBS ?= 3
 api: $(B)/suggestd
 	@rm -f $(B)/api-responses.ndjson
 	@SUGGESTD_API_JOBS=$(API_JOBS) SUGGESTD_RECORD=$(CURDIR)/$(B)/api-responses.ndjson scripts/run-api.sh
