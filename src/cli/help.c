@@ -43,7 +43,8 @@ static const char serve_help[] =
     "  --trusted-proxies CIDR,...  reverse proxies (e.g. 10.0.0.0/8,::1): from these peers\n"
     "                            the client address is the right-most untrusted hop of\n"
     "                            Forwarded / X-Forwarded-For, for the per-IP limits and the\n"
-    "                            access log; they are exempt from the per-IP connection cap\n"
+    "                            access logs (both listeners); they are exempt from the\n"
+    "                            per-IP connection cap\n"
     "  --sync-publish-limit N    lists with more items publish asynchronously (10000)\n"
     "  --selection-rate N        selection reports per minute per publishable key (600)\n"
     "  --import-max-bytes N      cap of one import body (536870912)\n"
@@ -95,6 +96,9 @@ static const char runtime_help[] =
     "  --selection-rate N        selection reports per minute per publishable key (600)\n"
     "  --threads N               HTTP worker threads (0: one per CPU)\n"
     "  --quiet                   no access log\n"
+    "  --trusted-proxies CIDR,...  reverse proxies: from these peers the access log's\n"
+    "                            clientIp is the right-most untrusted hop of Forwarded /\n"
+    "                            X-Forwarded-For (as for serve)\n"
     "  --analytics on|off        count queries and selections for search analytics (on)\n"
     "  --metrics-listen ADDR     Prometheus metrics at http://ADDR/metrics (off)\n" FOOTER;
 

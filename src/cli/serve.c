@@ -326,6 +326,7 @@ static int run(int argc, char **argv, bool with_control, bool with_runtime) {
         .state_dir = state,
         .selection_rate = selection_rate,
         .access_log = true,
+        .trusted_proxies = trusted.n ? &trusted : NULL,
         .max_connections = fds.runtime_conns,
         .analytics_off = strcmp(an, "off") == 0,
         /* The edge guard of this process confirms what the runtime loads at once. */

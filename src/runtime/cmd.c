@@ -3,7 +3,7 @@
  *
  *   suggestd runtime (--edge DIR|URL | --data-dir DIR) [--runtime-listen 127.0.0.1:8081]
  *                    [--selection-rate 600] [--state-dir DIR] [--threads N] [--quiet]
- *                    [--analytics on|off]
+ *                    [--analytics on|off] [--trusted-proxies CIDR,...]
  *                    [--metrics-listen 127.0.0.1:9464]
  *
  * --data-dir D means --edge D/edge and --state-dir D/runtime. With --edge alone the
@@ -31,7 +31,8 @@ static const sg_flag_spec flags[] = {
     {"runtime-listen", true, false}, {"selection-rate", true, false},
     {"state-dir", true, false},      {"threads", true, false},
     {"quiet", false, false},         {"metrics-listen", true, false},
-    {"analytics", true, false},      {NULL, false, false},
+    {"analytics", true, false},      {"trusted-proxies", true, false},
+    {NULL, false, false},
 };
 
 static int usage_error(const char *msg) {
@@ -77,7 +78,12 @@ int sg_cmd_runtime(int argc, char **argv) {
   if (strcmp(an, "on") != 0 && strcmp(an, "off") != 0)
     return usage_error("--analytics must be on or off");
 
+  static sg_trusted_proxies trusted;
+  if (sg_trusted_proxies_parse(sg_args_get(&a, "trusted-proxies"), &trusted, err, sizeof err))
+    return sg__cli_fail("%s", err);
+
   sg_runtime_config cfg = {
+      .trusted_proxies = trusted.n ? &trusted : NULL,
       .analytics_off = strcmp(an, "off") == 0,
       .listen = sg_args_get_or(&a, "runtime-listen", "127.0.0.1:8081"),
       .edge = edge,

@@ -277,6 +277,7 @@ typedef struct {
   uint8_t key_digest[32]; /* set by sg__rt_authorize */
   int route;              /* metrics route id */
   unsigned status;        /* for the access log */
+  char client[48];        /* from a trusted proxy, the client its headers name; else "" */
 } sg__rt_req;
 
 typedef struct {

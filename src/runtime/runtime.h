@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "http/common/forwarded.h"
+
 typedef struct {
   const char *listen;      /* "host:port", "[v6]:port" or ":port"; port 0 = any free */
   const char *edge;        /* edge store spec: a directory path or "redis://…" */
@@ -22,6 +24,9 @@ typedef struct {
   unsigned threads;        /* HTTP worker threads; 0 = number of CPUs */
   unsigned poll_ms;        /* edge revision poll period; 0 = 200 */
   bool access_log;         /* JSON-lines access log on stderr */
+  /* Reverse proxies whose Forwarded / X-Forwarded-For name the client the access log
+   * records (--trusted-proxies; NULL: none). Borrowed: must outlive the runtime. */
+  const sg_trusted_proxies *trusted_proxies;
   /* Connections open at once (0: 16384). At the cap the oldest connection with no answer
    * waiting to be written is closed to admit a newcomer (docs/RUNTIME.md). */
   unsigned max_connections;

@@ -73,3 +73,34 @@ def test_a_bad_trusted_proxies_value_is_refused(make_server, tmp_path):
                         "10.0.0.0/8,proxy.example.com"], capture_output=True, text=True, timeout=10)
     assert r.returncode != 0
     assert "proxy.example.com" in json.loads(r.stderr.strip().splitlines()[-1])["error"]
+
+
+def runtime_client_ips(server):
+    log = [json.loads(l) for l in server.read_log().splitlines() if l.startswith("{\"ts\"")]
+    return [l.get("clientIp") for l in log
+            if l.get("listener") == "runtime" and l.get("path") == "/v1/bootstrap"]
+
+
+def wait_for_runtime_lines(server, n):
+    import time
+    deadline = time.time() + 5  # the runtime's access log is buffered for up to 200 ms
+    while len(runtime_client_ips(server)) < n and time.time() < deadline:
+        time.sleep(0.05)
+    return runtime_client_ips(server)
+
+
+def test_runtime_access_log_names_the_forwarded_client(make_server):
+    s = make_server(["--trusted-proxies", "127.0.0.1/32"])
+    for h in (xff("198.51.100.7, 203.0.113.9"), {"Forwarded": 'for="[2001:db8::1]:4711"'},
+              {}, {"X-Forwarded-For": "garbage"}):
+        s.runtime("GET", "/v1/bootstrap", params={"listId": "lst_x"}, headers=h)
+    # The right-most untrusted hop; an IPv6 client; the proxy itself when it names no one
+    # (or nothing that is an address).
+    assert wait_for_runtime_lines(s, 4) == ["203.0.113.9", "2001:db8::1", "127.0.0.1",
+                                            "127.0.0.1"]
+
+
+def test_runtime_ignores_forwarded_headers_from_an_untrusted_peer(make_server):
+    s = make_server(["--trusted-proxies", "10.0.0.0/8"])
+    s.runtime("GET", "/v1/bootstrap", params={"listId": "lst_x"}, headers=xff("203.0.113.9"))
+    assert wait_for_runtime_lines(s, 1) == ["127.0.0.1"]

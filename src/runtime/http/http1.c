@@ -24,7 +24,11 @@
 
 #define UNSET SIZE_MAX
 
-enum { H_ORIGIN, H_XRID, H_AUTH, H_INM, H_EXPECT, H__N };
+/* Headers before H_FIRST_LAST keep their first occurrence; Forwarded and X-Forwarded-For
+ * their last, the line a proxy in front of us appended (http/common/forwarded.h). */
+enum { H_ORIGIN, H_XRID, H_AUTH, H_INM, H_EXPECT, H_FWD, H_XFF, H__N };
+#define H_FIRST_LAST H_FWD
+_Static_assert(H__N == SG__H1_HDRS, "sg__h1_conn keeps one slot per header");
 enum { LAST_NONE, LAST_FIELD, LAST_VALUE }; /* what the parser gave last in a header */
 
 static const struct {
@@ -33,7 +37,8 @@ static const struct {
 } hdr_names[H__N] = {
     [H_ORIGIN] = {"origin", 6},       [H_XRID] = {"x-request-id", 12},
     [H_AUTH] = {"authorization", 13}, [H_INM] = {"if-none-match", 13},
-    [H_EXPECT] = {"expect", 6},
+    [H_EXPECT] = {"expect", 6},       [H_FWD] = {"forwarded", 9},
+    [H_XFF] = {"x-forwarded-for", 15},
 };
 
 /* ================================================================ output ========= */
@@ -209,7 +214,7 @@ static int end_header(sg__h1_conn *c) {
   for (int i = 0; i < H__N; i++) {
     if (c->hf_len != hdr_names[i].len || strncasecmp(f, hdr_names[i].name, c->hf_len) != 0)
       continue;
-    if (c->hdr_set[i]) break;
+    if (c->hdr_set[i] && i < H_FIRST_LAST) break;
     c->hdr_set[i] = true;
     /* An empty value is UNSET: with bare-LF line ends the parser reports it at the head's
      * last byte, which the body may be moved onto — no NUL is ever written there. */
@@ -362,7 +367,8 @@ static int on_message_complete(http_parser *p) {
   } else {
     r.path = "";
   }
-  sg__h1_str *slots[H__N] = {&r.origin, &r.xrid, &r.authorization, &r.if_none_match, &r.expect};
+  sg__h1_str *slots[H__N] = {&r.origin,        &r.xrid,   &r.authorization, &r.if_none_match,
+                             &r.expect,        &r.forwarded, &r.xff};
   for (int i = 0; i < H__N; i++) {
     if (!c->hdr_set[i]) continue;
     if (c->hdr_off[i] == UNSET) {

@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "http/common/forwarded.h"
+
 #include "common/buf.h"
 #include "common/error.h"
 
@@ -38,6 +40,9 @@
 #define SG__H1_OUT_PAUSE (256 * 1024)
 #define SG__H1_OUT_LIMIT (64 * 1024 * 1024)
 #define SG__H1_MAX_ARGS 32
+
+/* Headers the parser keeps (http1.c's H_*). */
+#define SG__H1_HDRS 7
 
 typedef struct {
   const char *p; /* NUL-terminated; NULL when absent */
@@ -55,8 +60,9 @@ typedef struct {
   bool head;          /* HEAD: answered like GET, without the body */
   int http_minor;     /* HTTP/1.<minor> */
   const char *path;   /* percent-decoded, NUL-terminated, without the query */
-  /* The first occurrence of each header the runtime reads (names matched ignoring case). */
-  sg__h1_str origin, xrid, authorization, if_none_match, expect;
+  /* The first occurrence of each header the runtime reads (names matched ignoring case);
+   * of Forwarded and X-Forwarded-For the last (the line the nearest proxy appended). */
+  sg__h1_str origin, xrid, authorization, if_none_match, expect, forwarded, xff;
   sg__h1_arg args[SG__H1_MAX_ARGS]; /* the query string, in order; extra args are dropped */
   size_t n_args;
   const char *body; /* the request body (chunked bodies reassembled), NUL-terminated */
@@ -93,11 +99,13 @@ struct sg__h1_conn {
   size_t hf_off, hf_len, hv_off, hv_len; /* header field/value being collected */
   int hlast;                             /* which of them the parser gave last */
   sg_err pending;                        /* error found inside a parser callback */
-  size_t hdr_off[5], hdr_len[5];
-  bool hdr_set[5];
+  size_t hdr_off[SG__H1_HDRS], hdr_len[SG__H1_HDRS];
+  bool hdr_set[SG__H1_HDRS];
   unsigned hosts; /* Host header lines of the current request */
   size_t body_off, body_len;
   char peer[48]; /* the peer's address as text, for the access log ("" when unknown) */
+  bool peer_proxy; /* the peer is a --trusted-proxies proxy: its headers name the client */
+  sg_ip peer_ip;
   char buf[SG__H1_HEAD_MAX + SG__H1_BODY_MAX + 64];
 };
 

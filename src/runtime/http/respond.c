@@ -52,8 +52,9 @@ static char *put_int(char *o, int64_t v) {
 /* Counts the answer in the metrics (per-thread counters: no lock, no allocation) and
  * writes its access-log line: {"ts":…,"level":"info","msg":"access","listener":"runtime",
  * "method":"…","route":"…","path":"…","status":…,"durationUs":…,"requestId":"…",
- * "clientIp":"…"}, the control listener's field names (clientIp is the peer: the runtime
- * keys nothing on client addresses, so it does not read Forwarded headers). Formatted by
+ * "clientIp":"…"}, the control listener's field names (clientIp is the peer, or from a
+ * --trusted-proxies peer the client its Forwarded / X-Forwarded-For name: the runtime
+ * keys nothing else on client addresses). Formatted by
  * hand (snprintf was ~2% of the runtime's CPU under load). At most 16 + 40 + 160 + 128 +
  * 47 bytes of variable text, inside the line. */
 void sg__rt_access_log(const sg__rt_req *r) {
@@ -69,7 +70,10 @@ void sg__rt_access_log(const sg__rt_req *r) {
   o = put_int(put_lit(o, "\",\"status\":"), r->status);
   o = put_int(put_lit(o, ",\"durationUs\":"), us);
   o = put_safe(put_lit(o, ",\"requestId\":\""), r->xrid, 128);
-  if (r->c && r->c->peer[0]) o = put_safe(put_lit(o, "\",\"clientIp\":\""), r->c->peer, 47);
+  if (r->client[0])
+    o = put_safe(put_lit(o, "\",\"clientIp\":\""), r->client, 47);
+  else if (r->c && r->c->peer[0])
+    o = put_safe(put_lit(o, "\",\"clientIp\":\""), r->c->peer, 47);
   o = put_lit(o, "\"}\n");
   sg__rt_log_line(line, (size_t)(o - line));
 }

@@ -45,7 +45,7 @@ typedef struct {
   size_t arg_nlen[SG__H1_MAX_ARGS];
   char arg_value[SG__H1_MAX_ARGS][ARG_CAP];
   size_t arg_vlen[SG__H1_MAX_ARGS];
-  hdr_copy origin, xrid, authorization, if_none_match, expect;
+  hdr_copy origin, xrid, authorization, if_none_match, expect, forwarded, xff;
   char *body; /* malloc'd copy, NULL when req->body was NULL */
   size_t body_len;
   bool terminated; /* path, every arg and the body were NUL-terminated */
@@ -111,6 +111,8 @@ static void record(recorder *rc, const sg__h1_req *req, sg_err err) {
   copy_hdr(&r->authorization, req->authorization, &r->terminated);
   copy_hdr(&r->if_none_match, req->if_none_match, &r->terminated);
   copy_hdr(&r->expect, req->expect, &r->terminated);
+  copy_hdr(&r->forwarded, req->forwarded, &r->terminated);
+  copy_hdr(&r->xff, req->xff, &r->terminated);
   if (req->body) {
     if (req->body[req->body_len] != '\0') r->terminated = false;
     r->body = malloc(req->body_len + 1);
@@ -554,6 +556,35 @@ static void test_headers_ignore_case_first_kept(void **state) {
   assert_false(r->authorization.present);
   assert_false(r->if_none_match.present);
   assert_false(r->expect.present);
+  conn_free(c, &rc);
+}
+
+/* Forwarded and X-Forwarded-For keep their LAST line: the one the proxy in front of us
+ * appended (a client can send lines of its own before it). */
+static void test_proxy_headers_last_kept(void **state) {
+  (void)state;
+  recorder rc;
+  sg__h1_conn *c = conn_new(&rc);
+  const char *in = "GET /p HTTP/1.1\r\n"
+                   "Host: x\r\n"
+                   "X-Forwarded-For: 1.2.3.4\r\n"
+                   "Forwarded: for=1.2.3.4\r\n"
+                   "x-forwarded-for: 198.51.100.7, 203.0.113.9  \r\n"
+                   "FORWARDED: for=\"[2001:db8::1]:80\"\r\n"
+                   "X-Forwarded-Foo: no\r\n"
+                   "\r\n"
+                   "GET /q HTTP/1.1\r\nHost: x\r\n\r\n";
+  assert_int_equal(feed_str(c, in), strlen(in));
+  assert_int_equal(rc.n, 2);
+  rec *r = &rc.r[0];
+  assert_true(r->terminated);
+  assert_true(r->xff.present);
+  assert_string_equal(r->xff.v, "198.51.100.7, 203.0.113.9");
+  assert_true(r->forwarded.present);
+  assert_string_equal(r->forwarded.v, "for=\"[2001:db8::1]:80\"");
+  r = &rc.r[1];
+  assert_false(r->xff.present);
+  assert_false(r->forwarded.present);
   conn_free(c, &rc);
 }
 
@@ -1417,6 +1448,7 @@ int main(void) {
       cmocka_unit_test(test_arg_get_first_occurrence),
       cmocka_unit_test(test_extra_args_dropped),
       cmocka_unit_test(test_headers_ignore_case_first_kept),
+      cmocka_unit_test(test_proxy_headers_last_kept),
       cmocka_unit_test(test_path_percent_decoded),
       cmocka_unit_test(test_rfc9112_strictness),
       cmocka_unit_test(test_malformed_escape_is_invalid_request),
