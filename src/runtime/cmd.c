@@ -27,11 +27,16 @@
 #include "state/state.h"
 
 static const sg_flag_spec flags[] = {
-    {"edge", true, false},           {"data-dir", true, false},
-    {"runtime-listen", true, false}, {"selection-rate", true, false},
-    {"state-dir", true, false},      {"threads", true, false},
-    {"quiet", false, false},         {"metrics-listen", true, false},
-    {"analytics", true, false},      {"trusted-proxies", true, false},
+    {"edge", true, false},
+    {"data-dir", true, false},
+    {"runtime-listen", true, false},
+    {"selection-rate", true, false},
+    {"state-dir", true, false},
+    {"threads", true, false},
+    {"quiet", false, false},
+    {"metrics-listen", true, false},
+    {"analytics", true, false},
+    {"trusted-proxies", true, false},
     {NULL, false, false},
 };
 

@@ -280,8 +280,8 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
       long np = 0;
       long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
       if (dl >= 0)
-        np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits,
-                               res->items[i].tier, pairs, HL_PAIRS);
+        np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits, res->items[i].tier,
+                               pairs, HL_PAIRS);
       render_hl(i, pairs, np);
     }
     return;

@@ -35,9 +35,9 @@ static const struct {
   const char *name;
   size_t len;
 } hdr_names[H__N] = {
-    [H_ORIGIN] = {"origin", 6},       [H_XRID] = {"x-request-id", 12},
-    [H_AUTH] = {"authorization", 13}, [H_INM] = {"if-none-match", 13},
-    [H_EXPECT] = {"expect", 6},       [H_FWD] = {"forwarded", 9},
+    [H_ORIGIN] = {"origin", 6},        [H_XRID] = {"x-request-id", 12},
+    [H_AUTH] = {"authorization", 13},  [H_INM] = {"if-none-match", 13},
+    [H_EXPECT] = {"expect", 6},        [H_FWD] = {"forwarded", 9},
     [H_XFF] = {"x-forwarded-for", 15},
 };
 
@@ -367,8 +367,8 @@ static int on_message_complete(http_parser *p) {
   } else {
     r.path = "";
   }
-  sg__h1_str *slots[H__N] = {&r.origin,        &r.xrid,   &r.authorization, &r.if_none_match,
-                             &r.expect,        &r.forwarded, &r.xff};
+  sg__h1_str *slots[H__N] = {&r.origin,    &r.xrid, &r.authorization, &r.if_none_match, &r.expect,
+                             &r.forwarded, &r.xff};
   for (int i = 0; i < H__N; i++) {
     if (!c->hdr_set[i]) continue;
     if (c->hdr_off[i] == UNSET) {

@@ -264,7 +264,8 @@ static void start_conn(worker *w, int fd, int64_t now) {
     if (ok) {
       sg_ip_format(&ip, c->h.peer, sizeof c->h.peer);
       c->h.peer_ip = ip;
-      c->h.peer_proxy = rt->cfg.trusted_proxies && sg_trusted_proxies_contains(rt->cfg.trusted_proxies, &ip);
+      c->h.peer_proxy =
+          rt->cfg.trusted_proxies && sg_trusted_proxies_contains(rt->cfg.trusted_proxies, &ip);
     }
   }
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};

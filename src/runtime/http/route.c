@@ -69,8 +69,8 @@ void sg__rt_on_request(void *ctx, sg__h1_conn *c, const sg__h1_req *req, sg_err 
     sg__reqid_random(r.xrid);
   r.client[0] = '\0';
   if (req && c && c->peer_proxy && (req->forwarded.p || req->xff.p)) {
-    sg_ip ip = sg_forwarded_client(r.rt->cfg.trusted_proxies, &c->peer_ip, req->forwarded.p,
-                                   req->xff.p);
+    sg_ip ip =
+        sg_forwarded_client(r.rt->cfg.trusted_proxies, &c->peer_ip, req->forwarded.p, req->xff.p);
     sg_ip_format(&ip, r.client, sizeof r.client);
   }
   r.origin = req ? req->origin.p : NULL;
