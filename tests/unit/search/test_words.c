@@ -147,7 +147,7 @@ static void test_corrupt_sections(void **s) {
   sg_artifact_close(a);
   const unsigned char *d = (const unsigned char *)out.data;
   uint64_t ext_off = sg__rd64(d + SG__HDR_EXT_OFF), n_ext = sg__rd64(d + SG__HDR_EXT_N);
-  assert_int_equal(n_ext, 2);
+  assert_int_equal(n_ext, 3);
   unsigned char *cp = malloc(out.len);
   assert_non_null(cp);
   size_t refused = 0, opened = 0;
