@@ -218,15 +218,21 @@ static uint64_t word_from(const locale_view *v, uint64_t k) {
 /* A cursor over the union of up to UNION_MAX posting lists (the words wm is a prefix
  * of); a single word's list is a union of one. */
 #define UNION_MAX 16
-/* Up to this many postings of wm's words are gathered and sorted when they are more than
- * UNION_MAX lists (radix sort, per-thread buffers). */
-#define GATHER_MAX 8192u
+/* When wm is a prefix of more than UNION_MAX words, the postings beyond the largest
+ * lists' are gathered and sorted (radix sort, per-thread buffers), up to this many. */
+#define GATHER_MAX 16384u
+/* wm's words are looked through for the largest lists when at most this many. */
+#define SCAN_MAX 4096u
 typedef struct {
   const unsigned char *p[UNION_MAX];
   uint32_t i[UNION_MAX], n[UNION_MAX];
   uint32_t k;
   uint64_t size; /* postings in all, an upper bound of the union's */
 } cursor;
+
+static inline uint32_t list_len(const locale_view *v, uint64_t d) {
+  return sg__rd32(v->word_pstart + 4 * (d + 1)) - sg__rd32(v->word_pstart + 4 * d);
+}
 
 static void cursor_list(cursor *c, const locale_view *v, uint64_t d) {
   uint32_t s = sg__rd32(v->word_pstart + 4 * d), e = sg__rd32(v->word_pstart + 4 * (d + 1));
@@ -306,23 +312,47 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
       nc++;
       continue;
     }
-    uint64_t total = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) -
-                     sg__rd32(v->word_pstart + 4 * dlo);
-    if (total > GATHER_MAX) continue; /* verification checks wm */
-    /* wm's words' postings are contiguous: one run to sort. */
-    uint32_t n = (uint32_t)total;
-    const unsigned char *src = v->word_post + 4 * (uint64_t)sg__rd32(v->word_pstart + 4 * dlo);
-    for (uint32_t j = 0; j < n; j++) tl_gather[0][j] = sg__rd32(src + 4 * (uint64_t)j);
+    /* More words than cursors: the UNION_MAX - 1 with the most postings keep theirs,
+     * the others' postings (at most GATHER_MAX) are gathered into one sorted list. */
+    if (dhi - dlo > SCAN_MAX) continue; /* a short, common prefix: verification checks it */
+    uint64_t big[UNION_MAX - 1];
+    uint32_t nbig = 0;
+    for (uint64_t d = dlo; d < dhi; d++) { /* the largest, by insertion */
+      uint32_t sz = list_len(v, d);
+      if (nbig == UNION_MAX - 1 && sz <= list_len(v, big[nbig - 1])) continue;
+      uint32_t at = nbig < UNION_MAX - 1 ? nbig++ : nbig - 1;
+      while (at > 0 && list_len(v, big[at - 1]) < sz) {
+        big[at] = big[at - 1];
+        at--;
+      }
+      big[at] = d;
+    }
+    uint64_t rest = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) -
+                    sg__rd32(v->word_pstart + 4 * dlo);
+    for (uint32_t b = 0; b < nbig; b++) rest -= list_len(v, big[b]);
+    if (rest > GATHER_MAX) continue; /* verification checks wm */
+    uint32_t n = 0;
+    for (uint64_t d = dlo; d < dhi; d++) {
+      bool chosen = false;
+      for (uint32_t b = 0; b < nbig && !chosen; b++) chosen = big[b] == d;
+      if (chosen) continue;
+      uint32_t s0 = sg__rd32(v->word_pstart + 4 * d), e0 = sg__rd32(v->word_pstart + 4 * (d + 1));
+      for (uint32_t j = s0; j < e0; j++)
+        tl_gather[0][n++] = sg__rd32(v->word_post + 4 * (uint64_t)j);
+    }
+    for (uint32_t b = 0; b < nbig; b++) cursor_list(x, v, big[b]);
     uint32_t *sorted = radix_unique(tl_gather[0], tl_gather[1], &n);
     for (uint32_t j = 0; j < n; j++) { /* stored like the file's lists: little-endian */
       uint32_t val = sorted[j];
       sg__wr32((unsigned char *)&sorted[j], val);
     }
-    x->p[0] = (const unsigned char *)sorted;
-    x->i[0] = 0;
-    x->n[0] = n;
-    x->k = 1;
-    x->size = n;
+    if (n) {
+      x->p[x->k] = (const unsigned char *)sorted;
+      x->i[x->k] = 0;
+      x->n[x->k] = n;
+      x->k++;
+      x->size += n;
+    }
     nc++;
   }
   /* The smallest first: it leads the walk. */
