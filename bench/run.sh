@@ -378,6 +378,15 @@ if [[ " $SETS " == *" cities "* ]] && [ -s "$W/cities.art" ] && [ -s "$W/cities.
     "$W/analytics.json" || log "analytics overhead not measured (see the lines above)"
 fi
 
+# ---- 6: tiers 3 and 4 (bench/words.sh, issue 24) -----------------------------------------
+# Compile with and without their sections (cities, package names), the tier 3 and 4 mixes
+# and an unaffected mix on both artifacts; RESULTS.md section 6.
+rm -f "$W/words.json"
+if [[ " $SETS " == *" packages "* ]]; then
+  log "tiers 3 and 4"
+  BENCH_SUGGESTD=$BIN bench/words.sh "$W/words.json" || log "tiers 3 and 4 not measured (see above)"
+fi
+
 # ---- RESULTS.md ----------------------------------------------------------------------------
 log "writing bench/RESULTS.md"
 COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
