@@ -284,6 +284,62 @@ else:
         w(f"| {p_['version']} | {p_['activeMs']:,} ms | {p_['allServingMs']:,} ms |")
     w("")
 
+# ---- tiers 3 and 4 (bench/words.sh) -------------------------------------------------------
+wd = load("words.json")
+if wd:
+    w("## 6. Words in any order and run together (tiers 3 and 4)\n")
+    w("bench/words.sh: `suggestd compile` with the tier 3/4 sections and with "
+      "`--without-words` (this build, the sections left out: the reference), alternating, "
+      f"{wd['rounds']} round(s), the fastest of each; then bench/typo_bench.c in-process "
+      "(best of 3 rounds per query) on the 4.5M package names: 2,000 tier-3 queries (a "
+      "name's words shuffled, the last cut short) and 2,000 tier-4 queries (a name's words "
+      "run together, cut to ≥ 4 characters), typos off, highlights on; and a mix that does "
+      "not use them (2,000 name prefixes and the same with one edit) against both "
+      "artifacts.\n")
+    w("| List | Compile without | Compile with | Ratio | Artifact without | Artifact with | Ratio |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for s_ in ("cities", "packages"):
+        rows = [c for c in wd["compile"] if c["set"] == s_]
+        if not rows:
+            continue
+        t = {v: min(c["seconds"] for c in rows if c["variant"] == v) for v in ("without", "with")}
+        b = {v: next(c["bytes"] for c in rows if c["variant"] == v) for v in ("without", "with")}
+        ct, cb = t["with"] / t["without"], b["with"] / b["without"]
+        w(f"| {LABEL.get(s_, s_)} | {t['without']:.2f} s | {t['with']:.2f} s | {ct:.2f}× | "
+          f"{b['without'] / 1e6:.1f} MB | {b['with'] / 1e6:.1f} MB | {cb:.3f}× |")
+        targets.append((f"tiers 3/4: compile time ≤ 1.25× ({LABEL.get(s_, s_)})", f"{ct:.2f}×",
+                        ct <= 1.25))
+        targets.append((f"tiers 3/4: artifact ≤ 1.25× ({LABEL.get(s_, s_)})", f"{cb:.3f}×",
+                        cb <= 1.25))
+    w("")
+    wl = next((x for x in wd["lookup"] if x["mix"] == "words"), None)
+    pre = [x for x in wd["lookup"] if x["mix"] == "prefix"]
+    w("| Mix (4.5M package names) | Artifact | Median | p99 | max |")
+    w("|---|---|---:|---:|---:|")
+    if wl:
+        for key, name in (("exactNs", "tier 3 (words in any order)"),
+                          ("typoNs", "tier 4 (run together)")):
+            d = wl[key]
+            w(f"| {name} | with | {fmt_ns(d['median'])} | {fmt_ns(d['p99'])} | {fmt_ns(d['max'])} |")
+            targets.append((f"{name} p99 ≤ 100 µs, 4.5M names", fmt_ns(d["p99"]),
+                            d["p99"] <= 100000))
+    med = {}
+    for v in ("without", "with"):
+        for key, name in (("exactNs", "prefixes"), ("typoNs", "prefixes, one edit")):
+            xs = [x[key] for x in pre if x["variant"] == v]
+            if not xs:
+                continue
+            m, p = statistics.median(x["median"] for x in xs), statistics.median(x["p99"] for x in xs)
+            med[(v, key)] = (m, p)
+            w(f"| {name} (no tier 3/4 use) | {v} | {fmt_ns(int(m))} | {fmt_ns(int(p))} | "
+              f"{fmt_ns(max(x['max'] for x in xs))} |")
+    w("")
+    for key, name in (("exactNs", "prefixes"), ("typoNs", "prefixes, one edit")):
+        if ("without", key) in med and ("with", key) in med:
+            r = med[("with", key)][0] / max(1, med[("without", key)][0])
+            targets.append((f"unaffected mix keeps its speed ({name}, median with ÷ without ≤ 1.1)",
+                            f"{r:.2f}×", r <= 1.1))
+
 # ---- targets ---------------------------------------------------------------------------
 w("## Targets\n")
 w("| Target | Figure | Met |")

@@ -389,6 +389,15 @@ if [ -n "$LOAD_LIST" ]; then
   LOAD_SETS="$LOAD_LIST" bench/load.sh "$W/load.json" || log "activation not measured (see the lines above)"
 fi
 
+# ---- 7: tiers 3 and 4 (bench/words.sh, issue 24) -----------------------------------------
+# Compile with and without their sections (cities, package names), the tier 3 and 4 mixes
+# and an unaffected mix on both artifacts; RESULTS.md section 6.
+rm -f "$W/words.json"
+if [[ " $SETS " == *" packages "* ]]; then
+  log "tiers 3 and 4"
+  BENCH_SUGGESTD=$BIN bench/words.sh "$W/words.json" || log "tiers 3 and 4 not measured (see above)"
+fi
+
 # ---- RESULTS.md ----------------------------------------------------------------------------
 log "writing bench/RESULTS.md"
 COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
@@ -415,7 +424,7 @@ if [ -s "$W/load.json" ]; then
 import json, sys
 rows = json.load(open(sys.argv[1]))
 ref = {r["set"]: r for r in rows if r["kind"] == "ref"}
-print("\n## 6. Activation and a cold runtime (bench/load.sh)\n")
+print("\n## 7. Activation and a cold runtime (bench/load.sh)\n")
 print("| set | artifact | activation (target 1M ≤ 500 ms, 4.5M ≤ 1,500 ms) | RSS ÷ artifact (≤ 1.2) "
       "| cold ready from Redis (1M ≤ 3,000 ms) | pull MB/s (≥ 200) | openssl dgst of the file |")
 print("|---|---:|---:|---:|---:|---:|---:|")

@@ -239,7 +239,8 @@ static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err
 
 static const sg_flag_spec compile_flags[] = {
     {"input", true, false},   {"output", true, false},    {"default-locale", true, false},
-    {"locales", true, false}, {"max-items", true, false}, {NULL, false, false},
+    {"locales", true, false}, {"max-items", true, false}, {"without-words", false, false},
+    {NULL, false, false},
 };
 
 int sg_cmd_compile(int argc, char **argv) {
@@ -275,6 +276,7 @@ int sg_cmd_compile(int argc, char **argv) {
     nloc++;
   }
   sg_compile_opts opts = {def, locs, nloc, (size_t)max_items};
+  bool without_words = sg_args_has(&a, "without-words");
 
   sg_arena ar = SG_ARENA_INIT;
   item_vec items = {0};
@@ -306,7 +308,7 @@ int sg_cmd_compile(int argc, char **argv) {
     json_decref(o);
     goto done;
   }
-  if (sg_compile(items.v, items.n, &opts, &out)) {
+  if ((without_words ? sg_compile_without_words : sg_compile)(items.v, items.n, &opts, &out)) {
     rc = fail("compilation failed");
     goto done;
   }

@@ -610,6 +610,7 @@ typedef struct {
   ext_list *exts;          /* extension sections of the artifact (ext_append) */
   const uint32_t *pre_of;  /* per item index, its preorder (NULL: no item has a parent) */
   const uint32_t *idx_of_pre; /* per preorder, the item index */
+  bool without_words;         /* sg_compile_without_words: no tier 3/4 sections */
 } locale_job;
 
 /* The SG__EXT_WITHIN section of one locale (format.h): ord2pre, pre2ord, kstart by
@@ -782,6 +783,90 @@ done:
   free(rv.v);
   free(bv.v);
   free(lcp);
+  return rc;
+}
+
+/* The SG__EXT_WORDS section of one locale (format.h): keys sorted (by text, tier,
+ * ordinal) are grouped by their first word, which is contiguous (a space sorts below
+ * every other byte of normalised text), and each group's items become the word's
+ * postings in ordinal order. Counting sorts, no comparison sort: the keys are bucketed
+ * by ordinal and visited in that order, so every posting list fills ascending. */
+static int words_section(const locale_job *job, const key_vec *keys, const char *pool, size_t n,
+                         sg_buf *out, size_t base) {
+  size_t nk = keys->n;
+  uint32_t *gid = malloc((nk ? nk : 1) * sizeof *gid);
+  uint32_t *ostart = calloc(n + 2, sizeof *ostart);
+  uint32_t *byord = malloc((nk ? nk : 1) * sizeof *byord);
+  u32_vec klo = {0};
+  uint32_t *pstart = NULL, *last = NULL;
+  sg_buf sec;
+  sg_buf_init(&sec, 0);
+  int rc = -1;
+  if (!gid || !ostart || !byord) goto done;
+  /* Groups: a key starts a new one when its first word differs from the group's. */
+  const char *gw = NULL;
+  uint32_t gl = 0;
+  for (size_t j = 0; j < nk; j++) {
+    const char *t = pool + keys->v[j].off;
+    uint32_t len = keys->v[j].lt >> 2;
+    const char *sp = memchr(t, ' ', len);
+    uint32_t wl = sp ? (uint32_t)(sp - t) : len;
+    if (wl == 0) { /* an empty text: no word */
+      gid[j] = UINT32_MAX;
+      continue;
+    }
+    if (!gw || wl != gl || memcmp(t, gw, wl) != 0) {
+      if (klo.n >= UINT32_MAX - 1 || u32_push(&klo, (uint32_t)j)) goto done;
+      gw = t;
+      gl = wl;
+    }
+    gid[j] = (uint32_t)klo.n - 1;
+  }
+  size_t nw = klo.n;
+  pstart = calloc(nw + 1, sizeof *pstart);
+  last = malloc((nw ? nw : 1) * sizeof *last);
+  if (!pstart || !last) goto done;
+  /* Keys by ordinal (counting sort), then each group's distinct ordinals counted... */
+  for (size_t j = 0; j < nk; j++) ostart[keys->v[j].ord + 2]++;
+  for (size_t o = 0; o < n; o++) ostart[o + 2] += ostart[o + 1];
+  for (size_t j = 0; j < nk; j++) byord[ostart[keys->v[j].ord + 1]++] = gid[j];
+  memset(last, 0xFF, (nw ? nw : 1) * sizeof *last);
+  for (size_t o = 0; o < n; o++)
+    for (uint32_t x = ostart[o]; x < ostart[o + 1]; x++) {
+      uint32_t g = byord[x];
+      if (g == UINT32_MAX || last[g] == o) continue;
+      last[g] = (uint32_t)o;
+      pstart[g + 1]++;
+    }
+  for (size_t g = 0; g < nw; g++) pstart[g + 1] += pstart[g];
+  size_t np = nw ? pstart[nw] : 0;
+  /* ... and written, ascending, in the second visit. */
+  size_t head = 16 + 4 * nw + 4 * (nw + 1);
+  if (sg_buf_reserve(&sec, head + 4 * np)) goto done;
+  unsigned char *d = (unsigned char *)sec.data;
+  sg__wr64(d, nw);
+  sg__wr64(d + 8, np);
+  for (size_t g = 0; g < nw; g++) sg__wr32(d + 16 + 4 * g, klo.v[g]);
+  for (size_t g = 0; g <= nw; g++) sg__wr32(d + 16 + 4 * nw + 4 * g, pstart[g]);
+  unsigned char *post = d + head;
+  memset(last, 0xFF, (nw ? nw : 1) * sizeof *last);
+  for (size_t o = 0; o < n; o++)
+    for (uint32_t x = ostart[o]; x < ostart[o + 1]; x++) {
+      uint32_t g = byord[x];
+      if (g == UINT32_MAX || last[g] == o) continue;
+      last[g] = (uint32_t)o;
+      sg__wr32(post + 4 * (size_t)pstart[g]++, (uint32_t)o);
+    }
+  sec.len = head + 4 * np;
+  rc = ext_append(job->exts, out, base, SG__EXT_WORDS, job->loc, sec.data, sec.len);
+done:
+  free(gid);
+  free(ostart);
+  free(byord);
+  free(klo.v);
+  free(pstart);
+  free(last);
+  sg_buf_free(&sec);
   return rc;
 }
 
@@ -960,7 +1045,10 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     if (pad8(out, base)) goto done;
   }
 
-  if (write_words(job, out, base, pool.data, &cands, cstart, order, ord_of, n)) goto done;
+  if (!job->without_words &&
+      (write_words(job, out, base, pool.data, &cands, cstart, order, ord_of, n) ||
+       words_section(job, &keys, pool.data, n, out, base)))
+    goto done;
 
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
    * reuses it, so a locale that only translates a few items costs only those. */
@@ -1061,12 +1149,27 @@ done:
   return rc;
 }
 
+static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                       const sg_synonym_set *sets, size_t n_sets, bool without_words,
+                       sg_buf *out);
+
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
-  return sg_compile_synonyms(items, n, opts, NULL, 0, out);
+  return compile_all(items, n, opts, NULL, 0, false, out);
+}
+
+int sg_compile_without_words(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                             sg_buf *out) {
+  return compile_all(items, n, opts, NULL, 0, true, out);
 }
 
 int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
                         const sg_synonym_set *sets, size_t n_sets, sg_buf *out) {
+  return compile_all(items, n, opts, sets, n_sets, false, out);
+}
+
+static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                       const sg_synonym_set *sets, size_t n_sets, bool without_words,
+                       sg_buf *out) {
   if (!opts || !opts->default_locale || opts->n_supported == 0 ||
       opts->n_supported > SG__MAX_LOCALES || n > SG__MAX_ITEMS)
     return -1;
@@ -1145,7 +1248,8 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
     locale_job job = {&s,  opts->supported_locales[l], l == def, &frags, def_off, def_len,
-                      syn, (uint32_t)l, &exts, tree ? pre_of : NULL, idx_of_pre};
+                      syn, (uint32_t)l, &exts, tree ? pre_of : NULL, idx_of_pre,
+                      without_words};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));

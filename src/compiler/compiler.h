@@ -90,5 +90,10 @@ int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *op
  * the artifact holds as ordinary aliases, so the runtime needs nothing new. */
 int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
                         const sg_synonym_set *sets, size_t n_sets, sg_buf *out);
+/* sg_compile leaving out the sections of tiers 3 and 4 (DESIGN §3.3), so the artifact
+ * never matches at those tiers: only to measure what they cost (`suggestd compile
+ * --without-words`, bench/run.sh's reference). Publishing never uses it. */
+int sg_compile_without_words(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                             sg_buf *out);
 
 #endif

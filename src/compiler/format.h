@@ -75,6 +75,13 @@ enum {
    * for every range a prefix selects holding more than T records, sorted by (lo, hi
    * desc), exactly like the keys' buckets. */
   SG__EXT_RUNON,
+  /* Per locale: the word index of tier 3. u64 n_words, u64 n_postings, then u32
+   * klo[n_words] (the first key of each distinct word's group: the keys equal to the
+   * word or starting with it and a space, contiguous in key order; strictly ascending),
+   * u32 pstart[n_words + 1] (pstart[0] = 0, ascending, the last = n_postings), then
+   * n_postings u32 ordinals: word d's postings pstart[d] .. pstart[d + 1], every item
+   * with the word in one of its candidate texts, once, strictly ascending. */
+  SG__EXT_WORDS,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };
 /* Key reference of SG__EXT_WITHIN: u32 text offset (the key's text, to its NUL), u8 tier,

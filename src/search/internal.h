@@ -47,6 +47,12 @@ typedef struct {
   uint64_t n_runon;
   const unsigned char *runon_buckets; /* n_runon_buckets bucket records */
   uint64_t n_runon_buckets;
+  /* SG__EXT_WORDS (checked at open; NULL when absent: tier 3 then verifies the items of
+   * its smallest key range): per distinct word, its first key and its postings. */
+  const unsigned char *word_klo;    /* n_words u32 */
+  const unsigned char *word_pstart; /* n_words + 1 u32 */
+  const unsigned char *word_post;   /* u32 ordinals */
+  uint64_t n_words;
 } locale_view;
 
 struct sg_artifact {

@@ -72,6 +72,29 @@ int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
     v->runon_buckets = b;
     v->n_runon_buckets = nb;
   }
+  const unsigned char *w = sg__artifact_ext(a, SG__EXT_WORDS, loc, &len);
+  if (w) {
+    if (len < 16) return -1;
+    uint64_t nw = sg__rd64(w), np = sg__rd64(w + 8);
+    if (nw >= UINT32_MAX || np >= UINT32_MAX || nw > v->n_keys) return -1;
+    if ((len - 16) / 4 < 2 * nw + 1 + np || len - 16 != 4 * (2 * nw + 1 + np)) return -1;
+    const unsigned char *klo = w + 16, *ps = klo + 4 * nw, *post = ps + 4 * (nw + 1);
+    if (sg__rd32(ps) != 0 || sg__rd32(ps + 4 * nw) != np) return -1;
+    for (uint64_t d = 0; d < nw; d++) {
+      uint32_t k = sg__rd32(klo + 4 * d);
+      if (k >= v->n_keys || (d && k <= sg__rd32(klo + 4 * (d - 1)))) return -1;
+      uint32_t s = sg__rd32(ps + 4 * d), e = sg__rd32(ps + 4 * (d + 1));
+      if (s > e || e > np) return -1;
+      for (uint32_t i = s; i < e; i++) {
+        uint32_t o = sg__rd32(post + 4 * (uint64_t)i);
+        if (o >= n || (i > s && o <= sg__rd32(post + 4 * (uint64_t)i - 4))) return -1;
+      }
+    }
+    v->word_klo = klo;
+    v->word_pstart = ps;
+    v->word_post = post;
+    v->n_words = nw;
+  }
   return 0;
 }
 
@@ -140,10 +163,230 @@ static inline uint32_t set_hash(uint32_t ord, uint32_t mask) {
   return (uint32_t)(ord * 0x9E3779B1u) & mask;
 }
 
+/* ---- tier 3 over the word index (SG__EXT_WORDS) ---------------------------------------- */
+
+/* The first index i' >= i of the ascending u32 list p[0..n) whose value is >= x, or n:
+ * galloping from i, so a walk through a list costs the gaps it skips, logarithmically. */
+static inline uint32_t gallop(const unsigned char *p, uint32_t i, uint32_t n, uint32_t x) {
+  if (i >= n || sg__rd32(p + 4 * (uint64_t)i) >= x) return i;
+  uint32_t lo = i, step = 1; /* p[lo] < x */
+  for (;;) {
+    uint64_t nx = (uint64_t)lo + step;
+    if (nx >= n || sg__rd32(p + 4 * nx) >= x) {
+      uint32_t hi = nx >= n ? n : (uint32_t)nx; /* the answer is in (lo, hi] */
+      lo++;
+      while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (sg__rd32(p + 4 * (uint64_t)mid) < x)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      return lo;
+    }
+    lo = (uint32_t)nx;
+    step <<= 1;
+  }
+}
+
+/* The word index's entry whose group starts at key lo, or -1. */
+static long word_at(const locale_view *v, uint64_t lo) {
+  uint64_t b = 0, e = v->n_words;
+  while (b < e) {
+    uint64_t mid = b + (e - b) / 2;
+    if (sg__rd32(v->word_klo + 4 * mid) < lo)
+      b = mid + 1;
+    else
+      e = mid;
+  }
+  return b < v->n_words && sg__rd32(v->word_klo + 4 * b) == lo ? (long)b : -1;
+}
+
+/* The first word index entry whose group starts at or after key k. */
+static uint64_t word_from(const locale_view *v, uint64_t k) {
+  uint64_t b = 0, e = v->n_words;
+  while (b < e) {
+    uint64_t mid = b + (e - b) / 2;
+    if (sg__rd32(v->word_klo + 4 * mid) < k)
+      b = mid + 1;
+    else
+      e = mid;
+  }
+  return b;
+}
+
+/* A cursor over the union of up to UNION_MAX posting lists (the words wm is a prefix
+ * of); a single word's list is a union of one. */
+#define UNION_MAX 16
+/* When wm is a prefix of more than UNION_MAX words, the postings beyond the largest
+ * lists' are gathered and sorted (radix sort, per-thread buffers), up to this many. */
+#define GATHER_MAX 16384u
+/* wm's words are looked through for the largest lists when at most this many. */
+#define SCAN_MAX 4096u
+typedef struct {
+  const unsigned char *p[UNION_MAX];
+  uint32_t i[UNION_MAX], n[UNION_MAX];
+  uint32_t k;
+  uint64_t size; /* postings in all, an upper bound of the union's */
+} cursor;
+
+static inline uint32_t list_len(const locale_view *v, uint64_t d) {
+  return sg__rd32(v->word_pstart + 4 * (d + 1)) - sg__rd32(v->word_pstart + 4 * d);
+}
+
+static void cursor_list(cursor *c, const locale_view *v, uint64_t d) {
+  uint32_t s = sg__rd32(v->word_pstart + 4 * d), e = sg__rd32(v->word_pstart + 4 * (d + 1));
+  c->p[c->k] = v->word_post + 4 * (uint64_t)s;
+  c->i[c->k] = 0;
+  c->n[c->k] = e - s;
+  c->k++;
+  c->size += e - s;
+}
+
+/* Moves every list of c to its first value >= x; returns the least, or UINT32_MAX when
+ * every list is spent (ordinals are below 2^30). */
+static inline uint32_t cursor_seek(cursor *c, uint32_t x) {
+  uint32_t best = UINT32_MAX;
+  for (uint32_t j = 0; j < c->k; j++) {
+    c->i[j] = gallop(c->p[j], c->i[j], c->n[j], x);
+    if (c->i[j] < c->n[j]) {
+      uint32_t y = sg__rd32(c->p[j] + 4 * (uint64_t)c->i[j]);
+      if (y < best) best = y;
+    }
+  }
+  return best;
+}
+
+static _Thread_local uint32_t tl_gather[2][GATHER_MAX];
+
+/* Sorts and deduplicates the n ordinals of a (three 11-bit radix passes, b scratch);
+ * returns where the result is and its length in *pn. */
+static uint32_t *radix_unique(uint32_t *a, uint32_t *b, uint32_t *pn) {
+  uint32_t n = *pn;
+  for (unsigned shift = 0; shift < 33; shift += 11) {
+    uint32_t cnt[2049] = {0};
+    for (uint32_t i = 0; i < n; i++) cnt[((a[i] >> shift) & 2047) + 1]++;
+    for (uint32_t j = 0; j < 2048; j++) cnt[j + 1] += cnt[j];
+    for (uint32_t i = 0; i < n; i++) b[cnt[(a[i] >> shift) & 2047]++] = a[i];
+    uint32_t *t = a;
+    a = b;
+    b = t;
+  }
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!m || a[m - 1] != a[i]) a[m++] = a[i];
+  *pn = m;
+  return a;
+}
+
+/* Tier 3 with the word index: the items having w1 .. w(m-1) as words and a word
+ * starting with wm are the intersection of the words' posting lists (and the union of
+ * the lists of wm's words), which a leapfrog walk visits in ordinal order, that is in
+ * answer order: each is verified against its candidate texts (the words must take
+ * distinct positions of one text) and the walk ends once the top 10 is full of better
+ * values. wm's words, when more than UNION_MAX, are gathered into one sorted list if
+ * they hold at most GATHER_MAX postings, else left to the verification. Returns false
+ * when the index cannot serve the query (a corrupted file: the caller scans). */
+static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *top) {
+  cursor c[SG_T3_MAX_WORDS];
+  size_t nc = 0;
+  for (size_t i = 0; i < q->m; i++) {
+    uint64_t lo, hi;
+    bool exact = i + 1 < q->m;
+    word_range(v, q->w[i], q->len[i], exact, &lo, &hi);
+    if (lo >= hi) return true; /* some word is nowhere: no item matches */
+    cursor *x = &c[nc];
+    x->k = 0;
+    x->size = 0;
+    if (exact) {
+      long d = word_at(v, lo);
+      if (d < 0) return false;
+      cursor_list(x, v, (uint64_t)d);
+      nc++;
+      continue;
+    }
+    uint64_t dlo = word_from(v, lo), dhi = word_from(v, hi);
+    if (dlo >= dhi) return false;
+    if (dhi - dlo <= UNION_MAX) {
+      for (uint64_t d = dlo; d < dhi; d++) cursor_list(x, v, d);
+      nc++;
+      continue;
+    }
+    /* More words than cursors: the UNION_MAX - 1 with the most postings keep theirs,
+     * the others' postings (at most GATHER_MAX) are gathered into one sorted list. */
+    if (dhi - dlo > SCAN_MAX) continue; /* a short, common prefix: verification checks it */
+    uint64_t big[UNION_MAX - 1];
+    uint32_t nbig = 0;
+    for (uint64_t d = dlo; d < dhi; d++) { /* the largest, by insertion */
+      uint32_t sz = list_len(v, d);
+      if (nbig == UNION_MAX - 1 && sz <= list_len(v, big[nbig - 1])) continue;
+      uint32_t at = nbig < UNION_MAX - 1 ? nbig++ : nbig - 1;
+      while (at > 0 && list_len(v, big[at - 1]) < sz) {
+        big[at] = big[at - 1];
+        at--;
+      }
+      big[at] = d;
+    }
+    uint64_t rest = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) -
+                    sg__rd32(v->word_pstart + 4 * dlo);
+    for (uint32_t b = 0; b < nbig; b++) rest -= list_len(v, big[b]);
+    if (rest > GATHER_MAX) continue; /* verification checks wm */
+    uint32_t n = 0;
+    for (uint64_t d = dlo; d < dhi; d++) {
+      bool chosen = false;
+      for (uint32_t b = 0; b < nbig && !chosen; b++) chosen = big[b] == d;
+      if (chosen) continue;
+      uint32_t s0 = sg__rd32(v->word_pstart + 4 * d), e0 = sg__rd32(v->word_pstart + 4 * (d + 1));
+      for (uint32_t j = s0; j < e0; j++)
+        tl_gather[0][n++] = sg__rd32(v->word_post + 4 * (uint64_t)j);
+    }
+    for (uint32_t b = 0; b < nbig; b++) cursor_list(x, v, big[b]);
+    uint32_t *sorted = radix_unique(tl_gather[0], tl_gather[1], &n);
+    for (uint32_t j = 0; j < n; j++) { /* stored like the file's lists: little-endian */
+      uint32_t val = sorted[j];
+      sg__wr32((unsigned char *)&sorted[j], val);
+    }
+    if (n) {
+      x->p[x->k] = (const unsigned char *)sorted;
+      x->i[x->k] = 0;
+      x->n[x->k] = n;
+      x->k++;
+      x->size += n;
+    }
+    nc++;
+  }
+  /* The smallest first: it leads the walk. */
+  for (size_t i = 1; i < nc; i++)
+    for (size_t j = i; j > 0 && c[j].size < c[j - 1].size; j--) {
+      cursor t = c[j];
+      c[j] = c[j - 1];
+      c[j - 1] = t;
+    }
+  uint32_t x = 0;
+  for (;;) {
+    if (top->n == SG_BUCKET_ITEMS && (T3 | x) >= top->v[SG_BUCKET_ITEMS - 1]) return true;
+    size_t agree = 0, j = 0;
+    while (agree < nc) { /* until every cursor sits on x */
+      uint32_t y = cursor_seek(&c[j], x);
+      if (y == UINT32_MAX) return true;
+      if (y == x) {
+        agree++;
+      } else {
+        x = y;
+        agree = 1;
+      }
+      j = j + 1 == nc ? 0 : j + 1;
+    }
+    try_item(v, x, q, top);
+    x++;
+  }
+}
+
 static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *top) {
   sg__qwords q;
   sg__qwords_parse(nq, len, &q);
   if (q.m == 0) return;
+  if (v->word_klo && tier3_index(v, &q, top)) return;
   uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
   size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
   for (size_t i = 0; i < q.m; i++) {

@@ -19,6 +19,7 @@
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "search/artifact.h"
+#include "bruteforce.h"
 
 static sg_compile_item mk(const char *id, const char *dv, int64_t rank, const char *const *al,
                           size_t nal) {
@@ -147,7 +148,7 @@ static void test_corrupt_sections(void **s) {
   sg_artifact_close(a);
   const unsigned char *d = (const unsigned char *)out.data;
   uint64_t ext_off = sg__rd64(d + SG__HDR_EXT_OFF), n_ext = sg__rd64(d + SG__HDR_EXT_N);
-  assert_int_equal(n_ext, 2);
+  assert_int_equal(n_ext, 3);
   unsigned char *cp = malloc(out.len);
   assert_non_null(cp);
   size_t refused = 0, opened = 0;
@@ -177,11 +178,66 @@ static void test_corrupt_sections(void **s) {
   sg_buf_free(&out);
 }
 
+/* The word index's ways with the last word (src/search/words.c): a prefix of at most 16
+ * words (one cursor per word), of more (the largest lists, the rest gathered and sorted),
+ * of more than 4,096 words and of more than 16,384 gathered postings (both left to the
+ * verification), each against the brute force, with ranks that mix the orders. */
+static void test_word_index_paths(void **s) {
+  (void)s;
+  enum { N = 36000 };
+  static char text[N][40], id[N][24];
+  static sg_compile_item items[N];
+  size_t n = 0;
+  uint32_t seed = 12345;
+#define NEXT() (seed = seed * 1103515245u + 12345u, (seed >> 8) % 1000)
+  for (int w = 0; w < 30; w++) /* kab00 .. kab29: word w in w + 1 items */
+    for (int j = 0; j <= w; j++) snprintf(text[n++], 40, "%s kab%02d", j % 3 ? "base" : "base other", w);
+  for (int w = 0; w < 5000; w++) snprintf(text[n++], 40, "base zq%04d", w);
+  for (int w = 0; w < 40; w++) /* gx00 .. gx39: 700 items each, 28,000 postings */
+    for (int j = 0; j < 700; j++) snprintf(text[n++], 40, "%s gx%02d", j % 50 ? "filler" : "base", w);
+  assert_true(n <= N);
+  for (size_t i = 0; i < n; i++) {
+    snprintf(id[i], 24, "itm_%06zu", i);
+    items[i] = mk(id[i], text[i], (int64_t)NEXT(), NULL, 0);
+  }
+  sg_compile_opts opts = {"en", (const char *const[]){"en"}, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(items, n, &opts, &out), 0);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &a), 0);
+  sgt_bf *bf = sgt_bf_new(items, n, "en");
+  assert_non_null(bf);
+  static const char *const qs[] = {
+      "kab base",     "kab1 base",   "base k",      "base ka",     "base kab",   "base kab2",
+      "base kab29",   "other kab",   "other base kab", "base other k", "kab07 base", "kab29 ba",
+      "base zq",      "base zq1",    "base zq49",   "zq0001 base", "base gx",    "base gx1",
+      "filler gx",    "filler gx3",  "gx05 filler", "gx05 base",   "base g",     "other zq",
+      "missing base", "base missing", "base base",  "filler base"};
+  for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
+    size_t want[10];
+    size_t nw = sgt_bf_query(bf, qs[q], strlen(qs[q]), want);
+    sg_query_result r;
+    sg_artifact_query_k(a, 0, qs[q], strlen(qs[q]), 0, &r);
+    assert_int_equal(r.n, nw);
+    for (size_t i = 0; i < nw; i++) {
+      char want_id[40];
+      snprintf(want_id, sizeof want_id, "\"%s\"", items[want[i]].id);
+      if (!strstr(r.items[i].json, want_id)) fail_msg("%s: item %zu is not %s", qs[q], i, want_id);
+    }
+  }
+#undef NEXT
+  sgt_bf_free(bf);
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_examples),
       cmocka_unit_test(test_format5_has_no_words),
       cmocka_unit_test(test_corrupt_sections),
+      cmocka_unit_test(test_word_index_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
