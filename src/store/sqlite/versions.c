@@ -49,6 +49,27 @@ static sg_err load_version(sg__sq *st, const char *list_id, int64_t number, json
   return rc;
 }
 
+
+/* Inserts version `number` of the list as queued (item count and snapshot clock of its
+ * snapshot, the list's locale policy) and loads it into *version. 0, or -1 (the caller's
+ * transaction then rolls back). */
+static int insert_queued(sg__sq *st, const char *list_id, int64_t number, int64_t count,
+                         int64_t snap, const char *policy, json_t **version) {
+  static const char q_ins[] =
+      "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
+      " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
+  sqlite3_stmt *s = sg__sq_prep(st, q_ins);
+  if (!s) return -1;
+  sg__sq_text(s, 1, list_id);
+  sqlite3_bind_int64(s, 2, number);
+  sqlite3_bind_int64(s, 3, count);
+  sqlite3_bind_int64(s, 4, snap);
+  sg__sq_text(s, 5, policy);
+  sqlite3_bind_int64(s, 6, sg_now_s());
+  if (sg__sq_run(st, s) != 1) return -1;
+  return load_version(st, list_id, number, version) == SG_E_OK ? 0 : -1;
+}
+
 sg_err sg__sqlite_version_create(sg_store *base, const char *workspace_id, const char *list_id,
                                  json_t **out) {
   sg__sq *st = sg__sq_of(base);
@@ -60,9 +81,6 @@ sg_err sg__sqlite_version_create(sg_store *base, const char *workspace_id, const
   static const char q_snap[] =
       "SELECT l.item_clock, (SELECT COUNT(*) FROM items WHERE list_id=?1 AND to_clock IS NULL)"
       " FROM lists l WHERE l.id=?1";
-  static const char q_ins[] =
-      "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
-      " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
   sg_err rc = SG_E_INTERNAL;
   char *policy = NULL;
   json_t *version = NULL;
@@ -97,15 +115,7 @@ sg_err sg__sqlite_version_create(sg_store *base, const char *workspace_id, const
   }
   int64_t snap = sqlite3_column_int64(s, 0), count = sqlite3_column_int64(s, 1);
   sqlite3_reset(s);
-  if (!(s = sg__sq_prep(st, q_ins))) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  sqlite3_bind_int64(s, 3, count);
-  sqlite3_bind_int64(s, 4, snap);
-  sg__sq_text(s, 5, policy);
-  sqlite3_bind_int64(s, 6, sg_now_s());
-  if (sg__sq_run(st, s) != 1) goto end;
-  if (load_version(st, list_id, number, &version) == SG_E_OK) rc = SG_E_OK;
+  if (insert_queued(st, list_id, number, count, snap, policy, &version) == 0) rc = SG_E_OK;
 end:
   if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
     *out = version;
@@ -634,9 +644,6 @@ sg_err sg__sqlite_version_recompile(sg_store *base, const char *list_id, int64_t
   static const char q_syn_after[] = "SELECT COUNT(*) FROM synonyms WHERE list_id=?1 AND clock>?2";
   static const char q_bump[] =
       "UPDATE lists SET next_version_number=next_version_number+1 WHERE id=?";
-  static const char q_ins[] =
-      "INSERT INTO versions(list_id, version_number, state, item_count, snapshot_seq,"
-      " locale_policy, created_at) VALUES(?, ?, 'queued', ?, ?, ?, ?)";
   sg_err rc = SG_E_INTERNAL;
   char *policy = NULL;
   json_t *version = NULL;
@@ -684,15 +691,7 @@ sg_err sg__sqlite_version_recompile(sg_store *base, const char *list_id, int64_t
   if (!(s = sg__sq_prep(st, q_bump))) goto end;
   sg__sq_text(s, 1, list_id);
   if (sg__sq_run(st, s) != 1) goto end;
-  if (!(s = sg__sq_prep(st, q_ins))) goto end;
-  sg__sq_text(s, 1, list_id);
-  sqlite3_bind_int64(s, 2, number);
-  sqlite3_bind_int64(s, 3, count);
-  sqlite3_bind_int64(s, 4, snap);
-  sg__sq_text(s, 5, policy);
-  sqlite3_bind_int64(s, 6, sg_now_s());
-  if (sg__sq_run(st, s) != 1) goto end;
-  if (load_version(st, list_id, number, &version) == SG_E_OK) rc = SG_E_OK;
+  if (insert_queued(st, list_id, number, count, snap, policy, &version) == 0) rc = SG_E_OK;
 end:
   if ((rc = sg__sq_end(st, rc)) == SG_E_OK)
     *out = version;
