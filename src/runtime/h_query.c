@@ -262,6 +262,14 @@ static size_t build_body(char *out, size_t cap, const sg_query_result *res, cons
   return (size_t)(p - out);
 }
 
+/* The highlight pairs of a returned item (HL_PAIRS at most, into pairs) for the normalised
+ * query q[0..nlen): their count, 0 when its displayValue cannot be read. */
+static long highlight(const sg_fragment *f, const char *q, size_t nlen, uint32_t *pairs) {
+  long dl = sg_fragment_display_value(f, tl_dv, sizeof tl_dv);
+  if (dl < 0) return 0;
+  return sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, f->edits, f->tier, pairs, HL_PAIRS);
+}
+
 /* The first `limit` items of the relevance contract for tl_norm[0..nlen) with typo
  * budget k, with their highlights in tl_hl: from this thread's answer cache when it
  * holds them, else from the artifact (and then kept). */
@@ -277,12 +285,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
     if (res->n > limit) res->n = limit;
     for (size_t i = 0; i < res->n; i++) {
       uint32_t pairs[2 * HL_PAIRS];
-      long np = 0;
-      long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
-      if (dl >= 0)
-        np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits, res->items[i].tier,
-                               pairs, HL_PAIRS);
-      render_hl(i, pairs, np);
+      render_hl(i, pairs, highlight(&res->items[i], q, nlen, pairs));
     }
     return;
   }
@@ -319,11 +322,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   ac_item items[SG_BUCKET_ITEMS];
   for (size_t i = 0; i < res->n; i++) {
     uint32_t pairs[2 * HL_PAIRS];
-    long np = 0;
-    long dl = sg_fragment_display_value(&res->items[i], tl_dv, sizeof tl_dv);
-    if (dl >= 0)
-      np = sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, res->items[i].edits, res->items[i].tier,
-                             pairs, HL_PAIRS);
+    long np = highlight(&res->items[i], q, nlen, pairs);
     render_hl(i, pairs, np);
     if (!keep) continue;
     ac_item *it = &items[i];
