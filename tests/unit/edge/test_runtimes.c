@@ -17,48 +17,18 @@
 #include "common/redis_server.h"
 #include "common/util.h"
 #include "edge/edge.h"
+#include "edge/edge_fixture.h"
 
 static const char *g_spec;
 
-typedef struct {
-  sg_edge *e;
-  char root[256];
-  char prefix[24];
-} fixture;
+typedef sgt_edge_fixture fixture;
 
 static int setup(void **state) {
-  fixture *f = calloc(1, sizeof *f);
-  assert_non_null(f);
-  const char *spec = g_spec;
-  char p[300];
-  if (!spec) {
-    snprintf(f->root, sizeof f->root, "/tmp/sg-rt-test-XXXXXX");
-    assert_non_null(mkdtemp(f->root));
-    snprintf(p, sizeof p, "%s/edge", f->root);
-    spec = p;
-  }
-  assert_int_equal(sg_edge_open(spec, &f->e), 0);
-  uint8_t r[4];
-  sg_random_bytes(r, sizeof r);
-  char hex[9];
-  sg_hex(r, sizeof r, hex);
-  snprintf(f->prefix, sizeof f->prefix, "t%s_", hex);
-  *state = f;
+  *state = sgt_edge_fixture_new(g_spec, "rt-test");
   return 0;
 }
 
-static int teardown(void **state) {
-  fixture *f = *state;
-  sg_edge_close(f->e);
-  int rc = 0;
-  if (f->root[0]) {
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->root);
-    rc = system(cmd) == 0 ? 0 : -1;
-  }
-  free(f);
-  return rc;
-}
+static int teardown(void **state) { return sgt_edge_fixture_free(*state); }
 
 /* ---- codec and liveness (no backend) ---- */
 
