@@ -239,6 +239,10 @@ def test_redis_killed_queries_keep_answering_and_changes_catch_up(redis, fleet):
     # Reconnects (backoff at most 5 s) and applies what changed while it was away.
     assert wait_until(lambda: rt.runtime("GET", "/readyz").json()["checks"]["edge"] == "ok",
                       timeout=15)
+    # The serve process's own edge client reconnects on its own backoff too: the publish
+    # below writes its artifact to Redis.
+    assert wait_until(lambda: s.runtime("GET", "/readyz").json()["checks"]["edge"] == "ok",
+                      timeout=15)
     t.add_items(lst["id"], [{"value": "pamplona", "displayValue": "Pamplona", "rank": 99}])
     v2 = t.publish(lst["id"])
     assert v2["state"] == "active", v2
