@@ -418,7 +418,8 @@ class Tenant:
         assert r.status in (200, 202), r
         v = r.json()
         deadline = time.time() + timeout
-        while v.get("state") == "queued" and time.time() < deadline:
+        # staged: the moment between the artifact's write and the activation.
+        while v.get("state") in ("queued", "staged") and time.time() < deadline:
             time.sleep(0.1)
             v = self.api("GET", f"/lists/{list_id}/versions/{v['versionNumber']}").json()
         return v
