@@ -300,7 +300,7 @@ class Server:
             ports.append(self.control_port)
         if self.mode in ("serve", "runtime"):
             ports.append(self.runtime_port)
-        deadline = time.time() + 10
+        deadline = time.time() + 30  # generous: a loaded CI machine starts slowly
         for p in ports:
             while True:
                 if self.proc.poll() is not None:
