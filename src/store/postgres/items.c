@@ -15,18 +15,26 @@
 #include "store/postgres/pg.h"
 #include "store/rules.h"
 
+/* The columns of SG__STORE_ITEM_COLS, read by name. */
+static const char *const item_cols[] = {"id",      "value",         "display_value", "aliases",
+                                        "rank",    "parent_id",     "locales",
+                                        "display_order", "created_at", "description"};
+enum { ITEM_NCOLS = sizeof item_cols / sizeof item_cols[0] };
+
 json_t *sg__pg_item_row(const PGresult *r, int i) {
+  int c[ITEM_NCOLS];
+  if (sg__pg_cols(r, item_cols, c, ITEM_NCOLS)) return NULL;
   sg__store_item_row row = {
-      .id = sg__pg_s(r, i, 0),
-      .value = sg__pg_s(r, i, 1),
-      .display_value = sg__pg_s(r, i, 2),
-      .aliases = sg__pg_s(r, i, 3),
-      .rank = sg__pg_i(r, i, 4),
-      .parent_id = sg__pg_s(r, i, 5),
-      .locales = sg__pg_s(r, i, 6),
-      .display_order = sg__pg_i(r, i, 7),
-      .created_at = sg__pg_i(r, i, 8),
-      .description = sg__pg_s(r, i, 9),
+      .id = sg__pg_s(r, i, c[0]),
+      .value = sg__pg_s(r, i, c[1]),
+      .display_value = sg__pg_s(r, i, c[2]),
+      .aliases = sg__pg_s(r, i, c[3]),
+      .rank = sg__pg_i(r, i, c[4]),
+      .parent_id = sg__pg_s(r, i, c[5]),
+      .locales = sg__pg_s(r, i, c[6]),
+      .display_order = sg__pg_i(r, i, c[7]),
+      .created_at = sg__pg_i(r, i, c[8]),
+      .description = sg__pg_s(r, i, c[9]),
   };
   return sg__store_item_record(&row);
 }
@@ -37,7 +45,7 @@ int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock) {
       c, "UPDATE lists SET item_clock=item_clock+1 WHERE id=$1 RETURNING item_clock", 1, p);
   if (!r) return -1;
   int ok = PQntuples(r) == 1;
-  if (ok) *clock = sg__pg_i(r, 0, 0);
+  if (ok) *clock = sg__pg_in(r, 0, "item_clock");
   PQclear(r);
   return ok ? 0 : -1;
 }
@@ -81,8 +89,8 @@ static sg_err load_item(PGconn *c, const char *list_id, const char *item_id, jso
   sg_err rc = SG_E_INVALID_ITEM;
   if (PQntuples(r) == 1) {
     *out = sg__pg_item_row(r, 0);
-    if (seq) *seq = sg__pg_i(r, 0, 10);
-    rc = SG_E_OK;
+    if (seq) *seq = sg__pg_in(r, 0, "seq");
+    rc = *out ? SG_E_OK : SG_E_INTERNAL;
   }
   PQclear(r);
   return rc;
@@ -105,59 +113,43 @@ static sg_err item_result(sg_err rc, item_ctx *x, json_t **out) {
   return rc;
 }
 
-static sg_err create_fn(PGconn *c, void *vctx) {
-  item_ctx *x = vctx;
-  json_decref(x->out);
-  x->out = NULL;
-  sg_err rc = sg__pg_list_writable(c, x->workspace_id, x->list_id);
-  if (rc != SG_E_OK) return rc;
-  const char *parent = x->ip.v[4];
-  if (parent) {
-    const char *pp[] = {parent, x->list_id};
-    PGresult *r =
-        sg__pg_q(c, "SELECT 1 FROM items WHERE id=$1 AND list_id=$2 AND to_clock IS NULL", 2, pp);
-    if (!r) return SG_E_INTERNAL;
-    bool found = PQntuples(r) == 1;
-    PQclear(r);
-    if (!found) return SG_E_INVALID_REQUEST;
-  }
-  int64_t clock;
-  if (sg__pg_item_clock_next(c, x->list_id, &clock)) return SG_E_INTERNAL;
-  char now[24], clk[24];
-  const char *p[] = {x->item_id,
-                     x->list_id,
-                     x->ip.v[0],
-                     x->ip.v[1],
-                     x->ip.v[2],
-                     x->ip.v[3],
-                     x->ip.v[4],
-                     x->ip.v[5],
-                     x->ip.v[6],
-                     sg__pg_int(sg_now_s(), now),
-                     sg__pg_int(clock, clk),
-                     x->ip.v[7]};
-  /* The unique indexes are the random id and (list_id, value) among current rows: a
-   * conflict is a duplicate value. */
-  PGresult *r = sg__pg_q(c,
-                         "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
-                         " parent_id, locales, display_order, created_at, from_clock,"
-                         " description) VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8,"
-                         " $9::bigint, $10, $11, $12) ON CONFLICT DO NOTHING",
-                         12, p);
-  if (!r) return SG_E_INTERNAL;
-  int64_t n = sg__pg_changed(r);
-  PQclear(r);
-  if (n != 1) return SG_E_DUPLICATE_VALUE;
-  return load_item(c, x->list_id, x->item_id, &x->out, NULL);
+/* The answer for a failed sg_item_create call (schema.c): its refusals by SQLSTATE. */
+static sg_err create_refusal(sg_err rc) {
+  const char *state = sg__pg_failed();
+  if (rc != SG_E_INTERNAL) return rc;
+  if (strcmp(state, "SG001") == 0) return SG_E_INVALID_LIST;
+  if (strcmp(state, "SG002") == 0) return SG_E_LIST_ARCHIVED;
+  if (strcmp(state, "SG003") == 0) return SG_E_INVALID_REQUEST;
+  if (strcmp(state, "SG004") == 0) return SG_E_DUPLICATE_VALUE;
+  return rc;
 }
 
 sg_err sg__pg_item_create(sg_store *base, const char *workspace_id, const char *list_id,
                           const json_t *item, json_t **out) {
   char id[32];
   sg_random_id("itm_", id, sizeof id);
-  item_ctx x = {workspace_id, list_id, id, NULL, item, {0}, NULL};
-  item_params_init(&x.ip, item);
-  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
+  item_params ip;
+  item_params_init(&ip, item);
+  char now[24];
+  /* One statement, one round trip, one commit: the list's lock, the parent check, the
+   * clock and the insert run inside sg_item_create (schema.c), as create_fn's five
+   * statements between BEGIN and COMMIT did. */
+  const char *p[] = {workspace_id, list_id, id,      ip.v[0], ip.v[1],
+                     ip.v[2],      ip.v[3], ip.v[4], ip.v[5], ip.v[6],
+                     sg__pg_int(sg_now_s(), now),     ip.v[7], "false"};
+  sg_err rc;
+  PGresult *r = sg__pg_one_again(sg__pg_of(base),
+                                 "SELECT " SG__STORE_ITEM_COLS " FROM sg_item_create($1, $2, $3,"
+                                 " $4, $5, $6, $7::bigint, $8, $9, $10::bigint, $11::bigint, $12,"
+                                 " $13::boolean)",
+                                 13, p, 12, &rc);
+  item_params_free(&ip);
+  if (!r) return create_refusal(rc);
+  json_t *o = PQntuples(r) == 1 ? sg__pg_item_row(r, 0) : NULL;
+  PQclear(r);
+  if (!o) return SG_E_INTERNAL;
+  *out = o;
+  return SG_E_OK;
 }
 
 typedef struct {
@@ -180,7 +172,7 @@ static sg_err page_fn(PGconn *c, void *vctx) {
   if (!r) return SG_E_INTERNAL;
   x->data = sg__pg_page(r, x->limit, sg__pg_item_row, x->more);
   PQclear(r);
-  return SG_E_OK;
+  return x->data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 /* Runs a page query of a list's items after checking, in the same snapshot, that the
@@ -322,7 +314,7 @@ static sg_err check_parent(PGconn *c, const char *list_id, const char *item_id,
       /* The first hop must exist; a dangling id further up is publish validation's. */
       return depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK;
     }
-    const char *up = sg__pg_s(r, 0, 0);
+    const char *up = sg__pg_sn(r, 0, "parent_id");
     bool top = up == NULL;
     if (!top) snprintf(cur, sizeof cur, "%s", up);
     PQclear(r);

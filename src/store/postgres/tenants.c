@@ -133,25 +133,33 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
                            sg_principal *out) {
   const char *p[] = {key_id};
   sg_err rc;
-  PGresult *r =
-      sg__pg_one(sg__pg_of(base),
-                 "SELECT k.digest, k.status, a.id, a.status, w.id, w.status, k.last_used_at"
-                 " FROM secret_keys k JOIN applications a ON a.id = k.application_id"
-                 " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=$1",
-                 1, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT k.digest, k.status AS key_status, a.id AS application_id,"
+                            " a.status AS application_status, w.id AS workspace_id,"
+                            " w.status AS workspace_status, k.last_used_at"
+                            " FROM secret_keys k JOIN applications a ON a.id = k.application_id"
+                            " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=$1",
+                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_INVALID_KEY;
   uint8_t have[32];
-  if (PQntuples(r) == 1 && sg__pg_bytes(r, 0, 0, have, 32) == 0) {
+  static const char *const names[] = {"digest",       "key_status",       "application_id",
+                                      "application_status", "workspace_id", "workspace_status",
+                                      "last_used_at"};
+  int col[7];
+  if (sg__pg_cols(r, names, col, 7)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1 && sg__pg_bytes(r, 0, col[0], have, 32) == 0) {
     bool match = sg_ct_equal(have, digest, 32);
-    bool active = strcmp(PQgetvalue(r, 0, 1), "active") == 0 &&
-                  strcmp(PQgetvalue(r, 0, 3), "active") == 0 &&
-                  strcmp(PQgetvalue(r, 0, 5), "active") == 0;
+    bool active = strcmp(PQgetvalue(r, 0, col[1]), "active") == 0 &&
+                  strcmp(PQgetvalue(r, 0, col[3]), "active") == 0 &&
+                  strcmp(PQgetvalue(r, 0, col[5]), "active") == 0;
     if (match && active) {
       snprintf(out->key_id, sizeof out->key_id, "%s", key_id);
-      snprintf(out->application_id, sizeof out->application_id, "%s", PQgetvalue(r, 0, 2));
-      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, 4));
-      out->key_last_used_s = sg__pg_i(r, 0, 6);
+      snprintf(out->application_id, sizeof out->application_id, "%s",
+               PQgetvalue(r, 0, col[2]));
+      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, col[4]));
+      out->key_last_used_s = sg__pg_i(r, 0, col[6]);
       rc = SG_E_OK;
     }
   }
