@@ -159,11 +159,14 @@ static int session_setup(PGconn *c) {
  * a statement is sent on it. sg__pg_one relies on it: a statement that runs without BEGIN
  * cannot be retried once it has been sent and the answer is lost. */
 static bool conn_alive(PGconn *c) {
-  if (PQstatus(c) != CONNECTION_OK) return false;
-  struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
-  if (pfd.fd < 0) return false;
-  if (poll(&pfd, 1, 0) > 0) {
+  /* The FATAL message and the end of the stream may come in separate reads: read while
+   * the socket has something (a few times at most; an idle session gets nothing else). */
+  for (int i = 0; i < 4 && PQstatus(c) == CONNECTION_OK; i++) {
+    struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
+    if (pfd.fd < 0) return false;
+    if (poll(&pfd, 1, 0) <= 0) break;
     if (!PQconsumeInput(c)) return false;
+    (void)PQisBusy(c); /* parses what was read */
     PGnotify *n;
     while ((n = PQnotifies(c))) PQfreemem(n);
   }

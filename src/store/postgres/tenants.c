@@ -176,9 +176,14 @@ sg_err sg__pg_application_get(sg_store *base, const char *id, json_t **out) {
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_app_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                !PQgetisnull(r, 0, 3), sg__pg_i(r, 0, 3));
+  static const char *const names[] = {"id", "workspace_id", "status", "monthly_quota"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out = sg__store_app_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                PQgetvalue(r, 0, col[2]), !PQgetisnull(r, 0, col[3]),
+                                sg__pg_i(r, 0, col[3]));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -192,8 +197,12 @@ sg_err sg__pg_workspace_get(sg_store *base, const char *id, json_t **out) {
       sg__pg_one(sg__pg_of(base), "SELECT id, status FROM workspaces WHERE id=$1", 1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_simple_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+  static const char *const names[] = {"id", "status"};
+  int col[2];
+  if (sg__pg_cols(r, names, col, 2)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out = sg__store_simple_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -217,15 +226,24 @@ static sg_err pkey_create_fn(PGconn *c, void *vctx) {
   PQclear(r);
   if (!found) return SG_E_NOT_FOUND;
   r = sg__pg_q(c,
-               "SELECT a.workspace_id, l.workspace_id, l.visibility,"
-               " EXISTS(SELECT 1 FROM subscriptions s WHERE s.workspace_id=a.workspace_id"
-               "        AND s.list_id=l.id AND s.status='active')"
+               "SELECT a.workspace_id AS app_workspace_id, l.workspace_id AS list_workspace_id,"
+               " l.visibility, EXISTS(SELECT 1 FROM subscriptions s"
+               "        WHERE s.workspace_id=a.workspace_id"
+               "        AND s.list_id=l.id AND s.status='active') AS subscribed"
                " FROM applications a, lists l WHERE a.id=$1 AND l.id=$2 FOR SHARE OF l",
                2, p);
   if (!r) return SG_E_INTERNAL;
+  static const char *const names[] = {"app_workspace_id", "list_workspace_id", "visibility",
+                                      "subscribed"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   bool ok = PQntuples(r) == 1 &&
-            sg__store_list_usable(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                  strcmp(PQgetvalue(r, 0, 3), "t") == 0);
+            sg__store_list_usable(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                  PQgetvalue(r, 0, col[2]),
+                                  strcmp(PQgetvalue(r, 0, col[3]), "t") == 0);
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   int full = sg__pg_at_limit(
@@ -267,10 +285,14 @@ sg_err sg__pg_publishable_key_revoke(sg_store *base, const char *id, json_t **ou
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    snprintf(digest_hex, 65, "%s", PQgetvalue(r, 0, 2));
-    *out = sg__store_key_record(id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                json_loads(PQgetvalue(r, 0, 3), 0, NULL), "revoked");
+  static const char *const names[] = {"application_id", "list_id", "digest", "origins"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    snprintf(digest_hex, 65, "%s", PQgetvalue(r, 0, col[2]));
+    *out = sg__store_key_record(id, PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                json_loads(PQgetvalue(r, 0, col[3]), 0, NULL), "revoked");
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -291,8 +313,9 @@ static sg_err sub_create_fn(PGconn *c, void *vctx) {
   if (!found) return SG_E_NOT_FOUND;
   r = sg__pg_q(c, "SELECT workspace_id, visibility FROM lists WHERE id=$1 FOR SHARE", 1, p + 1);
   if (!r) return SG_E_INTERNAL;
-  bool ok = PQntuples(r) == 1 &&
-            sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+  int cw = sg__pg_col(r, "workspace_id"), cv = sg__pg_col(r, "visibility");
+  bool ok = cw >= 0 && cv >= 0 && PQntuples(r) == 1 &&
+            sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cv));
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   char now[24];
@@ -324,8 +347,12 @@ sg_err sg__pg_subscription_cancel(sg_store *base, const char *id, json_t **out) 
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_subscription_record(id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), "cancelled");
+  int cw = sg__pg_col(r, "workspace_id"), cl = sg__pg_col(r, "list_id");
+  if (cw < 0 || cl < 0) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out = sg__store_subscription_record(id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cl),
+                                         "cancelled");
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -345,12 +372,15 @@ static sg_err mintable_fn(PGconn *c, void *vctx) {
     PGresult *r = sg__pg_q(c,
                            "SELECT l.workspace_id, l.visibility, EXISTS(SELECT 1 FROM"
                            " subscriptions s WHERE s.list_id=l.id AND s.workspace_id=$2 AND"
-                           " s.status='active') FROM lists l WHERE l.id=$1",
+                           " s.status='active') AS subscribed FROM lists l WHERE l.id=$1",
                            2, p);
     if (!r) return SG_E_INTERNAL;
-    bool ok = PQntuples(r) == 1 &&
-              sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                    strcmp(PQgetvalue(r, 0, 2), "t") == 0);
+    static const char *const names[] = {"workspace_id", "visibility", "subscribed"};
+    int col[3];
+    bool ok = sg__pg_cols(r, names, col, 3) == 0 && PQntuples(r) == 1 &&
+              sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, col[0]),
+                                    PQgetvalue(r, 0, col[1]),
+                                    strcmp(PQgetvalue(r, 0, col[2]), "t") == 0);
     PQclear(r);
     if (!ok) return SG_E_INVALID_LIST;
   }
@@ -398,8 +428,12 @@ sg_err sg__pg_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) 
                            0, NULL, &rc);
   if (!r) return rc;
   rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  if (PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, 0)) < 64 && sg__pg_bytes(r, 0, 1, sk, 64) == 0) {
-    snprintf(kid, 64, "%s", PQgetvalue(r, 0, 0));
+  int ck = sg__pg_col(r, "kid"), cs = sg__pg_col(r, "secret_key");
+  if (ck < 0 || cs < 0) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, ck)) < 64 &&
+             sg__pg_bytes(r, 0, cs, sk, 64) == 0) {
+    snprintf(kid, 64, "%s", PQgetvalue(r, 0, ck));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -413,13 +447,19 @@ sg_err sg__pg_signing_keys_public(sg_store *base, json_t **out) {
                            " ORDER BY created_at, kid",
                            0, NULL, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"kid", "public_key", "created_at", "retired_at"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   json_t *arr = json_array();
   for (int i = 0; i < PQntuples(r); i++) {
     uint8_t pk[32];
-    if (sg__pg_bytes(r, i, 1, pk, 32)) continue;
-    json_array_append_new(arr,
-                          sg__store_signing_key_record(PQgetvalue(r, i, 0), pk, sg__pg_i(r, i, 2),
-                                                       !PQgetisnull(r, i, 3), sg__pg_i(r, i, 3)));
+    if (sg__pg_bytes(r, i, col[1], pk, 32)) continue;
+    json_array_append_new(arr, sg__store_signing_key_record(
+                                   PQgetvalue(r, i, col[0]), pk, sg__pg_i(r, i, col[2]),
+                                   !PQgetisnull(r, i, col[3]), sg__pg_i(r, i, col[3])));
   }
   PQclear(r);
   *out = arr;
