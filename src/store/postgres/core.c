@@ -18,6 +18,10 @@
  * Thread-local because each thread runs its own transactions on its own connection. */
 static _Thread_local char last_state[6];
 static _Thread_local bool last_lost;
+/* A transaction in SG__PG_PIPED mode: the BEGIN that sg__pg_pipe sends ahead of the
+ * body's first statements (NULL once sent), and whether the body sent its COMMIT. */
+static _Thread_local const char *pending_begin;
+static _Thread_local bool commit_sent;
 
 static void log_error(const char *what, const char *detail) {
   /* libpq messages end with a newline; JSON logs keep one line per event. */
@@ -132,6 +136,71 @@ const char *sg__pg_bytea(const uint8_t *p, size_t n, char *buf) {
 const char *sg__pg_int(int64_t v, char buf[24]) {
   snprintf(buf, 24, "%lld", (long long)v);
   return buf;
+}
+
+/* The result of the next statement of a pipeline, and the NULL that ends it. */
+static PGresult *pipe_result(PGconn *c) {
+  PGresult *r = PQgetResult(c);
+  if (r) {
+    PGresult *end = PQgetResult(c);
+    PQclear(end);
+  }
+  return r;
+}
+
+int sg__pg_pipe(PGconn *c, const sg__pg_stmt *s, int n, PGresult **res, bool commit) {
+  const char *begin = pending_begin;
+  pending_begin = NULL;
+  for (int i = 0; i < n; i++) res[i] = NULL;
+  if (!PQenterPipelineMode(c)) {
+    note_failure(c, NULL);
+    return -1;
+  }
+  bool sent = !begin || PQsendQueryParams(c, begin, 0, NULL, NULL, NULL, NULL, 0);
+  for (int i = 0; sent && i < n; i++)
+    sent = PQsendQueryParams(c, s[i].sql, s[i].n, NULL, s[i].params, NULL, NULL, 0);
+  if (sent && commit) {
+    commit_sent = true;
+    sent = PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0);
+  }
+  if (sent) sent = PQpipelineSync(c);
+  int failed = 0;
+  /* Results in order: BEGIN's, the statements', COMMIT's, then the Sync's. A statement
+   * after a failed one is not run (PGRES_PIPELINE_ABORTED); the first failure is noted. */
+  int total = n + (begin ? 1 : 0) + (commit ? 1 : 0);
+  for (int k = 0; sent && k < total; k++) {
+    PGresult *r = pipe_result(c);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok && !failed) note_failure(c, st == PGRES_PIPELINE_ABORTED ? NULL : r);
+    if (!ok) failed = 1;
+    int i = k - (begin ? 1 : 0);
+    if (ok && i >= 0 && i < n) {
+      res[i] = r;
+    } else {
+      PQclear(r);
+    }
+    if (!r || PQstatus(c) == CONNECTION_BAD) {
+      sent = false;
+      break;
+    }
+  }
+  if (sent) {
+    PGresult *r = PQgetResult(c); /* PGRES_PIPELINE_SYNC */
+    if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) sent = false;
+    PQclear(r);
+  }
+  if (!sent || !PQexitPipelineMode(c)) {
+    if (!failed) note_failure(c, NULL);
+    failed = 1;
+  }
+  if (failed) {
+    for (int i = 0; i < n; i++) {
+      PQclear(res[i]);
+      res[i] = NULL;
+    }
+  }
+  return failed ? -1 : 0;
 }
 
 /* ---- the pool -------------------------------------------------------------------------- */
@@ -284,6 +353,7 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ",
       "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
   };
+  bool piped = mode & SG__PG_PIPED;
   int unreachable = 0;
   for (int attempt = 0; attempt < SG__PG_ATTEMPTS; attempt++) {
     if (attempt) backoff(attempt);
@@ -296,12 +366,20 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
     }
     last_state[0] = '\0';
     last_lost = false;
+    commit_sent = false;
+    pending_begin = piped ? begin[mode & 3] : NULL;
     sg_err rc;
-    if (sg__pg_x(c, begin[mode], 0, NULL)) {
+    if (!piped && sg__pg_x(c, begin[mode & 3], 0, NULL)) {
       rc = SG_E_INTERNAL;
     } else {
       rc = fn(c, ctx);
-      if (rc == SG_E_OK) {
+      pending_begin = NULL;
+      if (rc != SG_E_OK && commit_sent && last_lost) {
+        /* The body's COMMIT went out with its last statements and no answer came. */
+        sg__pg_release(st, c);
+        return SG_E_UNAVAILABLE;
+      }
+      if (rc == SG_E_OK && !commit_sent) {
         PGresult *r = PQexec(c, "COMMIT");
         ExecStatusType s = PQresultStatus(r);
         if (s != PGRES_COMMAND_OK) {

@@ -79,6 +79,25 @@ enum { SG__PG_RC = 0, SG__PG_RR = 1, SG__PG_RO = 2 };
  * reached, or when the connection is lost during COMMIT (the outcome is unknown), the
  * answer is SG_E_UNAVAILABLE. */
 sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx);
+/* A mode bit for sg__pg_tx: the body talks to the database only through sg__pg_pipe,
+ * whose first call sends the BEGIN with the body's first statements (one round trip),
+ * and whose last call may carry the COMMIT (commit true). Then a connection lost after
+ * that COMMIT went out leaves the outcome unknown: SG_E_UNAVAILABLE, no retry. A body
+ * that returns SG_E_OK without having sent COMMIT is committed by sg__pg_tx. */
+enum { SG__PG_PIPED = 8 };
+
+/* One statement of a pipeline: sql with n text parameters. */
+typedef struct {
+  const char *sql;
+  int n;
+  const char *const *params;
+} sg__pg_stmt;
+/* Sends s[0..n) to the server at once in libpq's pipeline mode (preceded by the pending
+ * BEGIN of an SG__PG_PIPED transaction, followed by COMMIT when commit) and reads every
+ * answer: one round trip. 0 with res[i] the result of s[i] (caller PQclear()s each), or
+ * -1 when any statement failed (the first failure noted as sg__pg_q notes it; a statement
+ * after a failed one is not run) with every res[i] NULL. */
+int sg__pg_pipe(PGconn *c, const sg__pg_stmt *s, int n, PGresult **res, bool commit);
 
 /* Runs one statement as its own transaction, sent without BEGIN/COMMIT (one round trip;
  * its implicit transaction commits when it succeeds), and returns its result (caller

@@ -262,6 +262,33 @@ const char *const sg__pg_migrations[] = {
     "    p_order, p_now, k, p_description) ON CONFLICT DO NOTHING RETURNING * INTO r;"
     "  IF NOT FOUND THEN RAISE EXCEPTION 'duplicate value' USING ERRCODE='SG004'; END IF;"
     "  RETURN NEXT r;"
+    " END $fn$;"
+    /* The write half of an item edit and of a delete (items.c), sent with the COMMIT
+     * once the transaction holds the list's lock and has read the current row p_seq:
+     * the next item clock, the end of that row (SG005 when it is no longer current) and,
+     * for an edit, the new row (SG004 when its value is taken), which is the result. */
+    "CREATE FUNCTION sg_item_end(p_list TEXT, p_seq BIGINT) RETURNS BIGINT"
+    "  LANGUAGE plpgsql AS $fn$"
+    " DECLARE k BIGINT;"
+    " BEGIN"
+    "  UPDATE lists SET item_clock=item_clock+1 WHERE id=p_list RETURNING item_clock INTO k;"
+    "  UPDATE items SET to_clock=k WHERE seq=p_seq AND to_clock IS NULL;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'row replaced' USING ERRCODE='SG005'; END IF;"
+    "  RETURN k;"
+    " END $fn$;"
+    "CREATE FUNCTION sg_item_replace(p_list TEXT, p_seq BIGINT, p_value TEXT,"
+    "  p_display TEXT, p_aliases TEXT, p_rank BIGINT, p_parent TEXT, p_locales TEXT,"
+    "  p_order BIGINT, p_description TEXT) RETURNS SETOF items LANGUAGE plpgsql AS $fn$"
+    " DECLARE k BIGINT; r items;"
+    " BEGIN"
+    "  k := sg_item_end(p_list, p_seq);"
+    "  INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id,"
+    "    locales, display_order, created_at, from_clock, description)"
+    "    SELECT id, list_id, p_value, p_display, p_aliases, p_rank, p_parent, p_locales,"
+    "    p_order, created_at, k, p_description FROM items WHERE seq=p_seq"
+    "    ON CONFLICT DO NOTHING RETURNING * INTO r;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'duplicate value' USING ERRCODE='SG004'; END IF;"
+    "  RETURN NEXT r;"
     " END $fn$;",
     NULL,
 };

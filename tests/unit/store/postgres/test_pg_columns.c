@@ -1,6 +1,8 @@
 /* PostgreSQL backend: result columns are read by name, so a SELECT whose list is in
  * another order still fills every field from its own column; and sg_item_create, the
- * one-statement item create, finds its own earlier effect when it is sent again.
+ * one-statement item create, finds its own earlier effect when it is sent again; and the
+ * write halves of an edit and a delete (sg_item_replace, sg_item_end) refuse as the
+ * statements they replace did.
  * Runs when SUGGESTD_TEST_STORE names a PostgreSQL server (make unit-pg), and skips
  * otherwise. */
 #include <setjmp.h>
@@ -145,6 +147,56 @@ static void test_item_create_call_sent_again_returns_its_item(void **state) {
   json_decref(item);
 }
 
+/* The SQLSTATE of sql (n parameters) on the store, which must fail. */
+static void expect_refusal(store_fixture *f, const char *sql, int n, const char *const *p,
+                           const char *state) {
+  PGresult *r = query(f, sql, n, p);
+  assert_int_equal(PQresultStatus(r), PGRES_FATAL_ERROR);
+  assert_string_equal(PQresultErrorField(r, PG_DIAG_SQLSTATE), state);
+  PQclear(r);
+}
+
+/* The write halves of an edit and a delete: a row that is no longer current is refused
+ * with SG005 and a taken value with SG004, each leaving the rows as they were; on a
+ * current row they end it (and replace it) under the next clock. */
+static void test_item_replace_and_end(void **state) {
+  store_fixture *f = *state;
+  json_t *a = new_item(f, "alpha", NULL), *b = new_item(f, "beta", NULL);
+  const char *pa[] = {json_string_value(json_object_get(a, "id"))};
+  PGresult *r = query(f, "SELECT seq FROM items WHERE id=$1 AND to_clock IS NULL", 1, pa);
+  assert_int_equal(PQntuples(r), 1);
+  char seq[24];
+  snprintf(seq, sizeof seq, "%s", PQgetvalue(r, 0, 0));
+  PQclear(r);
+  const char *replace = "SELECT " SG__STORE_ITEM_COLS " FROM sg_item_replace($1, $2::bigint,"
+                        " $3, $3, '[]', 0, NULL, '{}', 0, NULL)";
+  const char *taken[] = {f->list, seq, "beta"};
+  expect_refusal(f, replace, 3, taken, "SG004");
+  const char *renamed[] = {f->list, seq, "alpha two"};
+  r = query(f, replace, 3, renamed);
+  assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+  json_t *got = sg__pg_item_row(r, 0);
+  PQclear(r);
+  assert_string_equal(json_string_value(json_object_get(got, "id")), pa[0]);
+  assert_string_equal(json_string_value(json_object_get(got, "value")), "alpha two");
+  json_decref(got);
+  /* seq is no longer current: neither half touches anything. */
+  expect_refusal(f, replace, 3, renamed, "SG005");
+  const char *end_old[] = {f->list, seq};
+  expect_refusal(f, "SELECT sg_item_end($1, $2::bigint)", 2, end_old, "SG005");
+  json_t *cur = NULL;
+  assert_int_equal(sg_store_item_get(f->st, f->ws, f->list, pa[0], &cur), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(cur, "value")), "alpha two");
+  json_decref(cur);
+  json_t *data = NULL;
+  bool more = false;
+  assert_int_equal(sg_store_item_page(f->st, f->ws, f->list, 10, NULL, &data, &more), SG_E_OK);
+  assert_int_equal(json_array_size(data), 2);
+  json_decref(data);
+  json_decref(a);
+  json_decref(b);
+}
+
 static int setup(void **state) {
   if (!store_test_is_postgres()) {
     fprintf(stderr, "skipped: SUGGESTD_TEST_STORE does not name a PostgreSQL server\n");
@@ -166,6 +218,7 @@ PG_TEST(test_item_row_reads_columns_by_name)
 PG_TEST(test_list_row_reads_columns_by_name)
 PG_TEST(test_missing_column_builds_nothing)
 PG_TEST(test_item_create_call_sent_again_returns_its_item)
+PG_TEST(test_item_replace_and_end)
 
 int main(void) {
   if (sg_init()) return 1;
@@ -177,6 +230,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_missing_column_builds_nothing_or_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_item_create_call_sent_again_returns_its_item_or_skip,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_item_replace_and_end_or_skip, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
