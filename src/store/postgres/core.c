@@ -42,9 +42,9 @@ static void note_failure(PGconn *c, const PGresult *r) {
                          strcmp(state, "57P03") == 0));
   /* Expected outcomes that a caller maps to a typed answer are not logged, nor are the
    * refusals of this store's own functions (class SG, schema.c). */
-  if (!state || (strcmp(state, "23505") != 0 && strcmp(state, "40001") != 0 &&
-                 strcmp(state, "40P01") != 0 && strcmp(state, "55P03") != 0 &&
-                 strncmp(state, "SG", 2) != 0))
+  if (!state ||
+      (strcmp(state, "23505") != 0 && strcmp(state, "40001") != 0 && strcmp(state, "40P01") != 0 &&
+       strcmp(state, "55P03") != 0 && strncmp(state, "SG", 2) != 0))
     log_error("statement failed", PQerrorMessage(c));
 }
 
@@ -412,8 +412,8 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
  * and any other write answers SG_E_UNAVAILABLE. An error the server reported (it carries
  * an SQLSTATE, 57P01 for a terminated session included) means the statement's
  * transaction was rolled back, so it is retried when retryable() says so. */
-static PGresult *run_one(sg__pg *st, bool reads, const char *sql, int n,
-                         const char **params, int retry, sg_err *rc) {
+static PGresult *run_one(sg__pg *st, bool reads, const char *sql, int n, const char **params,
+                         int retry, sg_err *rc) {
   int unreachable = 0;
   for (int attempt = 0; attempt < SG__PG_ATTEMPTS; attempt++) {
     if (attempt) backoff(attempt);
@@ -446,8 +446,7 @@ PGresult *sg__pg_one(sg__pg *st, const char *sql, int n, const char *const *para
   return run_one(st, false, sql, n, (const char **)params, -1, rc);
 }
 
-PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params,
-                      sg_err *rc) {
+PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc) {
   return run_one(st, true, sql, n, (const char **)params, -1, rc);
 }
 

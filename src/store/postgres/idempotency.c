@@ -67,8 +67,8 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
                " FOR UPDATE",
                2, p);
   if (!r) return SG_E_INTERNAL;
-  static const char *const names[] = {"method", "path", "body_hash", "state",
-                                      "status", "body", "headers",   "expired", "owner"};
+  static const char *const names[] = {"method", "path",    "body_hash", "state", "status",
+                                      "body",   "headers", "expired",   "owner"};
   int col[9];
   if (sg__pg_cols(r, names, col, 9)) {
     PQclear(r);
@@ -83,8 +83,7 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
   uint8_t have[32];
   bool same = strcmp(PQgetvalue(r, 0, col[0]), x->method) == 0 &&
               strcmp(PQgetvalue(r, 0, col[1]), x->path) == 0 &&
-              sg__pg_bytes(r, 0, col[2], have, 32) == 0 &&
-              memcmp(have, x->body_hash, 32) == 0;
+              sg__pg_bytes(r, 0, col[2], have, 32) == 0 && memcmp(have, x->body_hash, 32) == 0;
   bool in_flight = strcmp(PQgetvalue(r, 0, col[3]), "in_flight") == 0;
   /* The lease ran out, or its owner is a dead process of this host (seen at once). */
   bool expired = strcmp(PQgetvalue(r, 0, col[7]), "t") == 0 ||

@@ -16,9 +16,9 @@
 #include "store/rules.h"
 
 /* The columns of SG__STORE_ITEM_COLS, read by name. */
-static const char *const item_cols[] = {"id",      "value",         "display_value", "aliases",
-                                        "rank",    "parent_id",     "locales",
-                                        "display_order", "created_at", "description"};
+static const char *const item_cols[] = {
+    "id",        "value",   "display_value", "aliases",    "rank",
+    "parent_id", "locales", "display_order", "created_at", "description"};
 enum { ITEM_NCOLS = sizeof item_cols / sizeof item_cols[0] };
 
 json_t *sg__pg_item_row(const PGresult *r, int i) {
@@ -115,9 +115,19 @@ sg_err sg__pg_item_create(sg_store *base, const char *workspace_id, const char *
   /* One statement, one round trip, one commit: the list's lock, the parent check, the
    * clock and the insert run inside sg_item_create (schema.c), as create_fn's five
    * statements between BEGIN and COMMIT did. */
-  const char *p[] = {workspace_id, list_id, id,      ip.v[0], ip.v[1],
-                     ip.v[2],      ip.v[3], ip.v[4], ip.v[5], ip.v[6],
-                     sg__pg_int(sg_now_s(), now),     ip.v[7], "false"};
+  const char *p[] = {workspace_id,
+                     list_id,
+                     id,
+                     ip.v[0],
+                     ip.v[1],
+                     ip.v[2],
+                     ip.v[3],
+                     ip.v[4],
+                     ip.v[5],
+                     ip.v[6],
+                     sg__pg_int(sg_now_s(), now),
+                     ip.v[7],
+                     "false"};
   sg_err rc;
   PGresult *r = sg__pg_one_again(sg__pg_of(base),
                                  "SELECT " SG__STORE_ITEM_COLS " FROM sg_item_create($1, $2, $3,"
@@ -368,7 +378,7 @@ static sg_err update_fn(PGconn *c, void *vctx) {
   /* The clock, the end of the current row, the new row and the COMMIT: one round trip
    * (sg_item_replace, schema.c). */
   char s[24];
-  const char *p[] = {x->list_id,  sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1], x->ip.v[2],
+  const char *p[] = {x->list_id, sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1], x->ip.v[2],
                      x->ip.v[3], x->ip.v[4],         x->ip.v[5], x->ip.v[6], x->ip.v[7]};
   const sg__pg_stmt q[] = {{"SELECT " SG__STORE_ITEM_COLS " FROM sg_item_replace($1,"
                             " $2::bigint, $3, $4, $5, $6::bigint, $7, $8, $9::bigint, $10)",
@@ -392,8 +402,7 @@ sg_err sg__pg_item_update(sg_store *base, const char *workspace_id, const char *
   item_ctx x = {workspace_id, list_id, item_id, if_match, item, {0}, NULL};
   item_params_init(&x.ip, item);
   *out = NULL;
-  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC | SG__PG_PIPED, update_fn, &x), &x,
-                     out);
+  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC | SG__PG_PIPED, update_fn, &x), &x, out);
 }
 
 static sg_err delete_fn(PGconn *c, void *vctx) {

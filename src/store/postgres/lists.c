@@ -15,12 +15,24 @@
 #include "store/rules.h"
 
 /* The columns of SG__STORE_LIST_COLS, read by name. */
-static const char *const list_cols[] = {
-    "id",         "name",          "description",           "slug",
-    "visibility", "status",        "min_query_chars",       "debounce_ms",
-    "default_locale", "supported_locales", "display_order", "active_version_number",
-    "created_at", "updated_at",    "active_content_hash",   "typo_enabled",
-    "typo_min_one", "typo_min_two"};
+static const char *const list_cols[] = {"id",
+                                        "name",
+                                        "description",
+                                        "slug",
+                                        "visibility",
+                                        "status",
+                                        "min_query_chars",
+                                        "debounce_ms",
+                                        "default_locale",
+                                        "supported_locales",
+                                        "display_order",
+                                        "active_version_number",
+                                        "created_at",
+                                        "updated_at",
+                                        "active_content_hash",
+                                        "typo_enabled",
+                                        "typo_min_one",
+                                        "typo_min_two"};
 enum { LIST_NCOLS = sizeof list_cols / sizeof list_cols[0] };
 
 json_t *sg__pg_list_row(const PGresult *r, int i) {
@@ -208,13 +220,14 @@ sg_err sg__pg_list_page(sg_store *base, const char *workspace_id, size_t limit, 
                      json_string_value(json_array_get(after, 1)),
                      json_string_value(json_array_get(after, 2))};
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           after ? "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
-                                   " AND (display_order, slug, id) > ($3::bigint, $4, $5)"
-                                   " ORDER BY display_order, slug, id LIMIT $2"
-                                 : "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
-                                   " ORDER BY display_order, slug, id LIMIT $2",
-                           after ? 5 : 2, p, &rc);
+  PGresult *r =
+      sg__pg_read(sg__pg_of(base),
+                  after ? "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
+                          " AND (display_order, slug, id) > ($3::bigint, $4, $5)"
+                          " ORDER BY display_order, slug, id LIMIT $2"
+                        : "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
+                          " ORDER BY display_order, slug, id LIMIT $2",
+                  after ? 5 : 2, p, &rc);
   if (!r) return rc;
   *data = sg__pg_page(r, limit, sg__pg_list_row, more);
   PQclear(r);

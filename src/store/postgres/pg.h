@@ -107,8 +107,7 @@ int sg__pg_pipe(PGconn *c, const sg__pg_stmt *s, int n, PGresult **res, bool com
  * SG_E_UNAVAILABLE at once. sg__pg_read is the same for a statement that changes
  * nothing, which is run again in that case too. */
 PGresult *sg__pg_one(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc);
-PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params,
-                      sg_err *rc);
+PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc);
 /* sg__pg_one for a write that can tell a retry from a first try: params[retry] is "false"
  * on the first try and set to "true" before the statement is sent again after a
  * connection lost with an unknown outcome; the statement then finds its own earlier

@@ -143,9 +143,9 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
   if (!r) return rc;
   rc = SG_E_INVALID_KEY;
   uint8_t have[32];
-  static const char *const names[] = {"digest",       "key_status",       "application_id",
-                                      "application_status", "workspace_id", "workspace_status",
-                                      "last_used_at"};
+  static const char *const names[] = {
+      "digest",       "key_status",       "application_id", "application_status",
+      "workspace_id", "workspace_status", "last_used_at"};
   int col[7];
   if (sg__pg_cols(r, names, col, 7)) {
     rc = SG_E_INTERNAL;
@@ -156,8 +156,7 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
                   strcmp(PQgetvalue(r, 0, col[5]), "active") == 0;
     if (match && active) {
       snprintf(out->key_id, sizeof out->key_id, "%s", key_id);
-      snprintf(out->application_id, sizeof out->application_id, "%s",
-               PQgetvalue(r, 0, col[2]));
+      snprintf(out->application_id, sizeof out->application_id, "%s", PQgetvalue(r, 0, col[2]));
       snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, col[4]));
       out->key_last_used_s = sg__pg_i(r, 0, col[6]);
       rc = SG_E_OK;
@@ -170,10 +169,10 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
 sg_err sg__pg_application_get(sg_store *base, const char *id, json_t **out) {
   const char *p[] = {id};
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT id, workspace_id, status, monthly_quota FROM applications"
-                           " WHERE id=$1",
-                           1, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT id, workspace_id, status, monthly_quota FROM applications"
+                            " WHERE id=$1",
+                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
   static const char *const names[] = {"id", "workspace_id", "status", "monthly_quota"};
@@ -194,7 +193,7 @@ sg_err sg__pg_workspace_get(sg_store *base, const char *id, json_t **out) {
   const char *p[] = {id};
   sg_err rc;
   PGresult *r =
-      sg__pg_one(sg__pg_of(base), "SELECT id, status FROM workspaces WHERE id=$1", 1, p, &rc);
+      sg__pg_read(sg__pg_of(base), "SELECT id, status FROM workspaces WHERE id=$1", 1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
   static const char *const names[] = {"id", "status"};
@@ -240,10 +239,10 @@ static sg_err pkey_create_fn(PGconn *c, void *vctx) {
     PQclear(r);
     return SG_E_INTERNAL;
   }
-  bool ok = PQntuples(r) == 1 &&
-            sg__store_list_usable(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
-                                  PQgetvalue(r, 0, col[2]),
-                                  strcmp(PQgetvalue(r, 0, col[3]), "t") == 0);
+  bool ok =
+      PQntuples(r) == 1 &&
+      sg__store_list_usable(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                            PQgetvalue(r, 0, col[2]), strcmp(PQgetvalue(r, 0, col[3]), "t") == 0);
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   int full = sg__pg_at_limit(
@@ -314,8 +313,9 @@ static sg_err sub_create_fn(PGconn *c, void *vctx) {
   r = sg__pg_q(c, "SELECT workspace_id, visibility FROM lists WHERE id=$1 FOR SHARE", 1, p + 1);
   if (!r) return SG_E_INTERNAL;
   int cw = sg__pg_col(r, "workspace_id"), cv = sg__pg_col(r, "visibility");
-  bool ok = cw >= 0 && cv >= 0 && PQntuples(r) == 1 &&
-            sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cv));
+  bool ok =
+      cw >= 0 && cv >= 0 && PQntuples(r) == 1 &&
+      sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cv));
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   char now[24];
@@ -351,8 +351,8 @@ sg_err sg__pg_subscription_cancel(sg_store *base, const char *id, json_t **out) 
   if (cw < 0 || cl < 0) {
     rc = SG_E_INTERNAL;
   } else if (PQntuples(r) == 1) {
-    *out = sg__store_subscription_record(id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cl),
-                                         "cancelled");
+    *out =
+        sg__store_subscription_record(id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cl), "cancelled");
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -377,10 +377,10 @@ static sg_err mintable_fn(PGconn *c, void *vctx) {
     if (!r) return SG_E_INTERNAL;
     static const char *const names[] = {"workspace_id", "visibility", "subscribed"};
     int col[3];
-    bool ok = sg__pg_cols(r, names, col, 3) == 0 && PQntuples(r) == 1 &&
-              sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, col[0]),
-                                    PQgetvalue(r, 0, col[1]),
-                                    strcmp(PQgetvalue(r, 0, col[2]), "t") == 0);
+    bool ok =
+        sg__pg_cols(r, names, col, 3) == 0 && PQntuples(r) == 1 &&
+        sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                              strcmp(PQgetvalue(r, 0, col[2]), "t") == 0);
     PQclear(r);
     if (!ok) return SG_E_INVALID_LIST;
   }
@@ -422,10 +422,10 @@ sg_err sg__pg_signing_key_add(sg_store *base, const char *kid, const uint8_t sk[
 
 sg_err sg__pg_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) {
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
-                           " ORDER BY created_at DESC, kid DESC LIMIT 1",
-                           0, NULL, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
+                            " ORDER BY created_at DESC, kid DESC LIMIT 1",
+                            0, NULL, &rc);
   if (!r) return rc;
   rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
   int ck = sg__pg_col(r, "kid"), cs = sg__pg_col(r, "secret_key");
@@ -442,10 +442,10 @@ sg_err sg__pg_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) 
 
 sg_err sg__pg_signing_keys_public(sg_store *base, json_t **out) {
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
-                           " ORDER BY created_at, kid",
-                           0, NULL, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
+                            " ORDER BY created_at, kid",
+                            0, NULL, &rc);
   if (!r) return rc;
   static const char *const names[] = {"kid", "public_key", "created_at", "retired_at"};
   int col[4];
@@ -457,9 +457,9 @@ sg_err sg__pg_signing_keys_public(sg_store *base, json_t **out) {
   for (int i = 0; i < PQntuples(r); i++) {
     uint8_t pk[32];
     if (sg__pg_bytes(r, i, col[1], pk, 32)) continue;
-    json_array_append_new(arr, sg__store_signing_key_record(
-                                   PQgetvalue(r, i, col[0]), pk, sg__pg_i(r, i, col[2]),
-                                   !PQgetisnull(r, i, col[3]), sg__pg_i(r, i, col[3])));
+    json_array_append_new(
+        arr, sg__store_signing_key_record(PQgetvalue(r, i, col[0]), pk, sg__pg_i(r, i, col[2]),
+                                          !PQgetisnull(r, i, col[3]), sg__pg_i(r, i, col[3])));
   }
   PQclear(r);
   *out = arr;

@@ -33,9 +33,9 @@ static PGresult *query(store_fixture *f, const char *sql, int n, const char *con
 }
 
 static json_t *new_item(store_fixture *f, const char *value, const char *parent) {
-  json_t *body = json_pack("{s:s,s:s,s:[s],s:i,s:{s:s},s:i,s:s}", "value", value,
-                           "displayValue", value, "aliases", "alias", "rank", 7, "locales", "de",
-                           "Wert", "displayOrder", 3, "description", "about it");
+  json_t *body = json_pack("{s:s,s:s,s:[s],s:i,s:{s:s},s:i,s:s}", "value", value, "displayValue",
+                           value, "aliases", "alias", "rank", 7, "locales", "de", "Wert",
+                           "displayOrder", 3, "description", "about it");
   if (parent) json_object_set_new(body, "parentId", json_string(parent));
   json_t *item = NULL;
   assert_int_equal(sg_store_item_create(f->st, f->ws, f->list, body, &item), SG_E_OK);
@@ -223,10 +223,8 @@ PG_TEST(test_item_replace_and_end)
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_item_row_reads_columns_by_name_or_skip, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_list_row_reads_columns_by_name_or_skip, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_item_row_reads_columns_by_name_or_skip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_list_row_reads_columns_by_name_or_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_column_builds_nothing_or_skip, setup, teardown),
       cmocka_unit_test_setup_teardown(test_item_create_call_sent_again_returns_its_item_or_skip,
                                       setup, teardown),
