@@ -18,6 +18,10 @@
  * Thread-local because each thread runs its own transactions on its own connection. */
 static _Thread_local char last_state[6];
 static _Thread_local bool last_lost;
+/* A transaction in SG__PG_PIPED mode: the BEGIN that sg__pg_pipe sends ahead of the
+ * body's first statements (NULL once sent), and whether the body sent its COMMIT. */
+static _Thread_local const char *pending_begin;
+static _Thread_local bool commit_sent;
 
 static void log_error(const char *what, const char *detail) {
   /* libpq messages end with a newline; JSON logs keep one line per event. */
@@ -36,9 +40,11 @@ static void note_failure(PGconn *c, const PGresult *r) {
   last_lost = PQstatus(c) == CONNECTION_BAD || (state && strncmp(state, "08", 2) == 0) ||
               (state && (strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 ||
                          strcmp(state, "57P03") == 0));
-  /* Expected outcomes that a caller maps to a typed answer are not logged. */
-  if (!state || (strcmp(state, "23505") != 0 && strcmp(state, "40001") != 0 &&
-                 strcmp(state, "40P01") != 0 && strcmp(state, "55P03") != 0))
+  /* Expected outcomes that a caller maps to a typed answer are not logged, nor are the
+   * refusals of this store's own functions (class SG, schema.c). */
+  if (!state ||
+      (strcmp(state, "23505") != 0 && strcmp(state, "40001") != 0 && strcmp(state, "40P01") != 0 &&
+       strcmp(state, "55P03") != 0 && strncmp(state, "SG", 2) != 0))
     log_error("statement failed", PQerrorMessage(c));
 }
 
@@ -79,6 +85,29 @@ int64_t sg__pg_i(const PGresult *r, int row, int col) {
   return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
+int sg__pg_col(const PGresult *r, const char *name) {
+  int col = PQfnumber(r, name);
+  if (col < 0) log_error("result has no column", name);
+  return col;
+}
+
+int sg__pg_cols(const PGresult *r, const char *const *names, int *cols, size_t n) {
+  int rc = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((cols[i] = sg__pg_col(r, names[i])) < 0) rc = -1;
+  return rc;
+}
+
+const char *sg__pg_sn(const PGresult *r, int row, const char *name) {
+  int col = sg__pg_col(r, name);
+  return col < 0 ? NULL : sg__pg_s(r, row, col);
+}
+
+int64_t sg__pg_in(const PGresult *r, int row, const char *name) {
+  int col = sg__pg_col(r, name);
+  return col < 0 ? 0 : sg__pg_i(r, row, col);
+}
+
 static int hexval(char ch) {
   if (ch >= '0' && ch <= '9') return ch - '0';
   if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
@@ -109,7 +138,109 @@ const char *sg__pg_int(int64_t v, char buf[24]) {
   return buf;
 }
 
+/* The result of the next statement of a pipeline, and the NULL that ends it. */
+static PGresult *pipe_result(PGconn *c) {
+  PGresult *r = PQgetResult(c);
+  if (r) {
+    PGresult *end = PQgetResult(c);
+    PQclear(end);
+  }
+  return r;
+}
+
+int sg__pg_pipe(PGconn *c, const sg__pg_stmt *s, int n, PGresult **res, bool commit) {
+  const char *begin = pending_begin;
+  pending_begin = NULL;
+  for (int i = 0; i < n; i++) res[i] = NULL;
+  if (!PQenterPipelineMode(c)) {
+    note_failure(c, NULL);
+    return -1;
+  }
+  bool sent = !begin || PQsendQueryParams(c, begin, 0, NULL, NULL, NULL, NULL, 0);
+  for (int i = 0; sent && i < n; i++)
+    sent = PQsendQueryParams(c, s[i].sql, s[i].n, NULL, s[i].params, NULL, NULL, 0);
+  if (sent && commit) {
+    commit_sent = true;
+    sent = PQsendQueryParams(c, "COMMIT", 0, NULL, NULL, NULL, NULL, 0);
+  }
+  if (sent) sent = PQpipelineSync(c);
+  int failed = 0;
+  /* Results in order: BEGIN's, the statements', COMMIT's, then the Sync's. A statement
+   * after a failed one is not run (PGRES_PIPELINE_ABORTED); the first failure is noted. */
+  int total = n + (begin ? 1 : 0) + (commit ? 1 : 0);
+  for (int k = 0; sent && k < total; k++) {
+    PGresult *r = pipe_result(c);
+    ExecStatusType st = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+    bool ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok && !failed) note_failure(c, st == PGRES_PIPELINE_ABORTED ? NULL : r);
+    if (!ok) failed = 1;
+    int i = k - (begin ? 1 : 0);
+    if (ok && i >= 0 && i < n) {
+      res[i] = r;
+    } else {
+      PQclear(r);
+    }
+    if (!r || PQstatus(c) == CONNECTION_BAD) {
+      sent = false;
+      break;
+    }
+  }
+  if (sent) {
+    PGresult *r = PQgetResult(c); /* PGRES_PIPELINE_SYNC */
+    if (!r || PQresultStatus(r) != PGRES_PIPELINE_SYNC) sent = false;
+    PQclear(r);
+  }
+  if (!sent || !PQexitPipelineMode(c)) {
+    if (!failed) note_failure(c, NULL);
+    failed = 1;
+  }
+  if (failed) {
+    for (int i = 0; i < n; i++) {
+      PQclear(res[i]);
+      res[i] = NULL;
+    }
+  }
+  return failed ? -1 : 0;
+}
+
 /* ---- the pool -------------------------------------------------------------------------- */
+
+/* The settings of every pooled session, run on each new connection and again after a
+ * PQreset (which opens a fresh session). Times in the schema are plain integers; only the
+ * text encoding matters here. The server checks every second whether this client is
+ * still there while a statement runs: a control process killed mid-import must not leave
+ * its backend applying (and holding the list's row lock) for as long as the statement
+ * would have taken. A statement sent without BEGIN (sg__pg_one, sg__pg_read) runs in READ
+ * COMMITTED whatever the database's default, as sg__pg_tx's SG__PG_RC does. 0 or -1. */
+static int session_setup(PGconn *c) {
+  PGresult *r = PQexec(c, "SET client_encoding='UTF8'; SET lock_timeout='30s';"
+                          " SET client_connection_check_interval='1s';"
+                          " SET default_transaction_isolation='read committed'");
+  bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+  PQclear(r);
+  if (!ok) log_error("session setup", PQerrorMessage(c));
+  return ok ? 0 : -1;
+}
+
+/* Whether an idle pooled connection is still usable: a server that ended the session
+ * while it sat in the pool (a restart, pg_terminate_backend) has sent its FATAL message
+ * and closed the socket; reading what is pending, without waiting, finds that out before
+ * a statement is sent on it. sg__pg_one relies on it: a statement that runs without BEGIN
+ * cannot be retried once it has been sent and the answer is lost. */
+static bool conn_alive(PGconn *c) {
+  /* The FATAL message and the end of the stream may come in separate reads: read while
+   * the socket has something (a few times at most; an idle session gets nothing else). */
+  for (int i = 0; i < 4 && PQstatus(c) == CONNECTION_OK; i++) {
+    struct pollfd pfd = {.fd = PQsocket(c), .events = POLLIN};
+    if (pfd.fd < 0) return false;
+    if (poll(&pfd, 1, 0) <= 0) break;
+    if (!PQconsumeInput(c)) return false;
+    (void)PQisBusy(c); /* parses what was read */
+    PGnotify *n;
+    while ((n = PQnotifies(c))) PQfreemem(n);
+  }
+  return PQstatus(c) == CONNECTION_OK;
+}
 
 static PGconn *connect_one(const char *conninfo) {
   PGconn *c = PQconnectdb(conninfo);
@@ -118,16 +249,7 @@ static PGconn *connect_one(const char *conninfo) {
     PQfinish(c);
     return NULL;
   }
-  /* Times in the schema are plain integers; only the text encoding matters here. The
-   * server checks every second whether this client is still there while a statement runs:
-   * a control process killed mid-import must not leave its backend applying (and holding
-   * the list's row lock) for as long as the statement would have taken. */
-  PGresult *r = PQexec(c, "SET client_encoding='UTF8'; SET lock_timeout='30s';"
-                          " SET client_connection_check_interval='1s'");
-  bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-  PQclear(r);
-  if (!ok) {
-    log_error("session setup", PQerrorMessage(c));
+  if (session_setup(c)) {
     PQfinish(c);
     return NULL;
   }
@@ -150,13 +272,19 @@ PGconn *sg__pg_acquire(sg__pg *st) {
       st->busy[idle] = true;
       PGconn *c = st->conns[idle];
       pthread_mutex_unlock(&st->mu);
-      if (PQstatus(c) == CONNECTION_OK) return c;
+      if (conn_alive(c)) return c;
       /* The server went away since this connection was last used (a restart, a
        * failover: target_session_attrs finds the new primary). */
       PQreset(c);
-      if (PQstatus(c) == CONNECTION_OK) return c;
+      if (PQstatus(c) == CONNECTION_OK && session_setup(c) == 0) return c;
       log_error("reconnect", PQerrorMessage(c));
-      sg__pg_release(st, c);
+      /* Dropped from the pool: a session without its settings is not reused. */
+      pthread_mutex_lock(&st->mu);
+      st->conns[idle] = NULL;
+      st->busy[idle] = false;
+      pthread_cond_signal(&st->cv);
+      pthread_mutex_unlock(&st->mu);
+      PQfinish(c);
       return NULL;
     }
     if (empty >= 0) {
@@ -225,6 +353,7 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
       "BEGIN ISOLATION LEVEL REPEATABLE READ",
       "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
   };
+  bool piped = mode & SG__PG_PIPED;
   int unreachable = 0;
   for (int attempt = 0; attempt < SG__PG_ATTEMPTS; attempt++) {
     if (attempt) backoff(attempt);
@@ -237,12 +366,20 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
     }
     last_state[0] = '\0';
     last_lost = false;
+    commit_sent = false;
+    pending_begin = piped ? begin[mode & 3] : NULL;
     sg_err rc;
-    if (sg__pg_x(c, begin[mode], 0, NULL)) {
+    if (!piped && sg__pg_x(c, begin[mode & 3], 0, NULL)) {
       rc = SG_E_INTERNAL;
     } else {
       rc = fn(c, ctx);
-      if (rc == SG_E_OK) {
+      pending_begin = NULL;
+      if (rc != SG_E_OK && commit_sent && last_lost) {
+        /* The body's COMMIT went out with its last statements and no answer came. */
+        sg__pg_release(st, c);
+        return SG_E_UNAVAILABLE;
+      }
+      if (rc == SG_E_OK && !commit_sent) {
         PGresult *r = PQexec(c, "COMMIT");
         ExecStatusType s = PQresultStatus(r);
         if (s != PGRES_COMMAND_OK) {
@@ -265,26 +402,57 @@ sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx) {
   return SG_E_UNAVAILABLE;
 }
 
-typedef struct {
-  const char *sql;
-  int n;
-  const char *const *params;
-  PGresult *res;
-} one_ctx;
-
-static sg_err one_fn(PGconn *c, void *vctx) {
-  one_ctx *x = vctx;
-  PQclear(x->res);
-  x->res = sg__pg_q(c, x->sql, x->n, x->params);
-  return x->res ? SG_E_OK : SG_E_INTERNAL;
+/* One statement without BEGIN/COMMIT: PostgreSQL runs it in a transaction of its own
+ * that commits when it succeeds, so the statement, its commit and the answer are one
+ * round trip (sg__pg_tx spends three on the same work). Retries follow sg__pg_tx's rules
+ * with one difference: a statement that was sent is its own COMMIT, so when the
+ * connection drops without the server having reported an error the outcome is unknown.
+ * Then a read (reads) is run again, a statement that can tell (retry: the parameter it
+ * reads as "was this sent before?", set to "true" from the second try on) is run again,
+ * and any other write answers SG_E_UNAVAILABLE. An error the server reported (it carries
+ * an SQLSTATE, 57P01 for a terminated session included) means the statement's
+ * transaction was rolled back, so it is retried when retryable() says so. */
+static PGresult *run_one(sg__pg *st, bool reads, const char *sql, int n, const char **params,
+                         int retry, sg_err *rc) {
+  int unreachable = 0;
+  for (int attempt = 0; attempt < SG__PG_ATTEMPTS; attempt++) {
+    if (attempt) backoff(attempt);
+    PGconn *c = sg__pg_acquire(st);
+    if (!c) {
+      if (++unreachable >= 2) break;
+      continue;
+    }
+    last_state[0] = '\0';
+    last_lost = false;
+    PGresult *r = sg__pg_q(c, sql, n, params);
+    bool unknown = !r && last_lost && !last_state[0];
+    if (unknown && retry >= 0) params[retry] = "true";
+    bool again = !r && retryable() && !(unknown && !reads && retry < 0);
+    sg__pg_release(st, c);
+    if (r) {
+      *rc = SG_E_OK;
+      return r;
+    }
+    if (!again) {
+      *rc = unknown ? SG_E_UNAVAILABLE : SG_E_INTERNAL;
+      return NULL;
+    }
+  }
+  *rc = SG_E_UNAVAILABLE;
+  return NULL;
 }
 
 PGresult *sg__pg_one(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc) {
-  one_ctx x = {sql, n, params, NULL};
-  *rc = sg__pg_tx(st, SG__PG_RC, one_fn, &x);
-  if (*rc == SG_E_OK) return x.res;
-  PQclear(x.res);
-  return NULL;
+  return run_one(st, false, sql, n, (const char **)params, -1, rc);
+}
+
+PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc) {
+  return run_one(st, true, sql, n, (const char **)params, -1, rc);
+}
+
+PGresult *sg__pg_one_again(sg__pg *st, const char *sql, int n, const char **params, int retry,
+                           sg_err *rc) {
+  return run_one(st, false, sql, n, params, retry, rc);
 }
 
 /* ---- opening and migrations -------------------------------------------------------------- */

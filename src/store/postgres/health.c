@@ -7,9 +7,9 @@
 sg_err sg__pg_queue_depth(sg_store *base, int64_t *n) {
   sg_err rc;
   *n = 0;
-  PGresult *r =
-      sg__pg_one(sg__pg_of(base),
-                 "SELECT count(*) FROM versions WHERE state IN ('queued', 'staged')", 0, NULL, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT count(*) FROM versions WHERE state IN ('queued', 'staged')", 0,
+                            NULL, &rc);
   if (!r) return rc;
   *n = sg__pg_i(r, 0, 0);
   PQclear(r);

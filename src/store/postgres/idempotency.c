@@ -62,10 +62,18 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
   }
   r = sg__pg_q(c,
                "SELECT method, path, body_hash, state, status, body, headers,"
-               " state='in_flight' AND COALESCE(lease_until_ms, 0) < " SG__PG_NOW_MS ", owner"
-               " FROM idempotency WHERE workspace_id=$1 AND key=$2 FOR UPDATE",
+               " state='in_flight' AND COALESCE(lease_until_ms, 0) < " SG__PG_NOW_MS
+               " AS expired, owner FROM idempotency WHERE workspace_id=$1 AND key=$2"
+               " FOR UPDATE",
                2, p);
   if (!r) return SG_E_INTERNAL;
+  static const char *const names[] = {"method", "path",    "body_hash", "state", "status",
+                                      "body",   "headers", "expired",   "owner"};
+  int col[9];
+  if (sg__pg_cols(r, names, col, 9)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   if (PQntuples(r) != 1) {
     /* Deleted between the insert and the select: the transaction sees no row; going
      * round again inserts it. */
@@ -73,13 +81,13 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
     return SG_E_INTERNAL;
   }
   uint8_t have[32];
-  bool same = strcmp(PQgetvalue(r, 0, 0), x->method) == 0 &&
-              strcmp(PQgetvalue(r, 0, 1), x->path) == 0 && sg__pg_bytes(r, 0, 2, have, 32) == 0 &&
-              memcmp(have, x->body_hash, 32) == 0;
-  bool in_flight = strcmp(PQgetvalue(r, 0, 3), "in_flight") == 0;
+  bool same = strcmp(PQgetvalue(r, 0, col[0]), x->method) == 0 &&
+              strcmp(PQgetvalue(r, 0, col[1]), x->path) == 0 &&
+              sg__pg_bytes(r, 0, col[2], have, 32) == 0 && memcmp(have, x->body_hash, 32) == 0;
+  bool in_flight = strcmp(PQgetvalue(r, 0, col[3]), "in_flight") == 0;
   /* The lease ran out, or its owner is a dead process of this host (seen at once). */
-  bool expired = strcmp(PQgetvalue(r, 0, 7), "t") == 0 ||
-                 (in_flight && sg__store_owner_dead(sg__pg_s(r, 0, 8)));
+  bool expired = strcmp(PQgetvalue(r, 0, col[7]), "t") == 0 ||
+                 (in_flight && sg__store_owner_dead(sg__pg_s(r, 0, col[8])));
   sg_err rc = SG_E_OK;
   if (expired) {
     /* The owner died (or ran past its lease): this request takes the key over. */
@@ -100,8 +108,8 @@ static sg_err begin_fn(PGconn *c, void *vctx) {
     *x->state = SG_IDEM_IN_FLIGHT;
   } else {
     *x->state = SG_IDEM_REPLAY;
-    *x->status = (int)sg__pg_i(r, 0, 4);
-    const char *b = sg__pg_s(r, 0, 5), *h = sg__pg_s(r, 0, 6);
+    *x->status = (int)sg__pg_i(r, 0, col[4]);
+    const char *b = sg__pg_s(r, 0, col[5]), *h = sg__pg_s(r, 0, col[6]);
     *x->body = strdup(b ? b : "");
     *x->headers = h ? strdup(h) : NULL;
     if (!*x->body) rc = SG_E_INTERNAL;

@@ -339,7 +339,8 @@ static sg_err copy_rows(PGconn *c, const char *list_id, FILE *f) {
   const char *p[] = {list_id};
   if (!PQsendQueryParams(c,
                          "SELECT i.id, i.value, i.display_value, i.aliases, i.rank, i.parent_id,"
-                         " i.locales, i.display_order, i.created_at, i.description, p.value"
+                         " i.locales, i.display_order, i.created_at, i.description,"
+                         " p.value AS parent_value"
                          " FROM items i"
                          " LEFT JOIN items p ON p.id=i.parent_id AND p.list_id=i.list_id AND"
                          " p.to_clock IS NULL WHERE i.list_id=$1 AND i.to_clock IS NULL"
@@ -353,10 +354,15 @@ static sg_err copy_rows(PGconn *c, const char *list_id, FILE *f) {
     ExecStatusType s = PQresultStatus(r);
     if (s == PGRES_SINGLE_TUPLE && rc == SG_E_OK) {
       json_t *o = sg__pg_item_row(r, 0);
-      const char *pv = sg__pg_s(r, 0, 10);
-      json_object_set_new(o, "parentValue", pv ? json_string(pv) : json_null());
-      if (json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
+      int pc = sg__pg_col(r, "parent_value");
+      const char *pv = pc < 0 ? NULL : sg__pg_s(r, 0, pc);
+      if (!o || pc < 0) {
         rc = SG_E_INTERNAL;
+      } else {
+        json_object_set_new(o, "parentValue", pv ? json_string(pv) : json_null());
+        if (json_dumpf(o, f, JSON_COMPACT | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF)
+          rc = SG_E_INTERNAL;
+      }
       json_decref(o);
     } else if (s != PGRES_SINGLE_TUPLE && s != PGRES_TUPLES_OK) {
       rc = PQstatus(c) == CONNECTION_BAD ? SG_E_UNAVAILABLE : SG_E_INTERNAL;

@@ -15,18 +15,26 @@
 #include "store/postgres/pg.h"
 #include "store/rules.h"
 
+/* The columns of SG__STORE_ITEM_COLS, read by name. */
+static const char *const item_cols[] = {
+    "id",        "value",   "display_value", "aliases",    "rank",
+    "parent_id", "locales", "display_order", "created_at", "description"};
+enum { ITEM_NCOLS = sizeof item_cols / sizeof item_cols[0] };
+
 json_t *sg__pg_item_row(const PGresult *r, int i) {
+  int c[ITEM_NCOLS];
+  if (sg__pg_cols(r, item_cols, c, ITEM_NCOLS)) return NULL;
   sg__store_item_row row = {
-      .id = sg__pg_s(r, i, 0),
-      .value = sg__pg_s(r, i, 1),
-      .display_value = sg__pg_s(r, i, 2),
-      .aliases = sg__pg_s(r, i, 3),
-      .rank = sg__pg_i(r, i, 4),
-      .parent_id = sg__pg_s(r, i, 5),
-      .locales = sg__pg_s(r, i, 6),
-      .display_order = sg__pg_i(r, i, 7),
-      .created_at = sg__pg_i(r, i, 8),
-      .description = sg__pg_s(r, i, 9),
+      .id = sg__pg_s(r, i, c[0]),
+      .value = sg__pg_s(r, i, c[1]),
+      .display_value = sg__pg_s(r, i, c[2]),
+      .aliases = sg__pg_s(r, i, c[3]),
+      .rank = sg__pg_i(r, i, c[4]),
+      .parent_id = sg__pg_s(r, i, c[5]),
+      .locales = sg__pg_s(r, i, c[6]),
+      .display_order = sg__pg_i(r, i, c[7]),
+      .created_at = sg__pg_i(r, i, c[8]),
+      .description = sg__pg_s(r, i, c[9]),
   };
   return sg__store_item_record(&row);
 }
@@ -37,7 +45,7 @@ int sg__pg_item_clock_next(PGconn *c, const char *list_id, int64_t *clock) {
       c, "UPDATE lists SET item_clock=item_clock+1 WHERE id=$1 RETURNING item_clock", 1, p);
   if (!r) return -1;
   int ok = PQntuples(r) == 1;
-  if (ok) *clock = sg__pg_i(r, 0, 0);
+  if (ok) *clock = sg__pg_in(r, 0, "item_clock");
   PQclear(r);
   return ok ? 0 : -1;
 }
@@ -69,25 +77,6 @@ static void item_params_free(item_params *ip) {
   free(ip->locales);
 }
 
-/* Loads the current row of item_id in list_id into *out and its seq. */
-static sg_err load_item(PGconn *c, const char *list_id, const char *item_id, json_t **out,
-                        int64_t *seq) {
-  const char *p[] = {item_id, list_id};
-  PGresult *r = sg__pg_q(c,
-                         "SELECT " SG__STORE_ITEM_COLS ", seq FROM items WHERE id=$1 AND"
-                         " list_id=$2 AND to_clock IS NULL",
-                         2, p);
-  if (!r) return SG_E_INTERNAL;
-  sg_err rc = SG_E_INVALID_ITEM;
-  if (PQntuples(r) == 1) {
-    *out = sg__pg_item_row(r, 0);
-    if (seq) *seq = sg__pg_i(r, 0, 10);
-    rc = SG_E_OK;
-  }
-  PQclear(r);
-  return rc;
-}
-
 typedef struct {
   const char *workspace_id, *list_id, *item_id, *if_match;
   const json_t *item;
@@ -105,59 +94,53 @@ static sg_err item_result(sg_err rc, item_ctx *x, json_t **out) {
   return rc;
 }
 
-static sg_err create_fn(PGconn *c, void *vctx) {
-  item_ctx *x = vctx;
-  json_decref(x->out);
-  x->out = NULL;
-  sg_err rc = sg__pg_list_writable(c, x->workspace_id, x->list_id);
-  if (rc != SG_E_OK) return rc;
-  const char *parent = x->ip.v[4];
-  if (parent) {
-    const char *pp[] = {parent, x->list_id};
-    PGresult *r =
-        sg__pg_q(c, "SELECT 1 FROM items WHERE id=$1 AND list_id=$2 AND to_clock IS NULL", 2, pp);
-    if (!r) return SG_E_INTERNAL;
-    bool found = PQntuples(r) == 1;
-    PQclear(r);
-    if (!found) return SG_E_INVALID_REQUEST;
-  }
-  int64_t clock;
-  if (sg__pg_item_clock_next(c, x->list_id, &clock)) return SG_E_INTERNAL;
-  char now[24], clk[24];
-  const char *p[] = {x->item_id,
-                     x->list_id,
-                     x->ip.v[0],
-                     x->ip.v[1],
-                     x->ip.v[2],
-                     x->ip.v[3],
-                     x->ip.v[4],
-                     x->ip.v[5],
-                     x->ip.v[6],
-                     sg__pg_int(sg_now_s(), now),
-                     sg__pg_int(clock, clk),
-                     x->ip.v[7]};
-  /* The unique indexes are the random id and (list_id, value) among current rows: a
-   * conflict is a duplicate value. */
-  PGresult *r = sg__pg_q(c,
-                         "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
-                         " parent_id, locales, display_order, created_at, from_clock,"
-                         " description) VALUES($1, $2, $3, $4, $5, $6::bigint, $7, $8,"
-                         " $9::bigint, $10, $11, $12) ON CONFLICT DO NOTHING",
-                         12, p);
-  if (!r) return SG_E_INTERNAL;
-  int64_t n = sg__pg_changed(r);
-  PQclear(r);
-  if (n != 1) return SG_E_DUPLICATE_VALUE;
-  return load_item(c, x->list_id, x->item_id, &x->out, NULL);
+/* The answer for a failed sg_item_create call (schema.c): its refusals by SQLSTATE. */
+static sg_err create_refusal(sg_err rc) {
+  const char *state = sg__pg_failed();
+  if (rc != SG_E_INTERNAL) return rc;
+  if (strcmp(state, "SG001") == 0) return SG_E_INVALID_LIST;
+  if (strcmp(state, "SG002") == 0) return SG_E_LIST_ARCHIVED;
+  if (strcmp(state, "SG003") == 0) return SG_E_INVALID_REQUEST;
+  if (strcmp(state, "SG004") == 0) return SG_E_DUPLICATE_VALUE;
+  return rc;
 }
 
 sg_err sg__pg_item_create(sg_store *base, const char *workspace_id, const char *list_id,
                           const json_t *item, json_t **out) {
   char id[32];
   sg_random_id("itm_", id, sizeof id);
-  item_ctx x = {workspace_id, list_id, id, NULL, item, {0}, NULL};
-  item_params_init(&x.ip, item);
-  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, create_fn, &x), &x, out);
+  item_params ip;
+  item_params_init(&ip, item);
+  char now[24];
+  /* One statement, one round trip, one commit: the list's lock, the parent check, the
+   * clock and the insert run inside sg_item_create (schema.c), as create_fn's five
+   * statements between BEGIN and COMMIT did. */
+  const char *p[] = {workspace_id,
+                     list_id,
+                     id,
+                     ip.v[0],
+                     ip.v[1],
+                     ip.v[2],
+                     ip.v[3],
+                     ip.v[4],
+                     ip.v[5],
+                     ip.v[6],
+                     sg__pg_int(sg_now_s(), now),
+                     ip.v[7],
+                     "false"};
+  sg_err rc;
+  PGresult *r = sg__pg_one_again(sg__pg_of(base),
+                                 "SELECT " SG__STORE_ITEM_COLS " FROM sg_item_create($1, $2, $3,"
+                                 " $4, $5, $6, $7::bigint, $8, $9, $10::bigint, $11::bigint, $12,"
+                                 " $13::boolean)",
+                                 13, p, 12, &rc);
+  item_params_free(&ip);
+  if (!r) return create_refusal(rc);
+  json_t *o = PQntuples(r) == 1 ? sg__pg_item_row(r, 0) : NULL;
+  PQclear(r);
+  if (!o) return SG_E_INTERNAL;
+  *out = o;
+  return SG_E_OK;
 }
 
 typedef struct {
@@ -180,7 +163,7 @@ static sg_err page_fn(PGconn *c, void *vctx) {
   if (!r) return SG_E_INTERNAL;
   x->data = sg__pg_page(r, x->limit, sg__pg_item_row, x->more);
   PQclear(r);
-  return SG_E_OK;
+  return x->data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 /* Runs a page query of a list's items after checking, in the same snapshot, that the
@@ -250,36 +233,74 @@ sg_err sg__pg_item_search(sg_store *base, const char *workspace_id, const char *
   return rc;
 }
 
-typedef struct {
-  const char *workspace_id, *list_id, *item_id;
-  json_t *out;
-} get_ctx;
-
-static sg_err get_fn(PGconn *c, void *vctx) {
-  get_ctx *x = vctx;
-  json_decref(x->out);
-  x->out = NULL;
-  sg_err rc = sg__pg_list_exists(c, x->workspace_id, x->list_id);
-  return rc == SG_E_OK ? load_item(c, x->list_id, x->item_id, &x->out, NULL) : rc;
-}
-
 sg_err sg__pg_item_get(sg_store *base, const char *workspace_id, const char *list_id,
                        const char *item_id, json_t **out) {
-  get_ctx x = {workspace_id, list_id, item_id, NULL};
-  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RO, get_fn, &x);
-  if (rc == SG_E_OK)
-    *out = x.out;
+  /* One statement (one snapshot, one round trip): no row when the list is not the
+   * workspace's, a row without an item when the item is not a current one of it. */
+  const char *p[] = {item_id, list_id, workspace_id};
+  sg_err rc;
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT i.id, i.value, i.display_value, i.aliases, i.rank,"
+                            " i.parent_id, i.locales, i.display_order, i.created_at,"
+                            " i.description, i.seq FROM lists l LEFT JOIN items i"
+                            " ON i.list_id=l.id AND i.id=$1 AND i.to_clock IS NULL"
+                            " WHERE l.id=$2 AND l.workspace_id=$3",
+                            3, p, &rc);
+  if (!r) return rc;
+  int seq = sg__pg_col(r, "seq");
+  if (seq < 0)
+    rc = SG_E_INTERNAL;
+  else if (PQntuples(r) != 1)
+    rc = SG_E_INVALID_LIST;
+  else if (PQgetisnull(r, 0, seq))
+    rc = SG_E_INVALID_ITEM;
   else
-    json_decref(x.out);
+    rc = (*out = sg__pg_item_row(r, 0)) ? SG_E_OK : SG_E_INTERNAL;
+  PQclear(r);
   return rc;
 }
 
-/* Begins a write on one item: the list writable (and locked), the item current, and
- * if_match (when not NULL) its ETag; on a mismatch x->out is the current item. */
-static sg_err begin_item_write(PGconn *c, item_ctx *x, json_t **cur, int64_t *seq) {
-  sg_err rc = sg__pg_list_writable(c, x->workspace_id, x->list_id);
+/* Begins a write on one item in one round trip (the BEGIN of an SG__PG_PIPED transaction,
+ * the list's row locked, the item's current row and, for a delete, whether it has
+ * children): the list writable, the item current, and if_match (when not NULL) its ETag;
+ * on a mismatch x->out is the current item. *kids (may be NULL: not asked) tells whether
+ * a current item has the item as its parent. */
+static sg_err begin_item_write(PGconn *c, item_ctx *x, json_t **cur, int64_t *seq, bool *kids) {
+  const char *pl[] = {x->list_id, x->workspace_id};
+  const char *pi[] = {x->item_id, x->list_id};
+  const char *pk[] = {x->list_id, x->item_id};
+  const sg__pg_stmt q[] = {
+      {"SELECT status FROM lists WHERE id=$1 AND workspace_id=$2 FOR UPDATE", 2, pl},
+      {"SELECT " SG__STORE_ITEM_COLS ", seq FROM items WHERE id=$1 AND list_id=$2"
+       " AND to_clock IS NULL",
+       2, pi},
+      {"SELECT EXISTS(SELECT 1 FROM items WHERE list_id=$1 AND parent_id=$2"
+       " AND to_clock IS NULL) AS kids",
+       2, pk},
+  };
+  int n = kids ? 3 : 2;
+  PGresult *r[3];
+  if (sg__pg_pipe(c, q, n, r, false)) return SG_E_INTERNAL;
+  sg_err rc = SG_E_INVALID_LIST;
+  if (PQntuples(r[0]) == 1) {
+    const char *status = sg__pg_sn(r[0], 0, "status");
+    rc = !status ? SG_E_INTERNAL : strcmp(status, "archived") == 0 ? SG_E_LIST_ARCHIVED : SG_E_OK;
+  }
+  if (rc == SG_E_OK && PQntuples(r[1]) != 1) rc = SG_E_INVALID_ITEM;
+  if (rc == SG_E_OK) {
+    *cur = sg__pg_item_row(r[1], 0);
+    *seq = sg__pg_in(r[1], 0, "seq");
+    if (!*cur) rc = SG_E_INTERNAL;
+  }
+  if (rc == SG_E_OK && kids) {
+    const char *k = sg__pg_sn(r[2], 0, "kids");
+    if (!k)
+      rc = SG_E_INTERNAL;
+    else
+      *kids = strcmp(k, "t") == 0;
+  }
+  for (int i = 0; i < n; i++) PQclear(r[i]);
   if (rc != SG_E_OK) return rc;
-  if ((rc = load_item(c, x->list_id, x->item_id, cur, seq)) != SG_E_OK) return rc;
   if (x->if_match) {
     char etag[48];
     sg_store_item_etag(*cur, etag);
@@ -292,16 +313,12 @@ static sg_err begin_item_write(PGconn *c, item_ctx *x, json_t **cur, int64_t *se
   return SG_E_OK;
 }
 
-/* Ends the current row seq at clock; -1 unless exactly that row was current. */
-static int end_row(PGconn *c, int64_t seq, int64_t clock) {
-  char s[24], k[24];
-  const char *p[] = {sg__pg_int(seq, s), sg__pg_int(clock, k)};
-  PGresult *r = sg__pg_q(
-      c, "UPDATE items SET to_clock=$2::bigint WHERE seq=$1::bigint AND to_clock IS NULL", 2, p);
-  if (!r) return -1;
-  int64_t n = sg__pg_changed(r);
-  PQclear(r);
-  return n == 1 ? 0 : -1;
+/* The answer for a failed sg_item_replace or sg_item_end call (schema.c). */
+static sg_err write_refusal(void) {
+  const char *state = sg__pg_failed();
+  if (strcmp(state, "SG004") == 0) return SG_E_DUPLICATE_VALUE;
+  if (strcmp(state, "SG005") == 0) return SG_E_PRECONDITION_FAILED;
+  return SG_E_INTERNAL;
 }
 
 /* Depth bound of the parent walk that refuses cycles (as on SQLite). */
@@ -322,7 +339,7 @@ static sg_err check_parent(PGconn *c, const char *list_id, const char *item_id,
       /* The first hop must exist; a dangling id further up is publish validation's. */
       return depth == 0 ? SG_E_INVALID_REQUEST : SG_E_OK;
     }
-    const char *up = sg__pg_s(r, 0, 0);
+    const char *up = sg__pg_sn(r, 0, "parent_id");
     bool top = up == NULL;
     if (!top) snprintf(cur, sizeof cur, "%s", up);
     PQclear(r);
@@ -336,8 +353,8 @@ static sg_err update_fn(PGconn *c, void *vctx) {
   json_decref(x->out);
   x->out = NULL;
   json_t *cur = NULL;
-  int64_t seq = 0, clock = 0;
-  sg_err rc = begin_item_write(c, x, &cur, &seq);
+  int64_t seq = 0;
+  sg_err rc = begin_item_write(c, x, &cur, &seq, NULL);
   if (rc != SG_E_OK) goto out;
   const char *parent = x->ip.v[4];
   if (parent && (rc = check_parent(c, x->list_id, x->item_id, parent)) != SG_E_OK) goto out;
@@ -358,32 +375,22 @@ static sg_err update_fn(PGconn *c, void *vctx) {
     x->out = cur;
     return SG_E_OK;
   }
-  rc = SG_E_INTERNAL;
-  if (sg__pg_item_clock_next(c, x->list_id, &clock)) goto out;
-  if (end_row(c, seq, clock)) {
-    rc = SG_E_PRECONDITION_FAILED;
+  /* The clock, the end of the current row, the new row and the COMMIT: one round trip
+   * (sg_item_replace, schema.c). */
+  char s[24];
+  const char *p[] = {x->list_id, sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1], x->ip.v[2],
+                     x->ip.v[3], x->ip.v[4],         x->ip.v[5], x->ip.v[6], x->ip.v[7]};
+  const sg__pg_stmt q[] = {{"SELECT " SG__STORE_ITEM_COLS " FROM sg_item_replace($1,"
+                            " $2::bigint, $3, $4, $5, $6::bigint, $7, $8, $9::bigint, $10)",
+                            10, p}};
+  PGresult *r;
+  if (sg__pg_pipe(c, q, 1, &r, true)) {
+    rc = write_refusal();
     goto out;
   }
-  char s[24], clk[24];
-  const char *p[] = {sg__pg_int(seq, s), x->ip.v[0], x->ip.v[1],
-                     x->ip.v[2],         x->ip.v[3], x->ip.v[4],
-                     x->ip.v[5],         x->ip.v[6], sg__pg_int(clock, clk),
-                     x->ip.v[7]};
-  PGresult *r = sg__pg_q(c,
-                         "INSERT INTO items(id, list_id, value, display_value, aliases, rank,"
-                         " parent_id, locales, display_order, created_at, from_clock,"
-                         " description) SELECT id, list_id, $2, $3, $4, $5::bigint, $6, $7,"
-                         " $8::bigint, created_at, $9::bigint, $10 FROM items"
-                         " WHERE seq=$1::bigint ON CONFLICT DO NOTHING",
-                         10, p);
-  if (!r) goto out;
-  int64_t n = sg__pg_changed(r);
+  x->out = PQntuples(r) == 1 ? sg__pg_item_row(r, 0) : NULL;
   PQclear(r);
-  if (n != 1) {
-    rc = SG_E_DUPLICATE_VALUE;
-    goto out;
-  }
-  rc = load_item(c, x->list_id, x->item_id, &x->out, NULL);
+  rc = x->out ? SG_E_OK : SG_E_INTERNAL;
 out:
   json_decref(cur);
   return rc;
@@ -395,7 +402,7 @@ sg_err sg__pg_item_update(sg_store *base, const char *workspace_id, const char *
   item_ctx x = {workspace_id, list_id, item_id, if_match, item, {0}, NULL};
   item_params_init(&x.ip, item);
   *out = NULL;
-  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC, update_fn, &x), &x, out);
+  return item_result(sg__pg_tx(sg__pg_of(base), SG__PG_RC | SG__PG_PIPED, update_fn, &x), &x, out);
 }
 
 static sg_err delete_fn(PGconn *c, void *vctx) {
@@ -403,28 +410,27 @@ static sg_err delete_fn(PGconn *c, void *vctx) {
   json_decref(x->out);
   x->out = NULL;
   json_t *cur = NULL;
-  int64_t seq = 0, clock = 0;
-  sg_err rc = begin_item_write(c, x, &cur, &seq);
+  int64_t seq = 0;
+  bool kids = false;
+  sg_err rc = begin_item_write(c, x, &cur, &seq, &kids);
   json_decref(cur);
   if (rc != SG_E_OK) return rc;
-  const char *p[] = {x->list_id, x->item_id};
-  PGresult *r = sg__pg_q(c,
-                         "SELECT 1 FROM items WHERE list_id=$1 AND parent_id=$2"
-                         " AND to_clock IS NULL LIMIT 1",
-                         2, p);
-  if (!r) return SG_E_INTERNAL;
-  bool kids = PQntuples(r) > 0;
-  PQclear(r);
   if (kids) return SG_E_ITEM_HAS_CHILDREN;
-  if (sg__pg_item_clock_next(c, x->list_id, &clock)) return SG_E_INTERNAL;
-  return end_row(c, seq, clock) ? SG_E_PRECONDITION_FAILED : SG_E_OK;
+  /* The clock, the end of the row and the COMMIT: one round trip (sg_item_end). */
+  char s[24];
+  const char *p[] = {x->list_id, sg__pg_int(seq, s)};
+  const sg__pg_stmt q[] = {{"SELECT sg_item_end($1, $2::bigint)", 2, p}};
+  PGresult *r;
+  if (sg__pg_pipe(c, q, 1, &r, true)) return write_refusal();
+  PQclear(r);
+  return SG_E_OK;
 }
 
 sg_err sg__pg_item_delete(sg_store *base, const char *workspace_id, const char *list_id,
                           const char *item_id, const char *if_match, json_t **cur_out) {
   item_ctx x = {workspace_id, list_id, item_id, if_match, NULL, {0}, NULL};
   *cur_out = NULL;
-  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC, delete_fn, &x);
+  sg_err rc = sg__pg_tx(sg__pg_of(base), SG__PG_RC | SG__PG_PIPED, delete_fn, &x);
   if (rc == SG_E_PRECONDITION_FAILED && x.out)
     *cur_out = x.out;
   else

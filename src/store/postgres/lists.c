@@ -14,27 +14,50 @@
 #include "store/postgres/pg.h"
 #include "store/rules.h"
 
+/* The columns of SG__STORE_LIST_COLS, read by name. */
+static const char *const list_cols[] = {"id",
+                                        "name",
+                                        "description",
+                                        "slug",
+                                        "visibility",
+                                        "status",
+                                        "min_query_chars",
+                                        "debounce_ms",
+                                        "default_locale",
+                                        "supported_locales",
+                                        "display_order",
+                                        "active_version_number",
+                                        "created_at",
+                                        "updated_at",
+                                        "active_content_hash",
+                                        "typo_enabled",
+                                        "typo_min_one",
+                                        "typo_min_two"};
+enum { LIST_NCOLS = sizeof list_cols / sizeof list_cols[0] };
+
 json_t *sg__pg_list_row(const PGresult *r, int i) {
+  int c[LIST_NCOLS];
+  if (sg__pg_cols(r, list_cols, c, LIST_NCOLS)) return NULL;
   sg__store_list_row row = {
-      .id = sg__pg_s(r, i, 0),
-      .name = sg__pg_s(r, i, 1),
-      .description = sg__pg_s(r, i, 2),
-      .slug = sg__pg_s(r, i, 3),
-      .visibility = sg__pg_s(r, i, 4),
-      .status = sg__pg_s(r, i, 5),
-      .min_query_chars = sg__pg_i(r, i, 6),
-      .debounce_ms = sg__pg_i(r, i, 7),
-      .default_locale = sg__pg_s(r, i, 8),
-      .supported_locales = sg__pg_s(r, i, 9),
-      .display_order = sg__pg_i(r, i, 10),
-      .has_active_version = !PQgetisnull(r, i, 11),
-      .active_version_number = sg__pg_i(r, i, 11),
-      .created_at = sg__pg_i(r, i, 12),
-      .updated_at = sg__pg_i(r, i, 13),
-      .active_content_hash = sg__pg_s(r, i, 15),
-      .typo_enabled = sg__pg_i(r, i, 16) != 0,
-      .typo_min_one = sg__pg_i(r, i, 17),
-      .typo_min_two = sg__pg_i(r, i, 18),
+      .id = sg__pg_s(r, i, c[0]),
+      .name = sg__pg_s(r, i, c[1]),
+      .description = sg__pg_s(r, i, c[2]),
+      .slug = sg__pg_s(r, i, c[3]),
+      .visibility = sg__pg_s(r, i, c[4]),
+      .status = sg__pg_s(r, i, c[5]),
+      .min_query_chars = sg__pg_i(r, i, c[6]),
+      .debounce_ms = sg__pg_i(r, i, c[7]),
+      .default_locale = sg__pg_s(r, i, c[8]),
+      .supported_locales = sg__pg_s(r, i, c[9]),
+      .display_order = sg__pg_i(r, i, c[10]),
+      .has_active_version = !PQgetisnull(r, i, c[11]),
+      .active_version_number = sg__pg_i(r, i, c[11]),
+      .created_at = sg__pg_i(r, i, c[12]),
+      .updated_at = sg__pg_i(r, i, c[13]),
+      .active_content_hash = sg__pg_s(r, i, c[14]),
+      .typo_enabled = sg__pg_i(r, i, c[15]) != 0,
+      .typo_min_one = sg__pg_i(r, i, c[16]),
+      .typo_min_two = sg__pg_i(r, i, c[17]),
   };
   return sg__store_list_record(&row);
 }
@@ -44,7 +67,14 @@ json_t *sg__pg_page(const PGresult *r, size_t limit, json_t *(*row)(const PGresu
   json_t *arr = json_array();
   int n = PQntuples(r);
   *more = (size_t)n > limit;
-  for (int i = 0; i < n && (size_t)i < limit; i++) json_array_append_new(arr, row(r, i));
+  for (int i = 0; arr && i < n && (size_t)i < limit; i++) {
+    json_t *o = row(r, i);
+    if (!o || json_array_append_new(arr, o)) {
+      /* A row the reader could not build (a column missing: logged) fails the page. */
+      json_decref(arr);
+      arr = NULL;
+    }
+  }
   return arr;
 }
 
@@ -55,7 +85,7 @@ sg_err sg__pg_row(PGconn *c, const char *sql, int n, const char *const *params,
   sg_err rc = absent;
   if (PQntuples(r) == 1) {
     *out = row(r, 0);
-    rc = SG_E_OK;
+    rc = *out ? SG_E_OK : SG_E_INTERNAL;
   }
   PQclear(r);
   return rc;
@@ -74,9 +104,10 @@ sg_err sg__pg_list_load(PGconn *c, const char *workspace_id, const char *id, boo
   sg_err rc = SG_E_INVALID_LIST;
   if (PQntuples(r) == 1) {
     *out = sg__pg_list_row(r, 0);
-    if (!workspace_id) json_object_set_new(*out, "workspaceId", json_string(sg__pg_s(r, 0, 14)));
-    if (row_version) *row_version = sg__pg_i(r, 0, 19);
-    rc = SG_E_OK;
+    const char *ws = sg__pg_sn(r, 0, "workspace_id");
+    if (!workspace_id && *out && ws) json_object_set_new(*out, "workspaceId", json_string(ws));
+    if (row_version) *row_version = sg__pg_in(r, 0, "row_version");
+    rc = *out ? SG_E_OK : SG_E_INTERNAL;
   }
   PQclear(r);
   return rc;
@@ -99,8 +130,10 @@ sg_err sg__pg_list_writable(PGconn *c, const char *workspace_id, const char *lis
       sg__pg_q(c, "SELECT status FROM lists WHERE id=$1 AND workspace_id=$2 FOR UPDATE", 2, p);
   if (!r) return SG_E_INTERNAL;
   sg_err rc = SG_E_INVALID_LIST;
-  if (PQntuples(r) == 1)
-    rc = strcmp(PQgetvalue(r, 0, 0), "archived") == 0 ? SG_E_LIST_ARCHIVED : SG_E_OK;
+  if (PQntuples(r) == 1) {
+    const char *status = sg__pg_sn(r, 0, "status");
+    rc = !status ? SG_E_INTERNAL : strcmp(status, "archived") == 0 ? SG_E_LIST_ARCHIVED : SG_E_OK;
+  }
   PQclear(r);
   return rc;
 }
@@ -187,17 +220,18 @@ sg_err sg__pg_list_page(sg_store *base, const char *workspace_id, size_t limit, 
                      json_string_value(json_array_get(after, 1)),
                      json_string_value(json_array_get(after, 2))};
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           after ? "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
-                                   " AND (display_order, slug, id) > ($3::bigint, $4, $5)"
-                                   " ORDER BY display_order, slug, id LIMIT $2"
-                                 : "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
-                                   " ORDER BY display_order, slug, id LIMIT $2",
-                           after ? 5 : 2, p, &rc);
+  PGresult *r =
+      sg__pg_read(sg__pg_of(base),
+                  after ? "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
+                          " AND (display_order, slug, id) > ($3::bigint, $4, $5)"
+                          " ORDER BY display_order, slug, id LIMIT $2"
+                        : "SELECT " SG__STORE_LIST_COLS " FROM lists WHERE workspace_id=$1"
+                          " ORDER BY display_order, slug, id LIMIT $2",
+                  after ? 5 : 2, p, &rc);
   if (!r) return rc;
   *data = sg__pg_page(r, limit, sg__pg_list_row, more);
   PQclear(r);
-  return SG_E_OK;
+  return *data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 typedef struct {

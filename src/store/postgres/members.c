@@ -107,13 +107,13 @@ sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_can
   const char *p[] = {email, sg__pg_int(SG_MEMBERSHIPS_PER_EMAIL, lim)};
   sg_err rc;
   *n = 0;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
-                           " substr(w.name, 1, 100)"
-                           " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
-                           " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
-                           " ORDER BY m.created_at, m.id LIMIT $2::bigint",
-                           2, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
+                            " substr(w.name, 1, 100)"
+                            " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
+                            " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
+                            " ORDER BY m.created_at, m.id LIMIT $2::bigint",
+                            2, p, &rc);
   if (!r) return rc;
   rc = SG_E_OK;
   int rows = PQntuples(r);
@@ -317,12 +317,12 @@ sg_err sg__pg_session_lookup(sg_store *base, const uint8_t digest[32], int64_t n
   sg_err rc;
   /* By the digest itself, the primary key (see the SQLite backend for why no
    * constant-time compare is needed). */
-  PGresult *r = sg__pg_one(st,
-                           "SELECT m.id, m.workspace_id, m.email, m.role, s.last_seen_ms"
-                           " FROM sessions s JOIN members m ON m.id=s.member_id"
-                           " JOIN workspaces w ON w.id=m.workspace_id WHERE s.digest=$1::bytea"
-                           " AND m.status='active' AND w.status='active'",
-                           1, p, &rc);
+  PGresult *r = sg__pg_read(st,
+                            "SELECT m.id, m.workspace_id, m.email, m.role, s.last_seen_ms"
+                            " FROM sessions s JOIN members m ON m.id=s.member_id"
+                            " JOIN workspaces w ON w.id=m.workspace_id WHERE s.digest=$1::bytea"
+                            " AND m.status='active' AND w.status='active'",
+                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
   bool expired = false;
@@ -413,11 +413,11 @@ sg_err sg__pg_audit_page(sg_store *base, const char *workspace_id, size_t limit,
       sg__pg_int(after ? json_integer_value(json_array_get(after, 0)) : INT64_MAX, before),
       sg__pg_int((int64_t)limit + 1, lim)};
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT seq, actor, actor_email, action, target, request_id, status,"
-                           " details, at_ms FROM audit WHERE workspace_id=$1 AND seq<$2::bigint"
-                           " ORDER BY seq DESC LIMIT $3::bigint",
-                           3, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT seq, actor, actor_email, action, target, request_id, status,"
+                            " details, at_ms FROM audit WHERE workspace_id=$1 AND seq<$2::bigint"
+                            " ORDER BY seq DESC LIMIT $3::bigint",
+                            3, p, &rc);
   if (!r) return rc;
   *data = sg__pg_page(r, limit, audit_row, more);
   PQclear(r);
@@ -454,7 +454,7 @@ sg_err sg__pg_application_page(sg_store *base, const char *workspace_id, size_t 
   const char *p[] = {workspace_id, sg__pg_int((int64_t)limit + 1, lim),
                      after ? json_string_value(json_array_get(after, 0)) : NULL};
   sg_err rc;
-  PGresult *r = sg__pg_one(
+  PGresult *r = sg__pg_read(
       sg__pg_of(base),
       after ? "SELECT a.id, a.name, a.status, a.monthly_quota, a.created_at FROM applications a"
               " JOIN applications k ON k.id=$3 AND k.workspace_id=$1 WHERE a.workspace_id=$1"

@@ -14,15 +14,21 @@ static sg_err outbox_rows(sg_store *base, const char *sql, int np, const char *c
                           sg_edge_dirty *out, size_t max, size_t *n) {
   *n = 0;
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base), sql, np, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base), sql, np, p, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"kind", "id", "want"};
+  int col[3];
+  if (sg__pg_cols(r, names, col, 3)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
     sg_edge_dirty *d = &out[*n];
-    const char *kind = PQgetvalue(r, i, 0), *id = PQgetvalue(r, i, 1);
+    const char *kind = PQgetvalue(r, i, col[0]), *id = PQgetvalue(r, i, col[1]);
     if (strlen(kind) >= sizeof d->kind || strlen(id) >= sizeof d->id) continue;
     snprintf(d->kind, sizeof d->kind, "%s", kind);
     snprintf(d->id, sizeof d->id, "%s", id);
-    d->gen = sg__pg_i(r, i, 2);
+    d->gen = sg__pg_i(r, i, col[2]);
     (*n)++;
   }
   PQclear(r);
@@ -54,14 +60,20 @@ sg_err sg__pg_edge_state(sg_store *base, const char *kind, const char *id, int64
   const char *p[] = {kind, id};
   *want = *done = *revision = 0;
   sg_err rc;
-  PGresult *r =
-      sg__pg_one(sg__pg_of(base),
-                 "SELECT want, done, revision FROM edge_outbox WHERE kind=$1 AND id=$2", 2, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT want, done, revision FROM edge_outbox WHERE kind=$1 AND id=$2",
+                            2, p, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"want", "done", "revision"};
+  int col[3];
+  if (sg__pg_cols(r, names, col, 3)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   if (PQntuples(r) == 1) {
-    *want = sg__pg_i(r, 0, 0);
-    *done = sg__pg_i(r, 0, 1);
-    *revision = sg__pg_i(r, 0, 2);
+    *want = sg__pg_i(r, 0, col[0]);
+    *done = sg__pg_i(r, 0, col[1]);
+    *revision = sg__pg_i(r, 0, col[2]);
   }
   PQclear(r);
   return SG_E_OK;
@@ -95,26 +107,45 @@ static sg_err record_of(PGconn *c, const char *sql, const char *id, const char *
   PGresult *r = sg__pg_q(c, sql, 1, p);
   if (!r) return SG_E_INTERNAL;
   sg_err rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
+  /* Each kind's columns by name, in the order its record function takes them. */
+  static const char *const key_cols[] = {"id", "application_id", "list_id", "origins", "status"};
+  static const char *const sub_cols[] = {"id", "workspace_id", "list_id", "status"};
+  static const char *const sig_cols[] = {"kid", "public_key", "created_at", "retired_at"};
+  static const char *const app_cols[] = {"id", "workspace_id", "status", "monthly_quota"};
+  static const char *const ws_cols[] = {"id", "status"};
+  bool keys = strcmp(kind, "keys") == 0, subs = strcmp(kind, "subscriptions") == 0,
+       sigs = strcmp(kind, "signing-keys") == 0, apps = strcmp(kind, "apps") == 0;
+  const char *const *names = keys   ? key_cols
+                             : subs ? sub_cols
+                             : sigs ? sig_cols
+                             : apps ? app_cols
+                                    : ws_cols;
+  size_t nc = keys ? 5 : subs || sigs || apps ? 4 : 2;
+  int col[5];
+  if (sg__pg_cols(r, names, col, nc)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
     rc = SG_E_OK;
-    if (strcmp(kind, "keys") == 0) {
-      *out = sg__store_key_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                  json_loads(PQgetvalue(r, 0, 3), 0, NULL), PQgetvalue(r, 0, 4));
-    } else if (strcmp(kind, "subscriptions") == 0) {
-      *out = sg__store_subscription_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                           PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3));
-    } else if (strcmp(kind, "signing-keys") == 0) {
+    if (keys) {
+      *out = sg__store_key_record(
+          PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]), PQgetvalue(r, 0, col[2]),
+          json_loads(PQgetvalue(r, 0, col[3]), 0, NULL), PQgetvalue(r, 0, col[4]));
+    } else if (subs) {
+      *out = sg__store_subscription_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                           PQgetvalue(r, 0, col[2]), PQgetvalue(r, 0, col[3]));
+    } else if (sigs) {
       uint8_t pk[32];
-      if (sg__pg_bytes(r, 0, 1, pk, 32) == 0)
-        *out = sg__store_signing_key_record(PQgetvalue(r, 0, 0), pk, sg__pg_i(r, 0, 2),
-                                            !PQgetisnull(r, 0, 3), sg__pg_i(r, 0, 3));
+      if (sg__pg_bytes(r, 0, col[1], pk, 32) == 0)
+        *out = sg__store_signing_key_record(PQgetvalue(r, 0, col[0]), pk, sg__pg_i(r, 0, col[2]),
+                                            !PQgetisnull(r, 0, col[3]), sg__pg_i(r, 0, col[3]));
       else
         rc = SG_E_INTERNAL;
-    } else if (strcmp(kind, "apps") == 0) {
-      *out = sg__store_app_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                  !PQgetisnull(r, 0, 3), sg__pg_i(r, 0, 3));
+    } else if (apps) {
+      *out = sg__store_app_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                  PQgetvalue(r, 0, col[2]), !PQgetisnull(r, 0, col[3]),
+                                  sg__pg_i(r, 0, col[3]));
     } else {
-      *out = sg__store_simple_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+      *out = sg__store_simple_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]));
     }
   }
   PQclear(r);
@@ -129,7 +160,7 @@ static sg_err source_fn(PGconn *c, void *vctx) {
   const char *p[] = {x->kind, x->id};
   PGresult *r = sg__pg_q(c, "SELECT want FROM edge_outbox WHERE kind=$1 AND id=$2", 2, p);
   if (!r) return SG_E_INTERNAL;
-  if (PQntuples(r) == 1) x->gen = sg__pg_i(r, 0, 0);
+  if (PQntuples(r) == 1) x->gen = sg__pg_in(r, 0, "want");
   PQclear(r);
   static const struct {
     const char *kind, *sql;

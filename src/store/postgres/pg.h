@@ -79,15 +79,55 @@ enum { SG__PG_RC = 0, SG__PG_RR = 1, SG__PG_RO = 2 };
  * reached, or when the connection is lost during COMMIT (the outcome is unknown), the
  * answer is SG_E_UNAVAILABLE. */
 sg_err sg__pg_tx(sg__pg *st, int mode, sg__pg_fn fn, void *ctx);
+/* A mode bit for sg__pg_tx: the body talks to the database only through sg__pg_pipe,
+ * whose first call sends the BEGIN with the body's first statements (one round trip),
+ * and whose last call may carry the COMMIT (commit true). Then a connection lost after
+ * that COMMIT went out leaves the outcome unknown: SG_E_UNAVAILABLE, no retry. A body
+ * that returns SG_E_OK without having sent COMMIT is committed by sg__pg_tx. */
+enum { SG__PG_PIPED = 8 };
 
-/* Runs one statement as its own transaction (with sg__pg_tx's retries) and returns its
- * result (caller PQclear()s it), or NULL with *rc set: SG_E_UNAVAILABLE, or
- * SG_E_INTERNAL (sg__pg_failed() tells the SQLSTATE). */
+/* One statement of a pipeline: sql with n text parameters. */
+typedef struct {
+  const char *sql;
+  int n;
+  const char *const *params;
+} sg__pg_stmt;
+/* Sends s[0..n) to the server at once in libpq's pipeline mode (preceded by the pending
+ * BEGIN of an SG__PG_PIPED transaction, followed by COMMIT when commit) and reads every
+ * answer: one round trip. 0 with res[i] the result of s[i] (caller PQclear()s each), or
+ * -1 when any statement failed (the first failure noted as sg__pg_q notes it; a statement
+ * after a failed one is not run) with every res[i] NULL. */
+int sg__pg_pipe(PGconn *c, const sg__pg_stmt *s, int n, PGresult **res, bool commit);
+
+/* Runs one statement as its own transaction, sent without BEGIN/COMMIT (one round trip;
+ * its implicit transaction commits when it succeeds), and returns its result (caller
+ * PQclear()s it), or NULL with *rc set: SG_E_UNAVAILABLE, or SG_E_INTERNAL
+ * (sg__pg_failed() tells the SQLSTATE). Retried as sg__pg_tx retries, except that a
+ * connection lost with no error from the server leaves the outcome unknown: then
+ * SG_E_UNAVAILABLE at once. sg__pg_read is the same for a statement that changes
+ * nothing, which is run again in that case too. */
 PGresult *sg__pg_one(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc);
+PGresult *sg__pg_read(sg__pg *st, const char *sql, int n, const char *const *params, sg_err *rc);
+/* sg__pg_one for a write that can tell a retry from a first try: params[retry] is "false"
+ * on the first try and set to "true" before the statement is sent again after a
+ * connection lost with an unknown outcome; the statement then finds its own earlier
+ * effect, if any, instead of applying it twice (sg_item_create, schema.c). */
+PGresult *sg__pg_one_again(sg__pg *st, const char *sql, int n, const char **params, int retry,
+                           sg_err *rc);
 
 /* Column helpers: the text of (row, col) or NULL for SQL NULL; as int64 (0 for NULL). */
 const char *sg__pg_s(const PGresult *r, int row, int col);
 int64_t sg__pg_i(const PGresult *r, int row, int col);
+/* Result columns by name, so that the order of a SELECT list cannot swap fields:
+ * sg__pg_col is the number of column name in r, or -1 (logged: the statement and its
+ * reader disagree) when r has none; sg__pg_cols fills cols[0..n) for names[0..n), -1
+ * when any is missing. sg__pg_sn and sg__pg_in read (row, name) as sg__pg_s and
+ * sg__pg_i read (row, col), NULL and 0 for a missing column. A loop over many rows
+ * looks its columns up once (sg__pg_cols). */
+int sg__pg_col(const PGresult *r, const char *name);
+int sg__pg_cols(const PGresult *r, const char *const *names, int *cols, size_t n);
+const char *sg__pg_sn(const PGresult *r, int row, const char *name);
+int64_t sg__pg_in(const PGresult *r, int row, const char *name);
 /* A bytea column in hex output ("\x…") decoded into out (exactly n bytes); 0 or -1. */
 int sg__pg_bytes(const PGresult *r, int row, int col, uint8_t *out, size_t n);
 /* A bytea parameter: "\x" + hex of p[0..n) into buf (size 2n + 3). */

@@ -225,5 +225,70 @@ const char *const sg__pg_migrations[] = {
     "  clock BIGINT NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
     /* An item's optional display-only description (SQLite's migration 15). */
     "ALTER TABLE items ADD COLUMN description TEXT;",
+    /* An item create in one statement (items.c; docs/PERFORMANCE.md, "Round trips per
+     * write"): the list's row locked, the checks, the clock and the insert of
+     * sg__pg_item_create's former five statements, sent without BEGIN so that the call,
+     * its commit and the answer are one round trip. A refusal raises an error of class SG
+     * (rolling everything back, the clock included, as before): SG001 no such list in the
+     * workspace, SG002 the list is archived, SG003 the parent is no current item of the
+     * list, SG004 the value (or the random id) is taken. The new row is the result.
+     * p_retry is true when the call is sent again after a connection was lost with an
+     * unknown outcome (core.c, sg__pg_one_again): once the list's lock is held, the
+     * earlier call has either committed or rolled back; when the item with the random id
+     * p_id is there, it was this create and is the result, so nothing is applied twice. */
+    "CREATE FUNCTION sg_item_create(p_ws TEXT, p_list TEXT, p_id TEXT, p_value TEXT,"
+    "  p_display TEXT, p_aliases TEXT, p_rank BIGINT, p_parent TEXT, p_locales TEXT,"
+    "  p_order BIGINT, p_now BIGINT, p_description TEXT, p_retry BOOLEAN)"
+    "  RETURNS SETOF items LANGUAGE plpgsql AS $fn$"
+    " DECLARE s TEXT; k BIGINT; r items;"
+    " BEGIN"
+    "  SELECT status INTO s FROM lists WHERE id=p_list AND workspace_id=p_ws FOR UPDATE;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'no such list' USING ERRCODE='SG001'; END IF;"
+    "  IF p_retry THEN"
+    "    SELECT * INTO r FROM items WHERE id=p_id AND list_id=p_list AND to_clock IS NULL;"
+    "    IF FOUND THEN RETURN NEXT r; RETURN; END IF;"
+    "  END IF;"
+    "  IF s='archived' THEN RAISE EXCEPTION 'list archived' USING ERRCODE='SG002'; END IF;"
+    "  IF p_parent IS NOT NULL AND NOT EXISTS(SELECT 1 FROM items WHERE id=p_parent"
+    "      AND list_id=p_list AND to_clock IS NULL) THEN"
+    "    RAISE EXCEPTION 'no such parent' USING ERRCODE='SG003';"
+    "  END IF;"
+    "  UPDATE lists SET item_clock=item_clock+1 WHERE id=p_list RETURNING item_clock INTO k;"
+    /* The unique indexes are the random id and (list_id, value) among current rows: a
+     * conflict is a duplicate value. */
+    "  INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id,"
+    "    locales, display_order, created_at, from_clock, description)"
+    "    VALUES(p_id, p_list, p_value, p_display, p_aliases, p_rank, p_parent, p_locales,"
+    "    p_order, p_now, k, p_description) ON CONFLICT DO NOTHING RETURNING * INTO r;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'duplicate value' USING ERRCODE='SG004'; END IF;"
+    "  RETURN NEXT r;"
+    " END $fn$;"
+    /* The write half of an item edit and of a delete (items.c), sent with the COMMIT
+     * once the transaction holds the list's lock and has read the current row p_seq:
+     * the next item clock, the end of that row (SG005 when it is no longer current) and,
+     * for an edit, the new row (SG004 when its value is taken), which is the result. */
+    "CREATE FUNCTION sg_item_end(p_list TEXT, p_seq BIGINT) RETURNS BIGINT"
+    "  LANGUAGE plpgsql AS $fn$"
+    " DECLARE k BIGINT;"
+    " BEGIN"
+    "  UPDATE lists SET item_clock=item_clock+1 WHERE id=p_list RETURNING item_clock INTO k;"
+    "  UPDATE items SET to_clock=k WHERE seq=p_seq AND to_clock IS NULL;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'row replaced' USING ERRCODE='SG005'; END IF;"
+    "  RETURN k;"
+    " END $fn$;"
+    "CREATE FUNCTION sg_item_replace(p_list TEXT, p_seq BIGINT, p_value TEXT,"
+    "  p_display TEXT, p_aliases TEXT, p_rank BIGINT, p_parent TEXT, p_locales TEXT,"
+    "  p_order BIGINT, p_description TEXT) RETURNS SETOF items LANGUAGE plpgsql AS $fn$"
+    " DECLARE k BIGINT; r items;"
+    " BEGIN"
+    "  k := sg_item_end(p_list, p_seq);"
+    "  INSERT INTO items(id, list_id, value, display_value, aliases, rank, parent_id,"
+    "    locales, display_order, created_at, from_clock, description)"
+    "    SELECT id, list_id, p_value, p_display, p_aliases, p_rank, p_parent, p_locales,"
+    "    p_order, created_at, k, p_description FROM items WHERE seq=p_seq"
+    "    ON CONFLICT DO NOTHING RETURNING * INTO r;"
+    "  IF NOT FOUND THEN RAISE EXCEPTION 'duplicate value' USING ERRCODE='SG004'; END IF;"
+    "  RETURN NEXT r;"
+    " END $fn$;",
     NULL,
 };

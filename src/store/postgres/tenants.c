@@ -133,25 +133,32 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
                            sg_principal *out) {
   const char *p[] = {key_id};
   sg_err rc;
-  PGresult *r =
-      sg__pg_one(sg__pg_of(base),
-                 "SELECT k.digest, k.status, a.id, a.status, w.id, w.status, k.last_used_at"
-                 " FROM secret_keys k JOIN applications a ON a.id = k.application_id"
-                 " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=$1",
-                 1, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT k.digest, k.status AS key_status, a.id AS application_id,"
+                            " a.status AS application_status, w.id AS workspace_id,"
+                            " w.status AS workspace_status, k.last_used_at"
+                            " FROM secret_keys k JOIN applications a ON a.id = k.application_id"
+                            " JOIN workspaces w ON w.id = a.workspace_id WHERE k.id=$1",
+                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_INVALID_KEY;
   uint8_t have[32];
-  if (PQntuples(r) == 1 && sg__pg_bytes(r, 0, 0, have, 32) == 0) {
+  static const char *const names[] = {
+      "digest",       "key_status",       "application_id", "application_status",
+      "workspace_id", "workspace_status", "last_used_at"};
+  int col[7];
+  if (sg__pg_cols(r, names, col, 7)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1 && sg__pg_bytes(r, 0, col[0], have, 32) == 0) {
     bool match = sg_ct_equal(have, digest, 32);
-    bool active = strcmp(PQgetvalue(r, 0, 1), "active") == 0 &&
-                  strcmp(PQgetvalue(r, 0, 3), "active") == 0 &&
-                  strcmp(PQgetvalue(r, 0, 5), "active") == 0;
+    bool active = strcmp(PQgetvalue(r, 0, col[1]), "active") == 0 &&
+                  strcmp(PQgetvalue(r, 0, col[3]), "active") == 0 &&
+                  strcmp(PQgetvalue(r, 0, col[5]), "active") == 0;
     if (match && active) {
       snprintf(out->key_id, sizeof out->key_id, "%s", key_id);
-      snprintf(out->application_id, sizeof out->application_id, "%s", PQgetvalue(r, 0, 2));
-      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, 4));
-      out->key_last_used_s = sg__pg_i(r, 0, 6);
+      snprintf(out->application_id, sizeof out->application_id, "%s", PQgetvalue(r, 0, col[2]));
+      snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, 0, col[4]));
+      out->key_last_used_s = sg__pg_i(r, 0, col[6]);
       rc = SG_E_OK;
     }
   }
@@ -162,15 +169,20 @@ sg_err sg__pg_authenticate(sg_store *base, const char *key_id, const uint8_t dig
 sg_err sg__pg_application_get(sg_store *base, const char *id, json_t **out) {
   const char *p[] = {id};
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT id, workspace_id, status, monthly_quota FROM applications"
-                           " WHERE id=$1",
-                           1, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT id, workspace_id, status, monthly_quota FROM applications"
+                            " WHERE id=$1",
+                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_app_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                !PQgetisnull(r, 0, 3), sg__pg_i(r, 0, 3));
+  static const char *const names[] = {"id", "workspace_id", "status", "monthly_quota"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out = sg__store_app_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                PQgetvalue(r, 0, col[2]), !PQgetisnull(r, 0, col[3]),
+                                sg__pg_i(r, 0, col[3]));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -181,11 +193,15 @@ sg_err sg__pg_workspace_get(sg_store *base, const char *id, json_t **out) {
   const char *p[] = {id};
   sg_err rc;
   PGresult *r =
-      sg__pg_one(sg__pg_of(base), "SELECT id, status FROM workspaces WHERE id=$1", 1, p, &rc);
+      sg__pg_read(sg__pg_of(base), "SELECT id, status FROM workspaces WHERE id=$1", 1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_simple_record(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+  static const char *const names[] = {"id", "status"};
+  int col[2];
+  if (sg__pg_cols(r, names, col, 2)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out = sg__store_simple_record(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -209,15 +225,24 @@ static sg_err pkey_create_fn(PGconn *c, void *vctx) {
   PQclear(r);
   if (!found) return SG_E_NOT_FOUND;
   r = sg__pg_q(c,
-               "SELECT a.workspace_id, l.workspace_id, l.visibility,"
-               " EXISTS(SELECT 1 FROM subscriptions s WHERE s.workspace_id=a.workspace_id"
-               "        AND s.list_id=l.id AND s.status='active')"
+               "SELECT a.workspace_id AS app_workspace_id, l.workspace_id AS list_workspace_id,"
+               " l.visibility, EXISTS(SELECT 1 FROM subscriptions s"
+               "        WHERE s.workspace_id=a.workspace_id"
+               "        AND s.list_id=l.id AND s.status='active') AS subscribed"
                " FROM applications a, lists l WHERE a.id=$1 AND l.id=$2 FOR SHARE OF l",
                2, p);
   if (!r) return SG_E_INTERNAL;
-  bool ok = PQntuples(r) == 1 &&
-            sg__store_list_usable(PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2),
-                                  strcmp(PQgetvalue(r, 0, 3), "t") == 0);
+  static const char *const names[] = {"app_workspace_id", "list_workspace_id", "visibility",
+                                      "subscribed"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
+  bool ok =
+      PQntuples(r) == 1 &&
+      sg__store_list_usable(PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                            PQgetvalue(r, 0, col[2]), strcmp(PQgetvalue(r, 0, col[3]), "t") == 0);
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   int full = sg__pg_at_limit(
@@ -259,10 +284,14 @@ sg_err sg__pg_publishable_key_revoke(sg_store *base, const char *id, json_t **ou
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    snprintf(digest_hex, 65, "%s", PQgetvalue(r, 0, 2));
-    *out = sg__store_key_record(id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                json_loads(PQgetvalue(r, 0, 3), 0, NULL), "revoked");
+  static const char *const names[] = {"application_id", "list_id", "digest", "origins"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    snprintf(digest_hex, 65, "%s", PQgetvalue(r, 0, col[2]));
+    *out = sg__store_key_record(id, PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                                json_loads(PQgetvalue(r, 0, col[3]), 0, NULL), "revoked");
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -283,8 +312,10 @@ static sg_err sub_create_fn(PGconn *c, void *vctx) {
   if (!found) return SG_E_NOT_FOUND;
   r = sg__pg_q(c, "SELECT workspace_id, visibility FROM lists WHERE id=$1 FOR SHARE", 1, p + 1);
   if (!r) return SG_E_INTERNAL;
-  bool ok = PQntuples(r) == 1 &&
-            sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1));
+  int cw = sg__pg_col(r, "workspace_id"), cv = sg__pg_col(r, "visibility");
+  bool ok =
+      cw >= 0 && cv >= 0 && PQntuples(r) == 1 &&
+      sg__store_list_subscribable(x->workspace_id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cv));
   PQclear(r);
   if (!ok) return SG_E_INVALID_LIST;
   char now[24];
@@ -316,8 +347,12 @@ sg_err sg__pg_subscription_cancel(sg_store *base, const char *id, json_t **out) 
                            1, p, &rc);
   if (!r) return rc;
   rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    *out = sg__store_subscription_record(id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), "cancelled");
+  int cw = sg__pg_col(r, "workspace_id"), cl = sg__pg_col(r, "list_id");
+  if (cw < 0 || cl < 0) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    *out =
+        sg__store_subscription_record(id, PQgetvalue(r, 0, cw), PQgetvalue(r, 0, cl), "cancelled");
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -337,12 +372,15 @@ static sg_err mintable_fn(PGconn *c, void *vctx) {
     PGresult *r = sg__pg_q(c,
                            "SELECT l.workspace_id, l.visibility, EXISTS(SELECT 1 FROM"
                            " subscriptions s WHERE s.list_id=l.id AND s.workspace_id=$2 AND"
-                           " s.status='active') FROM lists l WHERE l.id=$1",
+                           " s.status='active') AS subscribed FROM lists l WHERE l.id=$1",
                            2, p);
     if (!r) return SG_E_INTERNAL;
-    bool ok = PQntuples(r) == 1 &&
-              sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1),
-                                    strcmp(PQgetvalue(r, 0, 2), "t") == 0);
+    static const char *const names[] = {"workspace_id", "visibility", "subscribed"};
+    int col[3];
+    bool ok =
+        sg__pg_cols(r, names, col, 3) == 0 && PQntuples(r) == 1 &&
+        sg__store_list_usable(x->workspace_id, PQgetvalue(r, 0, col[0]), PQgetvalue(r, 0, col[1]),
+                              strcmp(PQgetvalue(r, 0, col[2]), "t") == 0);
     PQclear(r);
     if (!ok) return SG_E_INVALID_LIST;
   }
@@ -384,14 +422,18 @@ sg_err sg__pg_signing_key_add(sg_store *base, const char *kid, const uint8_t sk[
 
 sg_err sg__pg_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) {
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
-                           " ORDER BY created_at DESC, kid DESC LIMIT 1",
-                           0, NULL, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT kid, secret_key FROM signing_keys WHERE retired_at IS NULL"
+                            " ORDER BY created_at DESC, kid DESC LIMIT 1",
+                            0, NULL, &rc);
   if (!r) return rc;
   rc = SG_E_TOKEN_MINTING_UNAVAILABLE;
-  if (PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, 0)) < 64 && sg__pg_bytes(r, 0, 1, sk, 64) == 0) {
-    snprintf(kid, 64, "%s", PQgetvalue(r, 0, 0));
+  int ck = sg__pg_col(r, "kid"), cs = sg__pg_col(r, "secret_key");
+  if (ck < 0 || cs < 0) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1 && strlen(PQgetvalue(r, 0, ck)) < 64 &&
+             sg__pg_bytes(r, 0, cs, sk, 64) == 0) {
+    snprintf(kid, 64, "%s", PQgetvalue(r, 0, ck));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -400,18 +442,24 @@ sg_err sg__pg_signing_key_current(sg_store *base, char kid[64], uint8_t sk[64]) 
 
 sg_err sg__pg_signing_keys_public(sg_store *base, json_t **out) {
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
-                           " ORDER BY created_at, kid",
-                           0, NULL, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT kid, public_key, created_at, retired_at FROM signing_keys"
+                            " ORDER BY created_at, kid",
+                            0, NULL, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"kid", "public_key", "created_at", "retired_at"};
+  int col[4];
+  if (sg__pg_cols(r, names, col, 4)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   json_t *arr = json_array();
   for (int i = 0; i < PQntuples(r); i++) {
     uint8_t pk[32];
-    if (sg__pg_bytes(r, i, 1, pk, 32)) continue;
-    json_array_append_new(arr,
-                          sg__store_signing_key_record(PQgetvalue(r, i, 0), pk, sg__pg_i(r, i, 2),
-                                                       !PQgetisnull(r, i, 3), sg__pg_i(r, i, 3)));
+    if (sg__pg_bytes(r, i, col[1], pk, 32)) continue;
+    json_array_append_new(
+        arr, sg__store_signing_key_record(PQgetvalue(r, i, col[0]), pk, sg__pg_i(r, i, col[2]),
+                                          !PQgetisnull(r, i, col[3]), sg__pg_i(r, i, col[3])));
   }
   PQclear(r);
   *out = arr;

@@ -180,12 +180,12 @@ sg_err sg__pg_snapshot_items(sg_store *base, const char *list_id, int64_t snapsh
   *last_seq = after_seq;
   *n = 0;
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT seq, id, value, display_value, parent_id, aliases, locales,"
-                           " rank, description FROM items WHERE list_id=$1 AND seq>$2::bigint AND"
-                           " from_clock<=$3::bigint AND (to_clock IS NULL OR to_clock>$3::bigint)"
-                           " ORDER BY seq LIMIT $4::bigint",
-                           4, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT seq, id, value, display_value, parent_id, aliases, locales,"
+                            " rank, description FROM items WHERE list_id=$1 AND seq>$2::bigint AND"
+                            " from_clock<=$3::bigint AND (to_clock IS NULL OR to_clock>$3::bigint)"
+                            " ORDER BY seq LIMIT $4::bigint",
+                            4, p, &rc);
   if (!r) return rc;
   for (int i = 0; i < PQntuples(r); i++) {
     sg_store_item_row row = {
@@ -346,12 +346,12 @@ sg_err sg__pg_versions_pending(sg_store *base, const char *list_id, int64_t befo
   const char *p[] = {sg__pg_int((int64_t)max, lim), list_id, sg__pg_int(before, bef)};
   *n = 0;
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
-                           " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
-                           " AND ($2::text IS NULL OR v.list_id=$2) AND ($3::bigint=0 OR"
-                           " v.version_number<$3::bigint) ORDER BY v.qseq LIMIT $1::bigint",
-                           3, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT v.list_id, l.workspace_id, v.version_number FROM versions v"
+                            " JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+                            " AND ($2::text IS NULL OR v.list_id=$2) AND ($3::bigint=0 OR"
+                            " v.version_number<$3::bigint) ORDER BY v.qseq LIMIT $1::bigint",
+                            3, p, &rc);
   if (!r) return rc;
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
     snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", PQgetvalue(r, i, 0));
@@ -369,7 +369,7 @@ sg_err sg__pg_artifacts_in_use(sg_store *base, json_t **out) {
   char keep[24];
   const char *p[] = {sg__pg_int(base->keep_versions, keep)};
   sg_err rc;
-  PGresult *r = sg__pg_one(
+  PGresult *r = sg__pg_read(
       sg__pg_of(base),
       "SELECT content_hash FROM versions WHERE content_hash IS NOT NULL AND"
       " state IN ('queued', 'staged', 'active')"
@@ -536,13 +536,13 @@ sg_err sg__pg_active_versions(sg_store *base, const char *after, sg_active_versi
   const char *p[] = {after, sg__pg_int((int64_t)max, lim)};
   *n = 0;
   sg_err rc;
-  PGresult *r = sg__pg_one(sg__pg_of(base),
-                           "SELECT v.list_id, l.workspace_id, v.version_number, v.content_hash"
-                           " FROM versions v JOIN lists l ON l.id=v.list_id"
-                           " WHERE v.state='active' AND l.status<>'archived'"
-                           " AND v.content_hash IS NOT NULL AND v.list_id>$1"
-                           " ORDER BY v.list_id LIMIT $2::bigint",
-                           2, p, &rc);
+  PGresult *r = sg__pg_read(sg__pg_of(base),
+                            "SELECT v.list_id, l.workspace_id, v.version_number, v.content_hash"
+                            " FROM versions v JOIN lists l ON l.id=v.list_id"
+                            " WHERE v.state='active' AND l.status<>'archived'"
+                            " AND v.content_hash IS NOT NULL AND v.list_id>$1"
+                            " ORDER BY v.list_id LIMIT $2::bigint",
+                            2, p, &rc);
   if (!r) return rc;
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
     sg_active_version *a = &out[*n];

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "common/util.h"
+#include "store/postgres/pg.h"
 #include "store/store.h"
 #include "store/store_fixture.h"
 
@@ -191,6 +192,39 @@ static void test_lost_connection_is_retried(void **state) {
   json_decref(item);
 }
 
+/* The value of setting name on c. */
+static void expect_setting(PGconn *c, const char *name, const char *want) {
+  char sql[96];
+  snprintf(sql, sizeof sql, "SHOW %s", name);
+  PGresult *r = PQexec(c, sql);
+  assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+  assert_string_equal(PQgetvalue(r, 0, 0), want);
+  PQclear(r);
+}
+
+/* A pooled connection the server closed is reset with the session settings every pooled
+ * connection has (a reset opens a new session, which starts from the server's defaults),
+ * and the next write on it is answered. */
+static void test_reset_connection_keeps_session_settings(void **state) {
+  store_fixture *f = *state;
+  json_t *l = NULL;
+  assert_int_equal(sg_store_list_get(f->st, f->ws, f->list, &l), SG_E_OK);
+  json_decref(l);
+  kill_connections(f);
+  struct timespec ts = {0, 200 * 1000000L}; /* the backends exit */
+  nanosleep(&ts, NULL);
+  sg__pg *st = sg__pg_of(f->st);
+  PGconn *c = sg__pg_acquire(st);
+  assert_non_null(c);
+  expect_setting(c, "lock_timeout", "30s");
+  expect_setting(c, "default_transaction_isolation", "read committed");
+  sg__pg_release(st, c);
+  json_t *item = NULL, *body = json_pack("{s:s,s:s}", "value", "reset", "displayValue", "reset");
+  assert_int_equal(sg_store_item_create(f->st, f->ws, f->list, body, &item), SG_E_OK);
+  json_decref(body);
+  json_decref(item);
+}
+
 /* Runs sql on the server's maintenance database (the URL under test). */
 static void admin_sql(const char *sql) {
   PGconn *c = PQconnectdb(getenv("SUGGESTD_TEST_STORE"));
@@ -297,6 +331,7 @@ PG_TEST(test_if_match_race_has_one_winner)
 PG_TEST(test_racing_version_creates_get_distinct_consecutive_numbers)
 PG_TEST(test_two_claimers_never_get_the_same_version)
 PG_TEST(test_lost_connection_is_retried)
+PG_TEST(test_reset_connection_keeps_session_settings)
 PG_TEST(test_version_create_wakes_waiting_workers)
 PG_TEST(test_other_hosts_lease_holds_until_it_expires)
 PG_TEST(test_unreachable_database_is_unavailable_then_recovers)
@@ -310,6 +345,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_two_claimers_never_get_the_same_version_or_skip, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_lost_connection_is_retried_or_skip, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_reset_connection_keeps_session_settings_or_skip, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_version_create_wakes_waiting_workers_or_skip, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_other_hosts_lease_holds_until_it_expires_or_skip, setup,
