@@ -149,6 +149,10 @@ static _Thread_local struct {
   /* The trie walk's stack: per depth, the node, its next child, and the first key not
    * yet walked. */
   uint32_t st_node[MAX_DEPTH], st_next[MAX_DEPTH], st_pos[MAX_DEPTH];
+  /* Per depth of that stack, in the capped rows of skip_search only: the candidate code
+   * points of a node whose row has no slack under the cap (capped_candidates), or
+   * NO_CAND for a node whose children are all stepped. */
+  uint16_t st_cand[MAX_DEPTH];
   /* The zero-slack walk's stack (zs_walk): per depth, its key range, its trie node
    * (NO_NODE when not materialised), the code points not yet tried below it and the
    * text of its first key. */
@@ -642,6 +646,27 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
   }
 }
 
+/* No slack under the cap (issue 23). In the capped walk of skip_search every cell above
+ * SG_TYPO_MAX_K - 1 of a row of depth below tl.cap_rows is raised to SG__CAP (cap_row),
+ * so a capped row whose least cell is SG_TYPO_MAX_K - 1 is, for its children of depth
+ * below tl.cap_rows, a row without slack at that budget: a child's cell stays at most
+ * SG_TYPO_MAX_K - 1 only through a match on the diagonal from a cell at that value or a
+ * swap from a lower cell of the row before (the argument of "Rows without slack", with
+ * thr = SG_TYPO_MAX_K - 1), and a child none of whose cells does is capped to SG__CAP
+ * everywhere, so the plain walk drops it (its last cell is over thr and it is not
+ * reachable), and every key below it with it. So the children of node x (depth c) that
+ * the walk steps can be limited to the code points zs_candidates names for that budget,
+ * less those x's next mask rules out: this returns that mask, or NO_CAND where every
+ * child must be stepped (outside the capped rows, or a row that still has a cell below
+ * SG_TYPO_MAX_K - 1). The children looked up get the same rows as before, so the walk
+ * merges the same ranges; only children that die at their first capped row are not
+ * visited. */
+#define NO_CAND UINT16_MAX
+static uint16_t capped_candidates(const locale_view *v, uint32_t x, size_t c, size_t n) {
+  if (c + 1 >= tl.cap_rows || row_min(&tl.row[c]) != SG_TYPO_MAX_K - 1) return NO_CAND;
+  return (uint16_t)zs_filter(v, x, c, zs_candidates(c, n, SG_TYPO_MAX_K - 1));
+}
+
 /* One pass with distance thr over the subtree of trie node root at depth c0 (rows
  * 0..c0 set), depth first over the materialised trie nodes (the runs of more than
  * SG__TRIE_MIN keys, whose code points are in the node records: no key text is read),
@@ -656,21 +681,51 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
   tl.st_node[0] = root;
   tl.st_next[0] = 0;
   tl.st_pos[0] = trie_rd(v, root, T_LO);
+  tl.st_cand[0] = capped_candidates(v, root, c0, n);
   while (true) {
     uint32_t x = tl.st_node[sp];
     size_t c = c0 + sp; /* the rows of x's prefix end at depth c */
-    uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
-    uint32_t hi = trie_rd(v, x, T_HI);
-    if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
-      if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
-      if (sp == 0) return;
-      sp--;
-      continue;
+    uint32_t ch, lo, chi;
+    if (tl.st_cand[sp] != NO_CAND) {
+      /* Only the candidate code points can keep a capped row alive (capped_candidates):
+       * look each up among x's children, or among the keys between them. */
+      uint8_t left = (uint8_t)tl.st_cand[sp];
+      uint32_t cp = zs_take(c, &left);
+      tl.st_cand[sp] = left;
+      if (cp == NO_CP) {
+        if (sp == 0) return;
+        sp--;
+        continue;
+      }
+      uint64_t sl, sh;
+      ch = child_for(v, x, cp, &sl, &sh);
+      if (ch == NO_NODE) {
+        if (sl < sh) {
+          unsigned char enc[4];
+          size_t elen = cp_encode(cp, enc);
+          const char *kfirst = NULL;
+          next_subrange(v, sl, sh, tl.bo[c], enc, elen, &kfirst, &sl, &sh);
+          if (sl < sh) scan_keys(a, v, n, sl, sh, c, thr, top);
+        }
+        continue;
+      }
+      lo = (uint32_t)sl;
+      chi = (uint32_t)sh;
+    } else {
+      uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+      uint32_t hi = trie_rd(v, x, T_HI);
+      if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
+        if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
+        if (sp == 0) return;
+        sp--;
+        continue;
+      }
+      ch = first + tl.st_next[sp]++;
+      lo = trie_rd(v, ch, T_LO);
+      chi = trie_rd(v, ch, T_HI);
+      if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
+      if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
     }
-    uint32_t ch = first + tl.st_next[sp]++;
-    uint32_t lo = trie_rd(v, ch, T_LO), chi = trie_rd(v, ch, T_HI);
-    if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
-    if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
     if (bounded_out(v, ch, thr, top)) continue;
     uint32_t cp = trie_rd(v, ch, T_CP);
     size_t d = c + 1;
@@ -690,6 +745,7 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
     tl.st_node[sp] = ch;
     tl.st_next[sp] = 0;
     tl.st_pos[sp] = lo;
+    tl.st_cand[sp] = capped_candidates(v, ch, d, n);
   }
 }
 
