@@ -75,8 +75,22 @@ enum {
    * for every range a prefix selects holding more than T records, sorted by (lo, hi
    * desc), exactly like the keys' buckets. */
   SG__EXT_RUNON,
+  /* Per locale, the filter by ancestor's index of the large subtrees (docs/ARTIFACT.md,
+   * "Extension sections"): u64 m, then m records (u32 preorder p, u32 start, u32 end)
+   * sorted by p, then key records (SG__KEY_SIZE, the keys' own format): those of
+   * [start, end) are every key of p's descendants, in the keys' order (sorted by their
+   * bytes). Only subtrees holding at least sg__wsub_min_refs keys have one, the largest
+   * first while the records number at most those of SG__EXT_WITHIN. Absent when no
+   * subtree is that large. */
+  SG__EXT_WSUB,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };
+/* The least number of keys a subtree holds for SG__EXT_WSUB to index it (compile.c;
+ * tests lower it to reach the index with small lists). */
+extern uint32_t sg__wsub_min_refs;
+#define SG__WSUB_MIN_REFS 3000u
+#define SG__WSUB_REC 12
+
 /* Key reference of SG__EXT_WITHIN: u32 text offset (the key's text, to its NUL), u8 tier,
  * u8[3] the text's first three bytes (NUL padded), which most comparisons need alone. */
 #define SG__WREF_SIZE 8

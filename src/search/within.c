@@ -53,6 +53,31 @@ static int check_locale_within(const sg_artifact *a, uint32_t l, locale_view *v)
   v->w_pre2ord = p2o;
   v->w_kstart = ks;
   v->w_refs = refs;
+  /* The index of the large subtrees (optional): records by ascending preorder, each a
+   * run of the key records that follow them; every key names a text inside the pool
+   * (which ends with a NUL) and an ordinal. */
+  const unsigned char *x = sg__artifact_ext(a, SG__EXT_WSUB, l, &len);
+  if (!x) return 0;
+  if (len < 8 || v->text_len == 0 || v->text[v->text_len - 1] != '\0') return -1;
+  uint64_t m = sg__rd64(x);
+  if (m > n || m > (len - 8) / SG__WSUB_REC) return -1;
+  uint64_t nk = (len - 8 - m * SG__WSUB_REC) / SG__KEY_SIZE;
+  const unsigned char *keys = x + 8 + m * SG__WSUB_REC;
+  for (uint64_t i = 0; i < m; i++) {
+    const unsigned char *r = x + 8 + i * SG__WSUB_REC;
+    uint32_t p = sg__rd32(r), s = sg__rd32(r + 4), e = sg__rd32(r + 8);
+    if (p >= n || s > e || e > nk) return -1;
+    if (i && p <= sg__rd32(r - SG__WSUB_REC)) return -1;
+  }
+  for (uint64_t i = 0; i < nk; i++) {
+    const unsigned char *r = keys + i * SG__KEY_SIZE;
+    uint32_t w = sg__rd32(r + 4);
+    if (sg__rd32(r) >= v->text_len || (w & SG__KEY_ORD_MASK) >= n || w >> SG__KEY_TIER_SHIFT > 2)
+      return -1;
+  }
+  v->ws_recs = x + 8;
+  v->ws_n = m;
+  v->ws_keys = keys;
   return 0;
 }
 
@@ -165,6 +190,265 @@ static bool fragment_within(const sg_artifact *a, const locale_view *v, uint32_t
   return false;
 }
 
+/* ---- the index of a large subtree (SG__EXT_WSUB) ----------------------------------- */
+
+/* The key records of the indexed subtree of preorder p as a view (its text and keys;
+ * what sg__prefix_range reads), or false when p has no index. */
+static bool wsub_view(const locale_view *v, uint32_t p, locale_view *sub) {
+  uint64_t b = 0, e = v->ws_n;
+  while (b < e) {
+    uint64_t mid = b + (e - b) / 2;
+    uint32_t mp = sg__rd32(v->ws_recs + mid * SG__WSUB_REC);
+    if (mp < p)
+      b = mid + 1;
+    else
+      e = mid;
+  }
+  if (b == v->ws_n) return false;
+  const unsigned char *r = v->ws_recs + b * SG__WSUB_REC;
+  if (sg__rd32(r) != p) return false;
+  memset(sub, 0, sizeof *sub);
+  sub->text = v->text;
+  sub->text_len = v->text_len;
+  sub->keys = v->ws_keys + (uint64_t)sg__rd32(r + 4) * SG__KEY_SIZE;
+  sub->n_keys = sg__rd32(r + 8) - sg__rd32(r + 4);
+  return true;
+}
+
+static inline const char *key_text(const locale_view *s, uint64_t i) {
+  return s->text + sg__rd32(s->keys + i * SG__KEY_SIZE);
+}
+
+static inline uint32_t key_word(const locale_view *s, uint64_t i) {
+  return sg__rd32(s->keys + i * SG__KEY_SIZE + 4);
+}
+
+/* The byte of key i at offset at (every key of a range some prefix of at least at bytes
+ * selects is that long; a corrupted order reads a harmless byte of the pool). */
+static inline unsigned char kbyte(const locale_view *s, uint64_t i, size_t at) {
+  uint64_t off = (uint64_t)sg__rd32(s->keys + i * SG__KEY_SIZE) + at;
+  return off < s->text_len ? (unsigned char)s->text[off] : 0xFF;
+}
+
+/* Within [lo, hi), whose keys share their first `at` bytes, the keys whose byte at `at`
+ * is c: [*plo, *phi). */
+static void byte_range(const locale_view *s, uint64_t lo, uint64_t hi, size_t at, unsigned char c,
+                       uint64_t *plo, uint64_t *phi) {
+  uint64_t b = lo, e = hi;
+  while (b < e) {
+    uint64_t mid = b + (e - b) / 2;
+    if (kbyte(s, mid, at) < c)
+      b = mid + 1;
+    else
+      e = mid;
+  }
+  uint64_t x = b;
+  e = hi;
+  while (x < e) {
+    uint64_t mid = x + (e - x) / 2;
+    if (kbyte(s, mid, at) <= c)
+      x = mid + 1;
+    else
+      e = mid;
+  }
+  *plo = b;
+  *phi = x;
+}
+
+/* Adds every key of [lo, hi) valued base | tier << 32 | ordinal, as far as it can enter. */
+static void add_range(const locale_view *s, uint64_t lo, uint64_t hi, uint64_t base, sg__top10 *top) {
+  for (uint64_t i = lo; i < hi; i++) {
+    uint32_t w = key_word(s, i);
+    uint64_t val = base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK);
+    if (top->n == SG_BUCKET_ITEMS && val >= top->v[SG_BUCKET_ITEMS - 1]) continue;
+    sg__top10_add(top, val);
+  }
+}
+
+/* Tier 3 (DESIGN §3.3): an item matching it has, for each query word, a key starting at
+ * that word: equal to w or starting with "w " for w1 .. w(m-1), starting with wm for the
+ * last. Every item with a key in the smallest of those ranges is verified. */
+static void wsub_tier3(const locale_view *v, const locale_view *s, const sg__qwords *qw,
+                       const char *nq, size_t len, sg__top10 *top) {
+  uint64_t blo = 0, bhi = 0;
+  bool first = true;
+  for (size_t i = 0; i < qw->m; i++) {
+    uint64_t lo, hi;
+    sg__prefix_range(s, qw->w[i], qw->len[i], &lo, &hi);
+    if (i + 1 < qw->m && lo < hi) { /* exact word: the key ends or has a space there */
+      uint64_t b = lo, e = hi;
+      while (b < e) {
+        uint64_t mid = b + (e - b) / 2;
+        if (kbyte(s, mid, qw->len[i]) <= ' ')
+          b = mid + 1;
+        else
+          e = mid;
+      }
+      hi = b;
+    }
+    if (first || hi - lo < bhi - blo) {
+      blo = lo;
+      bhi = hi;
+      first = false;
+    }
+  }
+  for (uint64_t i = blo; i < bhi; i++)
+    sg__words_item(v, key_word(s, i) & SG__KEY_ORD_MASK, qw, false, nq, len, top);
+}
+
+/* Tier 4: a candidate text c matching it is a tier 0 or 1 key (tier 4 matches from the
+ * start of c only) whose bytes are those of q without its spaces, with at most one space
+ * between two of them (normalised text has single spaces and none in front). A descent
+ * over those bytes keeps, for each spacing, the key range that begins with it; past
+ * WSUB_T4_DEPTH bytes of q the remaining ranges are verified whole (a superset: still
+ * exact, since every item found is verified). */
+#define WSUB_T4_DEPTH 24
+typedef struct {
+  uint64_t lo, hi;
+  uint32_t at, qi;
+} t4_state;
+
+static void wsub_tier4(const locale_view *v, const locale_view *s, const char *nq, size_t len,
+                       sg__top10 *top) {
+  char qs[WSUB_T4_DEPTH];
+  size_t ql = 0;
+  for (size_t i = 0; i < len && ql < WSUB_T4_DEPTH; i++)
+    if (nq[i] != ' ') qs[ql++] = nq[i];
+  sg__qwords none;
+  memset(&none, 0, sizeof none);
+  t4_state st[2 * WSUB_T4_DEPTH + 2];
+  size_t sp = 0;
+  st[sp++] = (t4_state){0, s->n_keys, 0, 0};
+  while (sp) {
+    t4_state x = st[--sp];
+    if (x.lo >= x.hi) continue;
+    if (x.qi == ql) {
+      for (uint64_t i = x.lo; i < x.hi; i++) {
+        uint32_t w = key_word(s, i);
+        if (w >> SG__KEY_TIER_SHIFT <= 1)
+          sg__words_item(v, w & SG__KEY_ORD_MASK, &none, true, nq, len, top);
+      }
+      continue;
+    }
+    uint64_t lo, hi;
+    if (x.at > 0) { /* a space, then the byte */
+      byte_range(s, x.lo, x.hi, x.at, ' ', &lo, &hi);
+      if (lo < hi) {
+        uint64_t l2, h2;
+        byte_range(s, lo, hi, x.at + 1, (unsigned char)qs[x.qi], &l2, &h2);
+        if (l2 < h2) st[sp++] = (t4_state){l2, h2, x.at + 2, x.qi + 1};
+      }
+    }
+    byte_range(s, x.lo, x.hi, x.at, (unsigned char)qs[x.qi], &lo, &hi);
+    if (lo < hi) st[sp++] = (t4_state){lo, hi, x.at + 1, x.qi + 1};
+  }
+}
+
+/* The typo search (DESIGN §3.1) over the subtree's sorted keys that begin with q's first
+ * code point, for a budget of exactly d edits: one OSA row per code point of a key, the
+ * rows of the prefix a key shares with the key before reused. Along a key, once a row's
+ * least cell is over d or at least the least last cell so far (rows never go below the
+ * least cell of the row before: nothing deeper is smaller), every key sharing that
+ * prefix has the same value, the least last cell so far: the whole run is added (within
+ * d) or skipped, and the walk resumes after it. So each key's value is min over its
+ * prefixes p of OSA(q, p), as the definition says. */
+typedef struct {
+  sg__osa_row r;
+  uint32_t cp;   /* the code point of this depth */
+  uint32_t boff; /* bytes of the key's first `depth` code points */
+  uint8_t best;  /* least last cell of rows 0 .. depth */
+} wrow;
+#define WMAXD (SG_TYPO_MAX_Q + SG_TYPO_MAX_K + 2)
+static _Thread_local wrow tl_rows[WMAXD];
+
+static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_t lo, uint64_t hi,
+                      sg__top10 *top) {
+  size_t n = q->ncp;
+  wrow *rw = tl_rows;
+  sg__osa_row0(&rw[0].r, n);
+  rw[0].cp = 0;
+  rw[0].boff = 0;
+  rw[0].best = (uint8_t)sg__osa_last(&rw[0].r, 0, n);
+  const char *prev = NULL;
+  uint32_t dv = 0; /* rows 0 .. dv hold the path of prev */
+  for (uint64_t i = lo; i < hi;) {
+    const char *t = key_text(s, i);
+    uint32_t r = 0;
+    if (prev) {
+      uint32_t L = 0;
+      while (L < rw[dv].boff && t[L] == prev[L]) L++;
+      r = dv;
+      while (r > 0 && rw[r].boff > L) r--;
+    }
+    const char *p = t + rw[r].boff;
+    bool ended = false;
+    for (;;) {
+      unsigned mn = sg__osa_min(&rw[r].r, r, n);
+      if (r > 0 && (mn > d || mn >= rw[r].best)) break;
+      uint32_t cp;
+      size_t l = sg__utf8_next(p, &cp);
+      if (l == 0 || r + 1 >= WMAXD) {
+        ended = true;
+        break;
+      }
+      p += l;
+      r++;
+      sg__osa_step(&rw[r].r, &rw[r - 1].r, r >= 2 ? &rw[r - 2].r : NULL, r, cp, rw[r - 1].cp,
+                   q->cp, n);
+      rw[r].cp = cp;
+      rw[r].boff = rw[r - 1].boff + (uint32_t)l;
+      unsigned last = sg__osa_last(&rw[r].r, r, n);
+      rw[r].best = (uint8_t)(last < rw[r - 1].best ? last : rw[r - 1].best);
+    }
+    prev = t;
+    dv = r;
+    uint64_t base = (uint64_t)rw[r].best << SG__EDITS_SHIFT;
+    if (ended) {
+      if (rw[r].best <= d) add_range(s, i, i + 1, base, top);
+      i++;
+      continue;
+    }
+    /* the run of keys sharing t's first r code points */
+    uint32_t B = rw[r].boff;
+    uint64_t b = i + 1, e = hi;
+    while (b < e) {
+      uint64_t mid = b + (e - b) / 2;
+      if (strncmp(key_text(s, mid), t, B) <= 0)
+        b = mid + 1;
+      else
+        e = mid;
+    }
+    if (rw[r].best <= d) add_range(s, i, b, base, top);
+    i = b;
+  }
+}
+
+/* The filtered query over an indexed subtree: the exact matches from its prefix range,
+ * then tiers 3 and 4 from the ranges that can hold them, then typos, each step only
+ * while the ten found so far can still be beaten. */
+static void wsub_query(const locale_view *v, const locale_view *s, const wquery *q,
+                       const char *nq, size_t len, sg__top10 *top) {
+  uint64_t lo, hi;
+  sg__prefix_range(s, nq, len, &lo, &hi);
+  add_range(s, lo, hi, 0, top);
+  if (top->n == SG_BUCKET_ITEMS) return; /* ten zero-edit matches of tiers 0-2 */
+  if (v->cand_start) {
+    sg__qwords qw;
+    sg__qwords_parse(nq, len, &qw);
+    if (qw.m) wsub_tier3(v, s, &qw, nq, len, top);
+    if (sg__t4_applies(nq, len)) wsub_tier4(v, s, nq, len, top);
+  }
+  if (q->k == 0 || len == 0 || q->ncp == 0) return;
+  uint32_t c0;
+  char head[8] = {0};
+  memcpy(head, nq, len < 4 ? len : 4);
+  size_t l0 = sg__utf8_next(head, &c0);
+  if (l0 == 0) return;
+  sg__prefix_range(s, nq, l0, &lo, &hi);
+  for (unsigned d = 1; d <= q->k && top->n < SG_BUCKET_ITEMS; d++)
+    if (lo < hi) wsub_typo(s, q, d, lo, hi, top);
+}
+
 void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, size_t len,
                               unsigned k, const sg_within *w, sg_query_result *res) {
   res->n = 0;
@@ -190,6 +474,7 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
   sg__top10 top = {{0}, 0};
   uint64_t lo, hi;
   sg__prefix_range(v, nq, len, &lo, &hi);
+  locale_view sub;
 
   if (w->mode == 2) { /* format 5: every key is a candidate; the fragment decides */
     /* Exact matches first, from their range: ten of them end the search. */
@@ -207,6 +492,8 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
         consider(&q, v->text + sg__rd32(r), NULL, x >> SG__KEY_TIER_SHIFT, ord, &t1);
         if (t1.n && fragment_within(a, v, ord, w)) sg__top10_add(&top, t1.v[0]);
       }
+  } else if (v->w_refs && v->ws_recs && wsub_view(v, w->lo - 1, &sub)) {
+    wsub_query(v, &sub, &q, nq, len, &top);
   } else if (v->w_refs) {
     /* Tiers 3 and 4 (DESIGN §3.3) of every member, when the query can match at them. */
     sg__qwords qw;
