@@ -4,7 +4,7 @@
  * (so two builds can be shown to answer the same):
  *
  *   within_bench [--items .cache/datasets/cities.jsonl] [--rounds 3] [--cities 6]
- *                [--seed 24]
+ *                [--seed 24] [--slowest N] [--unfiltered 0]
  *
  * The list: every city, plus one item per country (the code after the last ", " of the
  * value, "itm_countryXX"), each city the child of its country: the hierarchy of
@@ -17,7 +17,9 @@
  * every round and its best round kept (the shared machine's noise is one-sided).
  * Prints one JSON object: the distribution over the whole mix, over the queries whose
  * ancestor is one of the 5 largest countries, the same queries without the filter
- * (sg_artifact_query_k) for reference, the artifact's size and the checksum.
+ * (sg_artifact_query_k) for reference, the artifact's size and the checksum; with
+ * --slowest N also the N slowest filtered queries on stderr (--unfiltered 0 leaves the
+ * reference out, for a profile of the filter alone).
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -151,7 +153,7 @@ static void dist(const char *name, long long *t, size_t n) {
 
 int main(int argc, char **argv) {
   const char *path = ".cache/datasets/cities.jsonl";
-  int rounds = 3, per = 6;
+  int rounds = 3, per = 6, slowest = 0, unfiltered = 1;
   uint64_t st = 24;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--items"))
@@ -160,6 +162,10 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--cities"))
       per = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--unfiltered"))
+      unfiltered = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--slowest"))
+      slowest = atoi(argv[i + 1]);
     else if (!strcmp(argv[i], "--seed"))
       st = strtoull(argv[i + 1], NULL, 10);
   }
@@ -297,12 +303,25 @@ int main(int argc, char **argv) {
       answer(a, &qs[i], 1, &sum);
       long long d = now_ns() - t0;
       if (tw[i] < 0 || d < tw[i]) tw[i] = d;
+      if (!unfiltered) continue;
       t0 = now_ns();
       answer(a, &qs[i], 0, &usum);
       d = now_ns() - t0;
       if (tu[i] < 0 || d < tu[i]) tu[i] = d;
     }
   }
+  /* --slowest N: the N slowest filtered queries on stderr (country, its cities, query). */
+  for (int j = 0; j < slowest; j++) {
+    size_t w = 0;
+    for (size_t i = 1; i < qn; i++)
+      if (tw[i] > tw[w]) w = i;
+    if (tw[w] < 0) break;
+    fprintf(stderr, "%8lld ns  %s (%zu cities)  [%s]\n", tw[w], codes[qs[w].cty], count[qs[w].cty],
+            qs[w].q);
+    tw[w] = -tw[w] - 1;
+  }
+  for (size_t i = 0; i < qn; i++)
+    if (tw[i] < 0) tw[i] = -tw[i] - 1;
   long long *tl = malloc(qn * sizeof *tl);
   size_t nl = 0;
   for (size_t i = 0; i < qn; i++)

@@ -636,8 +636,9 @@ static int cmp_wsub_p(const void *pa, const void *pb) {
  * order. Each key is written once per indexed subtree containing it: found by walking,
  * from the innermost indexed subtree containing its item, to the enclosing ones, so the
  * work is the section's size. */
-static int wsub_section(const locale_job *job, const key_vec *keys, const uint32_t *order,
-                        const uint32_t *kstart, sg_buf *out, size_t base) {
+static int wsub_section(const locale_job *job, const key_vec *keys, const char *pool,
+                        const uint32_t *order, const uint32_t *kstart, sg_buf *out,
+                        size_t base) {
   size_t n = job->s->n;
   uint64_t total = kstart[n], used = 0;
   wsub_pick *pk = malloc((n ? n : 1) * sizeof *pk);
@@ -645,6 +646,7 @@ static int wsub_section(const locale_job *job, const key_vec *keys, const uint32
   uint32_t *inner = malloc((n ? n : 1) * sizeof *inner);  /* per preorder: innermost pick */
   uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
   uint32_t *up = NULL, *fill = NULL;
+  const key_rec **lastk = NULL;
   sg_buf sec;
   sg_buf_init(&sec, 0);
   int rc = -1;
@@ -669,7 +671,8 @@ static int wsub_section(const locale_job *job, const key_vec *keys, const uint32
   qsort(pk, m, sizeof *pk, cmp_wsub_p);
   up = malloc(m * sizeof *up);
   fill = malloc(m * sizeof *fill);
-  if (!up || !fill) goto done;
+  lastk = calloc(m, sizeof *lastk);
+  if (!up || !fill || !lastk) goto done;
   for (size_t p = 0; p < n; p++) sel_of[p] = UINT32_MAX;
   for (size_t i = 0; i < m; i++) sel_of[pk[i].p] = (uint32_t)i;
   /* innermost pick whose descendants contain each preorder (a stack of open picks) */
@@ -682,29 +685,34 @@ static int wsub_section(const locale_job *job, const key_vec *keys, const uint32
       stack[sp++] = sel_of[p];
     }
   }
-  size_t bytes = 8 + m * SG__WSUB_REC + used * SG__KEY_SIZE;
+  size_t bytes = 16 + m * SG__WSUB_REC + used * (SG__KEY_SIZE + 1);
   if (sg_buf_reserve(&sec, bytes)) goto done;
   unsigned char *d = (unsigned char *)sec.data;
   memset(d, 0, bytes);
   sg__wr64(d, m);
+  sg__wr64(d + 8, used);
   uint32_t at = 0;
   for (size_t i = 0; i < m; i++) {
-    unsigned char *r = d + 8 + i * SG__WSUB_REC;
+    unsigned char *r = d + 16 + i * SG__WSUB_REC;
     sg__wr32(r, pk[i].p);
     sg__wr32(r + 4, at);
     fill[i] = at;
     at += pk[i].refs;
     sg__wr32(r + 8, at);
   }
-  unsigned char *kd = d + 8 + m * SG__WSUB_REC;
+  unsigned char *kd = d + 16 + m * SG__WSUB_REC, *ld = kd + used * SG__KEY_SIZE;
   for (size_t j = 0; j < keys->n; j++) {
     const key_rec *k = &keys->v[j];
     uint32_t idx = order[k->ord];
     if (job->s->parent[idx] == UINT32_MAX) continue;
     for (uint32_t x = inner[job->pre_of[idx]]; x != UINT32_MAX; x = up[x]) {
-      unsigned char *r = kd + (size_t)fill[x]++ * SG__KEY_SIZE;
+      size_t slot = fill[x]++;
+      unsigned char *r = kd + slot * SG__KEY_SIZE;
       sg__wr32(r, k->off);
       sg__wr32(r + 4, (k->lt & 3) << SG__KEY_TIER_SHIFT | k->ord);
+      uint32_t l = lastk[x] ? lcp_of(lastk[x], k, pool) : 0;
+      ld[slot] = (unsigned char)(l < 255 ? l : 255);
+      lastk[x] = k;
     }
   }
   sec.len = bytes;
@@ -716,6 +724,7 @@ done:
   free(stack);
   free(up);
   free(fill);
+  free(lastk);
   sg_buf_free(&sec);
   return rc;
 }
@@ -759,7 +768,7 @@ static int within_section(const locale_job *job, const key_vec *keys, const char
   }
   sec.len = bytes;
   rc = ext_append(job->exts, out, base, SG__EXT_WITHIN, job->loc, sec.data, bytes);
-  if (rc == 0) rc = wsub_section(job, keys, order, kstart, out, base);
+  if (rc == 0) rc = wsub_section(job, keys, pool, order, kstart, out, base);
 done:
   free(kstart);
   free(fill);

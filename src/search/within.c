@@ -58,13 +58,13 @@ static int check_locale_within(const sg_artifact *a, uint32_t l, locale_view *v)
    * (which ends with a NUL) and an ordinal. */
   const unsigned char *x = sg__artifact_ext(a, SG__EXT_WSUB, l, &len);
   if (!x) return 0;
-  if (len < 8 || v->text_len == 0 || v->text[v->text_len - 1] != '\0') return -1;
-  uint64_t m = sg__rd64(x);
-  if (m > n || m > (len - 8) / SG__WSUB_REC) return -1;
-  uint64_t nk = (len - 8 - m * SG__WSUB_REC) / SG__KEY_SIZE;
-  const unsigned char *keys = x + 8 + m * SG__WSUB_REC;
+  if (len < 16 || v->text_len == 0 || v->text[v->text_len - 1] != '\0') return -1;
+  uint64_t m = sg__rd64(x), nk = sg__rd64(x + 8);
+  if (m > n || m > (len - 16) / SG__WSUB_REC) return -1;
+  if (nk > UINT32_MAX || nk > (len - 16 - m * SG__WSUB_REC) / (SG__KEY_SIZE + 1)) return -1;
+  const unsigned char *keys = x + 16 + m * SG__WSUB_REC;
   for (uint64_t i = 0; i < m; i++) {
-    const unsigned char *r = x + 8 + i * SG__WSUB_REC;
+    const unsigned char *r = x + 16 + i * SG__WSUB_REC;
     uint32_t p = sg__rd32(r), s = sg__rd32(r + 4), e = sg__rd32(r + 8);
     if (p >= n || s > e || e > nk) return -1;
     if (i && p <= sg__rd32(r - SG__WSUB_REC)) return -1;
@@ -75,9 +75,10 @@ static int check_locale_within(const sg_artifact *a, uint32_t l, locale_view *v)
     if (sg__rd32(r) >= v->text_len || (w & SG__KEY_ORD_MASK) >= n || w >> SG__KEY_TIER_SHIFT > 2)
       return -1;
   }
-  v->ws_recs = x + 8;
+  v->ws_recs = x + 16;
   v->ws_n = m;
   v->ws_keys = keys;
+  v->ws_lcp = keys + nk * SG__KEY_SIZE;
   return 0;
 }
 
@@ -211,6 +212,7 @@ static bool wsub_view(const locale_view *v, uint32_t p, locale_view *sub) {
   sub->text = v->text;
   sub->text_len = v->text_len;
   sub->keys = v->ws_keys + (uint64_t)sg__rd32(r + 4) * SG__KEY_SIZE;
+  sub->lcp = v->ws_lcp + sg__rd32(r + 4);
   sub->n_keys = sg__rd32(r + 8) - sg__rd32(r + 4);
   return true;
 }
@@ -265,35 +267,88 @@ static void add_range(const locale_view *s, uint64_t lo, uint64_t hi, uint64_t b
   }
 }
 
+static bool in_top(const sg__top10 *top, uint32_t ord) {
+  for (uint32_t j = 0; j < top->n; j++)
+    if ((uint32_t)top->v[j] == ord) return true;
+  return false;
+}
+
+/* Verifies item ord at tier 3 unless it is already in top (at a lower tier: a tier 3
+ * value could not improve it) or cannot enter it. */
+static inline void t3_item(const locale_view *v, uint32_t ord, const sg__qwords *qw,
+                           const char *nq, size_t len, sg__top10 *top) {
+  if (in_top(top, ord)) return;
+  sg__words_item(v, ord, qw, false, nq, len, top);
+}
+
+/* A per-thread open-addressing set of ordinals (value ord + 1; TOMB once verified), and
+ * per slot the number of the ordinal's keys in the range it was built from (at most 2). */
+#define WSET_MAX (1u << 15)
+#define WSET_TOMB UINT32_MAX
+static _Thread_local uint32_t tl_wset[WSET_MAX];
+static _Thread_local uint8_t tl_wcnt[WSET_MAX];
+
 /* Tier 3 (DESIGN §3.3): an item matching it has, for each query word, a key starting at
  * that word: equal to w or starting with "w " for w1 .. w(m-1), starting with wm for the
- * last. Every item with a key in the smallest of those ranges is verified. */
+ * last. So it has a key in each of those ranges, and since the words take distinct
+ * positions of one text, two of those keys are distinct records (suffixes of one text
+ * from two positions differ in length). When the smallest range is short its items are
+ * verified; otherwise only those with a key in the second smallest other than their
+ * only key in the smallest (the two ranges can overlap: "sankt" within "s"), found
+ * with a set of the smallest's ordinals probed in the other's order, each once. */
 static void wsub_tier3(const locale_view *v, const locale_view *s, const sg__qwords *qw,
                        const char *nq, size_t len, sg__top10 *top) {
-  uint64_t blo = 0, bhi = 0;
-  bool first = true;
+  uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
+  size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
   for (size_t i = 0; i < qw->m; i++) {
-    uint64_t lo, hi;
-    sg__prefix_range(s, qw->w[i], qw->len[i], &lo, &hi);
-    if (i + 1 < qw->m && lo < hi) { /* exact word: the key ends or has a space there */
-      uint64_t b = lo, e = hi;
-      while (b < e) {
-        uint64_t mid = b + (e - b) / 2;
+    sg__prefix_range(s, qw->w[i], qw->len[i], &lo[i], &hi[i]);
+    if (i + 1 < qw->m && lo[i] < hi[i]) { /* exact word: the key ends or has a space there */
+      uint64_t x = lo[i], e = hi[i];
+      while (x < e) {
+        uint64_t mid = x + (e - x) / 2;
         if (kbyte(s, mid, qw->len[i]) <= ' ')
-          b = mid + 1;
+          x = mid + 1;
         else
           e = mid;
       }
-      hi = b;
+      hi[i] = x;
     }
-    if (first || hi - lo < bhi - blo) {
-      blo = lo;
-      bhi = hi;
-      first = false;
+    if (i == 0 || hi[i] - lo[i] < hi[a] - lo[a]) {
+      if (i) b = a;
+      a = i;
+    } else if (b == SIZE_MAX || hi[i] - lo[i] < hi[b] - lo[b]) {
+      b = i;
     }
   }
-  for (uint64_t i = blo; i < bhi; i++)
-    sg__words_item(v, key_word(s, i) & SG__KEY_ORD_MASK, qw, false, nq, len, top);
+  uint64_t na = hi[a] - lo[a];
+  if (na == 0) return;
+  if (na <= 32 || b == SIZE_MAX || na * 2 > WSET_MAX) {
+    for (uint64_t i = lo[a]; i < hi[a]; i++)
+      t3_item(v, key_word(s, i) & SG__KEY_ORD_MASK, qw, nq, len, top);
+    return;
+  }
+  uint32_t cap = 64;
+  while (cap < na * 2) cap <<= 1;
+  uint32_t mask = cap - 1;
+  memset(tl_wset, 0, cap * sizeof *tl_wset);
+  for (uint64_t i = lo[a]; i < hi[a]; i++) {
+    uint32_t ord = key_word(s, i) & SG__KEY_ORD_MASK;
+    uint32_t h = (ord * 0x9E3779B1u) & mask;
+    while (tl_wset[h] && tl_wset[h] != ord + 1) h = (h + 1) & mask;
+    if (!tl_wset[h]) tl_wcnt[h] = 0;
+    tl_wset[h] = ord + 1;
+    if (tl_wcnt[h] < 2) tl_wcnt[h]++;
+  }
+  for (uint64_t i = lo[b]; i < hi[b]; i++) {
+    uint32_t ord = key_word(s, i) & SG__KEY_ORD_MASK;
+    uint32_t h = (ord * 0x9E3779B1u) & mask;
+    while (tl_wset[h] && tl_wset[h] != ord + 1) h = (h + 1) & mask;
+    if (!tl_wset[h]) continue;
+    /* key i is the item's only key in the smallest range: not two distinct keys */
+    if (i >= lo[a] && i < hi[a] && tl_wcnt[h] < 2) continue;
+    tl_wset[h] = WSET_TOMB;
+    t3_item(v, ord, qw, nq, len, top);
+  }
 }
 
 /* Tier 4: a candidate text c matching it is a tier 0 or 1 key (tier 4 matches from the
@@ -325,7 +380,7 @@ static void wsub_tier4(const locale_view *v, const locale_view *s, const char *n
     if (x.qi == ql) {
       for (uint64_t i = x.lo; i < x.hi; i++) {
         uint32_t w = key_word(s, i);
-        if (w >> SG__KEY_TIER_SHIFT <= 1)
+        if (w >> SG__KEY_TIER_SHIFT <= 1 && !in_top(top, w & SG__KEY_ORD_MASK))
           sg__words_item(v, w & SG__KEY_ORD_MASK, &none, true, nq, len, top);
       }
       continue;
@@ -371,12 +426,15 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
   rw[0].best = (uint8_t)sg__osa_last(&rw[0].r, 0, n);
   const char *prev = NULL;
   uint32_t dv = 0; /* rows 0 .. dv hold the path of prev */
+  unsigned L = 0;  /* bytes key i shares with prev (255: 255 or more, count them) */
   for (uint64_t i = lo; i < hi;) {
     const char *t = key_text(s, i);
     uint32_t r = 0;
     if (prev) {
-      uint32_t L = 0;
-      while (L < rw[dv].boff && t[L] == prev[L]) L++;
+      if (L >= 255) {
+        L = 0;
+        while (L < rw[dv].boff && t[L] == prev[L]) L++;
+      }
       r = dv;
       while (r > 0 && rw[r].boff > L) r--;
     }
@@ -402,24 +460,20 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
     }
     prev = t;
     dv = r;
-    uint64_t base = (uint64_t)rw[r].best << SG__EDITS_SHIFT;
-    if (ended) {
-      if (rw[r].best <= d) add_range(s, i, i + 1, base, top);
-      i++;
-      continue;
+    /* The run: this key alone when it ended, else every key sharing its first r code
+     * points (B bytes), read from the LCP bytes; m ends as what the next key shares. */
+    uint32_t B = ended ? UINT32_MAX : rw[r].boff;
+    uint64_t j = i + 1;
+    unsigned m = 255;
+    for (; j < hi; j++) {
+      unsigned lb = s->lcp[j];
+      if (lb < m) m = lb;
+      if (m < B && m < 255) break;
+      if (m == 255 && B > 255 && (ended || strncmp(key_text(s, j), t, B) != 0)) break;
     }
-    /* the run of keys sharing t's first r code points */
-    uint32_t B = rw[r].boff;
-    uint64_t b = i + 1, e = hi;
-    while (b < e) {
-      uint64_t mid = b + (e - b) / 2;
-      if (strncmp(key_text(s, mid), t, B) <= 0)
-        b = mid + 1;
-      else
-        e = mid;
-    }
-    if (rw[r].best <= d) add_range(s, i, b, base, top);
-    i = b;
+    if (rw[r].best <= d) add_range(s, i, j, (uint64_t)rw[r].best << SG__EDITS_SHIFT, top);
+    L = m;
+    i = j;
   }
 }
 
