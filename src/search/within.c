@@ -407,8 +407,11 @@ static void wsub_tier4(const locale_view *v, const locale_view *s, const char *n
  * prefix has the same value, the least last cell so far: the whole run is added (within
  * d) or skipped, and the walk resumes after it. So each key's value is min over its
  * prefixes p of OSA(q, p), as the definition says. */
+/* A row of the banded OSA DP (compiler/typo.h) kept as one word: byte b is cell b of
+ * sg__osa_row, bytes SG__BAND .. 7 are SG__CAP. Written and read whole, so a row computed
+ * is read back without a store-forwarding stall (the walk's hot path). */
 typedef struct {
-  sg__osa_row r;
+  uint64_t band;
   uint32_t cp;   /* the code point of this depth */
   uint32_t boff; /* bytes of the key's first `depth` code points */
   uint8_t best;  /* least last cell of rows 0 .. depth */
@@ -416,14 +419,88 @@ typedef struct {
 #define WMAXD (SG_TYPO_MAX_Q + SG_TYPO_MAX_K + 2)
 static _Thread_local wrow tl_rows[WMAXD];
 
+#define BAND_PAD 0x0303030000000000ull /* SG__CAP in bytes 5..7 */
+#define BAND_MASK 0x000000FFFFFFFFFFull
+
+static inline uint64_t band_of(const sg__osa_row *r) {
+  uint64_t u = 0;
+  memcpy(&u, r->c, SG__BAND);
+  return (u & BAND_MASK) | BAND_PAD;
+}
+
+static inline unsigned band_cell(uint64_t u, size_t b) { return (unsigned)(u >> (8 * b)) & 0xFF; }
+
+/* sg__osa_last and sg__osa_min of compiler/typo.h on a word row. */
+static inline unsigned band_last(uint64_t u, size_t i, size_t n) {
+  if (n + SG_TYPO_MAX_K < i || i + SG_TYPO_MAX_K < n) return SG__CAP;
+  return band_cell(u, n + SG_TYPO_MAX_K - i);
+}
+
+static inline unsigned band_min(uint64_t u, size_t i, size_t n) {
+  unsigned m = SG__CAP;
+  for (size_t b = 0; b < SG__BAND; b++) {
+    long j = (long)i - SG_TYPO_MAX_K + (long)b;
+    unsigned c = band_cell(u, b);
+    if (j >= 0 && (size_t)j <= n && c < m) m = c;
+  }
+  return m;
+}
+
+/* sg__osa_step of compiler/typo.h on word rows: the same recurrence, term for term (the
+ * SSE2 form for the inner rows, the header's own step for the others). */
+static inline uint64_t band_step(uint64_t prev, const uint64_t *prev2, size_t i, uint32_t t_i,
+                                 uint32_t t_im1, const uint32_t *q, size_t n) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
+    const uint32_t *qa = q + i - SG_TYPO_MAX_K - 2;
+    const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
+    const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)prev);
+    const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)*prev2);
+    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
+    const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
+    const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
+    const __m128i z = _mm_setzero_si128(), all = _mm_set1_epi8(-1);
+    const __m128i e =
+        _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
+    const __m128i f =
+        _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
+    __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
+    x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one));
+    const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));
+    x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
+    x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
+    x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
+    x = _mm_min_epu8(x, capv);
+    return ((uint64_t)_mm_cvtsi128_si64(x) & BAND_MASK) | BAND_PAD;
+  }
+#endif
+  sg__osa_row a, b, out;
+  memcpy(a.c, &prev, SG__BAND);
+  if (prev2) memcpy(b.c, prev2, SG__BAND);
+  sg__osa_step(&out, &a, prev2 ? &b : NULL, i, t_i, t_im1, q, n);
+  return band_of(&out);
+}
+
+/* The typo search (DESIGN §3.1) over the subtree's sorted keys that begin with q's first
+ * code point, for a budget of exactly d edits: one OSA row per code point of a key, the
+ * rows of the prefix a key shares with the key before reused. Along a key, once a row's
+ * least cell is over d or at least the least last cell so far (rows never go below the
+ * least cell of the row before: nothing deeper is smaller), every key sharing that
+ * prefix has the same value, the least last cell so far: the whole run is added (within
+ * d) or skipped, and the walk resumes after it. So each key's value is min over its
+ * prefixes p of OSA(q, p), as the definition says. */
 static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_t lo, uint64_t hi,
                       sg__top10 *top) {
   size_t n = q->ncp;
   wrow *rw = tl_rows;
-  sg__osa_row0(&rw[0].r, n);
+  sg__osa_row r0;
+  sg__osa_row0(&r0, n);
+  rw[0].band = band_of(&r0);
   rw[0].cp = 0;
   rw[0].boff = 0;
-  rw[0].best = (uint8_t)sg__osa_last(&rw[0].r, 0, n);
+  rw[0].best = (uint8_t)band_last(rw[0].band, 0, n);
   const char *prev = NULL;
   uint32_t dv = 0; /* rows 0 .. dv hold the path of prev */
   unsigned L = 0;  /* bytes key i shares with prev (255: 255 or more, count them) */
@@ -441,7 +518,7 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
     const char *p = t + rw[r].boff;
     bool ended = false;
     for (;;) {
-      unsigned mn = sg__osa_min(&rw[r].r, r, n);
+      unsigned mn = band_min(rw[r].band, r, n);
       if (r > 0 && (mn > d || mn >= rw[r].best)) break;
       uint32_t cp;
       size_t l = sg__utf8_next(p, &cp);
@@ -451,11 +528,11 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
       }
       p += l;
       r++;
-      sg__osa_step(&rw[r].r, &rw[r - 1].r, r >= 2 ? &rw[r - 2].r : NULL, r, cp, rw[r - 1].cp,
-                   q->cp, n);
+      rw[r].band = band_step(rw[r - 1].band, r >= 2 ? &rw[r - 2].band : NULL, r, cp,
+                             rw[r - 1].cp, q->cp, n);
       rw[r].cp = cp;
       rw[r].boff = rw[r - 1].boff + (uint32_t)l;
-      unsigned last = sg__osa_last(&rw[r].r, r, n);
+      unsigned last = band_last(rw[r].band, r, n);
       rw[r].best = (uint8_t)(last < rw[r - 1].best ? last : rw[r - 1].best);
     }
     prev = t;
