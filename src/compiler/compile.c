@@ -605,10 +605,10 @@ typedef struct {
   sg_buf *frags;          /* shared fragment pool */
   uint32_t *def_frag_off; /* per item index: its default-locale fragment */
   uint32_t *def_frag_len;
-  const sg__synonyms *syn; /* NULL: the list has no synonym sets */
-  uint32_t loc;            /* the locale's index (its record's position) */
-  ext_list *exts;          /* extension sections of the artifact (ext_append) */
-  const uint32_t *pre_of;  /* per item index, its preorder (NULL: no item has a parent) */
+  const sg__synonyms *syn;    /* NULL: the list has no synonym sets */
+  uint32_t loc;               /* the locale's index (its record's position) */
+  ext_list *exts;             /* extension sections of the artifact (ext_append) */
+  const uint32_t *pre_of;     /* per item index, its preorder (NULL: no item has a parent) */
   const uint32_t *idx_of_pre; /* per preorder, the item index */
   const uint32_t *tree_end;   /* per preorder, the preorder after its subtree */
 } locale_job;
@@ -637,13 +637,12 @@ static int cmp_wsub_p(const void *pa, const void *pb) {
  * from the innermost indexed subtree containing its item, to the enclosing ones, so the
  * work is the section's size. */
 static int wsub_section(const locale_job *job, const key_vec *keys, const char *pool,
-                        const uint32_t *order, const uint32_t *kstart, sg_buf *out,
-                        size_t base) {
+                        const uint32_t *order, const uint32_t *kstart, sg_buf *out, size_t base) {
   size_t n = job->s->n;
   uint64_t total = kstart[n], used = 0;
   wsub_pick *pk = malloc((n ? n : 1) * sizeof *pk);
   uint32_t *sel_of = malloc((n ? n : 1) * sizeof *sel_of); /* per preorder: pick index or MAX */
-  uint32_t *inner = malloc((n ? n : 1) * sizeof *inner);  /* per preorder: innermost pick */
+  uint32_t *inner = malloc((n ? n : 1) * sizeof *inner);   /* per preorder: innermost pick */
   uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
   uint32_t *up = NULL, *fill = NULL;
   const key_rec **lastk = NULL;

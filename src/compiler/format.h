@@ -80,9 +80,9 @@ enum {
    * u32 end) sorted by p, then nk key records (SG__KEY_SIZE, the keys' own format):
    * those of [start, end) are every key of p's descendants, in the keys' order (sorted
    * by their bytes); then nk bytes, per key record the bytes it shares with the record
-   * before in its run (0 for the first, 255 for 255 or more). Only subtrees holding at least sg__wsub_min_refs keys have one, the largest
-   * first while the records number at most those of SG__EXT_WITHIN. Absent when no
-   * subtree is that large. */
+   * before in its run (0 for the first, 255 for 255 or more). Only subtrees holding at least
+   * sg__wsub_min_refs keys have one, the largest first while the records number at most those of
+   * SG__EXT_WITHIN. Absent when no subtree is that large. */
   SG__EXT_WSUB,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };

@@ -258,7 +258,8 @@ static void byte_range(const locale_view *s, uint64_t lo, uint64_t hi, size_t at
 }
 
 /* Adds every key of [lo, hi) valued base | tier << 32 | ordinal, as far as it can enter. */
-static void add_range(const locale_view *s, uint64_t lo, uint64_t hi, uint64_t base, sg__top10 *top) {
+static void add_range(const locale_view *s, uint64_t lo, uint64_t hi, uint64_t base,
+                      sg__top10 *top) {
   for (uint64_t i = lo; i < hi; i++) {
     uint32_t w = key_word(s, i);
     uint64_t val = base | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 | (w & SG__KEY_ORD_MASK);
@@ -275,8 +276,8 @@ static bool in_top(const sg__top10 *top, uint32_t ord) {
 
 /* Verifies item ord at tier 3 unless it is already in top (at a lower tier: a tier 3
  * value could not improve it) or cannot enter it. */
-static inline void t3_item(const locale_view *v, uint32_t ord, const sg__qwords *qw,
-                           const char *nq, size_t len, sg__top10 *top) {
+static inline void t3_item(const locale_view *v, uint32_t ord, const sg__qwords *qw, const char *nq,
+                           size_t len, sg__top10 *top) {
   if (in_top(top, ord)) return;
   sg__words_item(v, ord, qw, false, nq, len, top);
 }
@@ -528,8 +529,8 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
       }
       p += l;
       r++;
-      rw[r].band = band_step(rw[r - 1].band, r >= 2 ? &rw[r - 2].band : NULL, r, cp,
-                             rw[r - 1].cp, q->cp, n);
+      rw[r].band =
+          band_step(rw[r - 1].band, r >= 2 ? &rw[r - 2].band : NULL, r, cp, rw[r - 1].cp, q->cp, n);
       rw[r].cp = cp;
       rw[r].boff = rw[r - 1].boff + (uint32_t)l;
       unsigned last = band_last(rw[r].band, r, n);
@@ -557,8 +558,8 @@ static void wsub_typo(const locale_view *s, const wquery *q, unsigned d, uint64_
 /* The filtered query over an indexed subtree: the exact matches from its prefix range,
  * then tiers 3 and 4 from the ranges that can hold them, then typos, each step only
  * while the ten found so far can still be beaten. */
-static void wsub_query(const locale_view *v, const locale_view *s, const wquery *q,
-                       const char *nq, size_t len, sg__top10 *top) {
+static void wsub_query(const locale_view *v, const locale_view *s, const wquery *q, const char *nq,
+                       size_t len, sg__top10 *top) {
   uint64_t lo, hi;
   sg__prefix_range(s, nq, len, &lo, &hi);
   add_range(s, lo, hi, 0, top);
