@@ -75,6 +75,22 @@ static int check_locale_within(const sg_artifact *a, uint32_t l, locale_view *v)
     if (sg__rd32(r) >= v->text_len || (w & SG__KEY_ORD_MASK) >= n || w >> SG__KEY_TIER_SHIFT > 2)
       return -1;
   }
+  /* Each LCP byte is the true one (capped at 255): the typo walk resumes a key at that
+   * offset without reading the bytes before it, so it must lie inside the key. */
+  const unsigned char *lcp = keys + nk * SG__KEY_SIZE;
+  for (uint64_t i = 0; i < m; i++) {
+    const unsigned char *r = x + 16 + i * SG__WSUB_REC;
+    uint32_t s = sg__rd32(r + 4), e = sg__rd32(r + 8);
+    for (uint32_t k = s; k < e; k++) {
+      unsigned sh = 0;
+      if (k > s) {
+        const char *p = v->text + sg__rd32(keys + (uint64_t)(k - 1) * SG__KEY_SIZE);
+        const char *t = v->text + sg__rd32(keys + (uint64_t)k * SG__KEY_SIZE);
+        while (sh < 255 && t[sh] && t[sh] == p[sh]) sh++;
+      }
+      if (lcp[k] != sh) return -1;
+    }
+  }
   v->ws_recs = x + 16;
   v->ws_n = m;
   v->ws_keys = keys;
