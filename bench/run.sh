@@ -7,7 +7,9 @@
 #      time on the same items (bench/query_bench.c).
 #   2. Lookup: in-process normalise + lookup + response assembly per query (median,
 #      p99), against SQLite FTS5 on the same query mix (bench/query_bench.c); the typo
-#      mix (the same queries with 1 or 2 edits) next to the exact mix.
+#      mix (the same queries with 1 or 2 edits) next to the exact mix; the filter by
+#      ancestor (`within`) on the cities with their countries as parents, with and
+#      without the subtree index (bench/within_bench.c).
 #   3. HTTP: wrk (1 thread, 32 keep-alive connections, 10 s, 3 alternating rounds)
 #      against the runtime listener of `suggestd serve` (access log on, as by default)
 #      /v1/query on the 135k-city list (exact mix, and the typo mix as suggestd-typo), created and published through the control plane
@@ -88,6 +90,19 @@ for set in $SETS; do
     --queries-out "$W/$set.queries" --typo-queries-out "$W/$set.typo" >"$W/$set.lookup.json"
   rm -f "$W/$set.fts.db"
 done
+
+# ---- 2b: the filter by ancestor (bench/within_bench.c) ------------------------------------
+# The cities with their countries as parents, every country as ancestor; the same queries
+# on the list compiled without the subtree index (the member scan), interleaved, and the
+# checksums of both (they must be equal).
+rm -f "$W/within.json"
+if [[ " $SETS " == *" cities "* ]]; then
+  log "within (filter by ancestor)"
+  cc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Isrc $(pkg-config --cflags jansson libutf8proc) \
+    bench/within_bench.c build/libsuggestd.a $(pkg-config --libs jansson libutf8proc libsodium) -lm \
+    -o "$W/within_bench"
+  "$W/within_bench" --items .cache/datasets/cities.jsonl --rounds 3 --unfiltered 0 >"$W/within.json"
+fi
 
 # ---- 3: HTTP ---------------------------------------------------------------------------
 # Activation (section 1): a `suggestd runtime` serves a hand-built edge directory written

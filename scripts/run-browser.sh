@@ -5,7 +5,8 @@
 # through each role's journeys (dashboard.test.mjs) and the later pages, preview and
 # session security (dashboard-pages.test.mjs), and the sign-in form's workspace choice
 # (dashboard-workspaces.test.mjs), and the synonyms editor
-# (dashboard-synonyms.test.mjs). Outside CI a missing
+# (dashboard-synonyms.test.mjs), and the example page's box filtered by ancestor
+# (browser-within.test.mjs). Outside CI a missing
 # Chromium skips the browser tests with a message; under CI=true they must run
 # (browser.test.mjs fails without Chromium).
 set -euo pipefail
@@ -15,4 +16,4 @@ if [ "${CI:-}" != "true" ] && ! [ -x /usr/bin/chromium ] && [ -z "${CHROMIUM:-}"
 fi
 exec node --test client.test.mjs types.test.mjs browser.test.mjs byow.test.mjs dashboard.test.mjs \
   dashboard-pages.test.mjs dashboard-analytics.test.mjs dashboard-workspaces.test.mjs \
-  dashboard-synonyms.test.mjs "$@"
+  dashboard-synonyms.test.mjs browser-within.test.mjs "$@"

@@ -605,13 +605,129 @@ typedef struct {
   sg_buf *frags;          /* shared fragment pool */
   uint32_t *def_frag_off; /* per item index: its default-locale fragment */
   uint32_t *def_frag_len;
-  const sg__synonyms *syn; /* NULL: the list has no synonym sets */
-  uint32_t loc;            /* the locale's index (its record's position) */
-  ext_list *exts;          /* extension sections of the artifact (ext_append) */
-  const uint32_t *pre_of;  /* per item index, its preorder (NULL: no item has a parent) */
+  const sg__synonyms *syn;    /* NULL: the list has no synonym sets */
+  uint32_t loc;               /* the locale's index (its record's position) */
+  ext_list *exts;             /* extension sections of the artifact (ext_append) */
+  const uint32_t *pre_of;     /* per item index, its preorder (NULL: no item has a parent) */
   const uint32_t *idx_of_pre; /* per preorder, the item index */
   bool without_words;         /* sg_compile_without_words: no tier 3/4 sections */
+  const uint32_t *tree_end;   /* per preorder, the preorder after its subtree */
 } locale_job;
+
+uint32_t sg__wsub_min_refs = SG__WSUB_MIN_REFS;
+
+typedef struct {
+  uint32_t p, refs;
+} wsub_pick;
+
+static int cmp_wsub_refs(const void *pa, const void *pb) {
+  const wsub_pick *a = pa, *b = pb;
+  if (a->refs != b->refs) return a->refs > b->refs ? -1 : 1;
+  return (a->p > b->p) - (a->p < b->p);
+}
+
+static int cmp_wsub_p(const void *pa, const void *pb) {
+  const wsub_pick *a = pa, *b = pb;
+  return (a->p > b->p) - (a->p < b->p);
+}
+
+/* The SG__EXT_WSUB section of one locale (format.h): for the subtrees holding at least
+ * sg__wsub_min_refs keys (kstart by preorder, as in SG__EXT_WITHIN), the largest first
+ * while the total stays within kstart[n], every key of the subtree in the keys' sorted
+ * order. Each key is written once per indexed subtree containing it: found by walking,
+ * from the innermost indexed subtree containing its item, to the enclosing ones, so the
+ * work is the section's size. */
+static int wsub_section(const locale_job *job, const key_vec *keys, const char *pool,
+                        const uint32_t *order, const uint32_t *kstart, sg_buf *out, size_t base) {
+  size_t n = job->s->n;
+  uint64_t total = kstart[n], used = 0;
+  wsub_pick *pk = malloc((n ? n : 1) * sizeof *pk);
+  uint32_t *sel_of = malloc((n ? n : 1) * sizeof *sel_of); /* per preorder: pick index or MAX */
+  uint32_t *inner = malloc((n ? n : 1) * sizeof *inner);   /* per preorder: innermost pick */
+  uint32_t *stack = malloc((n ? n : 1) * sizeof *stack);
+  uint32_t *up = NULL, *fill = NULL;
+  const key_rec **lastk = NULL;
+  sg_buf sec;
+  sg_buf_init(&sec, 0);
+  int rc = -1;
+  if (!pk || !sel_of || !inner || !stack) goto done;
+  size_t m = 0;
+  for (size_t p = 0; p < n; p++) {
+    uint32_t refs = kstart[job->tree_end[p]] - kstart[p + 1];
+    if (refs >= sg__wsub_min_refs && refs > 0) pk[m++] = (wsub_pick){(uint32_t)p, refs};
+  }
+  qsort(pk, m, sizeof *pk, cmp_wsub_refs);
+  size_t keep = 0;
+  for (size_t i = 0; i < m; i++)
+    if (used + pk[i].refs <= total) {
+      used += pk[i].refs;
+      pk[keep++] = pk[i];
+    }
+  m = keep;
+  if (m == 0) {
+    rc = 0;
+    goto done;
+  }
+  qsort(pk, m, sizeof *pk, cmp_wsub_p);
+  up = malloc(m * sizeof *up);
+  fill = malloc(m * sizeof *fill);
+  lastk = calloc(m, sizeof *lastk);
+  if (!up || !fill || !lastk) goto done;
+  for (size_t p = 0; p < n; p++) sel_of[p] = UINT32_MAX;
+  for (size_t i = 0; i < m; i++) sel_of[pk[i].p] = (uint32_t)i;
+  /* innermost pick whose descendants contain each preorder (a stack of open picks) */
+  size_t sp = 0;
+  for (size_t p = 0; p < n; p++) {
+    while (sp && job->tree_end[pk[stack[sp - 1]].p] <= p) sp--;
+    inner[p] = sp ? stack[sp - 1] : UINT32_MAX;
+    if (sel_of[p] != UINT32_MAX) {
+      up[sel_of[p]] = inner[p];
+      stack[sp++] = sel_of[p];
+    }
+  }
+  size_t bytes = 16 + m * SG__WSUB_REC + used * (SG__KEY_SIZE + 1);
+  if (sg_buf_reserve(&sec, bytes)) goto done;
+  unsigned char *d = (unsigned char *)sec.data;
+  memset(d, 0, bytes);
+  sg__wr64(d, m);
+  sg__wr64(d + 8, used);
+  uint32_t at = 0;
+  for (size_t i = 0; i < m; i++) {
+    unsigned char *r = d + 16 + i * SG__WSUB_REC;
+    sg__wr32(r, pk[i].p);
+    sg__wr32(r + 4, at);
+    fill[i] = at;
+    at += pk[i].refs;
+    sg__wr32(r + 8, at);
+  }
+  unsigned char *kd = d + 16 + m * SG__WSUB_REC, *ld = kd + used * SG__KEY_SIZE;
+  for (size_t j = 0; j < keys->n; j++) {
+    const key_rec *k = &keys->v[j];
+    uint32_t idx = order[k->ord];
+    if (job->s->parent[idx] == UINT32_MAX) continue;
+    for (uint32_t x = inner[job->pre_of[idx]]; x != UINT32_MAX; x = up[x]) {
+      size_t slot = fill[x]++;
+      unsigned char *r = kd + slot * SG__KEY_SIZE;
+      sg__wr32(r, k->off);
+      sg__wr32(r + 4, (k->lt & 3) << SG__KEY_TIER_SHIFT | k->ord);
+      uint32_t l = lastk[x] ? lcp_of(lastk[x], k, pool) : 0;
+      ld[slot] = (unsigned char)(l < 255 ? l : 255);
+      lastk[x] = k;
+    }
+  }
+  sec.len = bytes;
+  rc = ext_append(job->exts, out, base, SG__EXT_WSUB, job->loc, sec.data, bytes);
+done:
+  free(pk);
+  free(sel_of);
+  free(inner);
+  free(stack);
+  free(up);
+  free(fill);
+  free(lastk);
+  sg_buf_free(&sec);
+  return rc;
+}
 
 /* The SG__EXT_WITHIN section of one locale (format.h): ord2pre, pre2ord, kstart by
  * preorder, and the key references of every item with a parent, grouped by preorder. */
@@ -652,6 +768,7 @@ static int within_section(const locale_job *job, const key_vec *keys, const char
   }
   sec.len = bytes;
   rc = ext_append(job->exts, out, base, SG__EXT_WITHIN, job->loc, sec.data, bytes);
+  if (rc == 0) rc = wsub_section(job, keys, pool, order, kstart, out, base);
 done:
   free(kstart);
   free(fill);
@@ -1249,7 +1366,7 @@ static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
     locale_job job = {&s,  opts->supported_locales[l], l == def, &frags, def_off, def_len,
                       syn, (uint32_t)l, &exts, tree ? pre_of : NULL, idx_of_pre,
-                      without_words};
+                      without_words, tree_end};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));

@@ -82,8 +82,24 @@ enum {
    * n_postings u32 ordinals: word d's postings pstart[d] .. pstart[d + 1], every item
    * with the word in one of its candidate texts, once, strictly ascending. */
   SG__EXT_WORDS,
+
+  /* Per locale, the filter by ancestor's index of the large subtrees (docs/ARTIFACT.md,
+   * "Extension sections"): u64 m, u64 nk, then m records (u32 preorder p, u32 start,
+   * u32 end) sorted by p, then nk key records (SG__KEY_SIZE, the keys' own format):
+   * those of [start, end) are every key of p's descendants, in the keys' order (sorted
+   * by their bytes); then nk bytes, per key record the bytes it shares with the record
+   * before in its run (0 for the first, 255 for 255 or more). Only subtrees holding at least
+   * sg__wsub_min_refs keys have one, the largest first while the records number at most those of
+   * SG__EXT_WITHIN. Absent when no subtree is that large. */
+  SG__EXT_WSUB,
   SG__EXT_KINDS /* the number of kinds this build reads */
 };
+/* The least number of keys a subtree holds for SG__EXT_WSUB to index it (compile.c;
+ * tests lower it to reach the index with small lists). */
+extern uint32_t sg__wsub_min_refs;
+#define SG__WSUB_MIN_REFS 64u
+#define SG__WSUB_REC 12
+
 /* Key reference of SG__EXT_WITHIN: u32 text offset (the key's text, to its NUL), u8 tier,
  * u8[3] the text's first three bytes (NUL padded), which most comparisons need alone. */
 #define SG__WREF_SIZE 8

@@ -38,6 +38,10 @@ typedef struct {
    * ord2pre and pre2ord (n_items u32 each), kstart (n_items + 1 u32) and the key
    * references (kstart[n_items] records), all checked at open. */
   const unsigned char *w_ord2pre, *w_pre2ord, *w_kstart, *w_refs;
+  /* SG__EXT_WSUB: ws_n subtree records (preorder, start, end), the key records and their
+   * LCP bytes, checked at open; NULL when none. */
+  const unsigned char *ws_recs, *ws_keys, *ws_lcp;
+  uint64_t ws_n;
 
   /* Tiers 3 and 4 (extension sections SG__EXT_CANDS and SG__EXT_RUNON, checked at
    * open; NULL when the artifact has none: a format-5 artifact never does). */

@@ -1,7 +1,7 @@
 /* libFuzzer target: arbitrary bytes opened as an artifact must be rejected, or answer
  * queries, typo-tolerant ones (the trie walk), words in any order and run together (the
- * extension sections of tiers 3 and 4) and their highlights included, without reading
- * out of bounds. */
+ * extension sections of tiers 3 and 4) and their highlights included, and queries filtered
+ * by ancestor (the subtree index too), without reading out of bounds. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,6 +52,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             sum += r.items[j].edits + (unsigned)nh;
             for (long p = 0; p < 2 * nh; p++) sum += h[p];
           }
+        }
+    }
+    /* The filter by ancestor: the seeds' parents (the root of tree.jsonl has a subtree
+     * large enough for SG__EXT_WSUB) and an id no seed holds. */
+    static const char *const anc[] = {"itm_region_all", "itm_city_3041563", "itm_city_3039154",
+                                      "itm_absent"};
+    static const char *const wq[] = {"",        "s",          "sant",   "andorra",
+                                     "la vela", "escaldes x", "newyork"};
+    for (size_t i = 0; i < sizeof anc / sizeof *anc; i++) {
+      sg_within w;
+      if (sg_artifact_within(a, anc[i], strlen(anc[i]), &w) != 0) continue;
+      for (size_t j = 0; j < sizeof wq / sizeof *wq; j++)
+        for (unsigned k = 0; k <= 2; k++) {
+          sg_query_result r;
+          sg_artifact_query_within(a, 0, wq[j], strlen(wq[j]), k, &w, &r);
+          for (size_t x = 0; x < r.n; x++)
+            for (uint32_t b = 0; b < r.items[x].len; b++) sum += (unsigned char)r.items[x].json[b];
         }
     }
     sum += (unsigned)sg_artifact_item_count(a);
