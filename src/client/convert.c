@@ -206,8 +206,8 @@ static int take_header(sg_convert *c) {
   c->nheader = c->nfields;
   c->fields = NULL;
   c->nfields = c->capfields = 0;
-  const char *want[F_COUNT] = {c->map.value,        c->map.display_value, c->map.rank,
-                               c->map.aliases,      c->map.parent_value,  c->map.display_order,
+  const char *want[F_COUNT] = {c->map.value,      c->map.display_value, c->map.rank,
+                               c->map.aliases,    c->map.parent_value,  c->map.display_order,
                                c->map.description};
   for (int f = 0; f < F_COUNT; f++) {
     const char *name = want[f] ? want[f] : field_names[f];

@@ -27,8 +27,7 @@ typedef enum { SG_FMT_NDJSON, SG_FMT_JSON, SG_FMT_CSV } sg_import_format;
 
 /* CSV column names for each item field; NULL means the field's own name. */
 typedef struct {
-  const char *value, *display_value, *rank, *aliases, *parent_value, *display_order,
-      *description;
+  const char *value, *display_value, *rank, *aliases, *parent_value, *display_order, *description;
   char delimiter;     /* ',' by default; '\t' for TSV */
   char aliases_split; /* separator inside the aliases cell; '|' by default */
 } sg_csv_map;

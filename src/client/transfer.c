@@ -40,15 +40,23 @@
 #define POLL_MS 500
 
 static const sg_flag_spec flags[] = {
-    {"control-url", true, false},    {"secret-key-file", true, false},
-    {"list", true, false},           {"replace", false, false},
-    {"publish", false, false},       {"idempotency-key", true, false},
-    {"format", true, false},         {"value-column", true, false},
-    {"display-column", true, false}, {"rank-column", true, false},
-    {"aliases-column", true, false}, {"aliases-separator", true, false},
-    {"parent-column", true, false},  {"order-column", true, false},
+    {"control-url", true, false},
+    {"secret-key-file", true, false},
+    {"list", true, false},
+    {"replace", false, false},
+    {"publish", false, false},
+    {"idempotency-key", true, false},
+    {"format", true, false},
+    {"value-column", true, false},
+    {"display-column", true, false},
+    {"rank-column", true, false},
+    {"aliases-column", true, false},
+    {"aliases-separator", true, false},
+    {"parent-column", true, false},
+    {"order-column", true, false},
     {"description-column", true, false},
-    {"delimiter", true, false},      {NULL, false, false},
+    {"delimiter", true, false},
+    {NULL, false, false},
 };
 
 /* ---- progress ------------------------------------------------------------------------- */

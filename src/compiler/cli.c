@@ -92,9 +92,8 @@ static const char *opt_str(sg_arena *ar, json_t *o, const char *key, int *bad) {
 
 static int parse_item(sg_arena *ar, json_t *o, size_t line, sg_compile_item *it, char *err,
                       size_t errsz) {
-  static const char *const known[] = {"id",       "value",   "displayValue", "description",
-                                      "aliases",  "rank",    "parentId",     "locales",
-                                      NULL};
+  static const char *const known[] = {"id",   "value",    "displayValue", "description", "aliases",
+                                      "rank", "parentId", "locales",      NULL};
   if (!json_is_object(o)) {
     snprintf(err, errsz, "not a JSON object");
     return -1;

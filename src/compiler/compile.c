@@ -732,8 +732,7 @@ done:
 /* The SG__EXT_WITHIN section of one locale (format.h): ord2pre, pre2ord, kstart by
  * preorder, and the key references of every item with a parent, grouped by preorder. */
 static int within_section(const locale_job *job, const key_vec *keys, const char *pool,
-                          const uint32_t *order, const uint32_t *ord_of, sg_buf *out,
-                          size_t base) {
+                          const uint32_t *order, const uint32_t *ord_of, sg_buf *out, size_t base) {
   const item_set *s = job->s;
   size_t n = s->n;
   uint32_t *kstart = calloc(n + 1, sizeof *kstart);
@@ -862,8 +861,7 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
   /* The run-together records: one per distinct spaceless text of an item. */
   for (size_t i = 0; i < n; i++)
     for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++)
-      if (key_push(&rv, (key_rec){runon_prefix8(pool + cands->v[c]), cands->v[c], 0,
-                                  ord_of[i]}))
+      if (key_push(&rv, (key_rec){runon_prefix8(pool + cands->v[c]), cands->v[c], 0, ord_of[i]}))
         goto done;
   if (rv.n > 1) qsort_r(rv.v, rv.n, sizeof *rv.v, cmp_runon, (void *)pool);
   size_t m = 0;
@@ -988,7 +986,6 @@ done:
 }
 
 /* ---- one locale --------------------------------------------------------------------- */
-
 
 /* Builds and appends the text, key, bucket and fragment index sections of one locale,
  * writing their positions into the locale record rec. */
@@ -1267,8 +1264,7 @@ done:
 }
 
 static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                       const sg_synonym_set *sets, size_t n_sets, bool without_words,
-                       sg_buf *out);
+                       const sg_synonym_set *sets, size_t n_sets, bool without_words, sg_buf *out);
 
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
   return compile_all(items, n, opts, NULL, 0, false, out);
@@ -1285,8 +1281,7 @@ int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile
 }
 
 static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                       const sg_synonym_set *sets, size_t n_sets, bool without_words,
-                       sg_buf *out) {
+                       const sg_synonym_set *sets, size_t n_sets, bool without_words, sg_buf *out) {
   if (!opts || !opts->default_locale || opts->n_supported == 0 ||
       opts->n_supported > SG__MAX_LOCALES || n > SG__MAX_ITEMS)
     return -1;
@@ -1364,9 +1359,13 @@ static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_
   }
   for (size_t step = 0; step < nloc; step++) {
     size_t l = step == 0 ? def : (step <= def ? step - 1 : step);
-    locale_job job = {&s,  opts->supported_locales[l], l == def, &frags, def_off, def_len,
-                      syn, (uint32_t)l, &exts, tree ? pre_of : NULL, idx_of_pre,
-                      without_words, tree_end};
+    locale_job job = {&s,         opts->supported_locales[l],
+                      l == def,   &frags,
+                      def_off,    def_len,
+                      syn,        (uint32_t)l,
+                      &exts,      tree ? pre_of : NULL,
+                      idx_of_pre, without_words,
+                      tree_end};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));

@@ -40,9 +40,7 @@
 #define SG__HDR_EXT_N 80   /* u64 records */
 #define SG__HDR_SIZE 88
 /* The fixed header's size in format version v (the locale records follow it). */
-static inline uint32_t sg__hdr_size(uint32_t v) {
-  return v >= 6 ? SG__HDR_SIZE : SG__HDR_SIZE_V5;
-}
+static inline uint32_t sg__hdr_size(uint32_t v) { return v >= 6 ? SG__HDR_SIZE : SG__HDR_SIZE_V5; }
 
 /* Extension record: u32 kind, u32 locale index (SG__EXT_GLOBAL for a section of the
  * whole artifact), u64 offset, u64 length in bytes. Records are sorted by (kind, locale)

@@ -114,8 +114,7 @@ static void add_range(const uint32_t *map, size_t ncp, size_t from, size_t to, u
  * the last matched code point; 0 pairs when the displayValue does not match (the item
  * matched through an alias). */
 static long words_highlight(const char *norm, size_t nl, const uint32_t *map, size_t ncp,
-                            const char *nq, size_t qlen, unsigned tier, uint32_t *out,
-                            size_t max) {
+                            const char *nq, size_t qlen, unsigned tier, uint32_t *out, size_t max) {
   size_t np = 0;
   if (tier == 3) {
     sg__qwords q;

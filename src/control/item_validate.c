@@ -174,9 +174,9 @@ static json_t *locales(const json_t *v, json_t **fields) {
 }
 
 json_t *sg__item_validate(const json_t *body, json_t **fields) {
-  static const char *const allowed[] = {"value",        "displayValue", "description",
-                                        "aliases",      "rank",         "parentId",
-                                        "locales",      "displayOrder", NULL};
+  static const char *const allowed[] = {"value",   "displayValue", "description",
+                                        "aliases", "rank",         "parentId",
+                                        "locales", "displayOrder", NULL};
   json_t *errs = NULL;
   json_t *out = json_object();
   sg__reject_unknown(body, allowed, "", &errs);
@@ -197,8 +197,7 @@ json_t *sg__item_validate(const json_t *body, json_t **fields) {
 
   const json_t *ds = json_object_get(body, "description");
   if (ds && !json_is_null(ds)) {
-    if (description(ds, "description", &errs))
-      json_object_set(out, "description", (json_t *)ds);
+    if (description(ds, "description", &errs)) json_object_set(out, "description", (json_t *)ds);
   } else {
     json_object_set_new(out, "description", json_null());
   }

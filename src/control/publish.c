@@ -224,8 +224,7 @@ static int load_row(const sg_store_item_row *row, void *ctx) {
       !(it->display_value = sg_arena_strdup(&l->ar, row->display_value)))
     return -1;
   if (row->parent_id && !(it->parent_id = sg_arena_strdup(&l->ar, row->parent_id))) return -1;
-  if (row->description && !(it->description = sg_arena_strdup(&l->ar, row->description)))
-    return -1;
+  if (row->description && !(it->description = sg_arena_strdup(&l->ar, row->description))) return -1;
   it->rank = row->rank;
   int bad = 0;
   if (row->aliases_json) {

@@ -198,8 +198,7 @@ bool sg_artifact_has_item(const sg_artifact *a, const char *id, size_t len) {
  * 8-byte aligned inside the file. What a section holds is checked by its feature. */
 static int check_exts(const unsigned char *d, size_t len, uint32_t n_loc, uint64_t off,
                       uint64_t n) {
-  if (n > (uint64_t)SG__EXT_KINDS * (n_loc + 1u) || !in_file(off, n, SG__EXT_SIZE, len) ||
-      off % 8)
+  if (n > (uint64_t)SG__EXT_KINDS * (n_loc + 1u) || !in_file(off, n, SG__EXT_SIZE, len) || off % 8)
     return -1;
   for (uint64_t i = 0; i < n; i++) {
     const unsigned char *r = d + off + i * SG__EXT_SIZE;

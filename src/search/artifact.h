@@ -93,10 +93,10 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
 /* The filter by ancestor of docs/DESIGN.md §3.5, resolved once per query by
  * sg_artifact_within and read by sg_artifact_query_within. */
 typedef struct {
-  uint32_t lo, hi;    /* the descendants' preorder interval [lo, hi) (format 6) */
-  uint32_t id_off;    /* the ancestor's id in the fragment pool (format 5) */
+  uint32_t lo, hi; /* the descendants' preorder interval [lo, hi) (format 6) */
+  uint32_t id_off; /* the ancestor's id in the fragment pool (format 5) */
   uint32_t id_len;
-  uint8_t mode;       /* 0: no descendant at all; 1: the interval; 2: by fragments (format 5) */
+  uint8_t mode; /* 0: no descendant at all; 1: the interval; 2: by fragments (format 5) */
 } sg_within;
 
 /* Resolves the ancestor id[0..len) of a `within` filter. 0 with *w set, or -1 when the
@@ -109,8 +109,8 @@ int sg_artifact_within(const sg_artifact *a, const char *id, size_t len, sg_with
  * artifact of format 5, which lacks the sections of the filter, is answered by reading
  * each candidate's ancestors in its fragment (slower, see docs/ARTIFACT.md).
  * Allocates nothing. */
-void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, size_t len,
-                              unsigned k, const sg_within *w, sg_query_result *res);
+void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
+                              const sg_within *w, sg_query_result *res);
 
 /* Whether id[0..len) is the itemId of one of the artifact's items: a binary search over
  * ids sorted at open. Allocates nothing and takes no lock (the runtime's selection check,

@@ -62,8 +62,8 @@ typedef struct {
 struct sg_artifact {
   const unsigned char *data;
   size_t len;
-  uint32_t version;          /* SG__ART_VERSION or SG__ART_VERSION_PREV */
-  const unsigned char *ext;  /* n_ext extension records (format 6), checked at open */
+  uint32_t version;         /* SG__ART_VERSION or SG__ART_VERSION_PREV */
+  const unsigned char *ext; /* n_ext extension records (format 6), checked at open */
   uint64_t n_ext;
   void *map; /* non-NULL when we own an mmap of len bytes */
   uint32_t n_items;

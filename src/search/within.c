@@ -180,7 +180,8 @@ static inline void consider(const wquery *q, const char *t, const unsigned char 
   v |= 1ull << SG__EDITS_SHIFT;
   if (top->n == SG_BUCKET_ITEMS && v >= top->v[SG_BUCKET_ITEMS - 1]) return;
   unsigned e = sg_typo_edits(q->cp, q->ncp, t, NULL);
-  if (e >= 1 && e <= q->k) sg__top10_add(top, (uint64_t)e << SG__EDITS_SHIFT | (v & ~(1ull << SG__EDITS_SHIFT)));
+  if (e >= 1 && e <= q->k)
+    sg__top10_add(top, (uint64_t)e << SG__EDITS_SHIFT | (v & ~(1ull << SG__EDITS_SHIFT)));
 }
 
 /* Whether the fragment of ordinal ord (locale v) lists the ancestor of w (format 5). In
@@ -597,8 +598,8 @@ static void wsub_query(const locale_view *v, const locale_view *s, const wquery 
     if (lo < hi) wsub_typo(s, q, d, lo, hi, top);
 }
 
-void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, size_t len,
-                              unsigned k, const sg_within *w, sg_query_result *res) {
+void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, size_t len, unsigned k,
+                              const sg_within *w, sg_query_result *res) {
   res->n = 0;
   if (loc < 0 || (uint32_t)loc >= a->n_locales) loc = (int)a->def;
   const locale_view *v = &a->loc[loc];

@@ -327,8 +327,8 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
       }
       big[at] = d;
     }
-    uint64_t rest = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) -
-                    sg__rd32(v->word_pstart + 4 * dlo);
+    uint64_t rest =
+        (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
     for (uint32_t b = 0; b < nbig; b++) rest -= list_len(v, big[b]);
     if (rest > GATHER_MAX) continue; /* verification checks wm */
     uint32_t n = 0;
@@ -480,7 +480,8 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
     }
     /* No bucket: only on a corrupted file; scanning is still exact. */
   }
-  for (uint64_t i = lo; i < hi; i++) sg__top10_add(top, T4 | sg__rd32(v->runon + i * RUNON_REC + 4));
+  for (uint64_t i = lo; i < hi; i++)
+    sg__top10_add(top, T4 | sg__rd32(v->runon + i * RUNON_REC + 4));
 }
 
 void sg__words_item(const locale_view *v, uint32_t ord, const sg__qwords *q, bool t4,

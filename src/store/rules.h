@@ -63,7 +63,7 @@ json_t *sg__store_signing_key_record(const char *kid, const uint8_t public_key[3
   " updated_at, workspace_id, active_content_hash, typo_enabled, typo_min_one, typo_min_two"
 /* The item columns, in the order sg__store_item_row is filled. */
 #define SG__STORE_ITEM_COLS                                                                        \
-  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at,"     \
+  "id, value, display_value, aliases, rank, parent_id, locales, display_order, created_at,"        \
   " description"
 
 /* A list row in plain C values (strings NULL for SQL NULL), as every backend selects it. */

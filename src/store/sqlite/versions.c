@@ -49,7 +49,6 @@ static sg_err load_version(sg__sq *st, const char *list_id, int64_t number, json
   return rc;
 }
 
-
 /* Inserts version `number` of the list as queued (item count and snapshot clock of its
  * snapshot, the list's locale policy) and loads it into *version. 0, or -1 (the caller's
  * transaction then rolls back). */

@@ -165,10 +165,9 @@ static void test_description(void **state) {
   assert_non_null(out);
   assert_null(fields);
   assert_int_equal(json_string_length(json_object_get(out, "description")), 600);
-  assert_string_equal(
-      json_string_value(json_object_get(json_object_get(json_object_get(out, "locales"), "fr"),
-                                        "description")),
-      text);
+  assert_string_equal(json_string_value(json_object_get(
+                          json_object_get(json_object_get(out, "locales"), "fr"), "description")),
+                      text);
   json_decref(out);
   strcat(text, "\xe2\x82\xac");
   snprintf(body, sizeof body, "{\"value\":\"a\",\"description\":\"%s\"}", text);
@@ -208,9 +207,9 @@ static void test_description(void **state) {
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_defaults), cmocka_unit_test(test_full),  cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_sizes),    cmocka_unit_test(test_bcp47),
-      cmocka_unit_test(test_description),
+      cmocka_unit_test(test_defaults), cmocka_unit_test(test_full),
+      cmocka_unit_test(test_errors),   cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_bcp47),    cmocka_unit_test(test_description),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -220,8 +220,8 @@ static int t3_dfs(t3_state *s, size_t i) {
 }
 
 /* Tier 3 of c for q: 1 with the smallest assignment in st->pos, or 0. */
-static int tier3_of(const char *nq, size_t len, const char *c, size_t cl, t3_state *st,
-                    size_t *cat, size_t *cwl) {
+static int tier3_of(const char *nq, size_t len, const char *c, size_t cl, t3_state *st, size_t *cat,
+                    size_t *cwl) {
   st->q = nq;
   size_t qat[MAXW], qwl[MAXW];
   size_t m = split_words(nq, len, qat, qwl);
@@ -271,8 +271,7 @@ static int words_tier(const char *nq, size_t len, const char *c, size_t cl, int 
   return tier3_of(nq, len, c, cl, &st, cat, cwl);
 }
 
-static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10],
-                          int words);
+static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10], int words);
 
 size_t sgt_bf_query(const sgt_bf *bf, const char *nq, size_t len, size_t out[10]) {
   return query_tiers(bf, nq, len, out, 1);
@@ -283,8 +282,7 @@ size_t sgt_bf_query_012(const sgt_bf *bf, const char *nq, size_t len, size_t out
   return query_tiers(bf, nq, len, out, 0);
 }
 
-static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10],
-                          int words) {
+static size_t query_tiers(const sgt_bf *bf, const char *nq, size_t len, size_t out[10], int words) {
   match *m = malloc((bf->n ? bf->n : 1) * sizeof *m);
   if (!m) abort();
   size_t nm = 0;

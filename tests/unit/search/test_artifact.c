@@ -414,13 +414,15 @@ static void test_within_sections_corrupted(void **s) {
   char *cp = malloc(out.len);
   for (int iter = 0; iter < 3000; iter++) {
     memcpy(cp, out.data, out.len);
-    const unsigned char *rec = (const unsigned char *)out.data + ext_off + 24 * sgt_rand_below(&st, n_ext);
+    const unsigned char *rec =
+        (const unsigned char *)out.data + ext_off + 24 * sgt_rand_below(&st, n_ext);
     uint64_t so, sl;
     memcpy(&so, rec + 8, 8);
     memcpy(&sl, rec + 16, 8);
     if (sl < 4) continue;
     size_t at = so + 4 * sgt_rand_below(&st, sl / 4);
-    uint32_t v = sgt_rand_below(&st, 2) ? (uint32_t)sgt_rand(&st) : (uint32_t)sgt_rand_below(&st, 200);
+    uint32_t v =
+        sgt_rand_below(&st, 2) ? (uint32_t)sgt_rand(&st) : (uint32_t)sgt_rand_below(&st, 200);
     memcpy(cp + at, &v, 4);
     sg_artifact *a;
     if (sg_artifact_open_mem(cp, out.len, &a) == 0) {
@@ -516,7 +518,8 @@ static void test_format_versions(void **s) {
     for (size_t i = 0; i < f.n; i++) {
       const char *an = memmem(f.items[i].json, f.items[i].len, "\"ancestors\"", 11);
       assert_non_null(an);
-      assert_non_null(memmem(an, f.items[i].len - (size_t)(an - f.items[i].json), anc, strlen(anc)));
+      assert_non_null(
+          memmem(an, f.items[i].len - (size_t)(an - f.items[i].json), anc, strlen(anc)));
     }
   }
   sg_query_result all, f;

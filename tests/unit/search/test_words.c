@@ -70,8 +70,8 @@ static void answer(const sg_artifact *a, const char *q, unsigned k, char *out, s
     long dl = sg_fragment_display_value(&r.items[i], dv, sizeof dv);
     assert_true(dl >= 0);
     uint32_t h[32];
-    long nh = sg_typo_highlight(dv, (size_t)dl, nq, (size_t)n, r.items[i].edits, r.items[i].tier,
-                                h, 16);
+    long nh =
+        sg_typo_highlight(dv, (size_t)dl, nq, (size_t)n, r.items[i].edits, r.items[i].tier, h, 16);
     assert_true(nh >= 0);
     for (long j = 0; j < nh; j++)
       o += (size_t)snprintf(out + o, cap - o, "[%u,%u)", h[2 * j], h[2 * j + 1]);
@@ -191,10 +191,12 @@ static void test_word_index_paths(void **s) {
   uint32_t seed = 12345;
 #define NEXT() (seed = seed * 1103515245u + 12345u, (seed >> 8) % 1000)
   for (int w = 0; w < 30; w++) /* kab00 .. kab29: word w in w + 1 items */
-    for (int j = 0; j <= w; j++) snprintf(text[n++], 40, "%s kab%02d", j % 3 ? "base" : "base other", w);
+    for (int j = 0; j <= w; j++)
+      snprintf(text[n++], 40, "%s kab%02d", j % 3 ? "base" : "base other", w);
   for (int w = 0; w < 5000; w++) snprintf(text[n++], 40, "base zq%04d", w);
   for (int w = 0; w < 40; w++) /* gx00 .. gx39: 700 items each, 28,000 postings */
-    for (int j = 0; j < 700; j++) snprintf(text[n++], 40, "%s gx%02d", j % 50 ? "filler" : "base", w);
+    for (int j = 0; j < 700; j++)
+      snprintf(text[n++], 40, "%s gx%02d", j % 50 ? "filler" : "base", w);
   assert_true(n <= N);
   for (size_t i = 0; i < n; i++) {
     snprintf(id[i], 24, "itm_%06zu", i);
@@ -209,11 +211,11 @@ static void test_word_index_paths(void **s) {
   sgt_bf *bf = sgt_bf_new(items, n, "en");
   assert_non_null(bf);
   static const char *const qs[] = {
-      "kab base",     "kab1 base",   "base k",      "base ka",     "base kab",   "base kab2",
-      "base kab29",   "other kab",   "other base kab", "base other k", "kab07 base", "kab29 ba",
-      "base zq",      "base zq1",    "base zq49",   "zq0001 base", "base gx",    "base gx1",
-      "filler gx",    "filler gx3",  "gx05 filler", "gx05 base",   "base g",     "other zq",
-      "missing base", "base missing", "base base",  "filler base"};
+      "kab base",     "kab1 base",    "base k",         "base ka",      "base kab",   "base kab2",
+      "base kab29",   "other kab",    "other base kab", "base other k", "kab07 base", "kab29 ba",
+      "base zq",      "base zq1",     "base zq49",      "zq0001 base",  "base gx",    "base gx1",
+      "filler gx",    "filler gx3",   "gx05 filler",    "gx05 base",    "base g",     "other zq",
+      "missing base", "base missing", "base base",      "filler base"};
   for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
     size_t want[10];
     size_t nw = sgt_bf_query(bf, qs[q], strlen(qs[q]), want);

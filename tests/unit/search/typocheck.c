@@ -69,8 +69,8 @@ int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
     }
   }
   if (!same) {
-    fprintf(stderr, "locale %d k %u within %s query [%.*s]: %s differ; want %zu, got %zu\n", loc,
-            k, within ? within : "-", (int)len, nq, why, nw, got.n);
+    fprintf(stderr, "locale %d k %u within %s query [%.*s]: %s differ; want %zu, got %zu\n", loc, k,
+            within ? within : "-", (int)len, nq, why, nw, got.n);
     for (size_t i = 0; i < nw; i++)
       fprintf(stderr, "  want %s e%u t%u\n", items[want[i]].id, we[i], wt[i]);
     for (size_t i = 0; i < got.n; i++)

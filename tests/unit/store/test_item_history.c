@@ -234,7 +234,6 @@ static void test_description_history(void **state) {
   assert_string_equal(descriptions(f, v2, &d), "a=- b=Kentucky ");
 }
 
-
 int main(void) {
   sg_init();
   const struct CMUnitTest tests[] = {
