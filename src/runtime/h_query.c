@@ -285,7 +285,8 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
     if (res->n > limit) res->n = limit;
     for (size_t i = 0; i < res->n; i++) {
       uint32_t pairs[2 * HL_PAIRS];
-      render_hl(i, pairs, highlight(&res->items[i], q, nlen, pairs));
+      long np = highlight(&res->items[i], q, nlen, pairs);
+      render_hl(i, pairs, np);
     }
     return;
   }

@@ -316,7 +316,7 @@ static _Thread_local uint8_t tl_wcnt[WSET_MAX];
  * with a set of the smallest's ordinals probed in the other's order, each once. */
 static void wsub_tier3(const locale_view *v, const locale_view *s, const sg__qwords *qw,
                        const char *nq, size_t len, sg__top10 *top) {
-  uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
+  uint64_t lo[SG_T3_MAX_WORDS] = {0}, hi[SG_T3_MAX_WORDS] = {0};
   size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
   for (size_t i = 0; i < qw->m; i++) {
     sg__prefix_range(s, qw->w[i], qw->len[i], &lo[i], &hi[i]);

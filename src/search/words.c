@@ -387,7 +387,7 @@ static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *t
   sg__qwords_parse(nq, len, &q);
   if (q.m == 0) return;
   if (v->word_klo && tier3_index(v, &q, top)) return;
-  uint64_t lo[SG_T3_MAX_WORDS], hi[SG_T3_MAX_WORDS];
+  uint64_t lo[SG_T3_MAX_WORDS] = {0}, hi[SG_T3_MAX_WORDS] = {0};
   size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
   for (size_t i = 0; i < q.m; i++) {
     word_range(v, q.w[i], q.len[i], i + 1 < q.m, &lo[i], &hi[i]);
