@@ -214,7 +214,7 @@ static int end_header(sg__h1_conn *c) {
   for (int i = 0; i < H__N; i++) {
     if (c->hf_len != hdr_names[i].len || strncasecmp(f, hdr_names[i].name, c->hf_len) != 0)
       continue;
-    if (c->hdr_set[i] && i < H_FIRST_LAST) break;
+    if (i < H_FIRST_LAST && c->hdr_set[i]) break; /* the first line counts */
     c->hdr_set[i] = true;
     /* An empty value is UNSET: with bare-LF line ends the parser reports it at the head's
      * last byte, which the body may be moved onto — no NUL is ever written there. */
