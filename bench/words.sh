@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tiers 3 and 4 (DESIGN §3.3: words in any order, words run together), what they cost,
+# Tiers 3 and 4 (docs/DESIGN.md §3.3: words in any order, words run together), what they cost,
 # side by side in one run (docs/PERFORMANCE.md, "Words in any order and run together"):
 #
 #   1. `suggestd compile` of the cities and of the 4.5M package names with and without

@@ -33,12 +33,12 @@ typedef struct {
   const char *parent_id; /* NULL when the item has no parent */
   const sg_item_locale *locales;
   size_t n_locales;
-  /* Display only (DESIGN §2): never a key, never normalised; the fragment of a locale
+  /* Display only (docs/DESIGN.md §2): never a key, never normalised; the fragment of a locale
    * carries the locale's own, else this one, and nothing when neither is set. NULL: none. */
   const char *description;
 } sg_compile_item;
 
-/* A synonym set (DESIGN §3.4), validated upstream (control/synonyms_put.c): equivalent
+/* A synonym set (docs/DESIGN.md §3.4), validated upstream (control/synonyms_put.c): equivalent
  * (input NULL, 2-20 phrases) or one-way (input set, 1-20 phrases). Texts are raw UTF-8;
  * the compiler normalises them. */
 typedef struct {
@@ -86,11 +86,11 @@ long sg_validate(const sg_compile_item *items, size_t n, const sg_compile_opts *
  * bytes. Returns 0, or -1 on OOM / invalid input (run sg_validate first). */
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out);
 /* sg_compile with the list's synonym sets sets[0..n_sets) (in order; NULL / 0 for none):
- * they become extra aliases of each item in each locale (synonyms.h, DESIGN §3.4), which
+ * they become extra aliases of each item in each locale (synonyms.h, docs/DESIGN.md §3.4), which
  * the artifact holds as ordinary aliases, so the runtime needs nothing new. */
 int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
                         const sg_synonym_set *sets, size_t n_sets, sg_buf *out);
-/* sg_compile leaving out the sections of tiers 3 and 4 (DESIGN §3.3), so the artifact
+/* sg_compile leaving out the sections of tiers 3 and 4 (docs/DESIGN.md §3.3), so the artifact
  * never matches at those tiers: only to measure what they cost (`suggestd compile
  * --without-words`, bench/run.sh's reference). Publishing never uses it. */
 int sg_compile_without_words(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,

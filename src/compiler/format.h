@@ -61,7 +61,7 @@ enum {
   SG__EXT_TREE,
   SG__EXT_WITHIN,
 
-  /* Per locale: every item's candidate texts of DESIGN §3.3 (displayValue, aliases,
+  /* Per locale: every item's candidate texts of docs/DESIGN.md §3.3 (displayValue, aliases,
    * synonym aliases), by ordinal: u32 start[item_count + 1] (start[0] = 0, ascending),
    * then u32 text offsets (into the locale's text pool) start[o] .. start[o + 1] of
    * ordinal o. Tier 3 verifies an item against these. */

@@ -1,5 +1,5 @@
 /*
- * Synonym sets -> extra aliases (synonyms.h, DESIGN §3.4).
+ * Synonym sets -> extra aliases (synonyms.h, docs/DESIGN.md §3.4).
  *
  * Finding the phrases of a candidate without trying every set: each phrase is indexed by
  * its first word (entries sorted by that word's bytes), so a candidate costs one binary

@@ -1,5 +1,5 @@
 /*
- * Synonym sets -> extra aliases (DESIGN §3.4), for the compiler (compile.c) only.
+ * Synonym sets -> extra aliases (docs/DESIGN.md §3.4), for the compiler (compile.c) only.
  *
  * Per item and locale, for each candidate text c (the normalised displayValue, then the
  * normalised aliases) and each set in order, each phrase s of the set that occurs in c as

@@ -262,7 +262,7 @@ static int load_snapshot(sg_control *c, const sg_version_job *job, loader *l) {
   return 0;
 }
 
-/* The version's synonym sets (DESIGN §3.4), as its snapshot holds them, into the arena:
+/* The version's synonym sets (docs/DESIGN.md §3.4), as its snapshot holds them, into the arena:
  * {"type":"equivalent"|"oneWay", "input"?, "phrases":[…]} as validated by the PUT. Returns
  * 0 or -1 (the store cannot be read, or a stored set is not of that shape). */
 static int load_synonyms(sg_control *c, const sg_version_job *job, loader *l, sg_synonym_set **out,

@@ -1,5 +1,5 @@
 /*
- * POST /api/v1/lists/{id}/query-suggestions (DESIGN.md section 9; docs/ANALYTICS.md):
+ * POST /api/v1/lists/{id}/query-suggestions (docs/DESIGN.md §9; docs/ANALYTICS.md):
  * builds a target list T of the same workspace from the queries that led to selections
  * of the source list, then publishes T.
  *
@@ -27,7 +27,7 @@
 #define MAX_ITEMS_MAX 100000
 #define EXCLUDE_MAX 1000
 #define PHRASE_MAX 1024
-/* The item limits of DESIGN.md section 2 (control/item_validate.c). */
+/* The item limits of docs/DESIGN.md §2 (control/item_validate.c). */
 #define VALUE_MAX 1024
 #define DISPLAY_MAX 512
 

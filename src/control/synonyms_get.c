@@ -1,5 +1,5 @@
 /* GET /api/v1/lists/{id}/synonyms: the list's synonym sets {"synonyms":[…]} as last stored
- * (DESIGN §3.4), with the ETag of this resource (its own, not the list's) for If-Match on
+ * (docs/DESIGN.md §3.4), with the ETag of this resource (its own, not the list's) for If-Match on
  * PUT. This is also how synonyms are exported; they are served only once published. */
 #include "control/internal.h"
 

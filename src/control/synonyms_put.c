@@ -1,5 +1,5 @@
 /*
- * PUT /api/v1/lists/{id}/synonyms: replaces all of the list's synonym sets (DESIGN §3.4)
+ * PUT /api/v1/lists/{id}/synonyms: replaces all of the list's synonym sets (docs/DESIGN.md §3.4)
  * with {"synonyms":[…]} and answers 200 with the stored sets, as sent and in order, and
  * the resource's new ETag. A set is {"type":"equivalent","phrases":[2-20]} or
  * {"type":"oneWay","input":I,"phrases":[1-20]}; a phrase (and an input) is 1-100 code

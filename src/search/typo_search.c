@@ -944,7 +944,7 @@ void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq,
                      unsigned k, sg__top10 *top) {
   if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
   size_t first = 0, n = decode_query(nq, len, &first);
-  /* The cuts the contract allows (DESIGN.md section 3.1: edits sort first): with 10
+  /* The cuts the contract allows (docs/DESIGN.md §3.1: edits sort first): with 10
    * items within thr - 1 edits, every item at thr or more sorts after all 10 of them, so
    * the pass at thr cannot change the first 10 and is skipped (thr = 1: ten exact items,
    * sg_artifact_query_k does not even call this). With fewer, the pass must run; inside

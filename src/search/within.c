@@ -306,7 +306,7 @@ static inline void t3_item(const locale_view *v, uint32_t ord, const sg__qwords 
 static _Thread_local uint32_t tl_wset[WSET_MAX];
 static _Thread_local uint8_t tl_wcnt[WSET_MAX];
 
-/* Tier 3 (DESIGN §3.3): an item matching it has, for each query word, a key starting at
+/* Tier 3 (docs/DESIGN.md §3.3): an item matching it has, for each query word, a key starting at
  * that word: equal to w or starting with "w " for w1 .. w(m-1), starting with wm for the
  * last. So it has a key in each of those ranges, and since the words take distinct
  * positions of one text, two of those keys are distinct records (suffixes of one text
@@ -417,7 +417,7 @@ static void wsub_tier4(const locale_view *v, const locale_view *s, const char *n
   }
 }
 
-/* The typo search (DESIGN §3.1) over the subtree's sorted keys that begin with q's first
+/* The typo search (docs/DESIGN.md §3.1) over the subtree's sorted keys that begin with q's first
  * code point, for a budget of exactly d edits: one OSA row per code point of a key, the
  * rows of the prefix a key shares with the key before reused. Along a key, once a row's
  * least cell is over d or at least the least last cell so far (rows never go below the
@@ -501,7 +501,7 @@ static inline uint64_t band_step(uint64_t prev, const uint64_t *prev2, size_t i,
   return band_of(&out);
 }
 
-/* The typo search (DESIGN §3.1) over the subtree's sorted keys that begin with q's first
+/* The typo search (docs/DESIGN.md §3.1) over the subtree's sorted keys that begin with q's first
  * code point, for a budget of exactly d edits: one OSA row per code point of a key, the
  * rows of the prefix a key shares with the key before reused. Along a key, once a row's
  * least cell is over d or at least the least last cell so far (rows never go below the
@@ -644,7 +644,7 @@ void sg_artifact_query_within(const sg_artifact *a, int loc, const char *nq, siz
   } else if (v->w_refs && v->ws_recs && wsub_view(v, w->lo - 1, &sub)) {
     wsub_query(v, &sub, &q, nq, len, &top);
   } else if (v->w_refs) {
-    /* Tiers 3 and 4 (DESIGN §3.3) of every member, when the query can match at them. */
+    /* Tiers 3 and 4 (docs/DESIGN.md §3.3) of every member, when the query can match at them. */
     sg__qwords qw;
     sg__qwords_parse(nq, len, &qw);
     bool t4 = sg__t4_applies(nq, len), words = v->cand_start && (qw.m || t4);

@@ -95,7 +95,7 @@ json_t *sg__store_item_record(const sg__store_item_row *r) {
   json_object_set_new(o, "id", json_string(r->id));
   json_object_set_new(o, "value", json_string(r->value));
   json_object_set_new(o, "displayValue", json_string(r->display_value));
-  /* Absent rather than empty or null (DESIGN §2). */
+  /* Absent rather than empty or null (docs/DESIGN.md §2). */
   if (r->description) json_object_set_new(o, "description", json_string(r->description));
   json_object_set_new(o, "aliases", json_text(r->aliases, false));
   json_object_set_new(o, "rank", json_integer(r->rank));

@@ -237,7 +237,7 @@ sg_err sg_store_export_open(sg_store *st, const char *workspace_id, const char *
 sg_err sg_store_export_next(sg_store_export *x, json_t **out);
 void sg_store_export_close(sg_store_export *x);
 
-/* ---- synonyms (DESIGN §3.4, src/store/synonyms.c) ---------------------------------------
+/* ---- synonyms (docs/DESIGN.md §3.4, src/store/synonyms.c) ---------------------------------------
  * A list's synonym sets are one resource, part of its content like its items: a PUT stores
  * the whole array under the list's next item clock (the clock item writes take), so a
  * version's snapshot (its snapshot_seq) names exactly the sets stored when it was taken and
@@ -624,7 +624,7 @@ sg_err sg_store_analytics_read(sg_store *st, const char *list_id, int64_t from_h
 /* Retention: deletes analytics of hours before before_hour, shipment ids recorded
  * before it, and drained selection events before before_ms. */
 sg_err sg_store_analytics_expire(sg_store *st, int64_t before_hour, int64_t before_ms);
-/* Query suggestions (DESIGN.md section 9, control/query_suggestions.c): the normalised
+/* Query suggestions (docs/DESIGN.md §9, control/query_suggestions.c): the normalised
  * queries (never "") of list_id's selection reports over hours [from_hour, to_hour) that
  * have at least min_selections (>= 1) selections there, and the raw forms reported with
  * them over the same hours: *out = {"queries": [[q, selections], ...], "forms": [[q, raw,

@@ -1,4 +1,4 @@
-"""Search analytics on a fleet (DESIGN §9, docs/ANALYTICS.md): one Redis (the edge and the
+"""Search analytics on a fleet (docs/DESIGN.md §9, docs/ANALYTICS.md): one Redis (the edge and the
 runtimes' shared state), two `suggestd control` processes on one store (PostgreSQL under
 scripts/with-pg.sh) and two `suggestd runtime` processes. A fixed multiset of queries and
 selection reports, spread over both runtimes, must come out exact in every figure of

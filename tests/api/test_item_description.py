@@ -1,4 +1,4 @@
-"""An item's optional display-only description (DESIGN §2, docs/IMPORT.md): validated,
+"""An item's optional display-only description (docs/DESIGN.md §2, docs/IMPORT.md): validated,
 stored, edited, imported and exported, and served by /v1/query only when set, per locale
 with the displayValue fallback, never matched."""
 import json

@@ -1,4 +1,4 @@
-"""Query suggestions (DESIGN.md section 9; docs/ANALYTICS.md), black box against `serve`,
+"""Query suggestions (docs/DESIGN.md §9; docs/ANALYTICS.md), black box against `serve`,
 on SQLite and on PostgreSQL (scripts/with-pg.sh).
 
 POST /api/v1/lists/{id}/query-suggestions builds a target list from the normalised

@@ -1,4 +1,4 @@
-"""Synonym sets (DESIGN.md section 3.4): GET/PUT /api/v1/lists/{id}/synonyms (ETag,
+"""Synonym sets (docs/DESIGN.md §3.4): GET/PUT /api/v1/lists/{id}/synonyms (ETag,
 If-Match, 400 with field paths, limits, nothing stored on an error) and what publishing
 makes of them: extra aliases that match through prefixes and typos, served only from the
 next publish on. Runs on SQLite and, under scripts/with-pg.sh, on PostgreSQL."""

@@ -1,4 +1,4 @@
-/* libFuzzer target: synonym aliases (DESIGN.md section 3.4) compiled into the artifact
+/* libFuzzer target: synonym aliases (docs/DESIGN.md §3.4) compiled into the artifact
  * against the brute force's (tests/unit/search/bruteforce.c, sgt_bf_add_synonyms), through
  * the exact and the typo search, on tiny random lists. The first 8 bytes seed the list and
  * its sets (randlist.c's vocabulary, so phrases occur in the texts), the next picks the

@@ -60,7 +60,7 @@ test('autoComplete.js shows what the server answered and reports the selection',
   assert.equal(selections.length, 1);
   assert.equal(selections[0].method, 'POST');
   assert.match(selections[0].type, /^text\/plain/);
-  // Accepted and counted by the server (analytics, DESIGN §9: shipped within seconds),
+  // Accepted and counted by the server (analytics, docs/DESIGN.md §9: shipped within seconds),
   // for the item at position 1 of the answer on screen. (A beacon's body is not visible
   // to the page's request events.)
   const day = new Date().toISOString().slice(0, 10);

@@ -1,4 +1,4 @@
-// The list page's synonyms editor (DESIGN §3.4) in Debian's headless Chromium against the
+// The list page's synonyms editor (docs/DESIGN.md §3.4) in Debian's headless Chromium against the
 // real suggestd: a data steward saves sets (field errors shown by path, a concurrent
 // change is a conflict), the preview serves them once published; a viewer reads them and
 // has no editor, and the server refuses a viewer's PUT. Screenshots go to

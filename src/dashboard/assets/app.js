@@ -390,7 +390,7 @@ function settingsForm(box, l, etag) {
   box.replaceChildren(h('h2', { text: 'Settings' }), form);
 }
 
-// ---- synonyms (DESIGN §3.4) ------------------------------------------------------------
+// ---- synonyms (docs/DESIGN.md §3.4) ------------------------------------------------------------
 // The list's synonym sets as one JSON array: viewers read it, data stewards and up edit
 // and save it (PUT with If-Match, so a concurrent change is a conflict, not a loss). The
 // sets are served from the next publish on.

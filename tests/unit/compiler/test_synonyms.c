@@ -1,5 +1,5 @@
 /*
- * The synonym rule of DESIGN.md section 3.4 on hand-made examples (the property test
+ * The synonym rule of docs/DESIGN.md §3.4 on hand-made examples (the property test
  * compares it with the brute force on random lists): equivalent and one-way sets, whole
  * words only, the first occurrence, no chaining, duplicates dropped, at most 20.
  */

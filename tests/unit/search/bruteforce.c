@@ -29,7 +29,7 @@ typedef struct {
 struct sgt_bf {
   bf_item *items;
   size_t n;
-  unsigned char *keep; /* DESIGN.md §3.5: per item, 1 when it passes the within filter */
+  unsigned char *keep; /* docs/DESIGN.md §3.5: per item, 1 when it passes the within filter */
 };
 
 /* Whether item i is a descendant of the filter's item (all items when there is none). */
@@ -599,7 +599,7 @@ size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t le
   return np;
 }
 
-/* ---- synonyms (DESIGN.md section 3.4), straight from the text ---------------------------- */
+/* ---- synonyms (docs/DESIGN.md §3.4), straight from the text ---------------------------- */
 
 /* Whether p occurs in c at byte `at` as whole words. */
 static int whole_words_at(const ntext *c, size_t at, const ntext *p) {

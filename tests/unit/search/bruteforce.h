@@ -36,11 +36,11 @@ size_t sgt_bf_highlight(const sgt_bf *bf, size_t item, const char *nq, size_t le
 /* The full (unbanded) OSA distance between code point arrays, for the edge tests. */
 unsigned sgt_osa(const unsigned *a, size_t na, const unsigned *b, size_t nb);
 
-/* Adds the synonym aliases of DESIGN.md section 3.4 for sets[0..n) to every item, after
+/* Adds the synonym aliases of docs/DESIGN.md §3.4 for sets[0..n) to every item, after
  * its own aliases (they then match like aliases in every respect). 0, or -1 on OOM. */
 int sgt_bf_add_synonyms(sgt_bf *bf, const sg_synonym_set *sets, size_t n);
 
-/* DESIGN.md §3.5: from now on the queries keep only the items that have the item id among
+/* docs/DESIGN.md §3.5: from now on the queries keep only the items that have the item id among
  * their ancestors (any depth); NULL removes the filter. */
 void sgt_bf_set_within(sgt_bf *bf, const char *id);
 

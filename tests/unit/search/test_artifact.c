@@ -162,7 +162,7 @@ static void test_fragments_and_locales(void **s) {
   sg_buf_free(&out);
 }
 
-/* An item's description (DESIGN §2): in the fragment right after displayValue when set,
+/* An item's description (docs/DESIGN.md §2): in the fragment right after displayValue when set,
  * per locale with the displayValue fallback (the locale's own, else the base one), absent
  * rather than empty, never in ancestors, and never matched. */
 static void test_fragment_description(void **s) {

@@ -27,7 +27,7 @@ static size_t g_queries, g_nonempty;
 
 static sgt_typo_stats g_typo, g_within;
 
-/* The filters by ancestor (DESIGN.md §3.5) every query is also compared under: each a
+/* The filters by ancestor (docs/DESIGN.md §3.5) every query is also compared under: each a
  * brute force restricted to the item's descendants (set by run_one per locale). */
 #define MAX_W 4
 static const char *g_w_id[MAX_W];
@@ -119,7 +119,7 @@ static void words_queries(const sg_artifact *art, int loc, const sgt_bf *bf, con
 /* Compares one query; on a difference prints both answers and fails. */
 static void check_query(const sg_artifact *art, int loc, const sgt_bf *bf, const sgt_list *l,
                         const char *nq, size_t len, uint64_t seed) {
-  /* Filtered (DESIGN.md §3.5): byte prefixes, as the unfiltered comparison below. */
+  /* Filtered (docs/DESIGN.md §3.5): byte prefixes, as the unfiltered comparison below. */
   for (size_t w = 0, turn = within_turn(); turn && w < g_n_w; w++) {
     size_t want[10];
     size_t nw = sgt_bf_query(g_w_bf[w], nq, len, want);
@@ -183,7 +183,7 @@ static void all_prefixes(const sg_artifact *art, int loc, const sgt_bf *bf, cons
   free(nt);
 }
 
-/* Synonym sets for run_one (DESIGN.md section 3.4): none unless g_syn_sets > 0, then that
+/* Synonym sets for run_one (docs/DESIGN.md §3.4): none unless g_syn_sets > 0, then that
  * many random sets drawn from the list's vocabulary, so their phrases occur in its texts. */
 static size_t g_syn_sets;
 static sg_synonym_set g_syn[16];

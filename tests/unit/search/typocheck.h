@@ -18,7 +18,7 @@ typedef struct {
 int sgt_check_typo(const sg_artifact *art, int loc, const sgt_bf *bf, const sg_compile_item *items,
                    const char *nq, size_t len, unsigned k, sgt_typo_stats *stats);
 
-/* The same for a query filtered by ancestor (DESIGN.md §3.5): sg_artifact_within and
+/* The same for a query filtered by ancestor (docs/DESIGN.md §3.5): sg_artifact_within and
  * sg_artifact_query_within against bf, whose filter (sgt_bf_set_within) the caller set to
  * within; within NULL is sgt_check_typo. */
 int sgt_check_within(const sg_artifact *art, int loc, const sgt_bf *bf,
