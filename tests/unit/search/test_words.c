@@ -199,7 +199,7 @@ static void test_word_index_paths(void **s) {
       snprintf(text[n++], 40, "%s gx%02d", j % 50 ? "filler" : "base", w);
   assert_true(n <= N);
   for (size_t i = 0; i < n; i++) {
-    snprintf(id[i], 24, "itm_%06zu", i);
+    snprintf(id[i], 24, "itm_%06u", (unsigned)(i % 1000000));
     items[i] = mk(id[i], text[i], (int64_t)NEXT(), NULL, 0);
   }
   sg_compile_opts opts = {"en", (const char *const[]){"en"}, 1, 0};
