@@ -240,6 +240,14 @@ static void test_rollback_reads_hash_and_state(void **state) {
   assert_int_equal(sg_store_version_reactivate(f->st, f->ws, f->list, v1, NULL, &changed, NULL),
                    SG_E_OK);
   assert_false(changed);
+  /* The active version's artifact is in use. */
+  json_t *used = NULL;
+  assert_int_equal(sg_store_artifacts_in_use(f->st, &used), SG_E_OK);
+  bool has_h1 = false;
+  for (size_t i = 0; i < json_array_size(used); i++)
+    if (strcmp(json_string_value(json_array_get(used, i)), h1) == 0) has_h1 = true;
+  assert_true(has_h1);
+  json_decref(used);
 
   int64_t v3 = new_version(f);
   assert_int_equal(sg_store_version_hash(f->st, f->ws, f->list, v3, hash, st), SG_E_OK);
