@@ -26,7 +26,8 @@ static sg_err add_q(PGconn *c, const sg_analytics_row *r) {
                          " analytics_hours.distinct_q RETURNING distinct_q",
                          2, p);
   if (!h) return SG_E_INTERNAL;
-  int64_t distinct = PQntuples(h) == 1 ? sg__pg_i(h, 0, 0) : -1;
+  int cd = sg__pg_col(h, "distinct_q");
+  int64_t distinct = cd >= 0 && PQntuples(h) == 1 ? sg__pg_i(h, 0, cd) : -1;
   PQclear(h);
   if (distinct < 0) return SG_E_INTERNAL;
   PGresult *u = sg__pg_q(c,
@@ -46,9 +47,15 @@ static sg_err add_q(PGconn *c, const sg_analytics_row *r) {
                            " RETURNING count, no_result",
                            2, p);
     if (!m) return SG_E_INTERNAL;
+    static const char *const names[] = {"count", "no_result"};
+    int col[2];
+    if (sg__pg_cols(m, names, col, 2)) {
+      PQclear(m);
+      return SG_E_INTERNAL;
+    }
     if (PQntuples(m) == 1) {
-      base = sg__pg_i(m, 0, 0);
-      base_nr = sg__pg_i(m, 0, 1);
+      base = sg__pg_i(m, 0, col[0]);
+      base_nr = sg__pg_i(m, 0, col[1]);
     }
     PQclear(m);
   } else if (sg__pg_x(c,
@@ -145,17 +152,19 @@ typedef struct {
 static sg_err read_tx(PGconn *c, void *vctx) {
   read_ctx *x = vctx;
   static const char *const sql[5] = {
-      "SELECT hour / 24, sum(queries), sum(no_result) FROM analytics_hours"
+      "SELECT hour / 24 AS day, sum(queries) AS queries, sum(no_result) AS no_result"
+      " FROM analytics_hours"
       " WHERE list_id = $1 AND hour >= $2 AND hour < $3 AND $4::bigint > 0 GROUP BY 1 ORDER BY 1",
-      "SELECT hour / 24, sum(selections) FROM analytics_selections"
+      "SELECT hour / 24 AS day, sum(selections) AS selections FROM analytics_selections"
       " WHERE list_id = $1 AND hour >= $2 AND hour < $3 AND $4::bigint > 0 GROUP BY 1 ORDER BY 1",
       "SELECT t.q, t.c, coalesce((SELECT sum(selections) FROM analytics_selections s"
-      " WHERE s.list_id = $1 AND s.hour >= $2 AND s.hour < $3 AND s.q = t.q), 0) FROM"
+      " WHERE s.list_id = $1 AND s.hour >= $2 AND s.hour < $3 AND s.q = t.q), 0) AS selections"
+      " FROM"
       " (SELECT q, sum(count) AS c FROM analytics_queries WHERE list_id = $1 AND hour >= $2"
       " AND hour < $3 GROUP BY q ORDER BY c DESC, q LIMIT $4) t ORDER BY t.c DESC, t.q",
       "SELECT q, sum(no_result) AS c FROM analytics_queries WHERE list_id = $1 AND hour >= $2"
       " AND hour < $3 GROUP BY q HAVING sum(no_result) > 0 ORDER BY c DESC, q LIMIT $4",
-      "SELECT item_id, sum(selections) AS c, sum(selections * position) FROM"
+      "SELECT item_id, sum(selections) AS c, sum(selections * position) AS position_sum FROM"
       " analytics_selections WHERE list_id = $1 AND hour >= $2 AND hour < $3"
       " GROUP BY item_id ORDER BY c DESC, item_id LIMIT $4",
   };
@@ -164,6 +173,12 @@ static sg_err read_tx(PGconn *c, void *vctx) {
   static const char *const in[] = {"itemId", "selections", "positionSum"};
   const char *const *names[5] = {NULL, NULL, qn, nn, in};
   const int ncols[5] = {3, 2, 3, 2, 3};
+  /* The result columns each entry is read from, by name. */
+  static const char *const cols[5][3] = {{"day", "queries", "no_result"},
+                                         {"day", "selections"},
+                                         {"q", "c", "selections"},
+                                         {"q", "c"},
+                                         {"item_id", "c", "position_sum"}};
   static const char *const keys[5] = {"days", "selectionDays", "topQueries", "topNoResultQueries",
                                       "topItems"};
   char f[24], t[24], top[24];
@@ -174,14 +189,19 @@ static sg_err read_tx(PGconn *c, void *vctx) {
   for (int i = 0; i < 5; i++) {
     PGresult *r = sg__pg_q(c, sql[i], 4, p);
     if (!r) return SG_E_INTERNAL;
+    int cn[3];
+    if (sg__pg_cols(r, cols[i], cn, (size_t)ncols[i])) {
+      PQclear(r);
+      return SG_E_INTERNAL;
+    }
     json_t *arr = json_array();
     json_object_set_new(x->out, keys[i], arr);
     for (int row = 0; row < PQntuples(r); row++) {
       json_t *o = names[i] ? json_object() : json_array();
       for (int col = 0; col < ncols[i]; col++) {
         /* The text columns are the first of the top lists. */
-        json_t *v = names[i] && col == 0 ? json_string(sg__pg_s(r, row, col))
-                                         : json_integer(sg__pg_i(r, row, col));
+        json_t *v = names[i] && col == 0 ? json_string(sg__pg_s(r, row, cn[col]))
+                                         : json_integer(sg__pg_i(r, row, cn[col]));
         if (names[i])
           json_object_set_new(o, names[i][col], v);
         else
@@ -241,18 +261,20 @@ typedef struct {
 } suggest_ctx;
 
 #define QUALIFYING                                                                                 \
-  "SELECT q, sum(selections) FROM analytics_selections WHERE list_id = $1 AND hour >= $2"          \
+  "SELECT q, sum(selections) AS selections FROM analytics_selections WHERE list_id = $1"           \
+  " AND hour >= $2"                                                                                \
   " AND hour < $3 AND q <> '' GROUP BY q HAVING sum(selections) >= $4"
 
 static sg_err suggest_tx(PGconn *c, void *vctx) {
   suggest_ctx *x = vctx;
   static const char *const sql[2] = {
       QUALIFYING,
-      "SELECT q, raw, sum(count) FROM analytics_raw WHERE list_id = $1 AND hour >= $2"
+      "SELECT q, raw, sum(count) AS count FROM analytics_raw WHERE list_id = $1 AND hour >= $2"
       " AND hour < $3 AND q IN (SELECT t.q FROM (" QUALIFYING ") t) GROUP BY q, raw",
   };
   static const char *const keys[2] = {"queries", "forms"};
   const int ntext[2] = {1, 2}; /* the leading text columns; then one integer */
+  static const char *const cols[2][3] = {{"q", "selections"}, {"q", "raw", "count"}};
   char f[24], t[24], m[24];
   const char *p[4] = {x->list_id, sg__pg_int(x->from, f), sg__pg_int(x->to, t),
                       sg__pg_int(x->min, m)};
@@ -261,13 +283,18 @@ static sg_err suggest_tx(PGconn *c, void *vctx) {
   for (int i = 0; i < 2; i++) {
     PGresult *r = sg__pg_q(c, sql[i], 4, p);
     if (!r) return SG_E_INTERNAL;
+    int cn[3];
+    if (sg__pg_cols(r, cols[i], cn, (size_t)ntext[i] + 1)) {
+      PQclear(r);
+      return SG_E_INTERNAL;
+    }
     json_t *arr = json_array();
     json_object_set_new(x->out, keys[i], arr);
     for (int row = 0; row < PQntuples(r); row++) {
       json_t *a = json_array();
       for (int col = 0; col < ntext[i]; col++)
-        json_array_append_new(a, json_string(sg__pg_s(r, row, col)));
-      json_array_append_new(a, json_integer(sg__pg_i(r, row, ntext[i])));
+        json_array_append_new(a, json_string(sg__pg_s(r, row, cn[col])));
+      json_array_append_new(a, json_integer(sg__pg_i(r, row, cn[ntext[i]])));
       json_array_append_new(arr, a);
     }
     PQclear(r);

@@ -28,7 +28,7 @@
 #define PUT_ATTEMPTS 3
 #define TABLES_LOCK "7430298412"
 
-static const char q_exists[] = "SELECT to_regclass('artifact_chunks') IS NOT NULL";
+static const char q_exists[] = "SELECT to_regclass('artifact_chunks') IS NOT NULL AS present";
 static const char q_create[] =
     "CREATE TABLE IF NOT EXISTS artifact_copies(hash TEXT COLLATE \"C\" PRIMARY KEY,"
     " size BIGINT NOT NULL, chunks INTEGER NOT NULL, written_at BIGINT NOT NULL);"
@@ -50,7 +50,8 @@ static void log_failure(const char *what, PGconn *c) {
 static int tables_exist(PGconn *c) {
   PGresult *r = sg__pg_q(c, q_exists, 0, NULL);
   if (!r) return -1;
-  int yes = PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+  int col = sg__pg_col(r, "present");
+  int yes = col < 0 ? -1 : PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, col), "t") == 0;
   PQclear(r);
   return yes;
 }
@@ -102,14 +103,16 @@ static sg_err put_fn(PGconn *c, void *arg) {
   PGresult *r = sg__pg_q(c,
                          "INSERT INTO artifact_copies(hash, size, chunks, written_at)"
                          " VALUES($1, $2, $3, $4) ON CONFLICT(hash) DO UPDATE"
-                         " SET written_at=EXCLUDED.written_at RETURNING xmax = 0, size",
+                         " SET written_at=EXCLUDED.written_at RETURNING xmax = 0 AS inserted, size",
                          4, p);
-  if (!r || PQntuples(r) != 1) {
+  static const char *const put_names[] = {"inserted", "size"};
+  int col[2];
+  if (!r || sg__pg_cols(r, put_names, col, 2) || PQntuples(r) != 1) {
     PQclear(r);
     return SG_E_INTERNAL;
   }
-  bool inserted = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-  bool same = sg__pg_i(r, 0, 1) == (int64_t)x->len;
+  bool inserted = strcmp(PQgetvalue(r, 0, col[0]), "t") == 0;
+  bool same = sg__pg_i(r, 0, col[1]) == (int64_t)x->len;
   PQclear(r);
   if (!inserted && same) return SG_E_OK;
   if (!inserted) { /* cannot happen for a content hash; rewrite rather than trust it */
@@ -154,11 +157,14 @@ sg_err sg__pg_artifact_get(sg_store *base, const char *content_hash, uint64_t *s
   const char *p[] = {content_hash, NULL};
   r = sg__pg_q(c, "SELECT size, chunks FROM artifact_copies WHERE hash=$1", 1, p);
   if (!r) goto out;
+  static const char *const get_names[] = {"size", "chunks"};
+  int col[2];
+  if (sg__pg_cols(r, get_names, col, 2)) goto out;
   if (PQntuples(r) != 1) {
     rc = SG_E_NOT_FOUND;
     goto out;
   }
-  int64_t total = sg__pg_i(r, 0, 0), chunks = sg__pg_i(r, 0, 1), seen = 0;
+  int64_t total = sg__pg_i(r, 0, col[0]), chunks = sg__pg_i(r, 0, col[1]), seen = 0;
   PQclear(r);
   r = NULL;
   if (size) *size = (uint64_t)total;
@@ -169,9 +175,11 @@ sg_err sg__pg_artifact_get(sg_store *base, const char *content_hash, uint64_t *s
     r = PQexecParams(c, "SELECT data FROM artifact_chunks WHERE hash=$1 AND n=$2", 2, NULL, p, NULL,
                      NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) goto out; /* torn: INTERNAL */
-    int len = PQgetlength(r, 0, 0);
+    int dc = sg__pg_col(r, "data");
+    if (dc < 0) goto out;
+    int len = PQgetlength(r, 0, dc);
     seen += len;
-    if (seen > total || cb(PQgetvalue(r, 0, 0), (size_t)len, ctx)) goto out;
+    if (seen > total || cb(PQgetvalue(r, 0, dc), (size_t)len, ctx)) goto out;
     PQclear(r);
     r = NULL;
   }
@@ -218,9 +226,15 @@ sg_err sg__pg_artifacts(sg_store *st, int (*cb)(const char *hex, int64_t written
   list_ctx x = {NULL};
   sg_err rc = sg__pg_tx(sg__pg_of(st), SG__PG_RO, list_fn, &x);
   if (rc != SG_E_OK || !x.res) return rc;
+  static const char *const names[] = {"hash", "written_at"};
+  int col[2];
+  if (sg__pg_cols(x.res, names, col, 2)) {
+    PQclear(x.res);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(x.res); i++) {
-    const char *h = PQgetvalue(x.res, i, 0);
-    if (strncmp(h, "sha256:", 7) == 0 && cb(h + 7, sg__pg_i(x.res, i, 1), ctx)) break;
+    const char *h = PQgetvalue(x.res, i, col[0]);
+    if (strncmp(h, "sha256:", 7) == 0 && cb(h + 7, sg__pg_i(x.res, i, col[1]), ctx)) break;
   }
   PQclear(x.res);
   return SG_E_OK;

@@ -72,7 +72,8 @@ int sg__pg_at_limit(PGconn *c, const char *sql, const char *parent, int64_t max)
   const char *p[] = {parent};
   PGresult *r = sg__pg_q(c, sql, 1, p);
   if (!r) return -1;
-  int rc = PQntuples(r) == 1 ? (sg__pg_i(r, 0, 0) >= max ? 1 : 0) : -1;
+  int col = sg__pg_col(r, "count");
+  int rc = col >= 0 && PQntuples(r) == 1 ? (sg__pg_i(r, 0, col) >= max ? 1 : 0) : -1;
   PQclear(r);
   return rc;
 }
@@ -474,10 +475,13 @@ static int migrate(PGconn *c, char *err, size_t errsz) {
         sg__pg_x(c, "SELECT pg_advisory_xact_lock(" MIGRATION_LOCK ")", 0, NULL) ||
         sg__pg_x(c, q_table, 0, NULL))
       goto fail;
-    PGresult *r = sg__pg_q(c, "SELECT COALESCE(MAX(version), 0) FROM sg_migrations", 0, NULL);
+    PGresult *r =
+        sg__pg_q(c, "SELECT COALESCE(MAX(version), 0) AS have FROM sg_migrations", 0, NULL);
     if (!r) goto fail;
-    int64_t have = sg__pg_i(r, 0, 0);
+    int hc = sg__pg_col(r, "have");
+    int64_t have = hc < 0 ? -1 : sg__pg_i(r, 0, hc);
     PQclear(r);
+    if (have < 0) goto fail;
     if (have > n) {
       snprintf(err, errsz, "database schema %lld is newer than this binary (%d)", (long long)have,
                n);
@@ -612,7 +616,8 @@ static sg_err secret_fn(PGconn *c, void *vctx) {
     return SG_E_INTERNAL;
   PGresult *r = sg__pg_q(c, "SELECT value FROM meta WHERE name=$1", 1, p);
   if (!r) return SG_E_INTERNAL;
-  int bad = PQntuples(r) != 1 || sg__pg_bytes(r, 0, 0, x->out, 32);
+  int col = sg__pg_col(r, "value");
+  int bad = col < 0 || PQntuples(r) != 1 || sg__pg_bytes(r, 0, col, x->out, 32);
   PQclear(r);
   return bad ? SG_E_INTERNAL : SG_E_OK;
 }

@@ -7,11 +7,12 @@
 sg_err sg__pg_queue_depth(sg_store *base, int64_t *n) {
   sg_err rc;
   *n = 0;
-  PGresult *r = sg__pg_read(sg__pg_of(base),
-                            "SELECT count(*) FROM versions WHERE state IN ('queued', 'staged')", 0,
-                            NULL, &rc);
+  PGresult *r = sg__pg_read(
+      sg__pg_of(base), "SELECT count(*) AS n FROM versions WHERE state IN ('queued', 'staged')", 0,
+      NULL, &rc);
   if (!r) return rc;
-  *n = sg__pg_i(r, 0, 0);
+  int col = sg__pg_col(r, "n");
+  if (col >= 0) *n = sg__pg_i(r, 0, col);
   PQclear(r);
-  return SG_E_OK;
+  return col >= 0 ? SG_E_OK : SG_E_INTERNAL;
 }

@@ -232,8 +232,9 @@ static const char q_same[] =
     " AND i.locales IS NOT DISTINCT FROM s.locales AND i.display_order=s.display_order"
     " AND i.description IS NOT DISTINCT FROM s.description";
 static const char q_counts[] =
-    "SELECT count(*) FILTER (WHERE old_seq IS NULL), count(*) FILTER (WHERE old_seq IS NOT NULL"
-    " AND changed), count(*) FILTER (WHERE old_seq IS NOT NULL AND NOT changed) FROM staged";
+    "SELECT count(*) FILTER (WHERE old_seq IS NULL) AS created, count(*) FILTER (WHERE old_seq"
+    " IS NOT NULL AND changed) AS updated, count(*) FILTER (WHERE old_seq IS NOT NULL AND NOT"
+    " changed) AS unchanged FROM staged";
 static const char q_delete[] =
     "UPDATE items SET to_clock=$2::bigint WHERE list_id=$1 AND to_clock IS NULL"
     " AND NOT EXISTS (SELECT 1 FROM staged s WHERE s.value=items.value)";
@@ -272,10 +273,15 @@ sg_err sg__pg_import_apply(sg_store *base, sg_store_import *handle, const char *
     goto end;
   PGresult *r = sg__pg_q(c, q_bad, 0, NULL);
   if (!r) goto end;
+  int cl = sg__pg_col(r, "line");
+  if (cl < 0) {
+    PQclear(r);
+    goto end;
+  }
   for (int i = 0; i < PQntuples(r); i++) {
     if (!*bad_lines) *bad_lines = json_array();
     if ((size_t)*n_bad < max_bad)
-      json_array_append_new(*bad_lines, json_integer(sg__pg_i(r, i, 0)));
+      json_array_append_new(*bad_lines, json_integer(sg__pg_i(r, i, cl)));
     (*n_bad)++;
   }
   PQclear(r);
@@ -284,15 +290,23 @@ sg_err sg__pg_import_apply(sg_store *base, sg_store_import *handle, const char *
     goto end;
   }
   if (sg__pg_x(c, q_same, 0, NULL) || !(r = sg__pg_q(c, q_counts, 0, NULL))) goto end;
-  counts->created = sg__pg_i(r, 0, 0);
-  counts->updated = sg__pg_i(r, 0, 1);
-  counts->unchanged = sg__pg_i(r, 0, 2);
+  static const char *const count_names[] = {"created", "updated", "unchanged"};
+  int cc[3];
+  if (sg__pg_cols(r, count_names, cc, 3)) {
+    PQclear(r);
+    goto end;
+  }
+  counts->created = sg__pg_i(r, 0, cc[0]);
+  counts->updated = sg__pg_i(r, 0, cc[1]);
+  counts->unchanged = sg__pg_i(r, 0, cc[2]);
   PQclear(r);
   /* The clock the import's changes carry; taken (and the list row updated) only when
    * something changes, so an import that changes nothing leaves every snapshot alone. */
-  if (!(r = sg__pg_q(c, "SELECT item_clock + 1 FROM lists WHERE id=$1", 1, p))) goto end;
-  p[1] = sg__pg_int(sg__pg_i(r, 0, 0), clk);
+  if (!(r = sg__pg_q(c, "SELECT item_clock + 1 AS clock FROM lists WHERE id=$1", 1, p))) goto end;
+  int ck = sg__pg_col(r, "clock");
+  if (ck >= 0) p[1] = sg__pg_int(sg__pg_i(r, 0, ck), clk);
   PQclear(r);
+  if (ck < 0) goto end;
   if (replace) {
     if (!(r = sg__pg_q(c, q_delete, 2, p))) goto end;
     counts->deleted = sg__pg_changed(r);

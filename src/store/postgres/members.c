@@ -14,9 +14,15 @@
 
 #define MEMBER_COLS "id, workspace_id, email, role, status, created_at"
 
+static const char *const member_cols[] = {"id",   "workspace_id", "email",
+                                          "role", "status",       "created_at"};
+
 static json_t *member_row(const PGresult *r, int i) {
-  return sg__store_member_record(PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2),
-                                 PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), sg__pg_i(r, i, 5));
+  int c[6];
+  if (sg__pg_cols(r, member_cols, c, 6)) return NULL;
+  return sg__store_member_record(PQgetvalue(r, i, c[0]), PQgetvalue(r, i, c[1]),
+                                 PQgetvalue(r, i, c[2]), PQgetvalue(r, i, c[3]),
+                                 PQgetvalue(r, i, c[4]), sg__pg_i(r, i, c[5]));
 }
 
 static sg_err member_load(PGconn *c, const char *workspace_id, const char *id, json_t **out) {
@@ -109,22 +115,25 @@ sg_err sg__pg_member_for_signin(sg_store *base, const char *email, sg_signin_can
   *n = 0;
   PGresult *r = sg__pg_read(sg__pg_of(base),
                             "SELECT m.id, m.workspace_id, m.email, m.role, m.password_hash,"
-                            " substr(w.name, 1, 100)"
+                            " substr(w.name, 1, 100) AS workspace_name"
                             " FROM members m JOIN workspaces w ON w.id=m.workspace_id"
                             " WHERE m.email=$1 AND m.status='active' AND w.status='active'"
                             " ORDER BY m.created_at, m.id LIMIT $2::bigint",
                             2, p, &rc);
   if (!r) return rc;
-  rc = SG_E_OK;
-  int rows = PQntuples(r);
+  static const char *const names[] = {"id",   "workspace_id",  "email",
+                                      "role", "password_hash", "workspace_name"};
+  int col[6];
+  rc = sg__pg_cols(r, names, col, 6) ? SG_E_INTERNAL : SG_E_OK;
+  int rows = rc == SG_E_OK ? PQntuples(r) : 0;
   for (int i = 0; i < rows && *n < SG_MEMBERSHIPS_PER_EMAIL; i++) {
     sg_signin_candidate *c = &out[*n];
-    snprintf(c->m.id, sizeof c->m.id, "%s", PQgetvalue(r, i, 0));
-    snprintf(c->m.workspace_id, sizeof c->m.workspace_id, "%s", PQgetvalue(r, i, 1));
-    snprintf(c->m.email, sizeof c->m.email, "%s", PQgetvalue(r, i, 2));
-    c->m.role = sg_role_parse(PQgetvalue(r, i, 3));
-    snprintf(c->hash, sizeof c->hash, "%s", PQgetvalue(r, i, 4));
-    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", PQgetvalue(r, i, 5));
+    snprintf(c->m.id, sizeof c->m.id, "%s", PQgetvalue(r, i, col[0]));
+    snprintf(c->m.workspace_id, sizeof c->m.workspace_id, "%s", PQgetvalue(r, i, col[1]));
+    snprintf(c->m.email, sizeof c->m.email, "%s", PQgetvalue(r, i, col[2]));
+    c->m.role = sg_role_parse(PQgetvalue(r, i, col[3]));
+    snprintf(c->hash, sizeof c->hash, "%s", PQgetvalue(r, i, col[4]));
+    snprintf(c->workspace_name, sizeof c->workspace_name, "%s", PQgetvalue(r, i, col[5]));
     if (c->m.role == SG_ROLE_NONE) rc = SG_E_INTERNAL;
     (*n)++;
   }
@@ -143,7 +152,7 @@ static sg_err read_rows(sg__pg *st, const char *sql, const char *p1,
   bool more;
   *out = sg__pg_page(r, 1000, row, &more);
   PQclear(r);
-  return SG_E_OK;
+  return *out ? SG_E_OK : SG_E_INTERNAL;
 }
 
 sg_err sg__pg_member_list(sg_store *base, const char *workspace_id, json_t **out) {
@@ -188,13 +197,19 @@ static sg_err change_fn(PGconn *c, void *vctx) {
                          " AND ($2::text IS NULL OR workspace_id=$2)",
                          2, p);
   if (!r) return SG_E_INTERNAL;
+  static const char *const names[] = {"workspace_id", "role"};
+  int col[2];
+  if (sg__pg_cols(r, names, col, 2)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   if (PQntuples(r) != 1) {
     PQclear(r);
     return SG_E_NOT_FOUND;
   }
   char ws[64];
-  snprintf(ws, sizeof ws, "%s", PQgetvalue(r, 0, 0));
-  bool is_owner = strcmp(PQgetvalue(r, 0, 1), "owner") == 0;
+  snprintf(ws, sizeof ws, "%s", PQgetvalue(r, 0, col[0]));
+  bool is_owner = strcmp(PQgetvalue(r, 0, col[1]), "owner") == 0;
   PQclear(r);
   if (is_owner && x->role != SG_ROLE_OWNER) {
     const char *po[] = {ws, x->id};
@@ -203,10 +218,12 @@ static sg_err change_fn(PGconn *c, void *vctx) {
                  " status='active' ORDER BY id FOR UPDATE",
                  1, po);
     if (!r) return SG_E_INTERNAL;
+    int ci = sg__pg_col(r, "id");
     bool others = false;
-    for (int i = 0; i < PQntuples(r); i++)
-      if (strcmp(PQgetvalue(r, i, 0), x->id) != 0) others = true;
+    for (int i = 0; ci >= 0 && i < PQntuples(r); i++)
+      if (strcmp(PQgetvalue(r, i, ci), x->id) != 0) others = true;
     PQclear(r);
+    if (ci < 0) return SG_E_INTERNAL;
     if (!others) return SG_E_LAST_OWNER;
   }
   char now[24];
@@ -324,17 +341,21 @@ sg_err sg__pg_session_lookup(sg_store *base, const uint8_t digest[32], int64_t n
                             " AND m.status='active' AND w.status='active'",
                             1, p, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"id", "workspace_id", "email", "role", "last_seen_ms"};
+  int col[5];
   rc = SG_E_NOT_FOUND;
   bool expired = false;
-  if (PQntuples(r) == 1) {
-    int64_t seen = sg__pg_i(r, 0, 4);
+  if (sg__pg_cols(r, names, col, 5)) {
+    rc = SG_E_INTERNAL;
+  } else if (PQntuples(r) == 1) {
+    int64_t seen = sg__pg_i(r, 0, col[4]);
     if (now_ms - seen >= idle_ms) {
       expired = true;
     } else {
-      snprintf(member->id, sizeof member->id, "%s", PQgetvalue(r, 0, 0));
-      snprintf(member->workspace_id, sizeof member->workspace_id, "%s", PQgetvalue(r, 0, 1));
-      snprintf(member->email, sizeof member->email, "%s", PQgetvalue(r, 0, 2));
-      member->role = sg_role_parse(PQgetvalue(r, 0, 3));
+      snprintf(member->id, sizeof member->id, "%s", PQgetvalue(r, 0, col[0]));
+      snprintf(member->workspace_id, sizeof member->workspace_id, "%s", PQgetvalue(r, 0, col[1]));
+      snprintf(member->email, sizeof member->email, "%s", PQgetvalue(r, 0, col[2]));
+      member->role = sg_role_parse(PQgetvalue(r, 0, col[3]));
       *last_seen_ms = seen;
       rc = member->role == SG_ROLE_NONE ? SG_E_INTERNAL : SG_E_OK;
     }
@@ -390,17 +411,22 @@ sg_err sg__pg_audit_add(sg_store *base, const sg_audit_entry *e) {
   return r ? SG_E_OK : rc;
 }
 
+static const char *const audit_cols[] = {"seq",        "actor",  "actor_email", "action", "target",
+                                         "request_id", "status", "details",     "at_ms"};
+
 static json_t *audit_row(const PGresult *r, int i) {
+  int c[9];
+  if (sg__pg_cols(r, audit_cols, c, 9)) return NULL;
   sg__store_audit_row row = {
-      .seq = sg__pg_i(r, i, 0),
-      .actor = sg__pg_s(r, i, 1),
-      .actor_email = sg__pg_s(r, i, 2),
-      .action = sg__pg_s(r, i, 3),
-      .target = sg__pg_s(r, i, 4),
-      .request_id = sg__pg_s(r, i, 5),
-      .status = (int)sg__pg_i(r, i, 6),
-      .details = sg__pg_s(r, i, 7),
-      .at_ms = sg__pg_i(r, i, 8),
+      .seq = sg__pg_i(r, i, c[0]),
+      .actor = sg__pg_s(r, i, c[1]),
+      .actor_email = sg__pg_s(r, i, c[2]),
+      .action = sg__pg_s(r, i, c[3]),
+      .target = sg__pg_s(r, i, c[4]),
+      .request_id = sg__pg_s(r, i, c[5]),
+      .status = (int)sg__pg_i(r, i, c[6]),
+      .details = sg__pg_s(r, i, c[7]),
+      .at_ms = sg__pg_i(r, i, c[8]),
   };
   return sg__store_audit_record(&row);
 }
@@ -421,7 +447,7 @@ sg_err sg__pg_audit_page(sg_store *base, const char *workspace_id, size_t limit,
   if (!r) return rc;
   *data = sg__pg_page(r, limit, audit_row, more);
   PQclear(r);
-  return SG_E_OK;
+  return *data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 /* ---- the applications area ------------------------------------------------------------------ */
@@ -434,10 +460,13 @@ json_t *sg__pg_ts(const PGresult *r, int i, int col) {
 }
 
 static json_t *app_row(const PGresult *r, int i) {
-  return json_pack("{s:s,s:s,s:s,s:o,s:o}", "id", PQgetvalue(r, i, 0), "name", PQgetvalue(r, i, 1),
-                   "status", PQgetvalue(r, i, 2), "monthlyQuota",
-                   PQgetisnull(r, i, 3) ? json_null() : json_integer(sg__pg_i(r, i, 3)),
-                   "createdAt", sg__pg_ts(r, i, 4));
+  static const char *const names[] = {"id", "name", "status", "monthly_quota", "created_at"};
+  int c[5];
+  if (sg__pg_cols(r, names, c, 5)) return NULL;
+  return json_pack("{s:s,s:s,s:s,s:o,s:o}", "id", PQgetvalue(r, i, c[0]), "name",
+                   PQgetvalue(r, i, c[1]), "status", PQgetvalue(r, i, c[2]), "monthlyQuota",
+                   PQgetisnull(r, i, c[3]) ? json_null() : json_integer(sg__pg_i(r, i, c[3])),
+                   "createdAt", sg__pg_ts(r, i, c[4]));
 }
 
 sg_err sg__pg_application_list(sg_store *base, const char *workspace_id, json_t **out) {
@@ -466,7 +495,7 @@ sg_err sg__pg_application_page(sg_store *base, const char *workspace_id, size_t 
   if (!r) return rc;
   *data = sg__pg_page(r, limit, app_row, more);
   PQclear(r);
-  return SG_E_OK;
+  return *data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 /* SG_E_OK when sql ($1, $2) finds a row, SG_E_NOT_FOUND when not. */
@@ -487,9 +516,12 @@ sg_err sg__pg_application_in_workspace(sg_store *base, const char *workspace_id,
 }
 
 static json_t *secret_key_row(const PGresult *r, int i) {
-  return json_pack("{s:s,s:s,s:o,s:o,s:o}", "id", PQgetvalue(r, i, 0), "status",
-                   PQgetvalue(r, i, 1), "createdAt", sg__pg_ts(r, i, 2), "lastUsedAt",
-                   sg__pg_ts(r, i, 3), "revokedAt", sg__pg_ts(r, i, 4));
+  static const char *const names[] = {"id", "status", "created_at", "last_used_at", "revoked_at"};
+  int c[5];
+  if (sg__pg_cols(r, names, c, 5)) return NULL;
+  return json_pack("{s:s,s:s,s:o,s:o,s:o}", "id", PQgetvalue(r, i, c[0]), "status",
+                   PQgetvalue(r, i, c[1]), "createdAt", sg__pg_ts(r, i, c[2]), "lastUsedAt",
+                   sg__pg_ts(r, i, c[3]), "revokedAt", sg__pg_ts(r, i, c[4]));
 }
 
 sg_err sg__pg_secret_key_list(sg_store *base, const char *application_id, json_t **out) {
@@ -504,9 +536,10 @@ static sg_err key_workspace(sg__pg *st, const char *sql, const char *key_id, cha
   sg_err rc;
   PGresult *r = sg__pg_one(st, sql, 1, p, &rc);
   if (!r) return rc;
-  rc = SG_E_NOT_FOUND;
-  if (PQntuples(r) == 1) {
-    snprintf(ws, 64, "%s", PQgetvalue(r, 0, 0));
+  int col = sg__pg_col(r, "workspace_id");
+  rc = col < 0 ? SG_E_INTERNAL : SG_E_NOT_FOUND;
+  if (col >= 0 && PQntuples(r) == 1) {
+    snprintf(ws, 64, "%s", PQgetvalue(r, 0, col));
     rc = SG_E_OK;
   }
   PQclear(r);
@@ -538,10 +571,13 @@ sg_err sg__pg_secret_key_touch(sg_store *base, const char *key_id, int64_t now_s
 }
 
 static json_t *pk_row(const PGresult *r, int i) {
-  json_t *origins = json_loads(PQgetvalue(r, i, 2), 0, NULL);
-  return json_pack("{s:s,s:s,s:o,s:s,s:o}", "id", PQgetvalue(r, i, 0), "listId",
-                   PQgetvalue(r, i, 1), "origins", origins ? origins : json_array(), "status",
-                   PQgetvalue(r, i, 3), "createdAt", sg__pg_ts(r, i, 4));
+  static const char *const names[] = {"id", "list_id", "origins", "status", "created_at"};
+  int c[5];
+  if (sg__pg_cols(r, names, c, 5)) return NULL;
+  json_t *origins = json_loads(PQgetvalue(r, i, c[2]), 0, NULL);
+  return json_pack("{s:s,s:s,s:o,s:s,s:o}", "id", PQgetvalue(r, i, c[0]), "listId",
+                   PQgetvalue(r, i, c[1]), "origins", origins ? origins : json_array(), "status",
+                   PQgetvalue(r, i, c[3]), "createdAt", sg__pg_ts(r, i, c[4]));
 }
 
 sg_err sg__pg_publishable_key_list(sg_store *base, const char *application_id, json_t **out) {

@@ -27,10 +27,15 @@ static sg_err version_row(PGconn *c, rb_ctx *x, bool lock) {
                                 " version_number=$2::bigint",
                          2, p);
   if (!r) return SG_E_INTERNAL;
-  sg_err rc = PQntuples(r) == 1 ? SG_E_OK : SG_E_NOT_FOUND;
+  static const char *const names[] = {"state", "content_hash"};
+  int col[2];
+  sg_err rc = sg__pg_cols(r, names, col, 2) ? SG_E_INTERNAL
+              : PQntuples(r) == 1           ? SG_E_OK
+                                            : SG_E_NOT_FOUND;
   if (rc == SG_E_OK) {
-    snprintf(x->state, sizeof x->state, "%s", PQgetvalue(r, 0, 0));
-    snprintf(x->hash, sizeof x->hash, "%s", PQgetisnull(r, 0, 1) ? "" : PQgetvalue(r, 0, 1));
+    snprintf(x->state, sizeof x->state, "%s", PQgetvalue(r, 0, col[0]));
+    snprintf(x->hash, sizeof x->hash, "%s",
+             PQgetisnull(r, 0, col[1]) ? "" : PQgetvalue(r, 0, col[1]));
   }
   PQclear(r);
   return rc;

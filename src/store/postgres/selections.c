@@ -52,7 +52,7 @@ static sg_err stats_tx(PGconn *c, void *vctx) {
   const char *p[3] = {s->list_id, sg__pg_int(s->since_ms, since), sg__pg_int((int64_t)s->top, top)};
   PGresult *days = sg__pg_q(c,
                             "SELECT to_char(to_timestamp(ts_ms / 1000.0) AT TIME ZONE 'UTC',"
-                            " 'YYYY-MM-DD'), count(*) FROM selections"
+                            " 'YYYY-MM-DD') AS day, count(*) AS n FROM selections"
                             " WHERE list_id = $1 AND ts_ms >= $2 GROUP BY 1",
                             2, p);
   if (!days) return SG_E_INTERNAL;
@@ -65,12 +65,20 @@ static sg_err stats_tx(PGconn *c, void *vctx) {
     PQclear(days);
     return SG_E_INTERNAL;
   }
+  static const char *const day_names[] = {"day", "n"}, *const item_names[] = {"item_id", "n"};
+  int dc[2], ic[2];
+  if (sg__pg_cols(days, day_names, dc, 2) || sg__pg_cols(items, item_names, ic, 2)) {
+    PQclear(days);
+    PQclear(items);
+    return SG_E_INTERNAL;
+  }
   json_t *per_day = json_object(), *top_items = json_array();
   for (int i = 0; i < PQntuples(days); i++)
-    json_object_set_new(per_day, sg__pg_s(days, i, 0), json_integer(sg__pg_i(days, i, 1)));
+    json_object_set_new(per_day, sg__pg_s(days, i, dc[0]), json_integer(sg__pg_i(days, i, dc[1])));
   for (int i = 0; i < PQntuples(items); i++)
-    json_array_append_new(top_items, json_pack("{s:s,s:I}", "itemId", sg__pg_s(items, i, 0),
-                                               "selections", (json_int_t)sg__pg_i(items, i, 1)));
+    json_array_append_new(top_items,
+                          json_pack("{s:s,s:I}", "itemId", sg__pg_s(items, i, ic[0]), "selections",
+                                    (json_int_t)sg__pg_i(items, i, ic[1])));
   PQclear(days);
   PQclear(items);
   json_decref(s->out);

@@ -21,7 +21,10 @@ static sg_err load_sets(PGconn *c, const char *list_id, const char *clock, json_
             : sg__pg_q(c, "SELECT sets FROM synonyms WHERE list_id=$1 ORDER BY clock DESC LIMIT 1",
                        1, p);
   if (!r) return SG_E_INTERNAL;
-  json_t *sets = PQntuples(r) == 1 ? json_loads(sg__pg_s(r, 0, 0), 0, NULL) : json_array();
+  int col = sg__pg_col(r, "sets");
+  json_t *sets = col < 0             ? NULL
+                 : PQntuples(r) == 1 ? json_loads(sg__pg_s(r, 0, col), 0, NULL)
+                                     : json_array();
   PQclear(r);
   if (!json_is_array(sets)) {
     json_decref(sets);

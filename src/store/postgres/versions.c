@@ -24,17 +24,25 @@
 
 #define VERSION_COLS SG__STORE_VERSION_COLS
 
+/* The columns of VERSION_COLS, read by name. */
+static const char *const version_cols[] = {
+    "version_number",    "state",      "content_hash", "item_count",
+    "validation_errors", "created_at", "activated_at", "failure_reason"};
+enum { VERSION_NCOLS = sizeof version_cols / sizeof version_cols[0] };
+
 static json_t *version_row(const PGresult *r, int i) {
+  int c[VERSION_NCOLS];
+  if (sg__pg_cols(r, version_cols, c, VERSION_NCOLS)) return NULL;
   sg__store_version_row row = {
-      .number = sg__pg_i(r, i, 0),
-      .state = sg__pg_s(r, i, 1),
-      .content_hash = sg__pg_s(r, i, 2),
-      .item_count = sg__pg_i(r, i, 3),
-      .validation_errors = sg__pg_s(r, i, 4),
-      .created_at = sg__pg_i(r, i, 5),
-      .has_activated_at = !PQgetisnull(r, i, 6),
-      .activated_at = sg__pg_i(r, i, 6),
-      .failure_reason = sg__pg_s(r, i, 7),
+      .number = sg__pg_i(r, i, c[0]),
+      .state = sg__pg_s(r, i, c[1]),
+      .content_hash = sg__pg_s(r, i, c[2]),
+      .item_count = sg__pg_i(r, i, c[3]),
+      .validation_errors = sg__pg_s(r, i, c[4]),
+      .created_at = sg__pg_i(r, i, c[5]),
+      .has_activated_at = !PQgetisnull(r, i, c[6]),
+      .activated_at = sg__pg_i(r, i, c[6]),
+      .failure_reason = sg__pg_s(r, i, c[7]),
   };
   return sg__store_version_record(&row);
 }
@@ -65,24 +73,27 @@ static sg_err create_fn(PGconn *c, void *p_) {
    * all belong to this one moment of the list. */
   PGresult *r = sg__pg_q(c,
                          "UPDATE lists SET next_version_number=next_version_number+1"
-                         " WHERE id=$1 RETURNING next_version_number-1, default_locale,"
+                         " WHERE id=$1 RETURNING next_version_number-1 AS number, default_locale,"
                          " supported_locales, item_clock, (SELECT COUNT(*) FROM items"
-                         " WHERE list_id=$1 AND to_clock IS NULL)",
+                         " WHERE list_id=$1 AND to_clock IS NULL) AS item_count",
                          1, p);
   if (!r) return SG_E_INTERNAL;
-  if (PQntuples(r) != 1) {
+  static const char *const names[] = {"number", "default_locale", "supported_locales", "item_clock",
+                                      "item_count"};
+  int col[5];
+  if (sg__pg_cols(r, names, col, 5) || PQntuples(r) != 1) {
     PQclear(r);
     return SG_E_INTERNAL;
   }
-  x->number = sg__pg_i(r, 0, 0);
-  json_t *sup = json_loads(PQgetvalue(r, 0, 2), 0, NULL);
-  json_t *lp = json_pack("{s:s,s:o}", "defaultLocale", PQgetvalue(r, 0, 1), "supportedLocales",
+  x->number = sg__pg_i(r, 0, col[0]);
+  json_t *sup = json_loads(PQgetvalue(r, 0, col[2]), 0, NULL);
+  json_t *lp = json_pack("{s:s,s:o}", "defaultLocale", PQgetvalue(r, 0, col[1]), "supportedLocales",
                          sup ? sup : json_array());
   char *policy = lp ? json_dumps(lp, JSON_COMPACT) : NULL;
   json_decref(lp);
   char num[24], now[24];
   const char *pi[] = {
-      x->list_id, sg__pg_int(x->number, num), PQgetvalue(r, 0, 4), PQgetvalue(r, 0, 3),
+      x->list_id, sg__pg_int(x->number, num), PQgetvalue(r, 0, col[4]), PQgetvalue(r, 0, col[3]),
       policy,     sg__pg_int(sg_now_s(), now)};
   int bad = !policy || sg__pg_x(c,
                                 "INSERT INTO versions(list_id, version_number, state, item_count,"
@@ -153,7 +164,7 @@ static sg_err page_fn(PGconn *c, void *p_) {
   if (!r) return SG_E_INTERNAL;
   x->data = sg__pg_page(r, x->limit, version_row, x->more);
   PQclear(r);
-  return SG_E_OK;
+  return x->data ? SG_E_OK : SG_E_INTERNAL;
 }
 
 sg_err sg__pg_version_page(sg_store *base, const char *workspace_id, const char *list_id,
@@ -187,17 +198,24 @@ sg_err sg__pg_snapshot_items(sg_store *base, const char *list_id, int64_t snapsh
                             " ORDER BY seq LIMIT $4::bigint",
                             4, p, &rc);
   if (!r) return rc;
+  static const char *const names[] = {"seq",     "id",      "value", "display_value", "parent_id",
+                                      "aliases", "locales", "rank",  "description"};
+  int c[9];
+  if (sg__pg_cols(r, names, c, 9)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(r); i++) {
     sg_store_item_row row = {
-        .seq = sg__pg_i(r, i, 0),
-        .id = sg__pg_s(r, i, 1),
-        .value = sg__pg_s(r, i, 2),
-        .display_value = sg__pg_s(r, i, 3),
-        .parent_id = sg__pg_s(r, i, 4),
-        .aliases_json = sg__pg_s(r, i, 5),
-        .locales_json = sg__pg_s(r, i, 6),
-        .rank = sg__pg_i(r, i, 7),
-        .description = sg__pg_s(r, i, 8),
+        .seq = sg__pg_i(r, i, c[0]),
+        .id = sg__pg_s(r, i, c[1]),
+        .value = sg__pg_s(r, i, c[2]),
+        .display_value = sg__pg_s(r, i, c[3]),
+        .parent_id = sg__pg_s(r, i, c[4]),
+        .aliases_json = sg__pg_s(r, i, c[5]),
+        .locales_json = sg__pg_s(r, i, c[6]),
+        .rank = sg__pg_i(r, i, c[7]),
+        .description = sg__pg_s(r, i, c[8]),
     };
     if (cb(&row, ctx)) {
       rc = SG_E_INTERNAL;
@@ -291,24 +309,28 @@ static sg_err activate_fn(PGconn *c, void *p_) {
   /* The list's row first: activations of one list run one at a time. */
   PGresult *r = sg__pg_q(c, "SELECT active_version_number FROM lists WHERE id=$1 FOR UPDATE", 1, p);
   if (!r) return SG_E_INTERNAL;
-  if (PQntuples(r) != 1) {
+  int ca = sg__pg_col(r, "active_version_number");
+  if (ca < 0 || PQntuples(r) != 1) {
     PQclear(r);
-    return SG_E_NOT_FOUND;
+    return ca < 0 ? SG_E_INTERNAL : SG_E_NOT_FOUND;
   }
-  bool newer = PQgetisnull(r, 0, 0) || sg__pg_i(r, 0, 0) < x->number;
+  bool newer = PQgetisnull(r, 0, ca) || sg__pg_i(r, 0, ca) < x->number;
   PQclear(r);
   r = sg__pg_q(c,
                "SELECT state, content_hash FROM versions WHERE list_id=$1 AND"
                " version_number=$2::bigint FOR UPDATE",
                2, p);
   if (!r) return SG_E_INTERNAL;
-  if (PQntuples(r) != 1) {
+  static const char *const vnames[] = {"state", "content_hash"};
+  int vc[2];
+  if (sg__pg_cols(r, vnames, vc, 2) || PQntuples(r) != 1) {
+    bool broken = vc[0] < 0 || vc[1] < 0;
     PQclear(r);
-    return SG_E_NOT_FOUND;
+    return broken ? SG_E_INTERNAL : SG_E_NOT_FOUND;
   }
   char hash[80] = "";
-  if (strcmp(PQgetvalue(r, 0, 0), SG_VERSION_STAGED) == 0 && !PQgetisnull(r, 0, 1))
-    snprintf(hash, sizeof hash, "%s", PQgetvalue(r, 0, 1));
+  if (strcmp(PQgetvalue(r, 0, vc[0]), SG_VERSION_STAGED) == 0 && !PQgetisnull(r, 0, vc[1]))
+    snprintf(hash, sizeof hash, "%s", PQgetvalue(r, 0, vc[1]));
   PQclear(r);
   if (!*hash) return SG_E_PRECONDITION_FAILED;
   p[3] = hash;
@@ -340,6 +362,9 @@ sg_err sg__pg_version_activate(sg_store *base, const char *workspace_id, const c
   return rc;
 }
 
+/* The columns of a version reference (pending, next, active versions). */
+static const char *const ref_cols[] = {"list_id", "workspace_id", "version_number"};
+
 sg_err sg__pg_versions_pending(sg_store *base, const char *list_id, int64_t before,
                                sg_version_ref *out, size_t max, size_t *n) {
   char lim[24], bef[24];
@@ -353,10 +378,15 @@ sg_err sg__pg_versions_pending(sg_store *base, const char *list_id, int64_t befo
                             " v.version_number<$3::bigint) ORDER BY v.qseq LIMIT $1::bigint",
                             3, p, &rc);
   if (!r) return rc;
+  int c[3];
+  if (sg__pg_cols(r, ref_cols, c, 3)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
-    snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", PQgetvalue(r, i, 0));
-    snprintf(out[*n].workspace_id, sizeof out[*n].workspace_id, "%s", PQgetvalue(r, i, 1));
-    out[*n].number = sg__pg_i(r, i, 2);
+    snprintf(out[*n].list_id, sizeof out[*n].list_id, "%s", PQgetvalue(r, i, c[0]));
+    snprintf(out[*n].workspace_id, sizeof out[*n].workspace_id, "%s", PQgetvalue(r, i, c[1]));
+    out[*n].number = sg__pg_i(r, i, c[2]);
     (*n)++;
   }
   PQclear(r);
@@ -380,9 +410,14 @@ sg_err sg__pg_artifacts_in_use(sg_store *base, json_t **out) {
       " UNION SELECT active_content_hash FROM lists WHERE active_content_hash IS NOT NULL",
       1, p, &rc);
   if (!r) return rc;
+  int ch = sg__pg_col(r, "content_hash");
+  if (ch < 0) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   json_t *arr = json_array();
   for (int i = 0; i < PQntuples(r); i++)
-    json_array_append_new(arr, json_string(PQgetvalue(r, i, 0)));
+    json_array_append_new(arr, json_string(PQgetvalue(r, i, ch)));
   PQclear(r);
   *out = arr;
   return SG_E_OK;
@@ -409,32 +444,42 @@ static sg_err claim_fn(PGconn *c, void *p_) {
       c,
       "SELECT v.state, v.snapshot_seq, v.item_count, v.attempts, v.content_hash,"
       " v.locale_policy, l.workspace_id, v.queued_async,"
-      " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=" SG__PG_NOW_MS ","
-      " v.lease_owner,"
+      " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=" SG__PG_NOW_MS
+      " AS leased, v.lease_owner,"
       " EXISTS(SELECT 1 FROM versions n WHERE n.list_id=v.list_id AND"
       " n.version_number>v.version_number AND n.state IN ('queued', 'staged', 'active'))"
+      " AS newer"
       " FROM versions v JOIN lists l ON l.id=v.list_id"
       " WHERE v.list_id=$1 AND v.version_number=$2::bigint FOR UPDATE OF v",
       3, p);
   if (!r) return SG_E_INTERNAL;
+  static const char *const names[] = {
+      "state",        "snapshot_seq", "item_count", "attempts",    "content_hash", "locale_policy",
+      "workspace_id", "queued_async", "leased",     "lease_owner", "newer"};
+  int col[11];
+  if (sg__pg_cols(r, names, col, 11)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   if (PQntuples(r) != 1) {
     PQclear(r);
     return SG_E_NOT_FOUND;
   }
   snprintf(job->list_id, sizeof job->list_id, "%s", x->list_id);
   job->number = x->number;
-  snprintf(job->state, sizeof job->state, "%s", PQgetvalue(r, 0, 0));
-  job->snapshot_seq = sg__pg_i(r, 0, 1);
-  job->item_count = (uint64_t)sg__pg_i(r, 0, 2);
-  job->attempts = (int)sg__pg_i(r, 0, 3);
-  const char *h = sg__pg_s(r, 0, 4);
+  snprintf(job->state, sizeof job->state, "%s", PQgetvalue(r, 0, col[0]));
+  job->snapshot_seq = sg__pg_i(r, 0, col[1]);
+  job->item_count = (uint64_t)sg__pg_i(r, 0, col[2]);
+  job->attempts = (int)sg__pg_i(r, 0, col[3]);
+  const char *h = sg__pg_s(r, 0, col[4]);
   snprintf(job->content_hash, sizeof job->content_hash, "%s", h ? h : "");
-  job->locale_policy = json_loads(PQgetvalue(r, 0, 5), 0, NULL);
-  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", PQgetvalue(r, 0, 6));
-  bool async = sg__pg_i(r, 0, 7) != 0;
+  job->locale_policy = json_loads(PQgetvalue(r, 0, col[5]), 0, NULL);
+  snprintf(job->workspace_id, sizeof job->workspace_id, "%s", PQgetvalue(r, 0, col[6]));
+  bool async = sg__pg_i(r, 0, col[7]) != 0;
   /* A live lease of another owner, unless that owner is a dead process of this host. */
-  bool busy = strcmp(PQgetvalue(r, 0, 8), "t") == 0 && !sg__store_owner_dead(sg__pg_s(r, 0, 9));
-  bool newer = strcmp(PQgetvalue(r, 0, 10), "t") == 0;
+  bool busy =
+      strcmp(PQgetvalue(r, 0, col[8]), "t") == 0 && !sg__store_owner_dead(sg__pg_s(r, 0, col[9]));
+  bool newer = strcmp(PQgetvalue(r, 0, col[10]), "t") == 0;
   PQclear(r);
   bool unresolved =
       strcmp(job->state, SG_VERSION_QUEUED) == 0 || strcmp(job->state, SG_VERSION_STAGED) == 0;
@@ -509,18 +554,24 @@ sg_err sg__pg_version_next(sg_store *base, const char *after_workspace, int64_t 
       st,
       "SELECT v.list_id, l.workspace_id, v.version_number, v.lease_owner,"
       " v.lease_owner IS NOT NULL AND v.lease_owner<>$3 AND v.lease_until_ms>=" SG__PG_NOW_MS
-      " FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', 'staged')"
+      " AS leased FROM versions v JOIN lists l ON l.id=v.list_id WHERE v.state IN ('queued', "
+      "'staged')"
       " AND (v.queued_async=1 OR v.state='staged' OR v.created_at<=$2::bigint)"
       " ORDER BY l.workspace_id<=$1, l.workspace_id, v.qseq LIMIT 64 FOR UPDATE OF v SKIP LOCKED",
       3, p, &rc);
   *found = false;
   if (!r) return rc;
+  int c[3], cl = sg__pg_col(r, "leased"), co = sg__pg_col(r, "lease_owner");
+  if (sg__pg_cols(r, ref_cols, c, 3) || cl < 0 || co < 0) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(r); i++) {
-    if (strcmp(PQgetvalue(r, i, 4), "t") == 0 && !sg__store_owner_dead(PQgetvalue(r, i, 3)))
+    if (strcmp(PQgetvalue(r, i, cl), "t") == 0 && !sg__store_owner_dead(PQgetvalue(r, i, co)))
       continue;
-    snprintf(out->list_id, sizeof out->list_id, "%s", PQgetvalue(r, i, 0));
-    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, i, 1));
-    out->number = sg__pg_i(r, i, 2);
+    snprintf(out->list_id, sizeof out->list_id, "%s", PQgetvalue(r, i, c[0]));
+    snprintf(out->workspace_id, sizeof out->workspace_id, "%s", PQgetvalue(r, i, c[1]));
+    out->number = sg__pg_i(r, i, c[2]);
     *found = true;
     break;
   }
@@ -544,12 +595,17 @@ sg_err sg__pg_active_versions(sg_store *base, const char *after, sg_active_versi
                             " ORDER BY v.list_id LIMIT $2::bigint",
                             2, p, &rc);
   if (!r) return rc;
+  int c[3], ch = sg__pg_col(r, "content_hash");
+  if (sg__pg_cols(r, ref_cols, c, 3) || ch < 0) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   for (int i = 0; i < PQntuples(r) && *n < max; i++) {
     sg_active_version *a = &out[*n];
-    snprintf(a->list_id, sizeof a->list_id, "%s", PQgetvalue(r, i, 0));
-    snprintf(a->workspace_id, sizeof a->workspace_id, "%s", PQgetvalue(r, i, 1));
-    a->number = sg__pg_i(r, i, 2);
-    snprintf(a->content_hash, sizeof a->content_hash, "%s", PQgetvalue(r, i, 3));
+    snprintf(a->list_id, sizeof a->list_id, "%s", PQgetvalue(r, i, c[0]));
+    snprintf(a->workspace_id, sizeof a->workspace_id, "%s", PQgetvalue(r, i, c[1]));
+    a->number = sg__pg_i(r, i, c[2]);
+    snprintf(a->content_hash, sizeof a->content_hash, "%s", PQgetvalue(r, i, ch));
     (*n)++;
   }
   PQclear(r);
@@ -572,32 +628,44 @@ static sg_err recompile_fn(PGconn *c, void *p_) {
    * and then sees the version this one queued. */
   PGresult *r = sg__pg_q(c, "SELECT status FROM lists WHERE id=$1 FOR UPDATE", 1, p);
   if (!r) return SG_E_INTERNAL;
-  sg_err rc = PQntuples(r) != 1                              ? SG_E_NOT_FOUND
-              : strcmp(PQgetvalue(r, 0, 0), "archived") == 0 ? SG_E_LIST_ARCHIVED
-                                                             : SG_E_OK;
+  int cs = sg__pg_col(r, "status");
+  sg_err rc = cs < 0                                          ? SG_E_INTERNAL
+              : PQntuples(r) != 1                             ? SG_E_NOT_FOUND
+              : strcmp(PQgetvalue(r, 0, cs), "archived") == 0 ? SG_E_LIST_ARCHIVED
+                                                              : SG_E_OK;
   PQclear(r);
   if (rc != SG_E_OK) return rc;
   r = sg__pg_q(c,
                "SELECT v.state, v.snapshot_seq, v.item_count, v.locale_policy,"
                " (SELECT COUNT(*) FROM versions WHERE list_id=$1"
-               "   AND state IN ('queued', 'staged')),"
+               "   AND state IN ('queued', 'staged')) AS unresolved,"
                " (SELECT COUNT(*) FROM items WHERE list_id=$1 AND from_clock<=v.snapshot_seq"
-               "   AND (to_clock IS NULL OR to_clock>v.snapshot_seq)),"
-               " (SELECT COUNT(*) FROM synonyms WHERE list_id=$1 AND clock<=v.snapshot_seq),"
+               "   AND (to_clock IS NULL OR to_clock>v.snapshot_seq)) AS items_now,"
+               " (SELECT COUNT(*) FROM synonyms WHERE list_id=$1 AND clock<=v.snapshot_seq)"
+               "   AS synonyms_before,"
                " (SELECT COUNT(*) FROM synonyms WHERE list_id=$1 AND clock>v.snapshot_seq)"
+               "   AS synonyms_after"
                " FROM versions v WHERE v.list_id=$1 AND v.version_number=$2::bigint",
                2, p);
   if (!r) return SG_E_INTERNAL;
+  static const char *const names[] = {"state",           "snapshot_seq",  "item_count",
+                                      "locale_policy",   "unresolved",    "items_now",
+                                      "synonyms_before", "synonyms_after"};
+  int col[8];
+  if (sg__pg_cols(r, names, col, 8)) {
+    PQclear(r);
+    return SG_E_INTERNAL;
+  }
   if (PQntuples(r) != 1) {
     PQclear(r);
     return SG_E_NOT_FOUND;
   }
-  if (strcmp(PQgetvalue(r, 0, 0), SG_VERSION_ACTIVE) != 0)
+  if (strcmp(PQgetvalue(r, 0, col[0]), SG_VERSION_ACTIVE) != 0)
     rc = SG_E_VERSION_NOT_ACTIVATABLE;
-  else if (sg__pg_i(r, 0, 4) > 0)
+  else if (sg__pg_i(r, 0, col[4]) > 0)
     rc = SG_E_PUBLISH_IN_PROGRESS;
-  else if (sg__pg_i(r, 0, 5) != sg__pg_i(r, 0, 2) ||
-           (sg__pg_i(r, 0, 7) > 0 && sg__pg_i(r, 0, 6) == 0))
+  else if (sg__pg_i(r, 0, col[5]) != sg__pg_i(r, 0, col[2]) ||
+           (sg__pg_i(r, 0, col[7]) > 0 && sg__pg_i(r, 0, col[6]) == 0))
     rc = SG_E_VERSION_NOT_AVAILABLE;
   if (rc != SG_E_OK) {
     PQclear(r);
@@ -605,18 +673,23 @@ static sg_err recompile_fn(PGconn *c, void *p_) {
   }
   PGresult *b = sg__pg_q(c,
                          "UPDATE lists SET next_version_number=next_version_number+1"
-                         " WHERE id=$1 RETURNING next_version_number-1",
+                         " WHERE id=$1 RETURNING next_version_number-1 AS number",
                          1, p);
-  if (!b || PQntuples(b) != 1) {
+  int cn = b ? sg__pg_col(b, "number") : -1;
+  if (!b || cn < 0 || PQntuples(b) != 1) {
     if (b) PQclear(b);
     PQclear(r);
     return SG_E_INTERNAL;
   }
-  x->number = sg__pg_i(b, 0, 0);
+  x->number = sg__pg_i(b, 0, cn);
   PQclear(b);
   char num[24], now[24];
-  const char *pi[] = {x->list_id,          sg__pg_int(x->number, num), PQgetvalue(r, 0, 2),
-                      PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 3),        sg__pg_int(sg_now_s(), now)};
+  const char *pi[] = {x->list_id,
+                      sg__pg_int(x->number, num),
+                      PQgetvalue(r, 0, col[2]),
+                      PQgetvalue(r, 0, col[1]),
+                      PQgetvalue(r, 0, col[3]),
+                      sg__pg_int(sg_now_s(), now)};
   int bad = sg__pg_x(c,
                      "INSERT INTO versions(list_id, version_number, state, item_count,"
                      " snapshot_seq, locale_policy, created_at) VALUES($1,"

@@ -167,6 +167,37 @@ static void test_import_and_prune(void **state) {
   assert_int_equal(n, 2); /* a's old row and x */
   assert_string_equal(snapshot(f, v2, &d), "a:1 b:0 c:0 ");
 }
+/* An import whose parentValue names no item changes nothing and reports the lines that
+ * name one (at most max_bad of them, and how many in all). */
+static void test_import_bad_parent_lines(void **state) {
+  fixture *f = *state;
+  sg_store_import *imp;
+  assert_int_equal(sg_store_import_begin(f->st, &imp), SG_E_OK);
+  static const char *const vals[] = {"p", "c1", "c2", "c3"};
+  static const char *const parents[] = {NULL, "nope", "p", "none"};
+  static const int64_t lines[] = {3, 7, 8, 12};
+  for (size_t i = 0; i < 4; i++) {
+    json_t *it = item(vals[i], 0);
+    assert_int_equal(sg_store_import_add(imp, lines[i], it, parents[i]), SG_E_OK);
+    json_decref(it);
+  }
+  json_t *bad = NULL;
+  int64_t nbad = 0;
+  sg_import_counts c;
+  assert_int_equal(sg_store_import_apply(f->st, imp, f->ws, f->list, false, 1, &c, &bad, &nbad),
+                   SG_E_INVALID_REQUEST);
+  sg_store_import_free(imp);
+  assert_int_equal(nbad, 2);
+  assert_int_equal(json_array_size(bad), 1);
+  assert_int_equal(json_integer_value(json_array_get(bad, 0)), 7);
+  json_decref(bad);
+  json_t *page = NULL;
+  bool more;
+  assert_int_equal(sg_store_item_page(f->st, f->ws, f->list, 10, NULL, &page, &more), SG_E_OK);
+  assert_int_equal(json_array_size(page), 0);
+  json_decref(page);
+}
+
 /* The snapshot rows' descriptions as "value=description " (or "value=- ") in value order. */
 static int desc_row(const sg_store_item_row *row, void *ctx) {
   dump *d = ctx;
@@ -240,6 +271,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_snapshot_survives_edits, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_import_and_prune, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_import_bad_parent_lines, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_description_history, store_fixture_setup,
                                       store_fixture_teardown),

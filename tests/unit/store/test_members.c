@@ -56,6 +56,15 @@ static void test_member_create_and_signin_lookup(void **state) {
   assert_string_equal(cand[0].m.workspace_id, f->ws);
   assert_int_equal(cand[0].m.role, SG_ROLE_ADMIN);
   assert_string_equal(cand[0].hash, "$argon2id$fake");
+  assert_string_equal(cand[0].m.email, "a@example.com");
+  assert_string_equal(cand[0].workspace_name, "W");
+  /* The member read back has each field from its own column. */
+  assert_int_equal(sg_store_member_get(f->st, f->ws, id, &rec), SG_E_OK);
+  assert_string_equal(json_string_value(json_object_get(rec, "id")), id);
+  assert_string_equal(json_string_value(json_object_get(rec, "email")), "a@example.com");
+  assert_string_equal(json_string_value(json_object_get(rec, "role")), "admin");
+  json_decref(rec);
+  rec = NULL;
   assert_int_equal(sg_store_member_for_signin(f->st, "z@example.com", cand, &n), SG_E_OK);
   assert_int_equal(n, 0);
   /* A disabled workspace's members cannot sign in. */
@@ -334,7 +343,11 @@ static void test_keys_listing_has_no_secrets(void **state) {
   assert_int_equal(json_array_size(keys), 1);
   json_t *k = json_array_get(keys, 0);
   assert_int_equal(json_object_size(k), 5);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), "sk_test1");
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  assert_true(json_is_string(json_object_get(k, "createdAt")));
   assert_true(json_is_null(json_object_get(k, "lastUsedAt")));
+  assert_true(json_is_null(json_object_get(k, "revokedAt")));
   json_decref(keys);
   assert_int_equal(sg_store_secret_key_touch(f->st, "sk_test1", 1700000000), SG_E_OK);
   assert_int_equal(sg_store_secret_key_list(f->st, aid, &keys), SG_E_OK);
@@ -345,6 +358,69 @@ static void test_keys_listing_has_no_secrets(void **state) {
   assert_int_equal(sg_store_secret_key_workspace(f->st, "sk_test1", ws), SG_E_OK);
   assert_string_equal(ws, f->ws);
   assert_int_equal(sg_store_secret_key_workspace(f->st, "sk_nope", ws), SG_E_NOT_FOUND);
+  /* A publishable key: listed with its list and origins, and its workspace found. */
+  char pdigest[65];
+  memset(pdigest, 'c', 64);
+  pdigest[64] = '\0';
+  json_t *origins = json_pack("[s]", "https://a.example");
+  json_t *pk = NULL;
+  assert_int_equal(
+      sg_store_publishable_key_create(f->st, "pk_test1", aid, f->list, pdigest, origins, &pk),
+      SG_E_OK);
+  json_decref(pk);
+  assert_int_equal(sg_store_publishable_key_list(f->st, aid, &keys), SG_E_OK);
+  assert_int_equal(json_array_size(keys), 1);
+  k = json_array_get(keys, 0);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), "pk_test1");
+  assert_string_equal(json_string_value(json_object_get(k, "listId")), f->list);
+  assert_true(json_equal(json_object_get(k, "origins"), origins));
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  assert_true(json_is_string(json_object_get(k, "createdAt")));
+  json_decref(keys);
+  json_decref(origins);
+  memset(ws, 0, sizeof ws);
+  assert_int_equal(sg_store_publishable_key_workspace(f->st, "pk_test1", ws), SG_E_OK);
+  assert_string_equal(ws, f->ws);
+  assert_int_equal(sg_store_publishable_key_workspace(f->st, "pk_nope", ws), SG_E_NOT_FOUND);
+  /* `admin … list`: each field from its own column. */
+  json_t *rows = NULL;
+  assert_int_equal(sg_store_admin_list(f->st, "applications", NULL, NULL, f->ws, &rows), SG_E_OK);
+  assert_int_equal(json_array_size(rows), 1);
+  k = json_array_get(rows, 0);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), aid);
+  assert_string_equal(json_string_value(json_object_get(k, "workspaceId")), f->ws);
+  assert_string_equal(json_string_value(json_object_get(k, "name")), "web");
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  assert_true(json_is_string(json_object_get(k, "createdAt")));
+  json_decref(rows);
+  assert_int_equal(sg_store_admin_list(f->st, "secret-keys", aid, NULL, NULL, &rows), SG_E_OK);
+  assert_int_equal(json_array_size(rows), 1);
+  k = json_array_get(rows, 0);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), "sk_test1");
+  assert_string_equal(json_string_value(json_object_get(k, "applicationId")), aid);
+  assert_string_equal(json_string_value(json_object_get(k, "workspaceId")), f->ws);
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  assert_true(json_is_string(json_object_get(k, "createdAt")));
+  assert_true(json_is_null(json_object_get(k, "revokedAt")));
+  json_decref(rows);
+  assert_int_equal(sg_store_admin_list(f->st, "publishable-keys", NULL, f->list, NULL, &rows),
+                   SG_E_OK);
+  assert_int_equal(json_array_size(rows), 1);
+  k = json_array_get(rows, 0);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), "pk_test1");
+  assert_string_equal(json_string_value(json_object_get(k, "applicationId")), aid);
+  assert_string_equal(json_string_value(json_object_get(k, "workspaceId")), f->ws);
+  assert_string_equal(json_string_value(json_object_get(k, "listId")), f->list);
+  assert_int_equal(json_array_size(json_object_get(k, "origins")), 1);
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  json_decref(rows);
+  assert_int_equal(sg_store_admin_list(f->st, "workspaces", NULL, NULL, NULL, &rows), SG_E_OK);
+  assert_int_equal(json_array_size(rows), 1);
+  k = json_array_get(rows, 0);
+  assert_string_equal(json_string_value(json_object_get(k, "id")), f->ws);
+  assert_string_equal(json_string_value(json_object_get(k, "name")), "W");
+  assert_string_equal(json_string_value(json_object_get(k, "status")), "active");
+  json_decref(rows);
   assert_int_equal(sg_store_application_in_workspace(f->st, f->ws, aid), SG_E_OK);
   assert_int_equal(sg_store_application_in_workspace(f->st, "wsp_other", aid), SG_E_NOT_FOUND);
   json_decref(app);

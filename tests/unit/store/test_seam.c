@@ -260,6 +260,26 @@ static void test_shared_list_rule(void **state) {
   json_decref(origins);
 }
 
+/* A named secret is made once and read back the same on every later call (by a store
+ * opened again too); another name has its own. */
+static void test_secret_kept(void **state) {
+  store_fixture *f = *state;
+  uint8_t a[32], again[32], b[32], zero[32] = {0};
+  memset(a, 0, sizeof a);
+  assert_int_equal(sg_store_secret(f->st, "cursor", a), SG_E_OK);
+  assert_memory_not_equal(a, zero, 32);
+  assert_int_equal(sg_store_secret(f->st, "cursor", again), SG_E_OK);
+  assert_memory_equal(a, again, 32);
+  assert_int_equal(sg_store_secret(f->st, "other", b), SG_E_OK);
+  assert_memory_not_equal(a, b, 32);
+  sg_store_close(f->st);
+  f->st = NULL;
+  assert_int_equal(store_test_open(f->dir, &f->st), 0);
+  memset(again, 0, sizeof again);
+  assert_int_equal(sg_store_secret(f->st, "cursor", again), SG_E_OK);
+  assert_memory_equal(a, again, 32);
+}
+
 int main(void) {
   assert_int_equal(sg_init(), 0);
   const struct CMUnitTest tests[] = {
@@ -271,6 +291,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_slugs, store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_etags, store_fixture_setup, store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_shared_list_rule, store_fixture_setup,
+                                      store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_secret_kept, store_fixture_setup,
                                       store_fixture_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

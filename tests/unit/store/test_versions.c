@@ -206,6 +206,57 @@ static void test_transitions_and_monotonic_activation(void **state) {
   json_decref(after);
 }
 
+/* Rollback: a superseded version's hash and state are read back, it becomes active again
+ * with its own hash, and a queued version has no hash yet. */
+static void test_rollback_reads_hash_and_state(void **state) {
+  fixture *f = *state;
+  const char *h1 = "sha256:0000000000000000000000000000000000000000000000000000000000000001";
+  const char *h2 = "sha256:0000000000000000000000000000000000000000000000000000000000000002";
+  assert_int_equal(add_item(f, "x", NULL, NULL), SG_E_OK);
+  bool activated, changed;
+  int64_t v1 = new_version(f);
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v1, h1), SG_E_OK);
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v1, &activated, NULL), SG_E_OK);
+  int64_t v2 = new_version(f);
+  assert_int_equal(sg_store_version_set_staged(f->st, f->list, v2, h2), SG_E_OK);
+  assert_int_equal(sg_store_version_activate(f->st, f->ws, f->list, v2, &activated, NULL), SG_E_OK);
+
+  char hash[80], st[16];
+  assert_int_equal(sg_store_version_hash(f->st, f->ws, f->list, v1, hash, st), SG_E_OK);
+  assert_string_equal(hash, h1);
+  assert_string_equal(st, "superseded");
+  assert_int_equal(sg_store_version_hash(f->st, f->ws, f->list, 9, hash, st), SG_E_NOT_FOUND);
+
+  json_t *list = NULL;
+  assert_int_equal(sg_store_version_reactivate(f->st, f->ws, f->list, v1, NULL, &changed, &list),
+                   SG_E_OK);
+  assert_true(changed);
+  assert_int_equal(json_integer_value(json_object_get(list, "activeVersionNumber")), v1);
+  assert_string_equal(json_string_value(json_object_get(list, "activeContentHash")), h1);
+  json_decref(list);
+  assert_int_equal(sg_store_version_hash(f->st, f->ws, f->list, v2, hash, st), SG_E_OK);
+  assert_string_equal(hash, h2);
+  assert_string_equal(st, "superseded");
+  assert_int_equal(sg_store_version_reactivate(f->st, f->ws, f->list, v1, NULL, &changed, NULL),
+                   SG_E_OK);
+  assert_false(changed);
+  /* The active version's artifact is in use. */
+  json_t *used = NULL;
+  assert_int_equal(sg_store_artifacts_in_use(f->st, &used), SG_E_OK);
+  bool has_h1 = false;
+  for (size_t i = 0; i < json_array_size(used); i++)
+    if (strcmp(json_string_value(json_array_get(used, i)), h1) == 0) has_h1 = true;
+  assert_true(has_h1);
+  json_decref(used);
+
+  int64_t v3 = new_version(f);
+  assert_int_equal(sg_store_version_hash(f->st, f->ws, f->list, v3, hash, st), SG_E_OK);
+  assert_string_equal(hash, "");
+  assert_string_equal(st, "queued");
+  assert_int_equal(sg_store_version_reactivate(f->st, f->ws, f->list, v2, NULL, &changed, NULL),
+                   SG_E_PUBLISH_IN_PROGRESS);
+}
+
 static void test_attempts_count(void **state) {
   fixture *f = *state;
   int64_t n = new_version(f);
@@ -399,6 +450,8 @@ int main(void) {
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_transitions_and_monotonic_activation,
                                       store_fixture_setup, store_fixture_teardown),
+      cmocka_unit_test_setup_teardown(test_rollback_reads_hash_and_state, store_fixture_setup,
+                                      store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_attempts_count, store_fixture_setup,
                                       store_fixture_teardown),
       cmocka_unit_test_setup_teardown(test_claim_lease_and_attempts, store_fixture_setup,
