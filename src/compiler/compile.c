@@ -790,19 +790,6 @@ static int u32_push(u32_vec *x, uint32_t v) {
   return 0;
 }
 
-/* The first 8 bytes of NUL-terminated s with its spaces skipped, big-endian, zero padded
- * (normalised text has no NUL, so equal values of shorter texts mean equal texts). */
-static uint64_t runon_prefix8(const char *s) {
-  uint64_t v = 0;
-  unsigned i = 0;
-  for (; i < 8 && *s; s++)
-    if (*s != ' ') {
-      v = v << 8 | (unsigned char)*s;
-      i++;
-    }
-  return i ? v << (8 * (8 - i)) : 0;
-}
-
 /* Bytes of a and b (spaces skipped) compared: the order of the run-together index. */
 static int runon_text_cmp(const char *a, const char *b) {
   for (;;) {
@@ -812,15 +799,6 @@ static int runon_text_cmp(const char *a, const char *b) {
     a++;
     b++;
   }
-}
-
-static int cmp_runon(const void *pa, const void *pb, void *ctx) {
-  const key_rec *a = pa, *b = pb;
-  const char *pool = ctx;
-  if (a->pfx != b->pfx) return a->pfx < b->pfx ? -1 : 1;
-  int c = runon_text_cmp(pool + a->off, pool + b->off);
-  if (c) return c;
-  return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
 /* Bytes a and b (spaces skipped) share from their start. */
@@ -836,6 +814,78 @@ static uint32_t runon_lcp(const char *a, const char *b) {
   }
 }
 
+/* A run-together record while sorting: its first 8 spaceless bytes (runon_prefix8_rest),
+ * the text's pool offset, where its bytes after those 8 start (rest), the item ordinal,
+ * and its position in the unsorted list, the last tie-break: the order is the one the stable
+ * sort by (prefix, spaceless text, ordinal) gave, so the bytes written do not change. */
+typedef struct {
+  uint64_t pfx;
+  uint32_t off, rest, ord, pos;
+} runon_rec;
+
+/* The first 8 bytes of the NUL-terminated text at pool + off with its spaces skipped,
+ * big-endian, zero padded (normalised text has no NUL, so equal values of shorter texts
+ * mean equal texts), and in *rest the offset just past the bytes it took (a space run
+ * there is skipped by the comparisons that start from it). */
+static uint64_t runon_prefix8_rest(const char *pool, uint32_t off, uint32_t *rest) {
+  const char *s = pool + off;
+  uint64_t v = 0;
+  unsigned i = 0;
+  for (; i < 8 && *s; s++)
+    if (*s != ' ') {
+      v = v << 8 | (unsigned char)*s;
+      i++;
+    }
+  *rest = off + (uint32_t)(s - (pool + off));
+  return i ? v << (8 * (8 - i)) : 0;
+}
+
+static int cmp_runon_rest(const void *pa, const void *pb, void *ctx) {
+  const runon_rec *a = pa, *b = pb;
+  const char *pool = ctx;
+  int c = runon_text_cmp(pool + a->rest, pool + b->rest);
+  if (c) return c;
+  if (a->ord != b->ord) return a->ord < b->ord ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Sorts v (n records) by (pfx, spaceless text, ordinal, position): a stable LSD radix
+ * sort on pfx (byte passes where every record has the same byte are skipped), then each
+ * run of equal prefixes longer than one by its text after the prefix. tmp holds n
+ * records. Texts shorter than 8 bytes are whole in pfx (zero padded), so a run of equal
+ * prefixes compares only bytes past the eighth. */
+static int runon_sort(runon_rec *v, runon_rec *tmp, size_t n, const char *pool) {
+  enum { passes = 8 };
+  if (n < 2) return 0;
+  size_t(*cnt)[256] = calloc(passes, sizeof *cnt);
+  if (!cnt) return -1;
+  runon_rec *src = v, *dst = tmp;
+  for (size_t j = 0; j < n; j++)
+    for (unsigned b = 0; b < passes; b++) cnt[b][(v[j].pfx >> (8 * b)) & 0xFF]++;
+  for (unsigned b = 0; b < passes; b++) {
+    if (cnt[b][(v[0].pfx >> (8 * b)) & 0xFF] == n) continue; /* one value: no move */
+    size_t sum = 0;
+    for (unsigned x = 0; x < 256; x++) {
+      size_t c = cnt[b][x];
+      cnt[b][x] = sum;
+      sum += c;
+    }
+    for (size_t j = 0; j < n; j++) dst[cnt[b][(src[j].pfx >> (8 * b)) & 0xFF]++] = src[j];
+    runon_rec *t = src;
+    src = dst;
+    dst = t;
+  }
+  free(cnt);
+  if (src != v) memcpy(v, src, n * sizeof *v);
+  for (size_t lo = 0; lo < n;) {
+    size_t hi = lo + 1;
+    while (hi < n && v[hi].pfx == v[lo].pfx) hi++;
+    if (hi - lo > 1) qsort_r(v + lo, hi - lo, sizeof *v, cmp_runon_rest, (void *)pool);
+    lo = hi;
+  }
+  return 0;
+}
+
 /* Appends the SG__EXT_CANDS and SG__EXT_RUNON sections of one locale: cands holds every
  * item's candidate texts (pool offsets) by item index, cstart[i] .. cstart[i + 1]. */
 static int write_words(const locale_job *job, sg_buf *out, size_t base, const char *pool,
@@ -843,59 +893,94 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
                        const uint32_t *ord_of, size_t n) {
   sg_buf sec;
   sg_buf_init(&sec, 0);
-  key_vec rv = {0};
+  size_t nc = cands->n;
+  runon_rec *rv = malloc((nc ? nc : 1) * sizeof *rv);
+  runon_rec *tmp = malloc((nc ? nc : 1) * sizeof *tmp);
+  key_rec *kv = NULL;
   bucket_vec bv = {0};
   uint32_t *lcp = NULL;
   int rc = -1;
+  if (!rv || !tmp || nc >= UINT32_MAX) goto done;
   /* Candidates by ordinal. */
+  if (sg_buf_reserve(&sec, 4 * (n + 1 + nc))) goto done;
+  unsigned char *d = (unsigned char *)sec.data;
   uint32_t at = 0;
   for (size_t o = 0; o <= n; o++) {
-    if (put32(&sec, at)) goto done;
+    sg__wr32(d + 4 * o, at);
     if (o < n) at += cstart[order[o] + 1] - cstart[order[o]];
   }
+  d += 4 * (n + 1);
   for (size_t o = 0; o < n; o++)
-    for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++)
-      if (put32(&sec, cands->v[c])) goto done;
+    for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++, d += 4)
+      sg__wr32(d, cands->v[c]);
+  sec.len = 4 * (n + 1 + nc);
   if (ext_append(job->exts, out, base, SG__EXT_CANDS, job->loc, sec.data, sec.len)) goto done;
 
   /* The run-together records: one per distinct spaceless text of an item. */
-  for (size_t i = 0; i < n; i++)
-    for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++)
-      if (key_push(&rv, (key_rec){runon_prefix8(pool + cands->v[c]), cands->v[c], 0, ord_of[i]}))
-        goto done;
-  if (rv.n > 1) qsort_r(rv.v, rv.n, sizeof *rv.v, cmp_runon, (void *)pool);
   size_t m = 0;
-  for (size_t j = 0; j < rv.n; j++) {
-    if (m && rv.v[m - 1].ord == rv.v[j].ord && rv.v[m - 1].pfx == rv.v[j].pfx &&
-        runon_text_cmp(pool + rv.v[m - 1].off, pool + rv.v[j].off) == 0)
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++, m++) {
+      runon_rec *r = &rv[m];
+      r->off = cands->v[c];
+      r->pfx = runon_prefix8_rest(pool, r->off, &r->rest);
+      r->ord = ord_of[i];
+      r->pos = (uint32_t)m;
+    }
+  if (runon_sort(rv, tmp, m, pool)) goto done;
+  size_t k = 0;
+  for (size_t j = 0; j < m; j++) {
+    if (k && rv[k - 1].ord == rv[j].ord && rv[k - 1].pfx == rv[j].pfx &&
+        runon_text_cmp(pool + rv[k - 1].rest, pool + rv[j].rest) == 0)
       continue;
-    rv.v[m++] = rv.v[j];
+    rv[k++] = rv[j];
   }
-  rv.n = m;
-  if (m >= UINT32_MAX) goto done;
+  m = k;
+  kv = malloc((m ? m : 1) * sizeof *kv);
   lcp = malloc((m ? m : 1) * sizeof *lcp);
-  if (!lcp) goto done;
-  for (size_t j = 0; j < m; j++)
-    lcp[j] = j ? runon_lcp(pool + rv.v[j - 1].off, pool + rv.v[j].off) : 0;
-  if (build_buckets(rv.v, m, lcp, &bv)) goto done;
-  if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
-  sec.len = 0;
-  unsigned char h[16];
-  sg__wr64(h, m);
-  sg__wr64(h + 8, bv.n);
-  if (sg_buf_append(&sec, h, sizeof h)) goto done;
-  for (size_t j = 0; j < m; j++)
-    if (put32(&sec, rv.v[j].off) || put32(&sec, rv.v[j].ord)) goto done;
-  for (size_t j = 0; j < bv.n; j++) {
-    const bucket_rec *b = &bv.v[j];
-    if (put32(&sec, b->lo) || put32(&sec, b->hi) || put32(&sec, b->top.n)) goto done;
-    for (uint32_t t = 0; t < 10; t++)
-      if (put32(&sec, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+  if (!kv || !lcp) goto done;
+  /* The bytes shared with the record before, from the prefixes where they differ there
+   * (a zero byte of pfx is the text's end, and both ends at the same byte mean equal
+   * texts, so the first differing byte is where one differs or ends). */
+  for (size_t j = 0; j < m; j++) {
+    kv[j] = (key_rec){rv[j].pfx, rv[j].off, 0, rv[j].ord};
+    if (j == 0) {
+      lcp[j] = 0;
+    } else if (rv[j - 1].pfx != rv[j].pfx) {
+      lcp[j] = (uint32_t)__builtin_clzll(rv[j - 1].pfx ^ rv[j].pfx) / 8;
+    } else if (rv[j].pfx & 0xFF) {
+      lcp[j] = 8 + runon_lcp(pool + rv[j - 1].rest, pool + rv[j].rest);
+    } else {
+      lcp[j] = rv[j].pfx ? 8 - (uint32_t)__builtin_ctzll(rv[j].pfx) / 8 : 0;
+    }
   }
+  if (build_buckets(kv, m, lcp, &bv)) goto done;
+  if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
+  size_t bytes = 16 + 8 * m + (size_t)SG__BUCKET_SIZE * bv.n;
+  sec.len = 0;
+  if (sg_buf_reserve(&sec, bytes)) goto done;
+  d = (unsigned char *)sec.data;
+  sg__wr64(d, m);
+  sg__wr64(d + 8, bv.n);
+  d += 16;
+  for (size_t j = 0; j < m; j++, d += 8) {
+    sg__wr32(d, rv[j].off);
+    sg__wr32(d + 4, rv[j].ord);
+  }
+  for (size_t j = 0; j < bv.n; j++, d += SG__BUCKET_SIZE) {
+    const bucket_rec *b = &bv.v[j];
+    sg__wr32(d, b->lo);
+    sg__wr32(d + 4, b->hi);
+    sg__wr32(d + 8, b->top.n);
+    for (uint32_t t = 0; t < 10; t++)
+      sg__wr32(d + 12 + 4 * t, t < b->top.n ? (uint32_t)b->top.v[t] : 0);
+  }
+  sec.len = bytes;
   rc = ext_append(job->exts, out, base, SG__EXT_RUNON, job->loc, sec.data, sec.len);
 done:
   sg_buf_free(&sec);
-  free(rv.v);
+  free(rv);
+  free(tmp);
+  free(kv);
   free(bv.v);
   free(lcp);
   return rc;
