@@ -990,9 +990,10 @@ done:
  * ordinal) are grouped by their first word, which is contiguous (a space sorts below
  * every other byte of normalised text), and each group's items become the word's
  * postings in ordinal order. Counting sorts, no comparison sort: the keys are bucketed
- * by ordinal and visited in that order, so every posting list fills ascending. */
-static int words_section(const locale_job *job, const key_vec *keys, const char *pool, size_t n,
-                         sg_buf *out, size_t base) {
+ * by ordinal and visited in that order, so every posting list fills ascending. lcp[j]:
+ * the bytes key j shares with key j - 1. */
+static int words_section(const locale_job *job, const key_vec *keys, const uint32_t *lcp,
+                         const char *pool, size_t n, sg_buf *out, size_t base) {
   size_t nk = keys->n;
   uint32_t *gid = malloc((nk ? nk : 1) * sizeof *gid);
   uint32_t *ostart = calloc(n + 2, sizeof *ostart);
@@ -1003,10 +1004,16 @@ static int words_section(const locale_job *job, const key_vec *keys, const char 
   sg_buf_init(&sec, 0);
   int rc = -1;
   if (!gid || !ostart || !byord) goto done;
-  /* Groups: a key starts a new one when its first word differs from the group's. */
+  /* Groups: a key starts a new one when its first word differs from the group's. A key
+   * sharing more than the group word's bytes with the key before it (lcp) has that word
+   * and its space: the same group, found without reading its text. */
   const char *gw = NULL;
   uint32_t gl = 0;
   for (size_t j = 0; j < nk; j++) {
+    if (gw && j > 0 && gid[j - 1] != UINT32_MAX && lcp[j] > gl) {
+      gid[j] = gid[j - 1];
+      continue;
+    }
     const char *t = pool + keys->v[j].off;
     uint32_t len = keys->v[j].lt >> 2;
     const char *sp = memchr(t, ' ', len);
@@ -1246,7 +1253,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
 
   if (!job->without_words &&
       (write_words(job, out, base, pool.data, &cands, cstart, order, ord_of, n) ||
-       words_section(job, &keys, pool.data, n, out, base)))
+       words_section(job, &keys, lcp, pool.data, n, out, base)))
     goto done;
 
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
