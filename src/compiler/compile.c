@@ -817,9 +817,11 @@ static uint32_t runon_lcp(const char *a, const char *b) {
 /* A run-together record while sorting: its first 8 spaceless bytes (runon_prefix8_rest),
  * the text's pool offset, where its bytes after those 8 start (rest), the item ordinal,
  * and its position in the unsorted list, the last tie-break: the order is the one the stable
- * sort by (prefix, spaceless text, ordinal) gave, so the bytes written do not change. */
+ * sort by (prefix, spaceless text, ordinal) gave, so the bytes written do not change. A
+ * record whose prefix another shares also has the next 8 spaceless bytes in pfx2, and
+ * rest moved past them; pfx2 is 0 in the others. */
 typedef struct {
-  uint64_t pfx;
+  uint64_t pfx, pfx2;
   uint32_t off, rest, ord, pos;
 } runon_rec;
 
@@ -843,6 +845,7 @@ static uint64_t runon_prefix8_rest(const char *pool, uint32_t off, uint32_t *res
 static int cmp_runon_rest(const void *pa, const void *pb, void *ctx) {
   const runon_rec *a = pa, *b = pb;
   const char *pool = ctx;
+  if (a->pfx2 != b->pfx2) return a->pfx2 < b->pfx2 ? -1 : 1;
   int c = runon_text_cmp(pool + a->rest, pool + b->rest);
   if (c) return c;
   if (a->ord != b->ord) return a->ord < b->ord ? -1 : 1;
@@ -851,9 +854,9 @@ static int cmp_runon_rest(const void *pa, const void *pb, void *ctx) {
 
 /* Sorts v (n records) by (pfx, spaceless text, ordinal, position): a stable LSD radix
  * sort on pfx (byte passes where every record has the same byte are skipped), then each
- * run of equal prefixes longer than one by its text after the prefix. tmp holds n
- * records. Texts shorter than 8 bytes are whole in pfx (zero padded), so a run of equal
- * prefixes compares only bytes past the eighth. */
+ * run of equal prefixes longer than one by its next 8 bytes (pfx2) and its text after
+ * those. tmp holds n records. Texts shorter than 8 bytes are whole in pfx (zero padded),
+ * so a run of equal prefixes compares only bytes past the eighth. */
 static int runon_sort(runon_rec *v, runon_rec *tmp, size_t n, const char *pool) {
   enum { passes = 8 };
   if (n < 2) return 0;
@@ -880,7 +883,10 @@ static int runon_sort(runon_rec *v, runon_rec *tmp, size_t n, const char *pool) 
   for (size_t lo = 0; lo < n;) {
     size_t hi = lo + 1;
     while (hi < n && v[hi].pfx == v[lo].pfx) hi++;
-    if (hi - lo > 1) qsort_r(v + lo, hi - lo, sizeof *v, cmp_runon_rest, (void *)pool);
+    if (hi - lo > 1) {
+      for (size_t j = lo; j < hi; j++) v[j].pfx2 = runon_prefix8_rest(pool, v[j].rest, &v[j].rest);
+      qsort_r(v + lo, hi - lo, sizeof *v, cmp_runon_rest, (void *)pool);
+    }
     lo = hi;
   }
   return 0;
@@ -923,14 +929,16 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
       runon_rec *r = &rv[m];
       r->off = cands->v[c];
       r->pfx = runon_prefix8_rest(pool, r->off, &r->rest);
+      r->pfx2 = 0;
       r->ord = ord_of[i];
       r->pos = (uint32_t)m;
     }
   if (runon_sort(rv, tmp, m, pool)) goto done;
   size_t k = 0;
   for (size_t j = 0; j < m; j++) {
-    if (k && rv[k - 1].ord == rv[j].ord && rv[k - 1].pfx == rv[j].pfx &&
-        runon_text_cmp(pool + rv[k - 1].rest, pool + rv[j].rest) == 0)
+    const runon_rec *a = &rv[k - (k > 0)], *b = &rv[j];
+    if (k && a->ord == b->ord && a->pfx == b->pfx && a->pfx2 == b->pfx2 &&
+        runon_text_cmp(pool + a->rest, pool + b->rest) == 0)
       continue;
     rv[k++] = rv[j];
   }
@@ -939,19 +947,24 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
   lcp = malloc((m ? m : 1) * sizeof *lcp);
   if (!kv || !lcp) goto done;
   /* The bytes shared with the record before, from the prefixes where they differ there
-   * (a zero byte of pfx is the text's end, and both ends at the same byte mean equal
-   * texts, so the first differing byte is where one differs or ends). */
+   * (a zero byte of a prefix is the text's end, and both ends at the same byte mean equal
+   * texts, so the first differing byte is where one differs or ends). Neighbours with
+   * equal pfx were in one run of runon_sort, so both have pfx2. */
   for (size_t j = 0; j < m; j++) {
-    kv[j] = (key_rec){rv[j].pfx, rv[j].off, 0, rv[j].ord};
-    if (j == 0) {
+    const runon_rec *a = &rv[j - (j > 0)], *b = &rv[j];
+    kv[j] = (key_rec){b->pfx, b->off, 0, b->ord};
+    if (j == 0)
       lcp[j] = 0;
-    } else if (rv[j - 1].pfx != rv[j].pfx) {
-      lcp[j] = (uint32_t)__builtin_clzll(rv[j - 1].pfx ^ rv[j].pfx) / 8;
-    } else if (rv[j].pfx & 0xFF) {
-      lcp[j] = 8 + runon_lcp(pool + rv[j - 1].rest, pool + rv[j].rest);
-    } else {
-      lcp[j] = rv[j].pfx ? 8 - (uint32_t)__builtin_ctzll(rv[j].pfx) / 8 : 0;
-    }
+    else if (a->pfx != b->pfx)
+      lcp[j] = (uint32_t)__builtin_clzll(a->pfx ^ b->pfx) / 8;
+    else if (!(b->pfx & 0xFF))
+      lcp[j] = b->pfx ? 8 - (uint32_t)__builtin_ctzll(b->pfx) / 8 : 0;
+    else if (a->pfx2 != b->pfx2)
+      lcp[j] = 8 + (uint32_t)__builtin_clzll(a->pfx2 ^ b->pfx2) / 8;
+    else if (b->pfx2 & 0xFF)
+      lcp[j] = 16 + runon_lcp(pool + a->rest, pool + b->rest);
+    else
+      lcp[j] = 8 + (b->pfx2 ? 8 - (uint32_t)__builtin_ctzll(b->pfx2) / 8 : 0);
   }
   if (build_buckets(kv, m, lcp, &bv)) goto done;
   if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
