@@ -790,6 +790,28 @@ static int u32_push(u32_vec *x, uint32_t v) {
   return 0;
 }
 
+/* Room for an extension section of len bytes written in place at the end of out, 8-byte
+ * aligned: its first byte or NULL without memory. The caller writes every byte, then
+ * ext_close records the section; between the two, out must not grow. The bytes are those
+ * ext_append would have written, without a copy of the section through a buffer. */
+static unsigned char *ext_open(sg_buf *out, size_t base, size_t len) {
+  if (pad8(out, base) || sg_buf_reserve(out, len + 8)) return NULL;
+  return (unsigned char *)out->data + out->len;
+}
+
+static int ext_close(ext_list *x, sg_buf *out, size_t base, uint32_t kind, uint32_t loc,
+                     size_t len) {
+  ext_rec *v = grow(x->v, x->n, &x->cap, sizeof *x->v, 4);
+  if (!v) return -1;
+  x->v = v;
+  size_t off = out->len - base;
+  out->len += len;
+  out->data[out->len] = '\0';
+  if (pad8(out, base)) return -1;
+  x->v[x->n++] = (ext_rec){kind, loc, off, len};
+  return 0;
+}
+
 /* Bytes of a and b (spaces skipped) compared: the order of the run-together index. */
 static int runon_text_cmp(const char *a, const char *b) {
   for (;;) {
@@ -897,8 +919,6 @@ static int runon_sort(runon_rec *v, runon_rec *tmp, size_t n, const char *pool) 
 static int write_words(const locale_job *job, sg_buf *out, size_t base, const char *pool,
                        const u32_vec *cands, const uint32_t *cstart, const uint32_t *order,
                        const uint32_t *ord_of, size_t n) {
-  sg_buf sec;
-  sg_buf_init(&sec, 0);
   size_t nc = cands->n;
   runon_rec *rv = malloc((nc ? nc : 1) * sizeof *rv);
   runon_rec *tmp = malloc((nc ? nc : 1) * sizeof *tmp);
@@ -908,8 +928,9 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
   int rc = -1;
   if (!rv || !tmp || nc >= UINT32_MAX) goto done;
   /* Candidates by ordinal. */
-  if (sg_buf_reserve(&sec, 4 * (n + 1 + nc))) goto done;
-  unsigned char *d = (unsigned char *)sec.data;
+  size_t bytes = 4 * (n + 1 + nc);
+  unsigned char *d = ext_open(out, base, bytes);
+  if (!d) goto done;
   uint32_t at = 0;
   for (size_t o = 0; o <= n; o++) {
     sg__wr32(d + 4 * o, at);
@@ -919,8 +940,7 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
   for (size_t o = 0; o < n; o++)
     for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++, d += 4)
       sg__wr32(d, cands->v[c]);
-  sec.len = 4 * (n + 1 + nc);
-  if (ext_append(job->exts, out, base, SG__EXT_CANDS, job->loc, sec.data, sec.len)) goto done;
+  if (ext_close(job->exts, out, base, SG__EXT_CANDS, job->loc, bytes)) goto done;
 
   /* The run-together records: one per distinct spaceless text of an item. */
   size_t m = 0;
@@ -968,10 +988,8 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
   }
   if (build_buckets(kv, m, lcp, &bv)) goto done;
   if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
-  size_t bytes = 16 + 8 * m + (size_t)SG__BUCKET_SIZE * bv.n;
-  sec.len = 0;
-  if (sg_buf_reserve(&sec, bytes)) goto done;
-  d = (unsigned char *)sec.data;
+  bytes = 16 + 8 * m + (size_t)SG__BUCKET_SIZE * bv.n;
+  if (!(d = ext_open(out, base, bytes))) goto done;
   sg__wr64(d, m);
   sg__wr64(d + 8, bv.n);
   d += 16;
@@ -987,10 +1005,8 @@ static int write_words(const locale_job *job, sg_buf *out, size_t base, const ch
     for (uint32_t t = 0; t < 10; t++)
       sg__wr32(d + 12 + 4 * t, t < b->top.n ? (uint32_t)b->top.v[t] : 0);
   }
-  sec.len = bytes;
-  rc = ext_append(job->exts, out, base, SG__EXT_RUNON, job->loc, sec.data, sec.len);
+  rc = ext_close(job->exts, out, base, SG__EXT_RUNON, job->loc, bytes);
 done:
-  sg_buf_free(&sec);
   free(rv);
   free(tmp);
   free(kv);
@@ -1013,8 +1029,6 @@ static int words_section(const locale_job *job, const key_vec *keys, const uint3
   uint32_t *byord = malloc((nk ? nk : 1) * sizeof *byord);
   u32_vec klo = {0};
   uint32_t *pstart = NULL, *last = NULL;
-  sg_buf sec;
-  sg_buf_init(&sec, 0);
   int rc = -1;
   if (!gid || !ostart || !byord) goto done;
   /* Groups: a key starts a new one when its first word differs from the group's. A key
@@ -1062,8 +1076,8 @@ static int words_section(const locale_job *job, const key_vec *keys, const uint3
   size_t np = nw ? pstart[nw] : 0;
   /* ... and written, ascending, in the second visit. */
   size_t head = 16 + 4 * nw + 4 * (nw + 1);
-  if (sg_buf_reserve(&sec, head + 4 * np)) goto done;
-  unsigned char *d = (unsigned char *)sec.data;
+  unsigned char *d = ext_open(out, base, head + 4 * np);
+  if (!d) goto done;
   sg__wr64(d, nw);
   sg__wr64(d + 8, np);
   for (size_t g = 0; g < nw; g++) sg__wr32(d + 16 + 4 * g, klo.v[g]);
@@ -1077,8 +1091,7 @@ static int words_section(const locale_job *job, const key_vec *keys, const uint3
       last[g] = (uint32_t)o;
       sg__wr32(post + 4 * (size_t)pstart[g]++, (uint32_t)o);
     }
-  sec.len = head + 4 * np;
-  rc = ext_append(job->exts, out, base, SG__EXT_WORDS, job->loc, sec.data, sec.len);
+  rc = ext_close(job->exts, out, base, SG__EXT_WORDS, job->loc, head + 4 * np);
 done:
   free(gid);
   free(ostart);
@@ -1086,7 +1099,6 @@ done:
   free(klo.v);
   free(pstart);
   free(last);
-  sg_buf_free(&sec);
   return rc;
 }
 
