@@ -790,17 +790,26 @@ static int u32_push(u32_vec *x, uint32_t v) {
   return 0;
 }
 
-/* The first 8 bytes of NUL-terminated s with its spaces skipped, big-endian, zero padded
- * (normalised text has no NUL, so equal values of shorter texts mean equal texts). */
-static uint64_t runon_prefix8(const char *s) {
-  uint64_t v = 0;
-  unsigned i = 0;
-  for (; i < 8 && *s; s++)
-    if (*s != ' ') {
-      v = v << 8 | (unsigned char)*s;
-      i++;
-    }
-  return i ? v << (8 * (8 - i)) : 0;
+/* Room for an extension section of len bytes written in place at the end of out, 8-byte
+ * aligned: its first byte or NULL without memory. The caller writes every byte, then
+ * ext_close records the section; between the two, out must not grow. The bytes are those
+ * ext_append would have written, without a copy of the section through a buffer. */
+static unsigned char *ext_open(sg_buf *out, size_t base, size_t len) {
+  if (pad8(out, base) || sg_buf_reserve(out, len + 8)) return NULL;
+  return (unsigned char *)out->data + out->len;
+}
+
+static int ext_close(ext_list *x, sg_buf *out, size_t base, uint32_t kind, uint32_t loc,
+                     size_t len) {
+  ext_rec *v = grow(x->v, x->n, &x->cap, sizeof *x->v, 4);
+  if (!v) return -1;
+  x->v = v;
+  size_t off = out->len - base;
+  out->len += len;
+  out->data[out->len] = '\0';
+  if (pad8(out, base)) return -1;
+  x->v[x->n++] = (ext_rec){kind, loc, off, len};
+  return 0;
 }
 
 /* Bytes of a and b (spaces skipped) compared: the order of the run-together index. */
@@ -812,15 +821,6 @@ static int runon_text_cmp(const char *a, const char *b) {
     a++;
     b++;
   }
-}
-
-static int cmp_runon(const void *pa, const void *pb, void *ctx) {
-  const key_rec *a = pa, *b = pb;
-  const char *pool = ctx;
-  if (a->pfx != b->pfx) return a->pfx < b->pfx ? -1 : 1;
-  int c = runon_text_cmp(pool + a->off, pool + b->off);
-  if (c) return c;
-  return a->ord < b->ord ? -1 : a->ord > b->ord;
 }
 
 /* Bytes a and b (spaces skipped) share from their start. */
@@ -836,66 +836,180 @@ static uint32_t runon_lcp(const char *a, const char *b) {
   }
 }
 
+/* A run-together record while sorting: its first 8 spaceless bytes (runon_prefix8_rest),
+ * the text's pool offset, where its bytes after those 8 start (rest), the item ordinal,
+ * and its position in the unsorted list, the last tie-break: the order is the one the stable
+ * sort by (prefix, spaceless text, ordinal) gave, so the bytes written do not change. A
+ * record whose prefix another shares also has the next 8 spaceless bytes in pfx2, and
+ * rest moved past them; pfx2 is 0 in the others. */
+typedef struct {
+  uint64_t pfx, pfx2;
+  uint32_t off, rest, ord, pos;
+} runon_rec;
+
+/* The first 8 bytes of the NUL-terminated text at pool + off with its spaces skipped,
+ * big-endian, zero padded (normalised text has no NUL, so equal values of shorter texts
+ * mean equal texts), and in *rest the offset just past the bytes it took (a space run
+ * there is skipped by the comparisons that start from it). */
+static uint64_t runon_prefix8_rest(const char *pool, uint32_t off, uint32_t *rest) {
+  const char *s = pool + off;
+  uint64_t v = 0;
+  unsigned i = 0;
+  for (; i < 8 && *s; s++)
+    if (*s != ' ') {
+      v = v << 8 | (unsigned char)*s;
+      i++;
+    }
+  *rest = off + (uint32_t)(s - (pool + off));
+  return i ? v << (8 * (8 - i)) : 0;
+}
+
+static int cmp_runon_rest(const void *pa, const void *pb, void *ctx) {
+  const runon_rec *a = pa, *b = pb;
+  const char *pool = ctx;
+  if (a->pfx2 != b->pfx2) return a->pfx2 < b->pfx2 ? -1 : 1;
+  int c = runon_text_cmp(pool + a->rest, pool + b->rest);
+  if (c) return c;
+  if (a->ord != b->ord) return a->ord < b->ord ? -1 : 1;
+  return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Sorts v (n records) by (pfx, spaceless text, ordinal, position): a stable LSD radix
+ * sort on pfx (byte passes where every record has the same byte are skipped), then each
+ * run of equal prefixes longer than one by its next 8 bytes (pfx2) and its text after
+ * those. tmp holds n records. Texts shorter than 8 bytes are whole in pfx (zero padded),
+ * so a run of equal prefixes compares only bytes past the eighth. */
+static int runon_sort(runon_rec *v, runon_rec *tmp, size_t n, const char *pool) {
+  enum { passes = 8 };
+  if (n < 2) return 0;
+  size_t(*cnt)[256] = calloc(passes, sizeof *cnt);
+  if (!cnt) return -1;
+  runon_rec *src = v, *dst = tmp;
+  for (size_t j = 0; j < n; j++)
+    for (unsigned b = 0; b < passes; b++) cnt[b][(v[j].pfx >> (8 * b)) & 0xFF]++;
+  for (unsigned b = 0; b < passes; b++) {
+    if (cnt[b][(v[0].pfx >> (8 * b)) & 0xFF] == n) continue; /* one value: no move */
+    size_t sum = 0;
+    for (unsigned x = 0; x < 256; x++) {
+      size_t c = cnt[b][x];
+      cnt[b][x] = sum;
+      sum += c;
+    }
+    for (size_t j = 0; j < n; j++) dst[cnt[b][(src[j].pfx >> (8 * b)) & 0xFF]++] = src[j];
+    runon_rec *t = src;
+    src = dst;
+    dst = t;
+  }
+  free(cnt);
+  if (src != v) memcpy(v, src, n * sizeof *v);
+  for (size_t lo = 0; lo < n;) {
+    size_t hi = lo + 1;
+    while (hi < n && v[hi].pfx == v[lo].pfx) hi++;
+    if (hi - lo > 1) {
+      for (size_t j = lo; j < hi; j++) v[j].pfx2 = runon_prefix8_rest(pool, v[j].rest, &v[j].rest);
+      qsort_r(v + lo, hi - lo, sizeof *v, cmp_runon_rest, (void *)pool);
+    }
+    lo = hi;
+  }
+  return 0;
+}
+
 /* Appends the SG__EXT_CANDS and SG__EXT_RUNON sections of one locale: cands holds every
  * item's candidate texts (pool offsets) by item index, cstart[i] .. cstart[i + 1]. */
 static int write_words(const locale_job *job, sg_buf *out, size_t base, const char *pool,
                        const u32_vec *cands, const uint32_t *cstart, const uint32_t *order,
                        const uint32_t *ord_of, size_t n) {
-  sg_buf sec;
-  sg_buf_init(&sec, 0);
-  key_vec rv = {0};
+  size_t nc = cands->n;
+  runon_rec *rv = malloc((nc ? nc : 1) * sizeof *rv);
+  runon_rec *tmp = malloc((nc ? nc : 1) * sizeof *tmp);
+  key_rec *kv = NULL;
   bucket_vec bv = {0};
   uint32_t *lcp = NULL;
   int rc = -1;
+  if (!rv || !tmp || nc >= UINT32_MAX) goto done;
   /* Candidates by ordinal. */
+  size_t bytes = 4 * (n + 1 + nc);
+  unsigned char *d = ext_open(out, base, bytes);
+  if (!d) goto done;
   uint32_t at = 0;
   for (size_t o = 0; o <= n; o++) {
-    if (put32(&sec, at)) goto done;
+    sg__wr32(d + 4 * o, at);
     if (o < n) at += cstart[order[o] + 1] - cstart[order[o]];
   }
+  d += 4 * (n + 1);
   for (size_t o = 0; o < n; o++)
-    for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++)
-      if (put32(&sec, cands->v[c])) goto done;
-  if (ext_append(job->exts, out, base, SG__EXT_CANDS, job->loc, sec.data, sec.len)) goto done;
+    for (uint32_t c = cstart[order[o]]; c < cstart[order[o] + 1]; c++, d += 4)
+      sg__wr32(d, cands->v[c]);
+  if (ext_close(job->exts, out, base, SG__EXT_CANDS, job->loc, bytes)) goto done;
 
   /* The run-together records: one per distinct spaceless text of an item. */
-  for (size_t i = 0; i < n; i++)
-    for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++)
-      if (key_push(&rv, (key_rec){runon_prefix8(pool + cands->v[c]), cands->v[c], 0, ord_of[i]}))
-        goto done;
-  if (rv.n > 1) qsort_r(rv.v, rv.n, sizeof *rv.v, cmp_runon, (void *)pool);
   size_t m = 0;
-  for (size_t j = 0; j < rv.n; j++) {
-    if (m && rv.v[m - 1].ord == rv.v[j].ord && rv.v[m - 1].pfx == rv.v[j].pfx &&
-        runon_text_cmp(pool + rv.v[m - 1].off, pool + rv.v[j].off) == 0)
+  for (size_t i = 0; i < n; i++)
+    for (uint32_t c = cstart[i]; c < cstart[i + 1]; c++, m++) {
+      runon_rec *r = &rv[m];
+      r->off = cands->v[c];
+      r->pfx = runon_prefix8_rest(pool, r->off, &r->rest);
+      r->pfx2 = 0;
+      r->ord = ord_of[i];
+      r->pos = (uint32_t)m;
+    }
+  if (runon_sort(rv, tmp, m, pool)) goto done;
+  size_t k = 0;
+  for (size_t j = 0; j < m; j++) {
+    const runon_rec *a = &rv[k - (k > 0)], *b = &rv[j];
+    if (k && a->ord == b->ord && a->pfx == b->pfx && a->pfx2 == b->pfx2 &&
+        runon_text_cmp(pool + a->rest, pool + b->rest) == 0)
       continue;
-    rv.v[m++] = rv.v[j];
+    rv[k++] = rv[j];
   }
-  rv.n = m;
-  if (m >= UINT32_MAX) goto done;
+  m = k;
+  kv = malloc((m ? m : 1) * sizeof *kv);
   lcp = malloc((m ? m : 1) * sizeof *lcp);
-  if (!lcp) goto done;
-  for (size_t j = 0; j < m; j++)
-    lcp[j] = j ? runon_lcp(pool + rv.v[j - 1].off, pool + rv.v[j].off) : 0;
-  if (build_buckets(rv.v, m, lcp, &bv)) goto done;
-  if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
-  sec.len = 0;
-  unsigned char h[16];
-  sg__wr64(h, m);
-  sg__wr64(h + 8, bv.n);
-  if (sg_buf_append(&sec, h, sizeof h)) goto done;
-  for (size_t j = 0; j < m; j++)
-    if (put32(&sec, rv.v[j].off) || put32(&sec, rv.v[j].ord)) goto done;
-  for (size_t j = 0; j < bv.n; j++) {
-    const bucket_rec *b = &bv.v[j];
-    if (put32(&sec, b->lo) || put32(&sec, b->hi) || put32(&sec, b->top.n)) goto done;
-    for (uint32_t t = 0; t < 10; t++)
-      if (put32(&sec, t < b->top.n ? (uint32_t)b->top.v[t] : 0)) goto done;
+  if (!kv || !lcp) goto done;
+  /* The bytes shared with the record before, from the prefixes where they differ there
+   * (a zero byte of a prefix is the text's end, and both ends at the same byte mean equal
+   * texts, so the first differing byte is where one differs or ends). Neighbours with
+   * equal pfx were in one run of runon_sort, so both have pfx2. */
+  for (size_t j = 0; j < m; j++) {
+    const runon_rec *a = &rv[j - (j > 0)], *b = &rv[j];
+    kv[j] = (key_rec){b->pfx, b->off, 0, b->ord};
+    if (j == 0)
+      lcp[j] = 0;
+    else if (a->pfx != b->pfx)
+      lcp[j] = (uint32_t)__builtin_clzll(a->pfx ^ b->pfx) / 8;
+    else if (!(b->pfx & 0xFF))
+      lcp[j] = b->pfx ? 8 - (uint32_t)__builtin_ctzll(b->pfx) / 8 : 0;
+    else if (a->pfx2 != b->pfx2)
+      lcp[j] = 8 + (uint32_t)__builtin_clzll(a->pfx2 ^ b->pfx2) / 8;
+    else if (b->pfx2 & 0xFF)
+      lcp[j] = 16 + runon_lcp(pool + a->rest, pool + b->rest);
+    else
+      lcp[j] = 8 + (b->pfx2 ? 8 - (uint32_t)__builtin_ctzll(b->pfx2) / 8 : 0);
   }
-  rc = ext_append(job->exts, out, base, SG__EXT_RUNON, job->loc, sec.data, sec.len);
+  if (build_buckets(kv, m, lcp, &bv)) goto done;
+  if (bv.n > 1) qsort(bv.v, bv.n, sizeof *bv.v, cmp_bucket);
+  bytes = 16 + 8 * m + (size_t)SG__BUCKET_SIZE * bv.n;
+  if (!(d = ext_open(out, base, bytes))) goto done;
+  sg__wr64(d, m);
+  sg__wr64(d + 8, bv.n);
+  d += 16;
+  for (size_t j = 0; j < m; j++, d += 8) {
+    sg__wr32(d, rv[j].off);
+    sg__wr32(d + 4, rv[j].ord);
+  }
+  for (size_t j = 0; j < bv.n; j++, d += SG__BUCKET_SIZE) {
+    const bucket_rec *b = &bv.v[j];
+    sg__wr32(d, b->lo);
+    sg__wr32(d + 4, b->hi);
+    sg__wr32(d + 8, b->top.n);
+    for (uint32_t t = 0; t < 10; t++)
+      sg__wr32(d + 12 + 4 * t, t < b->top.n ? (uint32_t)b->top.v[t] : 0);
+  }
+  rc = ext_close(job->exts, out, base, SG__EXT_RUNON, job->loc, bytes);
 done:
-  sg_buf_free(&sec);
-  free(rv.v);
+  free(rv);
+  free(tmp);
+  free(kv);
   free(bv.v);
   free(lcp);
   return rc;
@@ -905,23 +1019,28 @@ done:
  * ordinal) are grouped by their first word, which is contiguous (a space sorts below
  * every other byte of normalised text), and each group's items become the word's
  * postings in ordinal order. Counting sorts, no comparison sort: the keys are bucketed
- * by ordinal and visited in that order, so every posting list fills ascending. */
-static int words_section(const locale_job *job, const key_vec *keys, const char *pool, size_t n,
-                         sg_buf *out, size_t base) {
+ * by ordinal and visited in that order, so every posting list fills ascending. lcp[j]:
+ * the bytes key j shares with key j - 1. */
+static int words_section(const locale_job *job, const key_vec *keys, const uint32_t *lcp,
+                         const char *pool, size_t n, sg_buf *out, size_t base) {
   size_t nk = keys->n;
   uint32_t *gid = malloc((nk ? nk : 1) * sizeof *gid);
   uint32_t *ostart = calloc(n + 2, sizeof *ostart);
   uint32_t *byord = malloc((nk ? nk : 1) * sizeof *byord);
   u32_vec klo = {0};
   uint32_t *pstart = NULL, *last = NULL;
-  sg_buf sec;
-  sg_buf_init(&sec, 0);
   int rc = -1;
   if (!gid || !ostart || !byord) goto done;
-  /* Groups: a key starts a new one when its first word differs from the group's. */
+  /* Groups: a key starts a new one when its first word differs from the group's. A key
+   * sharing more than the group word's bytes with the key before it (lcp) has that word
+   * and its space: the same group, found without reading its text. */
   const char *gw = NULL;
   uint32_t gl = 0;
   for (size_t j = 0; j < nk; j++) {
+    if (gw && j > 0 && gid[j - 1] != UINT32_MAX && lcp[j] > gl) {
+      gid[j] = gid[j - 1];
+      continue;
+    }
     const char *t = pool + keys->v[j].off;
     uint32_t len = keys->v[j].lt >> 2;
     const char *sp = memchr(t, ' ', len);
@@ -957,8 +1076,8 @@ static int words_section(const locale_job *job, const key_vec *keys, const char 
   size_t np = nw ? pstart[nw] : 0;
   /* ... and written, ascending, in the second visit. */
   size_t head = 16 + 4 * nw + 4 * (nw + 1);
-  if (sg_buf_reserve(&sec, head + 4 * np)) goto done;
-  unsigned char *d = (unsigned char *)sec.data;
+  unsigned char *d = ext_open(out, base, head + 4 * np);
+  if (!d) goto done;
   sg__wr64(d, nw);
   sg__wr64(d + 8, np);
   for (size_t g = 0; g < nw; g++) sg__wr32(d + 16 + 4 * g, klo.v[g]);
@@ -972,8 +1091,7 @@ static int words_section(const locale_job *job, const key_vec *keys, const char 
       last[g] = (uint32_t)o;
       sg__wr32(post + 4 * (size_t)pstart[g]++, (uint32_t)o);
     }
-  sec.len = head + 4 * np;
-  rc = ext_append(job->exts, out, base, SG__EXT_WORDS, job->loc, sec.data, sec.len);
+  rc = ext_close(job->exts, out, base, SG__EXT_WORDS, job->loc, head + 4 * np);
 done:
   free(gid);
   free(ostart);
@@ -981,7 +1099,6 @@ done:
   free(klo.v);
   free(pstart);
   free(last);
-  sg_buf_free(&sec);
   return rc;
 }
 
@@ -1161,7 +1278,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
 
   if (!job->without_words &&
       (write_words(job, out, base, pool.data, &cands, cstart, order, ord_of, n) ||
-       words_section(job, &keys, pool.data, n, out, base)))
+       words_section(job, &keys, lcp, pool.data, n, out, base)))
     goto done;
 
   /* Fragments by ordinal. A fragment byte-identical to the item's default-locale one
