@@ -775,7 +775,7 @@ done:
   return rc;
 }
 
-/* ---- tiers 3 and 4: candidate texts and the run-together index (DESIGN §3.3) --------- */
+/* ---- tiers 3 and 4: candidate texts and the run-together index (docs/DESIGN.md §3.3) --------- */
 
 typedef struct {
   uint32_t *v;
@@ -1159,7 +1159,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
       }
       if (add_text_keys(&scratch, &pool, (uint32_t)ao, len, 1, i)) goto done;
     }
-    /* Synonym aliases (DESIGN §3.4): keys of tier 1 like the item's own aliases. The
+    /* Synonym aliases (docs/DESIGN.md §3.4): keys of tier 1 like the item's own aliases. The
      * candidates point into the pool, which the results are added to afterwards. */
     if (job->syn && nal <= SG__MAX_CANDIDATES - 1) {
       cand_off[0] = dv_off[i];

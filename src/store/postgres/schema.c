@@ -219,7 +219,7 @@ const char *const sg__pg_migrations[] = {
     "CREATE UNIQUE INDEX members_workspace_email ON members(workspace_id, email)"
     "  WHERE status='active';"
     "CREATE INDEX members_email_active ON members(email, created_at) WHERE status='active';",
-    /* Synonym sets (DESIGN section 3.4; SQLite's migration 12): one row per PUT stamped with
+    /* Synonym sets (docs/DESIGN.md §3.4; SQLite's migration 12): one row per PUT stamped with
      * the list's item clock, read by a version at its snapshot_seq. */
     "CREATE TABLE synonyms(list_id TEXT COLLATE \"C\" NOT NULL REFERENCES lists(id),"
     "  clock BIGINT NOT NULL, sets TEXT NOT NULL, PRIMARY KEY(list_id, clock));",
