@@ -79,15 +79,31 @@ static _Thread_local char tl_hl[SG_BUCKET_ITEMS][HL_TEXT];
 static _Thread_local size_t tl_hl_len[SG_BUCKET_ITEMS];
 static _Thread_local char tl_dv[8192];
 
-/* Renders item i's highlight, np pairs, into tl_hl[i]. */
+/* Writes v in decimal at o; returns the end. */
+static char *put_u32(char *o, uint32_t v) {
+  char tmp[10];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  while (n) *o++ = tmp[--n];
+  return o;
+}
+
+/* Renders item i's highlight, np pairs (at most HL_PAIRS), into tl_hl[i]. By hand:
+ * snprintf per pair was a quarter of a cached answer's instructions. */
 static void render_hl(size_t i, const uint32_t *pairs, long np) {
   char *p = tl_hl[i];
   memcpy(p, ",\"highlight\":[", 14);
   p += 14;
-  for (long j = 0; j < np; j++) {
-    int w =
-        snprintf(p, HL_PAIR_TEXT + 1, "%s[%u,%u]", j ? "," : "", pairs[2 * j], pairs[2 * j + 1]);
-    p += w > 0 && w <= HL_PAIR_TEXT ? w : 0;
+  for (long j = 0; j < np && j < HL_PAIRS; j++) {
+    if (j) *p++ = ',';
+    *p++ = '[';
+    p = put_u32(p, pairs[2 * j]);
+    *p++ = ',';
+    p = put_u32(p, pairs[2 * j + 1]);
+    *p++ = ']';
   }
   memcpy(p, "]}", 2);
   p += 2;
@@ -103,33 +119,45 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
  * reload, and an artifact with another hash never matches (its entries carry another
  * generation, below). The list's policy enters through the budget it gives this q,
  * which is all the lookup reads of it. Only what is cheap to keep is kept: queries up
- * to AC_Q - 1 bytes and answers whose highlights are at most one pair per item (nearly
- * all); anything else is answered as before. requestId, ETag and the body's list id
- * depend on the key and are derived per request as before, so a hit changes no byte of
- * any answer. */
-#define AC_SETS 4096u /* a power of two */
-#define AC_WAYS 2
+ * to AC_Q - 1 bytes and answers whose highlights fit AC_PAIRS pairs in all (two per item
+ * for a full answer: multi-word queries have one per matched word); anything else is
+ * answered as before. requestId, ETag and the body's list id depend on the key and are
+ * derived per request as before, so a hit changes no byte of any answer.
+ *
+ * Sets of 16 ways, each set's tags and use stamps in one block checked before any entry
+ * is read, the least recently used way replaced: a working set of a few thousand queries
+ * stays whole (two ways per set let ~5% of a 3,000-query cycle evict each other on every
+ * pass, each miss a full search). */
+#define AC_SETS 512u /* a power of two */
+#define AC_WAYS 16
 #define AC_Q 48
+#define AC_PAIRS 20    /* highlight pairs per entry, shared by its items */
 #define AC_HASHES 4    /* content hashes this thread remembers */
 #define AC_HASH_LEN 80 /* "sha256:" + 64 hex fits */
 
 typedef struct {
-  uint32_t off, len; /* the fragment: artifact bytes [off, off + len) */
-  uint32_t hl[2];    /* its highlight pair, when np == 1 */
-  uint8_t edits, tier, np;
+  uint32_t off, len;              /* the fragment: artifact bytes [off, off + len) */
+  uint8_t edits, tier, np, first; /* its highlight: np pairs from pairs[first] of the entry */
 } ac_item;
 
 typedef struct {
-  uint32_t gen; /* the generation of its content hash; 0: empty */
+  uint32_t gen; /* the generation of its content hash */
   int32_t loc;
   uint8_t qlen, k, limit, n;
   char q[AC_Q];
   ac_item it[SG_BUCKET_ITEMS];
+  uint32_t pairs[AC_PAIRS][2];
 } ac_entry;
 
 typedef struct {
-  ac_entry e[AC_SETS][AC_WAYS];
-  uint8_t mru[AC_SETS]; /* the way used last in each set: the other is replaced */
+  uint32_t tag[AC_WAYS];  /* of each way's entry (ac_hash, never 0); 0: empty */
+  uint32_t used[AC_WAYS]; /* the cache's clock at the way's last use */
+  ac_entry e[AC_WAYS];
+} ac_set_t;
+
+typedef struct {
+  ac_set_t set[AC_SETS];
+  uint32_t clock;
   char hash[AC_HASHES][AC_HASH_LEN];
   uint32_t hgen[AC_HASHES];
   uint32_t next_gen;
@@ -167,7 +195,7 @@ static uint32_t ac_gen(ac_cache *c, const char *h, size_t hl) {
   unsigned i = c->next_hash++ % AC_HASHES;
   memcpy(c->hash[i], h, hl + 1);
   if (++c->next_gen == 0) { /* after 2^32 list swaps on one thread: start over */
-    memset(c->e, 0, sizeof c->e);
+    memset(c->set, 0, sizeof c->set);
     memset(c->hgen, 0, sizeof c->hgen);
     c->next_gen = 1;
   }
@@ -175,13 +203,17 @@ static uint32_t ac_gen(ac_cache *c, const char *h, size_t hl) {
   return c->next_gen;
 }
 
-static size_t ac_set(uint32_t gen, int loc, unsigned k, unsigned limit, const char *q, size_t ql) {
+/* The hash of an entry's key: its low bits pick the set, its high half is the tag. */
+static uint64_t ac_hash(uint32_t gen, int loc, unsigned k, unsigned limit, const char *q,
+                        size_t ql) {
   uint64_t h = 1469598103934665603ull ^ gen;
   h = (h ^ (uint32_t)loc) * 1099511628211ull;
   h = (h ^ (k << 8 | limit)) * 1099511628211ull;
   for (size_t i = 0; i < ql; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211ull;
-  return (size_t)(h ^ h >> 29) & (AC_SETS - 1);
+  return h ^ h >> 29;
 }
+
+static inline uint32_t ac_tag(uint64_t h) { return (uint32_t)(h >> 32) | 1u; }
 
 static inline bool ac_match(const ac_entry *e, uint32_t gen, int loc, unsigned k, unsigned limit,
                             const char *q, size_t ql) {
@@ -294,16 +326,18 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   const char *base = sg_artifact_bytes(a, &alen);
   size_t hl = content_hash ? strnlen(content_hash, AC_HASH_LEN) : AC_HASH_LEN;
   ac_cache *c = nlen < AC_Q && hl < AC_HASH_LEN && alen <= UINT32_MAX ? ac_get() : NULL;
-  uint32_t gen = 0;
-  ac_entry *set = NULL;
+  uint32_t gen = 0, tag = 0;
+  ac_set_t *set = NULL;
   if (c) {
     gen = ac_gen(c, content_hash, hl);
-    size_t si = ac_set(gen, loc, k, limit, q, nlen);
-    set = c->e[si];
+    uint64_t h = ac_hash(gen, loc, k, limit, q, nlen);
+    set = &c->set[h & (AC_SETS - 1)];
+    tag = ac_tag(h);
     for (unsigned w = 0; w < AC_WAYS; w++) {
-      const ac_entry *e = &set[w];
+      if (set->tag[w] != tag) continue;
+      const ac_entry *e = &set->e[w];
       if (!ac_match(e, gen, loc, k, limit, q, nlen)) continue;
-      c->mru[si] = (uint8_t)w;
+      set->used[w] = ++c->clock;
       res->n = e->n;
       for (size_t i = 0; i < e->n; i++) {
         const ac_item *it = &e->it[i];
@@ -311,7 +345,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
         res->items[i].len = it->len;
         res->items[i].edits = it->edits;
         res->items[i].tier = it->tier;
-        render_hl(i, it->hl, it->np);
+        render_hl(i, e->pairs[it->first], it->np);
       }
       sg_metrics_query_cache_hit();
       return;
@@ -321,6 +355,8 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   if (res->n > limit) res->n = limit;
   bool keep = c != NULL;
   ac_item items[SG_BUCKET_ITEMS];
+  uint32_t kept[AC_PAIRS][2];
+  size_t nkept = 0;
   for (size_t i = 0; i < res->n; i++) {
     uint32_t pairs[2 * HL_PAIRS];
     long np = highlight(&res->items[i], q, nlen, pairs);
@@ -332,13 +368,24 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
     it->edits = res->items[i].edits;
     it->tier = res->items[i].tier;
     it->np = (uint8_t)(np > 0 ? np : 0);
-    if (np > 1) keep = false;
-    if (np == 1) memcpy(it->hl, pairs, sizeof it->hl);
+    it->first = (uint8_t)(it->np ? nkept : 0);
+    if (it->np > AC_PAIRS - nkept) {
+      keep = false;
+      continue;
+    }
+    memcpy(kept[nkept], pairs, it->np * sizeof kept[0]);
+    nkept += it->np;
   }
   if (!keep) return;
-  size_t si = ac_set(gen, loc, k, limit, q, nlen);
-  unsigned w = c->mru[si] ^ 1u;
-  ac_entry *e = &set[w];
+  unsigned w = 0; /* an empty way, else the least recently used */
+  for (unsigned i = 0; i < AC_WAYS; i++) {
+    if (!set->tag[i]) {
+      w = i;
+      break;
+    }
+    if (set->used[i] < set->used[w]) w = i;
+  }
+  ac_entry *e = &set->e[w];
   e->gen = gen;
   e->loc = loc;
   e->k = (uint8_t)k;
@@ -347,7 +394,9 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   memcpy(e->q, q, nlen);
   e->n = (uint8_t)res->n;
   memcpy(e->it, items, res->n * sizeof *items);
-  c->mru[si] = (uint8_t)w;
+  memcpy(e->pairs, kept, nkept * sizeof kept[0]);
+  set->tag[w] = tag;
+  set->used[w] = ++c->clock;
 }
 
 void sg__h_query(sg__rt_req *r) {

@@ -3,6 +3,10 @@ is answered from it byte for byte as before, and nothing it holds outlives what 
 answer depends on (the artifact's content hash, the locale, the typo budget the list's
 policy gives, the limit)."""
 
+import http.client
+import json
+import urllib.parse
+
 from conftest import wait_until
 from test_observability import published, start_with_metrics
 
@@ -55,3 +59,51 @@ def test_nothing_stale_after_a_republish_or_a_policy_change(make_server):
     assert wait_until(lambda: query(s, pk, "parix").json()["items"] == [], timeout=5)
     for _ in range(4):
         assert query(s, pk, "parix").json()["items"] == []
+
+
+def keep_alive_queries(s, pk, qs):
+    """Asks every q in order on one keep-alive connection, which one runtime worker thread
+    serves (each thread has its own cache). Returns the bodies."""
+    conn = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
+    out = []
+    for q in qs:
+        conn.request("GET", "/v1/query?" + urllib.parse.urlencode({"key": pk, "q": q}))
+        r = conn.getresponse()
+        body = r.read()
+        assert r.status == 200, body
+        out.append(body)
+    conn.close()
+    return out
+
+
+def test_a_working_set_of_distinct_queries_stays_whole(make_server):
+    # 1,500 distinct queries cycled on one thread: the second pass is answered from the
+    # cache entirely. With two ways per set, queries whose sets overflowed evicted each
+    # other on every pass (each such miss a full search).
+    s, m = start_with_metrics(make_server)
+    t, lst, pk = published(s)
+    qs = [f"q{i:04d}" for i in range(1500)]
+    first = keep_alive_queries(s, pk, qs)
+    h0 = hits(m)
+    assert keep_alive_queries(s, pk, qs) == first
+    assert hits(m) - h0 == len(qs)
+
+
+def test_an_answer_with_a_highlight_pair_per_word_is_kept(make_server):
+    # Words in any order (tier 3): each item's highlight has one pair per matched word.
+    s, m = start_with_metrics(make_server)
+    t = s.tenant()
+    lst = t.create_list("Cities", visibility="public")
+    t.add_items(lst["id"], [{"value": "Porto Alegre", "rank": 3},
+                            {"value": "Alegre Porto Novo", "rank": 1}])
+    v = t.publish(lst["id"])
+    assert v["state"] == "active", v
+    pk = t.publishable_key(lst["id"])["publishableKey"]
+    assert wait_until(lambda: s.runtime("GET", "/v1/query", params={"key": pk, "q": "po"})
+                      .status == 200, timeout=5)
+    first = keep_alive_queries(s, pk, ["alegre por"])[0]
+    items = json.loads(first)["items"]
+    assert any(len(i["highlight"]) == 2 for i in items), items
+    h0 = hits(m)
+    assert keep_alive_queries(s, pk, ["alegre por"] * 3) == [first] * 3
+    assert hits(m) - h0 >= 2  # the first of the three may meet a thread without it
