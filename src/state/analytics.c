@@ -165,8 +165,20 @@ static shard *my_shard(sg_analytics *a) {
   return s;
 }
 
+/* By hand: snprintf was a third of the counting's instructions per query. */
 static void hour_text(int64_t now_s, char out[24], size_t *n) {
-  *n = (size_t)snprintf(out, 24, "%lld", (long long)(now_s / 3600));
+  int64_t h = now_s / 3600;
+  uint64_t u = h < 0 ? 0 - (uint64_t)h : (uint64_t)h;
+  char tmp[24];
+  size_t k = 0, o = 0;
+  do {
+    tmp[k++] = (char)('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (h < 0) out[o++] = '-';
+  while (k) out[o++] = tmp[--k];
+  out[o] = '\0';
+  *n = o;
 }
 
 void sg_analytics_query(sg_analytics *a, const char *list_id, int64_t now_s, const char *nq,

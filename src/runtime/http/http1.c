@@ -43,8 +43,17 @@ static const struct {
 
 /* ================================================================ output ========= */
 
-static void put(sg__h1_conn *c, const char *p, size_t n) {
-  if (sg_buf_append(&c->out, p, n)) c->failed = c->close = true; /* over SG__H1_OUT_LIMIT */
+/* Inline while the buffer has room (every answer after a connection's first): an answer
+ * is some 25 pieces, and a call per piece was ~8% of a cached query's instructions. */
+static inline void put(sg__h1_conn *c, const char *p, size_t n) {
+  sg_buf *b = &c->out;
+  if (n < b->cap - b->len && n <= b->limit - b->len) { /* n bytes and the NUL fit */
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return;
+  }
+  if (sg_buf_append(b, p, n)) c->failed = c->close = true; /* over SG__H1_OUT_LIMIT */
 }
 
 static const char *reason(unsigned status) {

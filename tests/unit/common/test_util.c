@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,6 +208,52 @@ static void test_rfc3339_and_clock_offset(void **state) {
   assert_true(m2 >= m1);
 }
 
+/* sg_utf8_valid skips ASCII eight bytes at a time: a NUL, a stray byte, a valid
+ * multi-byte character and a truncated one at every offset of a long string, against
+ * the byte-at-a-time verdict. */
+static void test_utf8_every_offset(void **state) {
+  (void)state;
+  char s[48];
+  for (size_t len = 1; len <= sizeof s; len++) {
+    for (size_t at = 0; at < len; at++) {
+      memset(s, 'a', sizeof s);
+      s[at] = '\0';
+      assert_false(sg_utf8_valid(s, len));
+      assert_true(sg_utf8_valid(s, at)); /* the NUL just outside the range checked */
+      s[at] = (char)0xff;
+      assert_false(sg_utf8_valid(s, len));
+      s[at] = (char)0x80; /* a continuation byte without a lead */
+      assert_false(sg_utf8_valid(s, len));
+      s[at] = (char)0xc3; /* a lead: valid with its continuation, else truncated */
+      if (at + 1 < len) {
+        s[at + 1] = (char)0xa9;
+        assert_true(sg_utf8_valid(s, len));
+        s[at + 1] = '\0';
+        assert_false(sg_utf8_valid(s, len));
+      } else {
+        assert_false(sg_utf8_valid(s, len));
+      }
+    }
+    memset(s, 'a', sizeof s);
+    s[len - 1] = 0x7f;
+    assert_true(sg_utf8_valid(s, len));
+  }
+}
+
+/* Every byte value hexes to its two digits. */
+static void test_hex_every_byte(void **state) {
+  (void)state;
+  unsigned char b[256];
+  char out[513], want[3];
+  for (int i = 0; i < 256; i++) b[i] = (unsigned char)i;
+  sg_hex(b, sizeof b, out);
+  assert_int_equal(strlen(out), 512);
+  for (int i = 0; i < 256; i++) {
+    snprintf(want, sizeof want, "%02x", i);
+    assert_memory_equal(out + 2 * i, want, 2);
+  }
+}
+
 int main(void) {
   assert_int_equal(sg_init(), 0);
   const struct CMUnitTest tests[] = {
@@ -216,6 +263,8 @@ int main(void) {
       cmocka_unit_test(test_utf8_truncated_and_stray),
       cmocka_unit_test(test_utf8_nul),
       cmocka_unit_test(test_utf8_count),
+      cmocka_unit_test(test_utf8_every_offset),
+      cmocka_unit_test(test_hex_every_byte),
       cmocka_unit_test(test_parse_i64),
       cmocka_unit_test(test_random_id),
       cmocka_unit_test(test_digests),
