@@ -352,13 +352,16 @@ static sg_err parse_query(sg__h1_req *r, char *q, size_t n) {
   return SG_E_OK;
 }
 
-static int on_message_complete(http_parser *p) {
-  sg__h1_conn *c = C(p);
+/* A request is complete: hands it to the handler (method, HTTP/1.<minor>, whether the
+ * connection may stay open), then pauses p when the connection closes or too many
+ * answers wait. Shared by the parser's callback and fast_request. */
+static void deliver(sg__h1_conn *c, http_parser *p, enum http_method method, int minor,
+                    bool keep_alive) {
   sg__h1_req r;
   memset(&r, 0, offsetof(sg__h1_req, args));
-  r.method = http_method_str((enum http_method)p->method);
-  r.head = p->method == HTTP_HEAD;
-  r.http_minor = p->http_minor;
+  r.method = http_method_str(method);
+  r.head = method == HTTP_HEAD;
+  r.http_minor = minor;
   /* URL: path and query, decoded in place. The URL always has at least one byte. */
   char *url = c->url_off == UNSET ? NULL : c->buf + c->url_off;
   size_t ul = url ? c->url_len : 0;
@@ -400,7 +403,7 @@ static int on_message_complete(http_parser *p) {
     r.body = "";
     r.body_len = 0;
   }
-  c->keep_alive = http_should_keep_alive(p) != 0 && !p->upgrade;
+  c->keep_alive = keep_alive;
   if (!c->keep_alive) c->close = true;
   c->handler(c->ctx, c, &r, url_err);
   c->in_message = false;
@@ -410,6 +413,11 @@ static int on_message_complete(http_parser *p) {
     if (!c->close) c->paused = true;
     http_parser_pause(p, 1);
   }
+}
+
+static int on_message_complete(http_parser *p) {
+  deliver(C(p), p, (enum http_method)p->method, p->http_minor,
+          http_should_keep_alive(p) != 0 && !p->upgrade);
   return 0;
 }
 
@@ -422,6 +430,100 @@ static const http_parser_settings settings = {
     .on_body = on_body,
     .on_message_complete = on_message_complete,
 };
+
+/* ================================================================ fast path ====== */
+
+/* The common request, framed here without libhttp-parser (whose byte-at-a-time state
+ * machine was a quarter of a cached query's instructions): a complete head in the buffer
+ * of at most FAST_HEAD_MAX bytes, "GET " or "HEAD ", a URL of '/' and visible ASCII
+ * without '#', " HTTP/1.1" and CRLF line ends, header names of token characters, values
+ * of visible ASCII, spaces and tabs, none of the headers that frame a body or change
+ * the connection (Content-Length, Transfer-Encoding, Connection, Proxy-Connection,
+ * Upgrade, Expect), and one Host. Each header goes through end_header as the parser's
+ * callbacks send it, and the request through deliver, so the handler sees what the
+ * parser would have given it. Anything else — other methods and versions, obs-fold,
+ * bare LF, a byte the parser treats specially, an incomplete head — is left to the
+ * parser from its first byte. Only tried between requests (the parser then sits at the
+ * start of a message, and a request it had begun stays with it). Returns the bytes of
+ * the request, 0 when it is left to the parser. */
+#define FAST_HEAD_MAX 8192
+
+static bool name_is(const char *n, size_t len, const char *lower) {
+  return strlen(lower) == len && strncasecmp(n, lower, len) == 0;
+}
+
+static size_t fast_request(sg__h1_conn *c) {
+  const char *b = c->buf + c->parsed;
+  size_t avail = c->len - c->parsed, i;
+  if (avail > FAST_HEAD_MAX) avail = FAST_HEAD_MAX;
+  enum http_method m;
+  if (avail >= 4 && memcmp(b, "GET ", 4) == 0) {
+    m = HTTP_GET;
+    i = 4;
+  } else if (avail >= 5 && memcmp(b, "HEAD ", 5) == 0) {
+    m = HTTP_HEAD;
+    i = 5;
+  } else {
+    return 0;
+  }
+  size_t url = i;
+  if (i >= avail || b[i] != '/') return 0;
+  while (i < avail && b[i] > 0x20 && b[i] < 0x7f && b[i] != '#') i++;
+  size_t url_len = i - url;
+  if (avail - i < 11 || memcmp(b + i, " HTTP/1.1\r\n", 11) != 0) return 0;
+  i += 11;
+  /* on_message_begin's state, header by header as the callbacks would leave it */
+  c->in_message = c->in_headers = true;
+  c->hosts = 0;
+  c->url_off = c->hf_off = c->hv_off = c->body_off = UNSET;
+  c->url_len = c->hf_len = c->hv_len = c->body_len = 0;
+  c->hlast = LAST_NONE;
+  c->pending = SG_E_OK;
+  memset(c->hdr_set, 0, sizeof c->hdr_set);
+  for (;;) {
+    if (avail - i < 2) goto parser;
+    if (b[i] == '\r') {
+      if (b[i + 1] != '\n') goto parser;
+      i += 2;
+      break;
+    }
+    size_t name = i;
+    while (i < avail && is_tchar((unsigned char)b[i])) i++;
+    size_t name_len = i - name;
+    if (!name_len || i >= avail || b[i] != ':') goto parser;
+    i++;
+    while (i < avail && (b[i] == ' ' || b[i] == '\t')) i++;
+    size_t value = i;
+    while (i < avail && ((b[i] >= 0x20 && b[i] < 0x7f) || b[i] == '\t')) i++;
+    if (avail - i < 2 || b[i] != '\r' || b[i + 1] != '\n') goto parser;
+    const char *n = b + name;
+    if (name_is(n, name_len, "content-length") || name_is(n, name_len, "transfer-encoding") ||
+        name_is(n, name_len, "connection") || name_is(n, name_len, "proxy-connection") ||
+        name_is(n, name_len, "upgrade") || name_is(n, name_len, "expect"))
+      goto parser;
+    c->hf_off = c->parsed + name;
+    c->hf_len = name_len;
+    c->hlast = LAST_FIELD;
+    if (i > value) {
+      c->hv_off = c->parsed + value;
+      c->hv_len = i - value;
+      c->hlast = LAST_VALUE;
+    }
+    if (end_header(c)) goto parser; /* the parser answers it, the same way */
+    i += 2;
+  }
+  if (c->hosts != 1) goto parser;
+  c->in_headers = false;
+  c->url_off = c->parsed + url;
+  c->url_len = url_len;
+  c->fast++;
+  deliver(c, &c->parser, m, 1, true);
+  return i;
+parser:
+  c->in_message = c->in_headers = false;
+  c->pending = SG_E_OK;
+  return 0;
+}
 
 /* ================================================================ connection ===== */
 
@@ -484,6 +586,13 @@ static void compact(sg__h1_conn *c) {
 
 static void run(sg__h1_conn *c) {
   while (!c->failed && !c->paused && !c->close && c->parsed < c->len) {
+    if (!c->in_message) {
+      size_t used = fast_request(c);
+      if (used) {
+        c->parsed += used;
+        continue;
+      }
+    }
     size_t want = c->len - c->parsed;
     size_t n = http_parser_execute(&c->parser, &settings, c->buf + c->parsed, want);
     c->parsed += n;

@@ -103,6 +103,7 @@ struct sg__h1_conn {
   bool hdr_set[SG__H1_HDRS];
   unsigned hosts; /* Host header lines of the current request */
   size_t body_off, body_len;
+  size_t fast;     /* requests framed without the parser (http1.c, fast_request) */
   char peer[48];   /* the peer's address as text, for the access log ("" when unknown) */
   bool peer_proxy; /* the peer is a --trusted-proxies proxy: its headers name the client */
   sg_ip peer_ip;

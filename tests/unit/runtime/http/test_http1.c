@@ -732,6 +732,98 @@ static void test_byte_at_a_time_is_identical(void **state) {
   conn_free(s, &sevens);
 }
 
+/* The fast path (http1.c, fast_request) frames the common request without the parser; a
+ * request fed one byte at a time always goes through the parser (its head is never
+ * complete between requests). Each case, fed whole and byte by byte, gives the same
+ * handler calls (every field), the same answers and the same connection state; the
+ * cases the fast path takes are counted. */
+static const struct {
+  const char *bytes;
+  size_t fast; /* requests the fast path takes when fed whole */
+} fast_cases[] = {
+    {"GET /v1/query?key=pk_x&q=S%C3%A3o+Pa HTTP/1.1\r\nHost: h:80\r\nOrigin: https://o.test\r\n"
+     "X-Request-Id: abc\r\nAuthorization: Bearer t\r\nIf-None-Match: \"e\"  \r\n"
+     "Forwarded: for=1.2.3.4\r\nX-Forwarded-For: 5.6.7.8\r\nX-Forwarded-For: 9.9.9.9 \r\n"
+     "Origin: https://second\r\nAccept:\r\nUser-Agent: \t a b \t\r\n\r\n",
+     1},
+    {"HEAD /x HTTP/1.1\r\nhost: h\r\n\r\n", 1},
+    {"GET /%zz HTTP/1.1\r\nHost: h\r\n\r\n", 1},
+    {"GET /a?b=%ZZ HTTP/1.1\r\nHost: h\r\n\r\n", 1},
+    {"GET /a?x=&y=&&z=1&q=a+b%2B HTTP/1.1\r\nHost: h\r\nhOsT:\r\n\r\n", 0}, /* two Hosts */
+    {"GET /a?x=&y=&&z=1 HTTP/1.1\r\nHost:\r\n\r\n", 1},
+    {"GET /204 HTTP/1.1\r\nHost: h\r\n\r\nGET /304 HTTP/1.1\r\nHost: h\r\n\r\n", 2},
+    {"GET /a HTTP/1.1\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: a b\r\n\r\n", 0},
+    {"GET /a HTTP/1.0\r\n\r\n", 0},
+    {"GET /a HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+     0}, /* the parser, once it has a request, reads on through the next */
+    {"GET /a#frag HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\nHost: h\n\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nX-A: 1\r\n  2\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost : h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nOrigin: a\x01z\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nOrigin: a\x7fz\r\n\r\n", 0},
+    {"GET /\xc3\xa9 HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+     0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nProxy-Connection: close\r\n\r\n", 0},
+    {"get /a HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nX-A: \xe2\x82\xac\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\n\r\n", 0},
+    {"GET  /a HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"GET /a b HTTP/1.1\r\nHost: h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1 \r\nHost: h\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\n:x\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nX-A: 1\r\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /p HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\n\r\nhi"
+     "GET /c?d=e HTTP/1.1\r\nHost: h\r\n\r\n",
+     1},
+};
+
+static void rec_same(const rec *x, const rec *y) {
+  rec a = *x, b = *y;
+  assert_int_equal(a.body_len, b.body_len);
+  if (a.body_len) assert_memory_equal(a.body, b.body, a.body_len);
+  assert_int_equal(a.body != NULL, b.body != NULL);
+  a.body = b.body = NULL;
+  assert_memory_equal(&a, &b, sizeof a);
+}
+
+static void test_fast_path_same_as_parser(void **state) {
+  (void)state;
+  for (size_t k = 0; k < sizeof fast_cases / sizeof *fast_cases; k++) {
+    const char *in = fast_cases[k].bytes;
+    size_t len = strlen(in);
+    recorder whole, bytes;
+    sg__h1_conn *a = conn_new(&whole), *b = conn_new(&bytes);
+    size_t fa = feed(a, in, len, SIZE_MAX), fb = feed(b, in, len, 1);
+    /* (after a framing error the bytes read past it depend on the reads) */
+    if ((!a->failed && fa != fb) || a->fast != fast_cases[k].fast || b->fast != 0 || whole.n != bytes.n)
+      fail_msg("case %zu: consumed %zu/%zu, fast %zu/%zu (want %zu), requests %zu/%zu", k, fa,
+               fb, a->fast, b->fast, fast_cases[k].fast, whole.n, bytes.n);
+    for (size_t i = 0; i < whole.n; i++) rec_same(&whole.r[i], &bytes.r[i]);
+    assert_int_equal(a->close, b->close);
+    assert_int_equal(a->failed, b->failed);
+    assert_int_equal(a->paused, b->paused);
+    assert_int_equal(a->keep_alive, b->keep_alive);
+    sg_buf x, y;
+    sg_buf_init(&x, 0);
+    sg_buf_init(&y, 0);
+    without_dates(a->out.data, a->out.len, &x);
+    without_dates(b->out.data, b->out.len, &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    sg_buf_free(&x);
+    sg_buf_free(&y);
+    conn_free(a, &whole);
+    conn_free(b, &bytes);
+  }
+}
+
 static void test_content_length_body(void **state) {
   recorder rc;
   sg__h1_conn *c = conn_new(&rc);
@@ -1454,6 +1546,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_escape_is_invalid_request),
       cmocka_unit_test(test_pipelined_answered_in_order),
       cmocka_unit_test(test_byte_at_a_time_is_identical),
+      cmocka_unit_test(test_fast_path_same_as_parser),
       cmocka_unit_test(test_content_length_body),
       cmocka_unit_test(test_chunked_body_reassembled),
       cmocka_unit_test(test_trailers_are_not_headers),
