@@ -121,8 +121,9 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
  * which is all the lookup reads of it. Only what is cheap to keep is kept: queries up
  * to AC_Q - 1 bytes and answers whose highlights fit AC_PAIRS pairs in all (two per item
  * for a full answer: multi-word queries have one per matched word); anything else is
- * answered as before. requestId, ETag and the body's list id depend on the key and are
- * derived per request as before, so a hit changes no byte of any answer.
+ * answered as before. The body's list id comes from the key per request; requestId and
+ * ETag are derived as before and kept in the entry with the digest of the key they were
+ * derived with, reused only for that key; so a hit changes no byte of any answer.
  *
  * Sets of 16 ways, each set's tags and use stamps in one block checked before any entry
  * is read, the least recently used way replaced: a working set of a few thousand queries
@@ -147,6 +148,13 @@ typedef struct {
   char q[AC_Q];
   ac_item it[SG_BUCKET_ITEMS];
   uint32_t pairs[AC_PAIRS][2];
+  /* The requestId and body tag (reqid.c) last derived for this answer, and the SHA-256
+   * of the publishable key they were derived with (the digest the snapshot knows keys
+   * by): everything else they hash is in the entry's key. */
+  bool has_rid;
+  uint8_t key_digest[32];
+  char rid[SG__REQID_LEN];
+  uint8_t body_tag[16];
 } ac_entry;
 
 typedef struct {
@@ -304,8 +312,9 @@ static long highlight(const sg_fragment *f, const char *q, size_t nlen, uint32_t
 
 /* The first `limit` items of the relevance contract for tl_norm[0..nlen) with typo
  * budget k, with their highlights in tl_hl: from this thread's answer cache when it
- * holds them, else from the artifact (and then kept). */
-static void answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
+ * holds them, else from the artifact (and then kept). Returns the cache entry that holds
+ * the answer now, or NULL. */
+static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
                    unsigned limit, size_t nlen, const char *within, size_t wlen,
                    sg_query_result *res) {
   const char *q = tl_norm;
@@ -320,7 +329,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
       long np = highlight(&res->items[i], q, nlen, pairs);
       render_hl(i, pairs, np);
     }
-    return;
+    return NULL;
   }
   size_t alen = 0;
   const char *base = sg_artifact_bytes(a, &alen);
@@ -348,7 +357,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
         render_hl(i, e->pairs[it->first], it->np);
       }
       sg_metrics_query_cache_hit();
-      return;
+      return &set->e[w];
     }
   }
   sg_artifact_query_k(a, loc, q, nlen, k, res);
@@ -376,7 +385,7 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
     memcpy(kept[nkept], pairs, it->np * sizeof kept[0]);
     nkept += it->np;
   }
-  if (!keep) return;
+  if (!keep) return NULL;
   unsigned w = 0; /* an empty way, else the least recently used */
   for (unsigned i = 0; i < AC_WAYS; i++) {
     if (!set->tag[i]) {
@@ -395,8 +404,10 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   e->n = (uint8_t)res->n;
   memcpy(e->it, items, res->n * sizeof *items);
   memcpy(e->pairs, kept, nkept * sizeof kept[0]);
+  e->has_rid = false;
   set->tag[w] = tag;
   set->used[w] = ++c->clock;
+  return e;
 }
 
 void sg__h_query(sg__rt_req *r) {
@@ -457,8 +468,7 @@ void sg__h_query(sg__rt_req *r) {
   int loc = sg_artifact_resolve_locale(a, locale, &tag);
   char rid[SG__REQID_LEN + 1];
   uint8_t body_tag[16];
-  sg__reqid_derive_within(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, within,
-                          wlen, rid, body_tag);
+  ac_entry *entry = NULL;
   const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
 
   sg_query_result res;
@@ -472,11 +482,28 @@ void sg__h_query(sg__rt_req *r) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res);
+    entry = answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res);
     sg_metrics_query_served();
     /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,
                        (size_t)nlen, res.n == 0);
+  }
+
+  /* The requestId hashes the key, the normalised q, the served locale, the content hash
+   * and the limit; an answer from the cache has them all but the key in its entry. */
+  if (entry && entry->has_rid && memcmp(entry->key_digest, r->key_digest, 32) == 0) {
+    memcpy(rid, entry->rid, SG__REQID_LEN);
+    rid[SG__REQID_LEN] = '\0';
+    memcpy(body_tag, entry->body_tag, sizeof body_tag);
+  } else {
+    sg__reqid_derive_within(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, within,
+                            wlen, rid, body_tag);
+    if (entry) {
+      memcpy(entry->key_digest, r->key_digest, 32);
+      memcpy(entry->rid, rid, SG__REQID_LEN);
+      memcpy(entry->body_tag, body_tag, sizeof body_tag);
+      entry->has_rid = true;
+    }
   }
 
   char *body = sg__rt_scratch();

@@ -107,3 +107,26 @@ def test_an_answer_with_a_highlight_pair_per_word_is_kept(make_server):
     h0 = hits(m)
     assert keep_alive_queries(s, pk, ["alegre por"] * 3) == [first] * 3
     assert hits(m) - h0 >= 2  # the first of the three may meet a thread without it
+
+
+def test_each_key_keeps_its_own_request_id_on_a_hit(make_server):
+    # The entry keeps the requestId last derived for it with the key it was derived
+    # with: a hit through another key of the same list derives that key's own.
+    s, m = start_with_metrics(make_server)
+    t, lst, pk = published(s)
+    pk2 = t.publishable_key(lst["id"])["publishableKey"]
+    assert pk2 != pk
+    assert wait_until(lambda: s.runtime("GET", "/v1/query", params={"key": pk2, "q": "pa"})
+                      .status == 200, timeout=5)
+    conn = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
+    ids = {pk: set(), pk2: set()}
+    h0 = hits(m)
+    for k in [pk, pk2, pk, pk, pk2, pk2, pk]:
+        conn.request("GET", "/v1/query?" + urllib.parse.urlencode({"key": k, "q": "parix"}))
+        r = conn.getresponse()
+        body = json.loads(r.read())
+        assert r.status == 200, body
+        ids[k].add(body["requestId"])
+    conn.close()
+    assert hits(m) - h0 >= 6
+    assert len(ids[pk]) == 1 and len(ids[pk2]) == 1 and ids[pk] != ids[pk2], ids
