@@ -437,9 +437,9 @@ static const http_parser_settings settings = {
  * machine was a quarter of a cached query's instructions): a complete head in the buffer
  * of at most FAST_HEAD_MAX bytes, "GET " or "HEAD ", a URL of '/' and visible ASCII
  * without '#', " HTTP/1.1" and CRLF line ends, header names of token characters, values
- * of visible ASCII, spaces and tabs, none of the headers that frame a body or change
- * the connection (Content-Length, Transfer-Encoding, Connection, Proxy-Connection,
- * Upgrade, Expect), and one Host. Each header goes through end_header as the parser's
+ * of visible ASCII, spaces and tabs, no header name starting with one of those that
+ * frame a body or change the connection (Content-Length, Transfer-Encoding, Connection,
+ * Proxy-Connection, Upgrade, Expect), and one Host. Each header goes through end_header as the parser's
  * callbacks send it, and the request through deliver, so the handler sees what the
  * parser would have given it. Anything else — other methods and versions, obs-fold,
  * bare LF, a byte the parser treats specially, an incomplete head — is left to the
@@ -448,8 +448,12 @@ static const http_parser_settings settings = {
  * the request, 0 when it is left to the parser. */
 #define FAST_HEAD_MAX 8192
 
-static bool name_is(const char *n, size_t len, const char *lower) {
-  return strlen(lower) == len && strncasecmp(n, lower, len) == 0;
+/* True when the header name n[0..len) starts with lower, ignoring case: libhttp-parser
+ * flags Transfer-Encoding as soon as a name starts with it ("Transfer-EncodingX" too), so
+ * a prefix, not only the name, leaves a request to it. */
+static bool name_starts(const char *n, size_t len, const char *lower) {
+  size_t l = strlen(lower);
+  return len >= l && strncasecmp(n, lower, l) == 0;
 }
 
 static size_t fast_request(sg__h1_conn *c) {
@@ -497,9 +501,10 @@ static size_t fast_request(sg__h1_conn *c) {
     while (i < avail && ((b[i] >= 0x20 && b[i] < 0x7f) || b[i] == '\t')) i++;
     if (avail - i < 2 || b[i] != '\r' || b[i + 1] != '\n') goto parser;
     const char *n = b + name;
-    if (name_is(n, name_len, "content-length") || name_is(n, name_len, "transfer-encoding") ||
-        name_is(n, name_len, "connection") || name_is(n, name_len, "proxy-connection") ||
-        name_is(n, name_len, "upgrade") || name_is(n, name_len, "expect"))
+    if (name_starts(n, name_len, "content-length") ||
+        name_starts(n, name_len, "transfer-encoding") ||
+        name_starts(n, name_len, "connection") || name_starts(n, name_len, "proxy-connection") ||
+        name_starts(n, name_len, "upgrade") || name_starts(n, name_len, "expect"))
       goto parser;
     c->hf_off = c->parsed + name;
     c->hf_len = name_len;

@@ -770,6 +770,13 @@ static const struct {
     {"GET /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n", 0},
     {"GET /a HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n", 0},
     {"GET /a HTTP/1.1\r\nHost: h\r\nProxy-Connection: close\r\n\r\n", 0},
+    /* libhttp-parser flags Transfer-Encoding on a name that only starts with it (the
+     * fuzzer found it): names with these prefixes are the parser's */
+    {"GET /a HTTP/1.1\r\nHost: h\r\nTransfer-EncodingX: a\r\n\r\n", 0},
+    {"HEAD /a HTTP/1.1\r\nHost: h\r\nTransfer-Encodingc: hunked\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nContent-Length-X: 5\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nConnectionX: close\r\n\r\n", 0},
+    {"GET /a HTTP/1.1\r\nHost: h\r\nupgradeX: y\r\n\r\n", 0},
     {"get /a HTTP/1.1\r\nHost: h\r\n\r\n", 0},
     {"\r\nGET /a HTTP/1.1\r\nHost: h\r\n\r\n", 0},
     {"GET /a HTTP/1.1\r\nHost: h\r\nX-A: \xe2\x82\xac\r\n\r\n", 0},
