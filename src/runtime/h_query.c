@@ -315,8 +315,8 @@ static long highlight(const sg_fragment *f, const char *q, size_t nlen, uint32_t
  * holds them, else from the artifact (and then kept). Returns the cache entry that holds
  * the answer now, or NULL. */
 static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
-                   unsigned limit, size_t nlen, const char *within, size_t wlen,
-                   sg_query_result *res) {
+                        unsigned limit, size_t nlen, const char *within, size_t wlen,
+                        sg_query_result *res) {
   const char *q = tl_norm;
   if (within) { /* filtered (§3.5): not kept in the answer cache, whose key lacks it */
     sg_within w;

@@ -439,13 +439,13 @@ static const http_parser_settings settings = {
  * without '#', " HTTP/1.1" and CRLF line ends, header names of token characters, values
  * of visible ASCII, spaces and tabs, no header name starting with one of those that
  * frame a body or change the connection (Content-Length, Transfer-Encoding, Connection,
- * Proxy-Connection, Upgrade, Expect), and one Host. Each header goes through end_header as the parser's
- * callbacks send it, and the request through deliver, so the handler sees what the
- * parser would have given it. Anything else — other methods and versions, obs-fold,
- * bare LF, a byte the parser treats specially, an incomplete head — is left to the
- * parser from its first byte. Only tried between requests (the parser then sits at the
- * start of a message, and a request it had begun stays with it). Returns the bytes of
- * the request, 0 when it is left to the parser. */
+ * Proxy-Connection, Upgrade, Expect), and one Host. Each header goes through end_header
+ * as the parser's callbacks send it, and the request through deliver, so the handler sees
+ * what the parser would have given it. Anything else — other methods and versions,
+ * obs-fold, bare LF, a byte the parser treats specially, an incomplete head — is left to
+ * the parser from its first byte. Only tried between requests (the parser then sits at
+ * the start of a message, and a request it had begun stays with it). Returns the bytes
+ * of the request, 0 when it is left to the parser. */
 #define FAST_HEAD_MAX 8192
 
 /* True when the header name n[0..len) starts with lower, ignoring case: libhttp-parser
@@ -502,9 +502,9 @@ static size_t fast_request(sg__h1_conn *c) {
     if (avail - i < 2 || b[i] != '\r' || b[i + 1] != '\n') goto parser;
     const char *n = b + name;
     if (name_starts(n, name_len, "content-length") ||
-        name_starts(n, name_len, "transfer-encoding") ||
-        name_starts(n, name_len, "connection") || name_starts(n, name_len, "proxy-connection") ||
-        name_starts(n, name_len, "upgrade") || name_starts(n, name_len, "expect"))
+        name_starts(n, name_len, "transfer-encoding") || name_starts(n, name_len, "connection") ||
+        name_starts(n, name_len, "proxy-connection") || name_starts(n, name_len, "upgrade") ||
+        name_starts(n, name_len, "expect"))
       goto parser;
     c->hf_off = c->parsed + name;
     c->hf_len = name_len;

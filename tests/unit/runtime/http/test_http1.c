@@ -755,7 +755,8 @@ static const struct {
     {"GET /a HTTP/1.1\r\n\r\n", 0},
     {"GET /a HTTP/1.1\r\nHost: a b\r\n\r\n", 0},
     {"GET /a HTTP/1.0\r\n\r\n", 0},
-    {"GET /a HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\nGET /b HTTP/1.1\r\nHost: h\r\n\r\n",
+    {"GET /a HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\n"
+     "GET /b HTTP/1.1\r\nHost: h\r\n\r\n",
      0}, /* the parser, once it has a request, reads on through the next */
     {"GET /a#frag HTTP/1.1\r\nHost: h\r\n\r\n", 0},
     {"GET /a HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", 0},
@@ -809,9 +810,10 @@ static void test_fast_path_same_as_parser(void **state) {
     sg__h1_conn *a = conn_new(&whole), *b = conn_new(&bytes);
     size_t fa = feed(a, in, len, SIZE_MAX), fb = feed(b, in, len, 1);
     /* (after a framing error the bytes read past it depend on the reads) */
-    if ((!a->failed && fa != fb) || a->fast != fast_cases[k].fast || b->fast != 0 || whole.n != bytes.n)
-      fail_msg("case %zu: consumed %zu/%zu, fast %zu/%zu (want %zu), requests %zu/%zu", k, fa,
-               fb, a->fast, b->fast, fast_cases[k].fast, whole.n, bytes.n);
+    if ((!a->failed && fa != fb) || a->fast != fast_cases[k].fast || b->fast != 0 ||
+        whole.n != bytes.n)
+      fail_msg("case %zu: consumed %zu/%zu, fast %zu/%zu (want %zu), requests %zu/%zu", k, fa, fb,
+               a->fast, b->fast, fast_cases[k].fast, whole.n, bytes.n);
     for (size_t i = 0; i < whole.n; i++) rec_same(&whole.r[i], &bytes.r[i]);
     assert_int_equal(a->close, b->close);
     assert_int_equal(a->failed, b->failed);
