@@ -747,6 +747,14 @@ static const struct {
      "Origin: https://second\r\nAccept:\r\nUser-Agent: \t a b \t\r\n\r\n",
      1},
     {"HEAD /x HTTP/1.1\r\nhost: h\r\n\r\n", 1},
+    /* every visible ASCII byte but '#' in the path and the query */
+    {"GET /!\"$&'()*+,-.:;<=>@[\\]^_`{|}~?a=!\"$'()*+,-./:;<=>?@[\\]^_`{|}~&b=%26 HTTP/1.1\r\n"
+     "Host: h\r\n\r\n",
+     1},
+    /* every visible ASCII byte, spaces and tabs in kept and other values; token names */
+    {"GET /a HTTP/1.1\r\nHost: h\r\nOrigin: \t!\"#$%&'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~ \t\r\n"
+     "X-Request-Id:\t a b\r\n!#$%&'*+-.^_`|~09azAZ: \"x\"\r\n\r\n",
+     1},
     {"GET /%zz HTTP/1.1\r\nHost: h\r\n\r\n", 1},
     {"GET /a?b=%ZZ HTTP/1.1\r\nHost: h\r\n\r\n", 1},
     {"GET /a?x=&y=&&z=1&q=a+b%2B HTTP/1.1\r\nHost: h\r\nhOsT:\r\n\r\n", 0}, /* two Hosts */
