@@ -16,6 +16,9 @@
 #   deduplicated and shuffled; each run gets its own slice (200,000 paths, fewer when
 #   ROUNDS x builds runs would not fit: 1.76M paths), so no path repeats within a server.
 # Prints one JSON line per run (target, mix, round, requests/s, latencies in µs, errors).
+# HTTP_MIX_ACCESS_LOG=1 runs the runtimes with their access log on (the default of
+# `suggestd runtime`; otherwise --quiet) and adds each run's server-side durations
+# (`durationUs` of its /v1/query access lines: serverP50us, serverP99us, serverRequests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -85,7 +88,9 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 NAMES=() PORTS=()
 for t in "$@"; do
   name=${t%%=*} bin=${t#*=} port=$(free_port)
-  "$bin" runtime --data-dir "$W/data" --runtime-listen "127.0.0.1:$port" --threads 2 --quiet \
+  quiet=--quiet
+  [ "${HTTP_MIX_ACCESS_LOG:-0}" = 1 ] && quiet=
+  "$bin" runtime --data-dir "$W/data" --runtime-listen "127.0.0.1:$port" --threads 2 $quiet \
     --state-dir "$W/state-$name" 2>"$W/$name.log" &
   PIDS+=("$!")
   NAMES+=("$name") PORTS+=("$port")
@@ -117,7 +122,7 @@ for p in "${PORTS[@]}"; do
     sleep 0.05
   done
 done
-run() { # run TARGET MIX ROUND PORT PATHS
+run() { # run TARGET MIX ROUND PORT PATHS [RUNTIME_LOG]
   # The repeating mix is measured warm: a non-repeating run in between fills a runtime's
   # answer cache with other queries, and its first pass of the 3,000 would be searched.
   # Every target (nginx too) gets the same 1 s of the mix first.
@@ -125,9 +130,16 @@ run() { # run TARGET MIX ROUND PORT PATHS
     BENCH_PATHS=$5 timeout 30 wrk -t1 -c32 -d1s -s "$ROOT/bench/paths.lua" \
       "http://127.0.0.1:$4" >/dev/null 2>&1 || true
   fi
+  local from=0 extra='{}'
+  [ -n "${6:-}" ] && { sleep 0.3; from=$(wc -l <"$6"); } # after the warm-up's lines
   BENCH_PATHS=$5 timeout $((SECS + 30)) wrk -t1 -c32 -d"${SECS}s" --latency \
-    -s "$ROOT/bench/paths.lua" "http://127.0.0.1:$4" 2>&1 | grep '^JSON ' | sed 's/^JSON //' |
-    jq -c --arg t "$1" --arg m "$2" --argjson r "$3" '{target: $t, mix: $m, round: $r} + .'
+    -s "$ROOT/bench/paths.lua" "http://127.0.0.1:$4" 2>&1 | grep '^JSON ' | sed 's/^JSON //' >"$W/run.json"
+  if [ -n "${6:-}" ] && [ "${HTTP_MIX_ACCESS_LOG:-0}" = 1 ]; then
+    sleep 0.3 # the last access lines
+    extra=$(tail -n +"$((from + 1))" "$6" | python3 "$ROOT/bench/access_pct.py")
+  fi
+  jq -c --arg t "$1" --arg m "$2" --argjson r "$3" --argjson x "$extra" \
+    '{target: $t, mix: $m, round: $r} + . + $x' "$W/run.json"
 }
 slice=0
 # Every run its own slice, however many rounds and builds (past 8 runs of 200,000 the
@@ -136,10 +148,12 @@ per=$(( $(wc -l <"$W/nonrepeat") / (ROUNDS * $#) ))
 [ "$per" -le 200000 ] || per=200000
 for r in $(seq "$ROUNDS"); do
   run nginx-return repeat "$r" "$NPORT" "$W/repeat"
-  for i in "${!NAMES[@]}"; do run "${NAMES[$i]}" repeat "$r" "${PORTS[$i]}" "$W/repeat"; done
+  for i in "${!NAMES[@]}"; do
+    run "${NAMES[$i]}" repeat "$r" "${PORTS[$i]}" "$W/repeat" "$W/${NAMES[$i]}.log"
+  done
   for i in "${!NAMES[@]}"; do
     sed -n "$((slice * per + 1)),$(((slice + 1) * per))p" "$W/nonrepeat" >"$W/slice"
     slice=$((slice + 1))
-    run "${NAMES[$i]}" nonrepeat "$r" "${PORTS[$i]}" "$W/slice"
+    run "${NAMES[$i]}" nonrepeat "$r" "${PORTS[$i]}" "$W/slice" "$W/${NAMES[$i]}.log"
   done
 done

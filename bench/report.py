@@ -142,6 +142,14 @@ for s in sets:
     if s == "packages":
         targets.append(("typo lookup p99 ≤ 500 µs for 4.5M names", fmt_ns(tm["typoNs"]["p99"]),
                         tm["typoNs"]["p99"] <= 500000))
+        # Issue 23: typo tolerance on, unedited and typo queries of the same mix.
+        ex, ty = tm["exactNs"], tm["typoNs"]
+        targets.append(("4.5M names, unedited queries (typos on) median ≤ 10 µs",
+                        fmt_ns(ex["median"]), ex["median"] <= 10000))
+        targets.append(("4.5M names, unedited queries (typos on) p99 ≤ 100 µs",
+                        fmt_ns(ex["p99"]), ex["p99"] <= 100000))
+        targets.append(("4.5M names, typo mix p99 ≤ 100 µs", fmt_ns(ty["p99"]),
+                        ty["p99"] <= 100000))
 w("")
 wb = load("within.json")
 if wb:
@@ -275,6 +283,48 @@ else:
                     f"{werr} wrk, {h['runtimeErrors']} runtime",
                     werr == 0 and h["runtimeErrors"] == 0))
 
+# ---- the two mixes of issue 23 (bench/http_mix.sh) --------------------------------------
+mix_path = os.path.join(work, "http-mix.jsonl")
+mix = [json.loads(l) for l in open(mix_path) if l.strip()] if os.path.exists(mix_path) else []
+if mix:
+    rounds = sorted({r["round"] for r in mix})
+    w("### The repeating and the non-repeating mix, beside nginx\n")
+    w("bench/http_mix.sh: `suggestd runtime --threads 2` (access log on, as by default; typo "
+      "tolerance on) on the cities artifact of section 2, and nginx `return 200` with 2 "
+      f"workers and the same body size; `wrk -t1 -c32 -d{http_seconds}s` per run, "
+      f"{len(rounds)} alternating rounds. Repeating: the first 3,000 paths of the city mix, "
+      "cycled. Non-repeating: every prefix of every city with a one-edit variant from 4 code "
+      "points and a two-edit one from 8, shuffled; each run its own slice, so no request "
+      "repeats (the answer cache cannot help). Server-side: `durationUs` of the runtime's "
+      "access lines of that run.\n")
+    w("| Round | nginx req/s | nginx p99 | repeating req/s | ÷ nginx | p99 | server p50 / p99 | "
+      "non-repeating req/s | ÷ nginx | p99 | server p50 / p99 |")
+    w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ratios = {"repeat": [], "nonrepeat": []}
+    for rd in rounds:
+        g = {(x["target"], x["mix"]): x for x in mix if x["round"] == rd}
+        ng = g.get(("nginx-return", "repeat"))
+        cells = [f"{rd}", f"{ng['rps']:,.0f}" if ng else "—", f"{ng['p99us'] / 1000:.2f} ms" if ng else "—"]
+        for m in ("repeat", "nonrepeat"):
+            x = g.get(("suggestd", m))
+            if not x or not ng:
+                cells += ["—"] * 4
+                continue
+            ratio = x["rps"] / ng["rps"]
+            ratios[m].append(ratio)
+            srv = (f"{x['serverP50us']} / {x['serverP99us']} µs"
+                   if x.get("serverP99us") is not None else "—")
+            cells += [f"{x['rps']:,.0f}", f"{ratio:.2f}×", f"{x['p99us'] / 1000:.2f} ms", srv]
+        w("| " + " | ".join(cells) + " |")
+    w("")
+    for m, name, bar in (("repeat", "repeating mix", 1.0), ("nonrepeat", "non-repeating mix", 0.7)):
+        if ratios[m]:
+            med = statistics.median(ratios[m])
+            w(f"- {name}: median of the per-round ratios {med:.2f}× nginx (target ≥ {bar}×)")
+            targets.append((f"HTTP {name} ≥ {bar}× nginx `return 200` (median of "
+                            f"{len(ratios[m])} rounds)", f"{med:.2f}×", med >= bar))
+    w("")
+
 # ---- scale-out ---------------------------------------------------------------------------
 w("## 4. Scale-out\n")
 so = load("scale-out.json")
@@ -315,6 +365,23 @@ else:
     for p_ in pubs:
         w(f"| {p_['version']} | {p_['activeMs']:,} ms | {p_['allServingMs']:,} ms |")
     w("")
+
+# ---- search analytics (bench/analytics_overhead.sh) -------------------------------------
+a = load("analytics.json")
+if a:
+    r = a["ratioToNginx"]
+    w("## 5. Search analytics on the query path\n")
+    w("bench/analytics_overhead.sh: a runtime with analytics on, one with `--analytics off` "
+      "and a second one with analytics on (the same configuration twice: the machine's "
+      f"noise), beside nginx `return 200`, {a['rounds']} interleaved rounds of the repeating "
+      "city mix; the median of each target's per-round ratio to nginx.\n")
+    w("| analytics on | off | on again | cost (off ÷ on − 1) | noise (\\|on again ÷ on − 1\\|) |")
+    w("|---:|---:|---:|---:|---:|")
+    w(f"| {r['on']:.3f}× | {r['off']:.3f}× | {r['on2']:.3f}× | {100 * a['analyticsCost']:+.1f} % | "
+      f"{100 * a['noise']:.1f} % |")
+    w("")
+    targets.append(("search analytics cost within 3 % of requests/s", 
+                    f"{100 * a['analyticsCost']:+.1f} %", bool(a["within3Percent"])))
 
 # ---- tiers 3 and 4 (bench/words.sh) -------------------------------------------------------
 wd = load("words.json")
@@ -371,6 +438,69 @@ if wd:
             r = med[("with", key)][0] / max(1, med[("without", key)][0])
             targets.append((f"unaffected mix keeps its speed ({name}, median with ÷ without ≤ 1.1)",
                             f"{r:.2f}×", r <= 1.1))
+
+# ---- activation and a cold runtime (bench/load.sh) ---------------------------------------
+ld = load("load.json")
+if ld:
+    ref = {r["set"]: r for r in ld if r["kind"] == "ref"}
+    w("## 7. Activation and a cold runtime (bench/load.sh)\n")
+    w("Activation: from the version's list record naming the new artifact to the runtime "
+      "answering `/v1/bootstrap` with its hash. Cold: a runtime with an empty cache on a "
+      "Redis edge, until it serves the list. RSS: the runtime's after the swap, ÷ the "
+      "artifact's bytes. Reference: `openssl dgst -sha256` of the same file.\n")
+    w("| Set | Artifact | Activation | RSS ÷ artifact | Cold ready from Redis | Pull MB/s | "
+      "openssl dgst of the file |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    bar = {"packages-1m": 500, "packages": 1500}
+    for r in ld:
+        if r["kind"] != "activate" or r.get("build") != "new":
+            continue
+        st = r["set"]
+        c = next((x for x in ld if x["kind"] == "cold" and x["set"] == st and x.get("build") == "new"), {})
+        b = ref[st]["bytes"]
+        rss = r["rssKb"] * 1024 / b
+        w(f"| {LABEL.get(st, st)} | {b / 1e6:.0f} MB | {r['ms']:,} ms | {rss:.2f} | "
+          f"{c.get('readyMs', '—')} ms | {c.get('pullMBs') or '—'} | {ref[st]['opensslMs']} ms |")
+        if st in bar:
+            targets.append((f"activation ≤ {bar[st]:,} ms ({LABEL.get(st, st)})", f"{r['ms']:,} ms",
+                            r["ms"] <= bar[st]))
+        targets.append((f"runtime RSS ≤ 1.2× the artifact after a swap ({LABEL.get(st, st)})",
+                        f"{rss:.2f}×", rss <= 1.2))
+        if st == "packages-1m" and c:
+            targets.append(("cold runtime ready on the 1M list from Redis ≤ 3 s",
+                            f"{c['readyMs']:,} ms", c["readyMs"] <= 3000))
+            if c.get("pullMBs"):
+                targets.append(("cold runtime pulls from Redis ≥ 200 MB/s", f"{c['pullMBs']} MB/s",
+                                float(c["pullMBs"]) >= 200))
+    w("")
+
+# ---- PostgreSQL beside SQLite (bench/pg.sh) -----------------------------------------------
+pg = load("pg/results.json")
+if pg:
+    imp = {x["store"]: x for x in pg["importPublish"]}
+    w("## 8. PostgreSQL beside SQLite (bench/pg.sh)\n")
+    w(f"PostgreSQL {pg['postgres']} (a throwaway cluster, `synchronous_commit` on) beside "
+      "SQLite: the 1M-line import (`suggestd import --replace`) and publish, then "
+      "control-plane requests per second (`wrk -t2 -c16`, item writes: POST …/items, and "
+      "list reads) with one process, and on PostgreSQL with two behind haproxy.\n")
+    w("| Store | Import | Publish |")
+    w("|---|---:|---:|")
+    for k in ("sqlite", "postgres"):
+        if k in imp:
+            w(f"| {k} | {imp[k]['importSeconds']:.1f} s | {imp[k]['publishSeconds']:.1f} s |")
+    w("")
+    w("| Setup | Mode | req/s | p99 |")
+    w("|---|---|---:|---:|")
+    for x in pg["controlRps"]:
+        w(f"| {x['setup']} | {x['mode']} | {x['rps']:,.0f} | {x['p99us'] / 1000:.2f} ms |")
+    w("")
+    if "sqlite" in imp and "postgres" in imp:
+        ir = imp["postgres"]["importSeconds"] / imp["sqlite"]["importSeconds"]
+        targets.append(("PostgreSQL 1M-line import ≤ 2× SQLite's time", f"{ir:.2f}×", ir <= 2))
+    wr = {x["setup"]: x["rps"] for x in pg["controlRps"] if x["mode"] == "write"}
+    if "sqlite, 1 process" in wr and "postgres, 1 process" in wr:
+        r_ = wr["postgres, 1 process"] / wr["sqlite, 1 process"]
+        targets.append(("PostgreSQL single-item writes ≥ 0.5× SQLite's", f"{r_:.2f}×", r_ >= 0.5))
 
 # ---- targets ---------------------------------------------------------------------------
 w("## Targets\n")

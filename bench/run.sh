@@ -15,8 +15,15 @@
 #      /v1/query on the 135k-city list (exact mix, and the typo mix as suggestd-typo), created and published through the control plane
 #      (admin CLI, POST/PATCH /lists, `suggestd import --replace --publish`), next to
 #      nginx answering the same byte size with `return 200` and with a static file.
+#      Then issue 23's two mixes (bench/http_mix.sh): the repeating one (3,000 city
+#      prefixes cycled) and one in which no request repeats, each beside nginx in at least
+#      3 alternating rounds, with the server-side median and p99 from the access log.
 #   4. Scale-out (bench/scale_out.sh): /v1/query throughput of one runtime alone, one and
 #      two runtimes behind haproxy (Redis edge), and publish → every runtime serving.
+#   5-7. What search analytics cost (bench/analytics_overhead.sh), tiers 3 and 4
+#      (bench/words.sh), activation and a cold runtime on Redis (bench/load.sh).
+#   8. PostgreSQL beside SQLite (bench/pg.sh, also `make bench-pg`): the 1M-line import
+#      and single-item writes, when the PostgreSQL server binaries are installed.
 #
 # Installs wrk and nginx with apt-get when missing and fetches the datasets. Loopback
 # only (127.0.0.1); every loop is bounded; the whole run takes about 10 minutes.
@@ -373,6 +380,19 @@ EOF
   PIDS=()
 fi
 
+# ---- 3b: the two mixes of issue 23 beside nginx (bench/http_mix.sh) ------------------------
+# The repeating mix (3,000 city prefixes cycled) and the mix in which no request repeats
+# (every prefix of every city with one- and two-edit variants, shuffled), each beside nginx
+# `return 200` in alternating rounds (at least 3), access log on as by default, so every run
+# also gives the server-side median and p99 (durationUs); RESULTS.md section 3.
+rm -f "$W/http-mix.jsonl"
+if [[ " $SETS " == *" cities "* ]] && [ -s "$W/cities.art" ] && [ -s "$W/cities.queries" ]; then
+  log "HTTP: the repeating and the non-repeating mix"
+  HTTP_MIX_ACCESS_LOG=1 bench/http_mix.sh "$W/cities.art" "$W/cities.queries" "$HTTP_SECONDS" \
+    "$((HTTP_ROUNDS < 3 ? 3 : HTTP_ROUNDS))" suggestd="$BIN" >"$W/http-mix.jsonl" ||
+    log "the two HTTP mixes not measured (see the lines above)"
+fi
+
 # ---- 4: scale-out (bench/scale_out.sh) -------------------------------------------------------
 # One Redis, one control process, two runtimes behind haproxy; needs redis-server and
 # haproxy (scripts/deps.sh). Without them the table says it was not run.
@@ -413,44 +433,18 @@ if [[ " $SETS " == *" packages "* ]]; then
   BENCH_SUGGESTD=$BIN bench/words.sh "$W/words.json" || log "tiers 3 and 4 not measured (see above)"
 fi
 
+# ---- 8: the PostgreSQL store beside SQLite (bench/pg.sh, `make bench-pg`) ------------------
+# 1M-line import and single-item writes on both stores; RESULTS.md section 8. Needs the
+# PostgreSQL server binaries (scripts/deps.sh installs them).
+rm -f "$W/pg/results.json"
+if [[ " $SETS " == *" packages-1m "* ]] && { command -v pg_ctl >/dev/null || ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; }; then
+  log "PostgreSQL beside SQLite"
+  BENCH_SUGGESTD=$BIN bench/pg.sh >/dev/null || log "PostgreSQL not measured (see the lines above)"
+fi
+
 # ---- RESULTS.md ----------------------------------------------------------------------------
 log "writing bench/RESULTS.md"
 COMMIT=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src bench Makefile || echo "+dirty")
 BENCH_BIN=$BIN python3 bench/report.py "$W" "$HTTP_STATUS" "$COMMIT" "$SETS" "$HTTP_SECONDS" "$HTTP_ROUNDS" \
   >bench/RESULTS.md
-if [ -s "$W/analytics.json" ]; then
-  python3 - "$W/analytics.json" >>bench/RESULTS.md <<'PY'
-import json, sys
-a = json.load(open(sys.argv[1]))
-r = a["ratioToNginx"]
-print("\n## 5. Search analytics on the query path\n")
-print("bench/analytics_overhead.sh: a runtime with analytics on, one with `--analytics off` and "
-      "a second one with analytics on (the same configuration twice: the machine's noise), "
-      f"beside nginx `return 200`, {a['rounds']} interleaved rounds of the repeating city mix; "
-      "the median of each target's per-round ratio to nginx.\n")
-print("| analytics on | off | on again | cost (off ÷ on − 1) | noise (\\|on again ÷ on − 1\\|) | within 3 % |")
-print("|---:|---:|---:|---:|---:|---|")
-print(f"| {r['on']:.3f}× | {r['off']:.3f}× | {r['on2']:.3f}× | {100 * a['analyticsCost']:+.1f} % | "
-      f"{100 * a['noise']:.1f} % | {'yes' if a['within3Percent'] else 'no'} |")
-PY
-fi
-if [ -s "$W/load.json" ]; then
-  python3 - "$W/load.json" >>bench/RESULTS.md <<'PY'
-import json, sys
-rows = json.load(open(sys.argv[1]))
-ref = {r["set"]: r for r in rows if r["kind"] == "ref"}
-print("\n## 7. Activation and a cold runtime (bench/load.sh)\n")
-print("| set | artifact | activation (target 1M ≤ 500 ms, 4.5M ≤ 1,500 ms) | RSS ÷ artifact (≤ 1.2) "
-      "| cold ready from Redis (1M ≤ 3,000 ms) | pull MB/s (≥ 200) | openssl dgst of the file |")
-print("|---|---:|---:|---:|---:|---:|---:|")
-for r in rows:
-    if r["kind"] != "activate" or r["build"] != "new":
-        continue
-    s = r["set"]
-    c = next((x for x in rows if x["kind"] == "cold" and x["set"] == s and x["build"] == "new"), {})
-    b = ref[s]["bytes"]
-    print(f"| {s} | {b / 1e6:.0f} MB | {r['ms']} ms | {r['rssKb'] * 1024 / b:.2f} | "
-          f"{c.get('readyMs', '—')} ms | {c.get('pullMBs') or '—'} | {ref[s]['opensslMs']} ms |")
-PY
-fi
 log "done: bench/RESULTS.md"

@@ -91,15 +91,11 @@ static inline void sg__osa_row0(sg__osa_row *r, size_t n) {
  *   with b - b' >= 3 = SG__CAP is never below the saturation, so two doubling steps
  *   (distances 1, then 2 and 3) give the row exactly.
  * qa = q + i - 4: qa[m] = q[j - 2] for cell b = m and q[j - 1] for cell b = m - 1. */
-static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
-                                     const sg__osa_row *prev2, uint32_t t_i, uint32_t t_im1,
-                                     const uint32_t *qa) {
-  uint64_t p = 0x0303030303030303ull, p2 = 0x0303030303030303ull; /* cells past the band: CAP */
-  memcpy(&p, prev->c, SG__BAND);
-  memcpy(&p2, prev2->c, SG__BAND);
-  const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
-  const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+/* The diagonal, up and swap terms of the five cells, from rows i-1 (p) and i-2 (p2) as
+ * packed bytes (cells past the band read as SG__CAP). */
+static inline __m128i sg__osa_terms_sse2(uint64_t p, uint64_t p2, uint32_t t_i, uint32_t t_im1,
+                                         const uint32_t *qa) {
+  const __m128i one = _mm_set1_epi8(1);
   const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)p);
   const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)p2);
   const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
@@ -115,11 +111,31 @@ static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
   __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
   x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one)); /* up */
   const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));    /* swap possible */
-  x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
-  /* left, as two doubling steps; the bytes shifted in before cell 0 stand for no cell */
+  return _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
+}
+
+/* The left terms chained along the row, as two doubling steps; the bytes shifted in
+ * before cell 0 stand for no cell. */
+static inline __m128i sg__osa_left_sse2(__m128i x) {
+  const __m128i one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
+  const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
-  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
-  x = _mm_min_epu8(x, capv);
+  return _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
+}
+
+/* A row's five cells as packed bytes (the other three SG__CAP). */
+static inline uint64_t sg__osa_pack(const sg__osa_row *r) {
+  uint64_t p = 0x0303030303030303ull; /* cells past the band: CAP */
+  memcpy(&p, r->c, SG__BAND);
+  return p;
+}
+
+static inline void sg__osa_step_sse2(sg__osa_row *out, const sg__osa_row *prev,
+                                     const sg__osa_row *prev2, uint32_t t_i, uint32_t t_im1,
+                                     const uint32_t *qa) {
+  __m128i x = sg__osa_terms_sse2(sg__osa_pack(prev), sg__osa_pack(prev2), t_i, t_im1, qa);
+  x = _mm_min_epu8(sg__osa_left_sse2(x), _mm_set1_epi8(SG__CAP));
   uint64_t o = (uint64_t)_mm_cvtsi128_si64(x);
   memcpy(out->c, &o, SG__BAND);
 }
@@ -188,27 +204,9 @@ static inline void sg__osa_step_pad(sg__osa_row *out, const sg__osa_row *prev,
                                     uint32_t t_im1, const uint32_t *qp, size_t n) {
 #if defined(__SSE2__) && SG_TYPO_MAX_K == 2
   static const sg__osa_row none = {{SG__CAP, SG__CAP, SG__CAP, SG__CAP, SG__CAP}};
-  uint64_t p = 0x0303030303030303ull, p2 = 0x0303030303030303ull;
-  memcpy(&p, prev->c, SG__BAND);
-  memcpy(&p2, (prev2 ? prev2 : &none)->c, SG__BAND);
-  const uint32_t *qa = qp + i - SG_TYPO_MAX_K - 2;
-  const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
-  const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)p);
-  const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)p2);
-  const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
-  const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
-  const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
-  const __m128i z = _mm_setzero_si128(), all = _mm_set1_epi8(-1);
-  const __m128i e =
-      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
-  const __m128i f =
-      _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
-  __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
-  x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one));
-  const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));
-  x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
+  const __m128i capv = _mm_set1_epi8(SG__CAP);
+  __m128i x = sg__osa_terms_sse2(sg__osa_pack(prev), sg__osa_pack(prev2 ? prev2 : &none), t_i,
+                                 t_im1, qp + i - SG_TYPO_MAX_K - 2);
   /* Cell b is column i - K + b: b0 = K - i is column 0 (a lane index, or out of the
    * band when i > K), bn = n + K - i column n. Both are clamped into [-1, 16]. */
   const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -219,9 +217,7 @@ static inline void sg__osa_step_pad(sg__osa_row *out, const sg__osa_row *prev,
   const __m128i before = _mm_cmpgt_epi8(B0, lane), at0 = _mm_cmpeq_epi8(B0, lane);
   x = _mm_or_si128(_mm_andnot_si128(before, x), _mm_and_si128(before, capv));
   const __m128i c0 = _mm_set1_epi8((char)(i < SG__CAP ? i : SG__CAP));
-  x = _mm_or_si128(_mm_andnot_si128(at0, x), _mm_and_si128(at0, c0));
-  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
-  x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
+  x = sg__osa_left_sse2(_mm_or_si128(_mm_andnot_si128(at0, x), _mm_and_si128(at0, c0)));
   x = _mm_or_si128(x, _mm_cmpgt_epi8(lane, BN)); /* columns past n */
   x = _mm_min_epu8(x, capv);
   uint64_t o = (uint64_t)_mm_cvtsi128_si64(x);

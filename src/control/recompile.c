@@ -195,15 +195,10 @@ void sg__recompile_tick(sg_control *c) {
   r->next_scan_ms = now + SCAN_MS;
   fleet f = {0};
   if (sg_edge_runtimes(c->cfg.edge, count_runtime, &f)) return; /* the edge is away */
-  if (f.live == 0) {
-    log_held(r, "no live runtime announces the formats it reads", &f);
-    return;
-  }
-  if (f.stale) {
-    log_held(r, "a live runtime does not read the current format", &f);
-    return;
-  }
-  log_held(r, NULL, &f);
+  /* Held only matters (and is only logged) while some active version is behind. */
+  const char *why = f.live == 0 ? "no live runtime announces the formats it reads"
+                    : f.stale   ? "a live runtime does not read the current format"
+                                : NULL;
   int64_t behind = 0;
   bool rate_left = true;
   char after[64] = "";
@@ -215,7 +210,7 @@ void sg__recompile_tick(sg_control *c) {
       known *k = format_of(c, page[i].content_hash);
       if (!k || k->format >= SG__ART_VERSION) continue;
       behind++;
-      if (!rate_left) continue;
+      if (why || !rate_left) continue;
       if (sg_mono_ms() < r->next_allowed_ms) {
         rate_left = false;
         continue;
@@ -226,6 +221,7 @@ void sg__recompile_tick(sg_control *c) {
     if (n < PAGE) break;
     snprintf(after, sizeof after, "%s", page[n - 1].list_id);
   }
+  log_held(r, behind ? why : NULL, &f);
   if (behind != r->behind)
     fprintf(stderr,
             "{\"level\":\"info\",\"msg\":\"artifact format upgrade\",\"format\":%u,"

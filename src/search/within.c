@@ -470,27 +470,8 @@ static inline uint64_t band_step(uint64_t prev, const uint64_t *prev2, size_t i,
                                  uint32_t t_im1, const uint32_t *q, size_t n) {
 #if defined(__SSE2__) && SG_TYPO_MAX_K == 2
   if (prev2 && i >= SG_TYPO_MAX_K + 2 && i + SG_TYPO_MAX_K <= n) {
-    const uint32_t *qa = q + i - SG_TYPO_MAX_K - 2;
-    const __m128i capv = _mm_set1_epi8(SG__CAP), one = _mm_set1_epi8(1), two = _mm_set1_epi8(2);
-    const __m128i first1 = _mm_setr_epi8(-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m128i first2 = _mm_setr_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    const __m128i P = _mm_set_epi64x(0x0303030303030303ll, (long long)prev);
-    const __m128i P2 = _mm_set_epi64x(0x0303030303030303ll, (long long)*prev2);
-    const __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)qa);
-    const __m128i hi = _mm_set_epi32(0, 0, (int)qa[5], (int)qa[4]);
-    const __m128i ti = _mm_set1_epi32((int)t_i), tm = _mm_set1_epi32((int)t_im1);
-    const __m128i z = _mm_setzero_si128(), all = _mm_set1_epi8(-1);
-    const __m128i e =
-        _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, ti), _mm_cmpeq_epi32(hi, ti)), z);
-    const __m128i f =
-        _mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(lo, tm), _mm_cmpeq_epi32(hi, tm)), z);
-    __m128i x = _mm_add_epi8(_mm_add_epi8(P, one), _mm_srli_si128(e, 1));
-    x = _mm_min_epu8(x, _mm_add_epi8(_mm_srli_si128(P, 1), one));
-    const __m128i sw = _mm_and_si128(e, _mm_srli_si128(f, 1));
-    x = _mm_min_epu8(x, _mm_or_si128(_mm_add_epi8(P2, one), _mm_andnot_si128(sw, all)));
-    x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 1), first1), one));
-    x = _mm_min_epu8(x, _mm_adds_epu8(_mm_or_si128(_mm_slli_si128(x, 2), first2), two));
-    x = _mm_min_epu8(x, capv);
+    __m128i x = sg__osa_terms_sse2(prev, *prev2, t_i, t_im1, q + i - SG_TYPO_MAX_K - 2);
+    x = _mm_min_epu8(sg__osa_left_sse2(x), _mm_set1_epi8(SG__CAP));
     return ((uint64_t)_mm_cvtsi128_si64(x) & BAND_MASK) | BAND_PAD;
   }
 #endif

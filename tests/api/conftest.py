@@ -377,6 +377,12 @@ class Server:
             hdrs["Authorization"] = f"Bearer {key}"
         return request(self.control_port, method, path, body=body, headers=hdrs, raw=raw)
 
+    def serves(self, pk, content_hash, timeout=5):
+        """Waits until the runtime answers /v1/bootstrap for the publishable key pk with
+        content_hash (a publish has reached it); False when it does not within timeout."""
+        return wait_until(lambda: self.runtime("GET", "/v1/bootstrap", params={"key": pk})
+                          .json().get("activeVersionHash") == content_hash, timeout=timeout)
+
     def runtime(self, method, path, params=None, body=None, headers=None, raw=None):
         if params:
             path = path + "?" + urllib.parse.urlencode(params)
@@ -423,6 +429,17 @@ class Tenant:
             time.sleep(0.1)
             v = self.api("GET", f"/lists/{list_id}/versions/{v['versionNumber']}").json()
         return v
+
+    def public_list_served(self, name, items, timeout=5):
+        """A public list holding items, published, with a publishable key; returns (list,
+        key) once the runtime serves the version."""
+        lst = self.create_list(name, visibility="public")
+        self.add_items(lst["id"], items)
+        v = self.publish(lst["id"])
+        assert v["state"] == "active", v
+        pk = self.publishable_key(lst["id"])["publishableKey"]
+        assert self.server.serves(pk, v["contentHash"], timeout=timeout)
+        return lst, pk
 
     def publishable_key(self, list_id, origins=()):
         args = ["publishable-key", "create", "--application", self.application_id,

@@ -205,8 +205,7 @@ def world(make_server):
 def publish(s, t, lst, pk):
     v = t.publish(lst["id"])
     assert v["state"] == "active", v
-    assert wait_until(lambda: s.runtime("GET", "/v1/bootstrap", params={"key": pk})
-                      .json().get("activeVersionHash") == v["contentHash"], timeout=5)
+    assert s.serves(pk, v["contentHash"], timeout=5)
     return v
 
 
@@ -282,8 +281,7 @@ def test_a_version_compiles_the_sets_of_its_snapshot(make_server):
                       .json()["state"] != "queued", timeout=30)
     v = t.api("GET", f"/lists/{lst['id']}/versions/{number}").json()
     assert v["state"] == "active", v
-    assert wait_until(lambda: s.runtime("GET", "/v1/bootstrap", params={"key": pk})
-                      .json().get("activeVersionHash") == v["contentHash"], timeout=5)
+    assert s.serves(pk, v["contentHash"], timeout=5)
     assert shown(s, pk, "nyc") == ["New York City"]
 
 

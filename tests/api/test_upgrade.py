@@ -214,3 +214,24 @@ def test_runtime_announces_the_formats_it_reads(upgraded):
     # A clean stop removes it at once.
     s.stop()
     assert os.listdir(d) == []
+
+
+def test_nothing_behind_logs_no_wait():
+    """With every active artifact already in the current format there is nothing to hold
+    back: a live runtime that reads only the previous format is not reported (no log line,
+    `suggestd_recompile_held` stays 0)."""
+    d = tempfile.mkdtemp(prefix="suggestd-upgrade-")
+    os.makedirs(os.path.join(d, "edge", "runtimes"))
+    rec = {"runtimeId": "rt_previous", "formats": [5], "version": "0.2.0",
+           "heartbeatMs": int(time.time() * 1000), "ttlSeconds": 120}
+    with open(os.path.join(d, "edge", "runtimes", "rt_previous.json"), "w") as f:
+        json.dump(rec, f)
+    s = Server(d, extra=NO_LIMITS + ["--recompile-per-minute", "600"]).start()
+    try:
+        time.sleep(6)  # the first scan runs at start, the next 5 s later
+        log = s.read_log()
+        assert "artifact recompile waits" not in log, log[-2000:]
+        assert '"activeVersionsBehind"' not in log or '"activeVersionsBehind":0' in log
+    finally:
+        s.stop()
+        shutil.rmtree(d, ignore_errors=True)

@@ -56,8 +56,7 @@ def build_world(s):
     v = t.publish(lst["id"])
     assert v["state"] == "active", v
     pk = t.publishable_key(lst["id"])["publishableKey"]
-    assert wait_until(lambda: s.runtime("GET", "/v1/bootstrap", params={"key": pk})
-                      .json().get("activeVersionHash") == v["contentHash"], timeout=3)
+    assert s.serves(pk, v["contentHash"], timeout=3)
     ids = {"europe": europe["id"], "asia": asia["id"], "france": france["id"],
            "spain": spain["id"], "japan": japan["id"]}
     return s, pk, ids

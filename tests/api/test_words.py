@@ -24,13 +24,7 @@ def q(s, pk, text, **extra):
 def world(make_server):
     s = make_server()
     t = s.tenant()
-    lst = t.create_list("Words", visibility="public")
-    t.add_items(lst["id"], ITEMS)
-    v = t.publish(lst["id"])
-    assert v["state"] == "active", v
-    pk = t.publishable_key(lst["id"])["publishableKey"]
-    assert wait_until(lambda: s.runtime("GET", "/v1/bootstrap", params={"key": pk})
-                      .json().get("activeVersionHash") == v["contentHash"], timeout=3)
+    lst, pk = t.public_list_served("Words", ITEMS)
     return s, t, lst, pk
 
 

@@ -29,17 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sgt_list_gen(&l, n, seed);
   /* A query starting with "1": words of one of the list's texts shuffled or run
    * together (tiers 3 and 4, docs/DESIGN.md §3.3), the rest of the input choosing. */
-  if (nl > 0 && nq[0] == '1') {
-    uint64_t st = seed ^ (uint64_t)nl;
-    for (long i = 1; i < nl; i++) st = st * 31 + (unsigned char)nq[i];
-    const char *t = l.items[sgt_rand_below(&st, l.n)].display_value;
-    char nt[1024];
-    long tl = sg_normalize_into(t, strlen(t), nt, sizeof nt);
-    nl = tl > 0 ? (long)sgt_words_query(nt, (size_t)tl, &st, nq, sizeof nq) : 0;
-    if (nl <= 0) {
-      sgt_list_free(&l);
-      return 0;
-    }
+  if ((nl = sgt_words_from_input(&l, seed, nq, nl, sizeof nq)) < 0) {
+    sgt_list_free(&l);
+    return 0;
   }
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};
   sg_buf out;

@@ -51,17 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   free(depth);
-  if (nl > 0 && nq[0] == '1') {
-    uint64_t ws = seed ^ (uint64_t)nl;
-    for (long i = 1; i < nl; i++) ws = ws * 31 + (unsigned char)nq[i];
-    const char *t = l.items[sgt_rand_below(&ws, l.n)].display_value;
-    char nt[1024];
-    long tl = sg_normalize_into(t, strlen(t), nt, sizeof nt);
-    nl = tl > 0 ? (long)sgt_words_query(nt, (size_t)tl, &ws, nq, sizeof nq) : 0;
-    if (nl <= 0) {
-      sgt_list_free(&l);
-      return 0;
-    }
+  if ((nl = sgt_words_from_input(&l, seed, nq, nl, sizeof nq)) < 0) {
+    sgt_list_free(&l);
+    return 0;
   }
   const char *within = data[10] == 0xFF ? "itm_absentAbsentAbsent000" : l.items[data[10] % l.n].id;
   sg_compile_opts opts = {"en", sgt_locales, 3, 0};

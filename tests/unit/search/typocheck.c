@@ -193,3 +193,14 @@ size_t sgt_words_query(const char *nt, size_t len, uint64_t *st, char *out, size
   while (o && out[o - 1] == ' ') o--;
   return o;
 }
+
+long sgt_words_from_input(const sgt_list *l, uint64_t seed, char *nq, long nl, size_t cap) {
+  if (nl <= 0 || nq[0] != '1') return nl;
+  uint64_t st = seed ^ (uint64_t)nl;
+  for (long i = 1; i < nl; i++) st = st * 31 + (unsigned char)nq[i];
+  const char *t = l->items[sgt_rand_below(&st, l->n)].display_value;
+  char nt[1024];
+  long tl = sg_normalize_into(t, strlen(t), nt, sizeof nt);
+  size_t wl = tl > 0 ? sgt_words_query(nt, (size_t)tl, &st, nq, cap) : 0;
+  return wl ? (long)wl : -1;
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "bruteforce.h"
+#include "randlist.h"
 #include "search/artifact.h"
 
 typedef struct {
@@ -33,5 +34,11 @@ size_t sgt_random_edits(const char *nt, size_t len, uint64_t *st, char *out, siz
  * some of its words shuffled with the last one cut short, or a prefix of it with its
  * spaces removed or moved; returns its length (0: none). */
 size_t sgt_words_query(const char *nt, size_t len, uint64_t *st, char *out, size_t cap);
+
+/* The fuzz targets' tier 3/4 queries: when the normalised input nq[0..nl) starts with
+ * "1", replaces it with sgt_words_query of one of l's texts, chosen (and shuffled) by
+ * seed and the rest of the input. Returns the query's length (nl when left as it is),
+ * or -1 when no query could be made from the text. */
+long sgt_words_from_input(const sgt_list *l, uint64_t seed, char *nq, long nl, size_t cap);
 
 #endif
