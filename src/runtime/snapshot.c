@@ -1076,15 +1076,15 @@ static int build_changes(sg__rt_records *c, sg_edge *e, sg_rt_state *st,
     size_t at;
     json_t *o = recs_get(&c->r[x->k], x->id, &at);
     switch (x->k) {
-    case SG_EDGE_LIST:
+    case SG_EDGE_LIST: {
+      /* The entry it replaces goes after the new one is built: a version that stays (or
+       * that a failed fetch falls back to) keeps its artifact open. */
+      int rc = o && !c->r[x->k].e[at] ? list_refresh(c, e, prev, at) : deps_touch(c, "l:", x->id);
       list_retire(c, prev, x->old);
       x->old = NULL;
-      if (o && !c->r[x->k].e[at]) {
-        if (list_refresh(c, e, prev, at)) return -1;
-      } else if (deps_touch(c, "l:", x->id)) {
-        return -1;
-      }
+      if (rc) return -1;
       break;
+    }
     case SG_EDGE_APP:
       retire(prev, RET_APP, x->old);
       x->old = NULL;

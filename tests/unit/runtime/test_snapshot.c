@@ -448,6 +448,60 @@ static void test_change_rebuilds_only_what_it_touches(void **state) {
   walk_close(&f);
 }
 
+/* A list whose new version cannot be fetched (an I/O error, not an absent artifact) keeps
+ * serving the version it had, without reopening it, until the new one can be had. */
+static void test_failed_fetch_keeps_the_served_version(void **state) {
+  (void)state;
+  walk_fixture f;
+  walk_open(&f, 99);
+  char json[512];
+  snprintf(json, sizeof json,
+           "{\"id\":\"lst_0\",\"workspaceId\":\"wsp_0\",\"status\":\"active\","
+           "\"visibility\":\"public\",\"activeContentHash\":\"%s\"}",
+           f.w.hash[0]);
+  put(f.e, SG_EDGE_LIST, "lst_0", json);
+  sg__rt_records *cache = NULL;
+  sg__rt_snapshot *s1, *s2, *s3;
+  assert_int_equal(sg__snapshot_load(f.e, f.q, NULL, &cache, &s1), 0);
+  assert_non_null(s1->lists[0]->art);
+  assert_false(s1->missing_artifact);
+
+  /* A third artifact whose file cannot be opened (a link to itself: ELOOP, an I/O error
+   * rather than an absent or damaged artifact). */
+  sg_buf a;
+  char h3[72], p[256];
+  sg_test_artifact(70, 3, &a, h3);
+  snprintf(p, sizeof p, "%s/edge/artifacts/%s.sga", f.dir, h3 + 7);
+  assert_int_equal(symlink(p, p), 0);
+  snprintf(json, sizeof json,
+           "{\"id\":\"lst_0\",\"workspaceId\":\"wsp_0\",\"status\":\"active\","
+           "\"visibility\":\"public\",\"activeContentHash\":\"%s\"}",
+           h3);
+  put(f.e, SG_EDGE_LIST, "lst_0", json);
+  assert_int_equal(sg__snapshot_load(f.e, f.q, s1, &cache, &s2), 0);
+  assert_true(s2->missing_artifact);
+  assert_true(s2->fetch_failed);
+  assert_ptr_equal(s2->lists[0]->art, s1->lists[0]->art);
+  assert_string_equal(s2->lists[0]->content_hash, f.w.hash[0]);
+  assert_non_null(strstr(s2->lists[0]->bootstrap, f.w.hash[0]));
+  sg__snapshot_free(s1);
+
+  /* The artifact arrives: the next build (a retry, no new revision) moves to it. */
+  assert_int_equal(unlink(p), 0);
+  assert_int_equal(sg_edge_put_artifact(f.e, h3, a.data, a.len), 0);
+  sg_buf_free(&a);
+  assert_int_equal(sg__snapshot_load(f.e, f.q, s2, &cache, &s3), 0);
+  assert_false(s3->missing_artifact);
+  assert_false(s3->fetch_failed);
+  assert_string_equal(s3->lists[0]->content_hash, h3);
+  assert_string_equal(s3->lists[0]->art->hash, h3);
+  assert_int_equal(s3->n_arts, 1);
+  sg__snapshot_free(s2);
+  sg__snapshot_free(s3);
+  sg__records_free(cache);
+  walk_close(&f);
+}
+
 /* Readers on other threads look keys up and follow them into their lists and apps while
  * the loader applies changes, publishes and frees: what a change retires is freed only
  * once no reader can hold it (run under ASan and ThreadSanitizer). */
@@ -518,6 +572,7 @@ int main(void) {
       cmocka_unit_test(test_reload_reads_only_changes),
       cmocka_unit_test(test_incremental_matches_full),
       cmocka_unit_test(test_change_rebuilds_only_what_it_touches),
+      cmocka_unit_test(test_failed_fetch_keeps_the_served_version),
       cmocka_unit_test(test_readers_during_changes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
