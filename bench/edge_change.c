@@ -6,10 +6,11 @@
  * free the previous one. Prints one JSON object with the median and p90 CPU time (this
  * thread's) and wall time per change, and the initial load's.
  *
- *   bench/edge_change EDGE [N=20000] [ROUNDS=30] [full]
+ *   bench/edge_change EDGE [N=20000] [ROUNDS=30] [full|workspace]
  *
  * "full": every change is applied by a full read (sg__records_invalidate first), as after
- * an epoch change. Only the runtime's snapshot API is used, so the same file builds
+ * an epoch change. "workspace": each change disables or re-enables a workspace instead
+ * (half the keys depend on it). Only the runtime's snapshot API is used, so the same file builds
  * against an older tree for a before/after comparison (bench/edge_change.sh).
  */
 #include <stdio.h>
@@ -54,7 +55,8 @@ int main(int argc, char **argv) {
   }
   unsigned n = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 20000;
   int rounds = argc > 3 ? atoi(argv[3]) : 30;
-  bool full = argc > 4 && strcmp(argv[4], "full") == 0;
+  const char *mode = argc > 4 ? argv[4] : "change";
+  bool full = strcmp(mode, "full") == 0, wsp = strcmp(mode, "workspace") == 0;
   if (n < 2 || rounds < 1 || rounds > 10000) return 2;
   sg_edge *e;
   if (sg_edge_open(argv[1], &e)) {
@@ -113,9 +115,15 @@ int main(int argc, char **argv) {
   if (!cpu || !wall) return 1;
   for (int r = 0; r < rounds; r++) {
     unsigned i = (unsigned)(((unsigned long)r * 7919u) % n);
-    snprintf(id, sizeof id, "lst_%06u", i);
-    list_json(json, sizeof json, i, r % 2 ? "public" : "private");
-    if (put(e, SG_EDGE_LIST, id, json)) return 1;
+    if (wsp) {
+      snprintf(json, sizeof json, "{\"id\":\"wsp_0\",\"status\":\"%s\"}",
+               r % 2 ? "active" : "disabled");
+      if (put(e, SG_EDGE_WORKSPACE, "wsp_0", json)) return 1;
+    } else {
+      snprintf(id, sizeof id, "lst_%06u", i);
+      list_json(json, sizeof json, i, r % 2 ? "public" : "private");
+      if (put(e, SG_EDGE_LIST, id, json)) return 1;
+    }
     if (full) sg__records_invalidate(cache);
     sg__rt_snapshot *next;
     c0 = now_ms(CLOCK_THREAD_CPUTIME_ID);
@@ -134,7 +142,7 @@ int main(int argc, char **argv) {
   printf("{\"lists\":%u,\"keys\":%u,\"rounds\":%d,\"mode\":\"%s\",\"initialLoadCpuMs\":%.2f,"
          "\"initialLoadWallMs\":%.2f,\"changeCpuMsMedian\":%.3f,\"changeCpuMsP90\":%.3f,"
          "\"changeWallMsMedian\":%.3f,\"changeWallMsP90\":%.3f}\n",
-         n, n, rounds, full ? "full" : "change", load_cpu, load_wall, cpu[rounds / 2],
+         n, n, rounds, mode, load_cpu, load_wall, cpu[rounds / 2],
          cpu[rounds * 9 / 10], wall[rounds / 2], wall[rounds * 9 / 10]);
   free(cpu);
   free(wall);

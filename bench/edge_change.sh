@@ -24,5 +24,7 @@ while [ "$i" -lt "$PAIRS" ]; do
   [ -n "${BASE:-}" ] && printf '{"build":"before",%s\n' "$("$W/before" "$W/edge" "$N" "$ROUNDS" | cut -c2-)"
   printf '{"build":"after",%s\n' "$("$W/after" "$W/edge" "$N" "$ROUNDS" | cut -c2-)"
   printf '{"build":"after-full",%s\n' "$("$W/after" "$W/edge" "$N" "$ROUNDS" full | cut -c2-)"
+  [ -n "${BASE:-}" ] && printf '{"build":"before-workspace",%s\n' "$("$W/before" "$W/edge" "$N" "$ROUNDS" workspace | cut -c2-)"
+  printf '{"build":"after-workspace",%s\n' "$("$W/after" "$W/edge" "$N" "$ROUNDS" workspace | cut -c2-)"
   i=$((i + 1))
 done

@@ -177,13 +177,20 @@ typedef struct key_node {
   char id[65]; /* the record id (the digest's hex) */
   sg__rt_key *k;
   char *deps[4]; /* "a:<app>", "l:<list>", "w:<workspace>" (the app's, the list's) */
+  size_t pos[4]; /* where each sits in its name's list in the index */
   uint64_t mark; /* the build that last made its entry */
 } key_node;
 
-/* The reverse index: a name ("a:", "l:", "w:" + id) -> the key nodes that depend on it. */
+/* The reverse index: a name ("a:", "l:", "w:" + id) -> the key nodes that depend on it
+ * (with which of their names it is, so that a node leaves in O(1)). */
+typedef struct {
+  key_node *n;
+  int slot;
+} dep_ref;
+
 typedef struct {
   char *name;
-  key_node **v;
+  dep_ref *v;
   size_t n, cap;
 } dep;
 
@@ -507,28 +514,29 @@ static dep *dep_get(depmap *m, const char *name, bool create) {
   }
 }
 
-static int dep_add(depmap *m, const char *name, key_node *n) {
-  dep *d = dep_get(m, name, true);
+/* Indexes node n under its name n->deps[slot]. */
+static int dep_add(depmap *m, key_node *n, int slot) {
+  dep *d = dep_get(m, n->deps[slot], true);
   if (!d) return -1;
   if (d->n == d->cap) {
     size_t nc = d->cap ? d->cap * 2 : 4;
-    key_node **nv = realloc(d->v, nc * sizeof *nv);
+    dep_ref *nv = realloc(d->v, nc * sizeof *nv);
     if (!nv) return -1;
     d->v = nv;
     d->cap = nc;
   }
-  d->v[d->n++] = n;
+  n->pos[slot] = d->n;
+  d->v[d->n++] = (dep_ref){n, slot};
   return 0;
 }
 
-/* Linear in the keys under name (a workspace's may be many; a list's or an app's few). */
-static void dep_remove(depmap *m, const char *name, const key_node *n) {
-  dep *d = dep_get(m, name, false);
-  for (size_t i = 0; d && i < d->n; i++)
-    if (d->v[i] == n) {
-      d->v[i] = d->v[--d->n];
-      return;
-    }
+/* Takes n out from under n->deps[slot]: the last one of that name moves into its place. */
+static void dep_remove(depmap *m, key_node *n, int slot) {
+  dep *d = dep_get(m, n->deps[slot], false);
+  size_t i = n->pos[slot];
+  if (!d || i >= d->n || d->v[i].n != n || d->v[i].slot != slot) return; /* never added */
+  d->v[i] = d->v[--d->n];
+  if (i < d->n) d->v[i].n->pos[d->v[i].slot] = i;
 }
 
 /* Queues the keys indexed under prefix+id for a rebuild. */
@@ -546,8 +554,7 @@ static int deps_touch(sg__rt_records *c, const char *prefix, const char *id) {
     c->todo = nt;
     c->cap_todo = nc;
   }
-  memcpy(&c->todo[c->n_todo], d->v, d->n * sizeof *d->v);
-  c->n_todo += d->n;
+  for (size_t i = 0; i < d->n; i++) c->todo[c->n_todo++] = d->v[i].n;
   return 0;
 }
 
@@ -921,7 +928,7 @@ static bool hex_digest(const char *hex, uint8_t out[32]) {
 /* Takes a key node out of the table and the index, and retires its entry. */
 static void key_unlink(sg__rt_records *c, const sg__rt_snapshot *prev, key_node *n) {
   for (int i = 0; i < 4; i++) {
-    if (n->deps[i]) dep_remove(&c->deps, n->deps[i], n);
+    if (n->deps[i]) dep_remove(&c->deps, n, i);
     free(n->deps[i]);
     n->deps[i] = NULL;
   }
@@ -940,7 +947,8 @@ static int key_dep(sg__rt_records *c, key_node *n, int slot, const char *prefix,
   for (int i = 0; i < slot; i++)
     if (n->deps[i] && strcmp(n->deps[i], name) == 0) return 0;
   if (!(n->deps[slot] = strdup(name))) return -1;
-  return dep_add(&c->deps, name, n);
+  n->pos[slot] = SIZE_MAX; /* not in the index until dep_add returns */
+  return dep_add(&c->deps, n, slot);
 }
 
 /* Builds the entry of key node n from its record o, indexes it and puts it in the table. */
@@ -1136,7 +1144,7 @@ static int deps_rebuild(sg__rt_records *c) {
   for (size_t i = 0; i < r->n; i++) {
     key_node *n = r->e[i];
     for (int j = 0; n && j < 4; j++)
-      if (n->deps[j] && dep_add(&c->deps, n->deps[j], n)) return -1;
+      if (n->deps[j] && dep_add(&c->deps, n, j)) return -1;
   }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sodium.h>
 
+#include "common/redis_server.h"
 #include "common/util.h"
 #include "edge/artifact_fixture.h"
 #include "edge/edge.h"
@@ -311,12 +312,20 @@ typedef struct {
   walk w;
 } walk_fixture;
 
-static void walk_open(walk_fixture *f, uint64_t seed) {
+/* A walk on a directory edge, or on a Redis edge at url (its own prefix). */
+static void walk_open_at(walk_fixture *f, uint64_t seed, const char *url) {
   snprintf(f->dir, sizeof f->dir, "/tmp/sg-walk-XXXXXX");
   assert_non_null(mkdtemp(f->dir));
-  char p[128];
-  snprintf(p, sizeof p, "%s/edge", f->dir);
-  assert_int_equal(sg_edge_open(p, &f->e), 0);
+  char p[256];
+  if (url) {
+    snprintf(p, sizeof p, "%s/0?prefix=walk%llu", url, (unsigned long long)seed);
+    assert_int_equal(sg_edge_open(p, &f->e), 0);
+    snprintf(p, sizeof p, "%s/cache", f->dir);
+    assert_int_equal(sg_edge_set_cache_dir(f->e, p), 0);
+  } else {
+    snprintf(p, sizeof p, "%s/edge", f->dir);
+    assert_int_equal(sg_edge_open(p, &f->e), 0);
+  }
   snprintf(p, sizeof p, "%s/state", f->dir);
   assert_int_equal(sg_rt_state_open(p, 600, &f->q), 0);
   f->w.s = seed;
@@ -328,6 +337,8 @@ static void walk_open(walk_fixture *f, uint64_t seed) {
   }
 }
 
+static void walk_open(walk_fixture *f, uint64_t seed) { walk_open_at(f, seed, NULL); }
+
 static void walk_close(walk_fixture *f) {
   sg_rt_state_close(f->q);
   sg_edge_close(f->e);
@@ -336,17 +347,15 @@ static void walk_close(walk_fixture *f) {
   assert_int_equal(system(cmd), 0);
 }
 
-static void test_incremental_matches_full(void **state) {
-  (void)state;
-  static const uint64_t seeds[] = {0x9e3779b97f4a7c15ULL, 42, 0xdeadbeefcafeULL};
-  for (size_t si = 0; si < sizeof seeds / sizeof *seeds; si++) {
+static void walk_compare(const uint64_t *seeds, size_t n_seeds, int steps, const char *url) {
+  for (size_t si = 0; si < n_seeds; si++) {
     walk_fixture f;
-    walk_open(&f, seeds[si]);
+    walk_open_at(&f, seeds[si], url);
     sg__rt_records *cache = NULL;
     sg__rt_snapshot *cur = NULL;
     assert_int_equal(sg__snapshot_load(f.e, f.q, NULL, &cache, &cur), 0);
     size_t shared = 0;
-    for (int i = 0; i < 150; i++) {
+    for (int i = 0; i < steps; i++) {
       unsigned n = 1 + rnd(&f.w, 3);
       for (unsigned j = 0; j < n; j++) step(&f.w, f.e);
       sg__rt_snapshot *next, *full;
@@ -371,6 +380,35 @@ static void test_incremental_matches_full(void **state) {
     sg__records_free(cache);
     walk_close(&f);
   }
+}
+
+static void test_incremental_matches_full(void **state) {
+  (void)state;
+  static const uint64_t seeds[] = {0x9e3779b97f4a7c15ULL, 42, 0xdeadbeefcafeULL};
+  walk_compare(seeds, 3, 150, NULL);
+}
+
+/* The same on a Redis edge (its change log is a sorted set, its records hashes). */
+static sg_test_redis srv;
+
+static void test_incremental_matches_full_redis(void **state) {
+  (void)state;
+  if (!srv.port) skip();
+  static const uint64_t seeds[] = {77};
+  walk_compare(seeds, 1, 120, srv.url);
+}
+
+static int group_setup(void **state) {
+  (void)state;
+  if (!sg_test_redis_start(&srv) && getenv("CI"))
+    fail_msg("redis-server is missing; run scripts/deps.sh");
+  return 0;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  if (srv.port) sg_test_redis_stop(&srv);
+  return 0;
 }
 
 /* A change to one list rebuilds that list and its keys, and nothing else. */
@@ -571,9 +609,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reload_reads_only_changes),
       cmocka_unit_test(test_incremental_matches_full),
+      cmocka_unit_test(test_incremental_matches_full_redis),
       cmocka_unit_test(test_change_rebuilds_only_what_it_touches),
       cmocka_unit_test(test_failed_fetch_keeps_the_served_version),
       cmocka_unit_test(test_readers_during_changes),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
