@@ -142,8 +142,8 @@ int main(int argc, char **argv) {
   printf("{\"lists\":%u,\"keys\":%u,\"rounds\":%d,\"mode\":\"%s\",\"initialLoadCpuMs\":%.2f,"
          "\"initialLoadWallMs\":%.2f,\"changeCpuMsMedian\":%.3f,\"changeCpuMsP90\":%.3f,"
          "\"changeWallMsMedian\":%.3f,\"changeWallMsP90\":%.3f}\n",
-         n, n, rounds, mode, load_cpu, load_wall, cpu[rounds / 2],
-         cpu[rounds * 9 / 10], wall[rounds / 2], wall[rounds * 9 / 10]);
+         n, n, rounds, mode, load_cpu, load_wall, cpu[rounds / 2], cpu[rounds * 9 / 10],
+         wall[rounds / 2], wall[rounds * 9 / 10]);
   free(cpu);
   free(wall);
   sg__snapshot_free(cur);

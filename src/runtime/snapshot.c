@@ -230,8 +230,8 @@ typedef struct {
 struct sg__rt_records {
   recs r[SG_EDGE__KINDS];
   uint64_t revision;
-  bool valid;   /* the records match the edge store at revision */
-  bool built;   /* the entries match the records, but for the changes below */
+  bool valid;    /* the records match the edge store at revision */
+  bool built;    /* the entries match the records, but for the changes below */
   sg_edge *edge; /* during an update */
   change *ch;
   size_t n_ch, cap_ch;
@@ -440,8 +440,7 @@ static int tab_grow(sg__rt_records *c) {
 static int tab_put(sg__rt_records *c, sg__rt_key *k) {
   if ((!c->tab || (c->n_keys + 1) * 2 > c->tab_mask + 1) && tab_grow(c)) return -1;
   size_t at = tab_home(c, k->digest);
-  while (c->tab[at] && memcmp(c->tab[at]->digest, k->digest, 32) != 0)
-    at = (at + 1) & c->tab_mask;
+  while (c->tab[at] && memcmp(c->tab[at]->digest, k->digest, 32) != 0) at = (at + 1) & c->tab_mask;
   if (!c->tab[at]) c->n_keys++;
   c->tab[at] = k;
   return 0;
@@ -1041,8 +1040,7 @@ static int list_refresh(sg__rt_records *c, sg_edge *e, const sg__rt_snapshot *pr
   return b < 0 ? -1 : 0;
 }
 
-static int app_refresh(sg__rt_records *c, sg_rt_state *st, const sg__rt_snapshot *prev,
-                       size_t at) {
+static int app_refresh(sg__rt_records *c, sg_rt_state *st, const sg__rt_snapshot *prev, size_t at) {
   recs *r = &c->r[SG_EDGE_APP];
   sg__rt_app *old = r->e[at], *a;
   int b = build_app(st, r->v[at], r->ids[at], &a);

@@ -77,7 +77,7 @@ static void test_reload_reads_only_changes(void **state) {
   assert_string_equal(s2->lists[0]->id, "lst_0");
   assert_true(s2->lists[1]->archived);
   assert_true(key_valid(s2, "pk_test")); /* the workspace was not re-read */
-  sg__snapshot_free(s1); /* as the loader does: s2 replaced it */
+  sg__snapshot_free(s1);                 /* as the loader does: s2 replaced it */
 
   /* A deleted record leaves the snapshot; then a cache that is ahead of the store (the
    * store was replaced) falls back to a full read, which sees the workspace. */
@@ -149,8 +149,8 @@ static void step(walk *w, sg_edge *e) {
     unsigned ws = rnd(w, N_WS + 1);
     char wsf[48] = "";
     if (ws < N_WS) snprintf(wsf, sizeof wsf, "\"workspaceId\":\"wsp_%u\",", ws);
-    snprintf(json, sizeof json, "{\"id\":\"%s\",%s\"status\":\"%s\",\"monthlyQuota\":%s}", id,
-             wsf, rnd(w, 4) ? "active" : "disabled", rnd(w, 2) ? "null" : "1000");
+    snprintf(json, sizeof json, "{\"id\":\"%s\",%s\"status\":\"%s\",\"monthlyQuota\":%s}", id, wsf,
+             rnd(w, 4) ? "active" : "disabled", rnd(w, 2) ? "null" : "1000");
     if (del)
       sg_edge_delete(e, SG_EDGE_APP, id, NULL);
     else
