@@ -110,6 +110,11 @@ typedef struct {
   char *bootstrap;     /* prebuilt bootstrap body */
   size_t bootstrap_len;
   char bootstrap_etag[40];
+  /* The loader's own (set before the entry is published, never read by requests). */
+  bool art_missing;   /* the wanted artifact could not be opened: retried */
+  bool art_transient; /* ... because fetching it failed (I/O, Redis down) */
+  uint64_t gen;       /* the build that made this entry */
+  void *arena;        /* this entry's strings */
 } sg__rt_list;
 
 typedef struct {
@@ -119,11 +124,11 @@ typedef struct {
   bool limited;
   uint64_t monthly_quota;
   sg__quota_slot *slot;
+  void *arena;
 } sg__rt_app;
 
 typedef struct {
   uint8_t digest[32];
-  bool used;
   bool valid; /* key, app, workspace, list and (cross-workspace) subscription ok */
   char *id;   /* "pk_…" record id */
   sg__rt_app *app;
@@ -131,6 +136,7 @@ typedef struct {
   bool any_origin; /* created without origins: every Origin is accepted */
   char **origins;  /* canonical entries (malformed ones are dropped) */
   size_t n_origins;
+  void *arena;
 } sg__rt_key;
 
 typedef struct {
@@ -138,35 +144,47 @@ typedef struct {
   uint8_t public_key[32];
 } sg__rt_signing_key;
 
+/* A snapshot's entries (lists, applications, keys, the signing-key block) are immutable
+ * once published and shared between consecutive snapshots: a new revision rebuilds only
+ * the entries its changes touch (and the keys that point at those). The loader owns them
+ * (sg__rt_records); an entry a build replaces or drops is retired onto the snapshot it was
+ * built from (prev), and freed with that snapshot, which the RCU scheme frees only once no
+ * reader can hold it. So sg__snapshot_load's prev must be the last snapshot built from
+ * the same cache, and every snapshot built before prev must already be freed (the loader
+ * publishes each build and frees the one it replaced). */
 typedef struct sg__rt_snapshot {
   uint64_t revision;
   bool unloaded;         /* a placeholder: the edge store could not be read yet (not ready) */
   bool missing_artifact; /* some published list has no openable artifact: retry */
   bool fetch_failed;     /* ... because it could not be fetched (I/O, Redis down): retry */
   bool ever_complete;    /* this or an earlier snapshot had every artifact it could fetch */
-  sg__rt_key *keys;      /* open addressing on digest; capacity key_mask + 1 */
+  sg__rt_key **keys;     /* open addressing on digest (NULL: empty); capacity key_mask + 1 */
   size_t key_mask;
-  sg__rt_list *lists; /* sorted by id */
+  sg__rt_list **lists; /* sorted by id */
   size_t n_lists;
-  sg__rt_app *apps; /* sorted by id */
+  sg__rt_app **apps; /* sorted by id */
   size_t n_apps;
-  sg__rt_signing_key *signing_keys;
+  const sg__rt_signing_key *signing_keys;
   size_t n_signing_keys;
-  sg__rt_art **arts; /* one reference each */
+  sg__rt_art **arts; /* distinct; the lists hold the references */
   size_t n_arts;
-  void *arena;
+  void *retired; /* entries the next build dropped: freed with this snapshot (loader only) */
 } sg__rt_snapshot;
 
-/* The edge records a loader decoded, kept between snapshots (loader thread only). */
+/* The edge records a loader decoded, and the entries built from them, kept between
+ * snapshots (loader thread only). */
 typedef struct sg__rt_records sg__rt_records;
 void sg__records_free(sg__rt_records *c);
 /* Builds a snapshot of the whole edge store. *cache (allocated when NULL) holds the
- * records of the previous build: only those changed since are re-read. Artifacts already
- * open in prev (may be NULL) are shared (refcount) instead of reopened. Quota slots come
- * from st. */
+ * records and entries of the previous build: only the records changed since are re-read,
+ * and only the entries they touch rebuilt; a full read (the first, after
+ * sg__records_invalidate, or when the change log does not reach back) rebuilds every
+ * entry. prev: see above (may be NULL when nothing built from cache is published).
+ * Quota slots come from st. */
 struct sg_rt_state;
 int sg__snapshot_load(sg_edge *e, struct sg_rt_state *st, const sg__rt_snapshot *prev,
                       sg__rt_records **cache, sg__rt_snapshot **out);
+/* Frees s and the entries retired onto it. */
 void sg__snapshot_free(sg__rt_snapshot *s);
 /* Makes the next sg__snapshot_load read every record (NULL is fine). */
 void sg__records_invalidate(sg__rt_records *c);
