@@ -72,7 +72,7 @@ int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data,
 /* Whether the artifact is stored: 0 with *size (may be NULL) its length in bytes, or -1
  * with errno ENOENT when absent. Neither reads nor verifies the bytes. */
 int sg_edge_artifact_stat(sg_edge *e, const char *content_hash, uint64_t *size);
-/* The artifact, read into this process's private memory, checked against content_hash
+/* The artifact, read into this process's own sealed memory, checked against content_hash
  * and opened (sg_artifact_load_file): what the runtime serves from. The interface names
  * no local path, so a remote backend can fetch the bytes into a local cache first.
  * Returns 0, or -1 with errno ENOENT (absent), EBADMSG (the bytes do not hash to the

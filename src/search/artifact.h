@@ -2,8 +2,8 @@
  * Reader of the compiled artifact (format in docs/ARTIFACT.md).
  *
  * An artifact is position-independent bytes (offsets, no pointers), opened either from
- * memory, by mmap (tools), or read into private memory with its hash checked (the
- * runtime). Opening checks every offset and length once, so lookups afterwards need no
+ * memory, by mmap (tools), or read into sealed memory of its own with its hash checked
+ * (the runtime). Opening checks every offset and length once, so lookups afterwards need no
  * bounds checks and a truncated or corrupted file is rejected, never crashes the reader.
  * A lookup allocates nothing.
  */
