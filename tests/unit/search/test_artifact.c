@@ -319,8 +319,7 @@ static int seals_of_mapping(const void *p, int *seals) {
   int rc = -1;
   while (rc && fgets(line, sizeof line, f)) {
     unsigned long lo, hi;
-    if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || (uintptr_t)p < lo || (uintptr_t)p >= hi)
-      continue;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || (uintptr_t)p < lo || (uintptr_t)p >= hi) continue;
     if (!strstr(line, "memfd:suggestd-artifact")) break;
     char mf[96];
     snprintf(mf, sizeof mf, "/proc/self/map_files/%lx-%lx", lo, hi);
