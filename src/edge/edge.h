@@ -146,6 +146,12 @@ int sg_edge_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
 /* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */
 int sg_edge_revision(sg_edge *e, uint64_t *rev);
+/* Waits at most timeout_ms for a sign that the revision (or the stamp) may have moved, or
+ * for stop_fd (may be -1) to become readable: 0 either way (a sign is a hint, never a
+ * promise: the caller reads the revision). -1 with errno ENOTSUP when the backend gives no
+ * such sign (the caller then waits its poll period), or another errno when it failed
+ * (the caller may try again later). Not thread-safe: one waiter per handle. */
+int sg_edge_wait(sg_edge *e, int stop_fd, int timeout_ms);
 
 /* Calls cb for every record of kind k in ascending id order. json is NUL-terminated and
  * valid only during the call. A non-zero return from cb stops the walk and is returned.

@@ -250,16 +250,30 @@ void *sg__rt_loader_main(void *arg) {
    * first and less often while it stays bad (reading and hashing a large artifact is not
    * free); a new edge revision reloads at once. */
   int64_t retry_ms = 1000;
+  /* An edge that signs its changes (a directory: inotify) wakes the loader at once, so an
+   * activation does not wait for the next poll; the poll period still bounds every wait.
+   * The workers' stop eventfd ends the wait on a stop. */
+  bool watching = true;
   pthread_mutex_lock(&rt->stop_mu);
   while (!atomic_load(&rt->stopping)) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
-    while (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
+    if (watching) {
+      pthread_mutex_unlock(&rt->stop_mu);
+      int w = sg_edge_wait(rt->edge, rt->wake_fd, (int)rt->cfg.poll_ms);
+      pthread_mutex_lock(&rt->stop_mu);
+      if (w) {
+        watching = false; /* no signs (Redis) or the watch failed: the poll period alone */
+        continue;
+      }
+    } else {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
+      while (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&rt->stop_cv, &rt->stop_mu, &ts);
     }
-    pthread_cond_timedwait(&rt->stop_cv, &rt->stop_mu, &ts);
     if (atomic_load(&rt->stopping)) break;
     pthread_mutex_unlock(&rt->stop_mu);
 
