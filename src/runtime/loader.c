@@ -256,15 +256,16 @@ void *sg__rt_loader_main(void *arg) {
   bool watching = true;
   pthread_mutex_lock(&rt->stop_mu);
   while (!atomic_load(&rt->stopping)) {
+    int w = -1;
     if (watching) {
       pthread_mutex_unlock(&rt->stop_mu);
-      int w = sg_edge_wait(rt->edge, rt->wake_fd, (int)rt->cfg.poll_ms);
+      w = sg_edge_wait(rt->edge, rt->wake_fd, (int)rt->cfg.poll_ms);
+      if (w && errno == ENOTSUP) watching = false; /* no signs of change (Redis) */
       pthread_mutex_lock(&rt->stop_mu);
-      if (w) {
-        watching = false; /* no signs (Redis) or the watch failed: the poll period alone */
-        continue;
-      }
-    } else {
+    }
+    /* No watch (Redis), or it could not be made (an edge folder not there yet, no inotify
+     * instance left): the poll period alone; the watch is tried again next time. */
+    if (w && !atomic_load(&rt->stopping)) {
       struct timespec ts;
       clock_gettime(CLOCK_REALTIME, &ts);
       ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
