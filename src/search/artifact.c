@@ -323,8 +323,11 @@ sg_artifact_sink *sg_artifact_sink_new(size_t len) {
    * (/sys/kernel/mm/transparent_hugepage/shmem_enabled); docs/RUNTIME.md measures what
    * the typo search pays for that. */
   s->fd = memfd_create("suggestd-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (s->fd < 0) {
+  /* Sized first (no memory is taken until written): with shmem_enabled=within_size the
+   * kernel then backs the pages being written with huge pages. */
+  if (s->fd < 0 || ftruncate(s->fd, (off_t)len)) {
     int e = errno;
+    if (s->fd >= 0) close(s->fd);
     free(s);
     errno = e;
     return NULL;
