@@ -1,5 +1,5 @@
 /*
- * What the runtime pays to load an artifact into private memory with its hash checked
+ * What the runtime pays to load an artifact into sealed memory with its hash checked
  * (sg_artifact_load_file) against mapping the shared file (sg_artifact_open_file):
  * wall time and resident memory. See docs/RUNTIME.md ("Artifacts in memory").
  *
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: artifact_load FILE sha256:HEX\n");
     return 2;
   }
-  const char *mode[] = {"mmap (shared file)", "read + SHA-256 (private copy)"};
+  const char *mode[] = {"mmap (shared file)", "read + SHA-256 (sealed copy)"};
   for (int m = 0; m < 2; m++) {
     double r0 = rss_mib(), t0 = now_s();
     sg_artifact *a = NULL;

@@ -8,7 +8,7 @@
  *               [--content-hash sha256:…]
  *
  * With --content-hash the artifact is loaded the way the runtime loads it
- * (sg_artifact_load_file: private memory, checked hash, huge pages where offered);
+ * (sg_artifact_load_file: sealed memory of its own, checked hash);
  * without it, mmapped (sg_artifact_open_file).
  *
  * Query mix: every character-boundary prefix of N display values (what a user types):

@@ -202,6 +202,15 @@ int sg_edge_revision(sg_edge *e, uint64_t *rev) {
   return e->ops->revision(e, rev);
 }
 
+int sg_edge_wait(sg_edge *e, int stop_fd, int timeout_ms) {
+  if (!e || timeout_ms < 0) return bad_arg();
+  if (!e->ops->wait) {
+    errno = ENOTSUP;
+    return -1;
+  }
+  return e->ops->wait(e, stop_fd, timeout_ms);
+}
+
 int sg_edge_foreach(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx) {
   if (!e || !cb || !sg_edge_kind_name(k)) return bad_arg();
   return e->ops->foreach (e, k, cb, ctx);

@@ -72,7 +72,7 @@ int sg_edge_put_artifact(sg_edge *e, const char *content_hash, const void *data,
 /* Whether the artifact is stored: 0 with *size (may be NULL) its length in bytes, or -1
  * with errno ENOENT when absent. Neither reads nor verifies the bytes. */
 int sg_edge_artifact_stat(sg_edge *e, const char *content_hash, uint64_t *size);
-/* The artifact, read into this process's private memory, checked against content_hash
+/* The artifact, read into this process's own sealed memory, checked against content_hash
  * and opened (sg_artifact_load_file): what the runtime serves from. The interface names
  * no local path, so a remote backend can fetch the bytes into a local cache first.
  * Returns 0, or -1 with errno ENOENT (absent), EBADMSG (the bytes do not hash to the
@@ -146,6 +146,12 @@ int sg_edge_changes_since(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void
 int sg_edge_get(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
 /* The current store revision (0 for a fresh store). Cheap: the runtime polls it. */
 int sg_edge_revision(sg_edge *e, uint64_t *rev);
+/* Waits at most timeout_ms for a sign that the revision (or the stamp) may have moved, or
+ * for stop_fd (may be -1) to become readable: 0 either way (a sign is a hint, never a
+ * promise: the caller reads the revision). -1 with errno ENOTSUP when the backend gives no
+ * such sign (the caller then waits its poll period), or another errno when it failed
+ * (the caller may try again later). Not thread-safe: one waiter per handle. */
+int sg_edge_wait(sg_edge *e, int stop_fd, int timeout_ms);
 
 /* Calls cb for every record of kind k in ascending id order. json is NUL-terminated and
  * valid only during the call. A non-zero return from cb stops the walk and is returned.

@@ -27,6 +27,8 @@ typedef struct {
   int (*changes_since)(sg_edge *e, uint64_t since, sg_edge_change_cb cb, void *ctx, uint64_t *upto);
   int (*get)(sg_edge *e, sg_edge_kind k, const char *id, char **json, size_t *len);
   int (*revision)(sg_edge *e, uint64_t *rev);
+  /* sg_edge_wait; NULL: no sign of changes (ENOTSUP) */
+  int (*wait)(sg_edge *e, int stop_fd, int timeout_ms);
   int (*foreach)(sg_edge *e, sg_edge_kind k, sg_edge_foreach_cb cb, void *ctx);
   /* the stamp's text (NUL-terminated, at most 71 bytes) into out, or ENOENT */
   int (*stamp_get)(sg_edge *e, char out[72]);

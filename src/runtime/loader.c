@@ -250,16 +250,31 @@ void *sg__rt_loader_main(void *arg) {
    * first and less often while it stays bad (reading and hashing a large artifact is not
    * free); a new edge revision reloads at once. */
   int64_t retry_ms = 1000;
+  /* An edge that signs its changes (a directory: inotify) wakes the loader at once, so an
+   * activation does not wait for the next poll; the poll period still bounds every wait.
+   * The workers' stop eventfd ends the wait on a stop. */
+  bool watching = true;
   pthread_mutex_lock(&rt->stop_mu);
   while (!atomic_load(&rt->stopping)) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
-    while (ts.tv_nsec >= 1000000000L) {
-      ts.tv_sec++;
-      ts.tv_nsec -= 1000000000L;
+    int w = -1;
+    if (watching) {
+      pthread_mutex_unlock(&rt->stop_mu);
+      w = sg_edge_wait(rt->edge, rt->wake_fd, (int)rt->cfg.poll_ms);
+      if (w && errno == ENOTSUP) watching = false; /* no signs of change (Redis) */
+      pthread_mutex_lock(&rt->stop_mu);
     }
-    pthread_cond_timedwait(&rt->stop_cv, &rt->stop_mu, &ts);
+    /* No watch (Redis), or it could not be made (an edge folder not there yet, no inotify
+     * instance left): the poll period alone; the watch is tried again next time. */
+    if (w && !atomic_load(&rt->stopping)) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
+      while (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&rt->stop_cv, &rt->stop_mu, &ts);
+    }
     if (atomic_load(&rt->stopping)) break;
     pthread_mutex_unlock(&rt->stop_mu);
 

@@ -359,7 +359,7 @@ static sg__rt_art *art_acquire(sg__rt_records *c, sg_edge *e, const char *hash, 
     c->cap_arts = nc;
   }
   sg_artifact *art;
-  /* Read into private memory and checked against its contentHash: a damaged or
+  /* Read into sealed memory of our own and checked against its contentHash: a damaged or
    * truncated file answers artifact_unavailable and can never fault the process. */
   if (sg_edge_artifact_load(e, hash, &art)) {
     /* Absent, damaged or no artifact: the edge store's answer. Anything else (I/O, a

@@ -305,40 +305,95 @@ int sg_artifact_open_file(const char *path, sg_artifact **out) {
   return 0;
 }
 
-void *sg_artifact_buf_alloc(size_t len) {
+struct sg_artifact_sink {
+  int fd;
+  size_t len, at;
+};
+
+sg_artifact_sink *sg_artifact_sink_new(size_t len) {
   if (len < SG__HDR_SIZE_V5) {
     errno = EINVAL;
     return NULL;
   }
-  /* Private anonymous memory: nobody else can shrink it under a reader (a shared mapping
-   * of a file that is truncated in place raises SIGBUS on the next access). */
-  void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return NULL;
-  /* Huge pages where the kernel offers them on request (transparent_hugepage=madvise):
-   * the typo search reads tens of thousands of scattered keys of a large list, and with
-   * 4 KiB pages most of those reads also miss the TLB. Advice only: no error matters. */
-  (void)madvise(m, len, MADV_HUGEPAGE);
-  return m;
+  sg_artifact_sink *s = malloc(sizeof *s);
+  if (!s) return NULL;
+  /* Not a file of the runtime's cache nor of the edge store: memory only this process
+   * holds (a descriptor, closed once mapped), sealed before it is mapped. Shared memory is
+   * not backed by huge pages unless the administrator allows it
+   * (/sys/kernel/mm/transparent_hugepage/shmem_enabled); docs/RUNTIME.md measures what
+   * the typo search pays for that. */
+  s->fd = memfd_create("suggestd-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  /* Sized first (no memory is taken until written): with shmem_enabled=within_size the
+   * kernel then backs the pages being written with huge pages. */
+  if (s->fd < 0 || ftruncate(s->fd, (off_t)len)) {
+    int e = errno;
+    if (s->fd >= 0) close(s->fd);
+    free(s);
+    errno = e;
+    return NULL;
+  }
+  s->len = len;
+  s->at = 0;
+  return s;
 }
 
-void sg_artifact_buf_free(void *buf, size_t len) {
-  if (buf) munmap(buf, len);
-}
-
-int sg_artifact_adopt(void *buf, size_t len, sg_artifact **out) {
-  *out = NULL;
-  mprotect(buf, len, PROT_READ);
-  if (sg_artifact_open_mem(buf, len, out) != 0) {
-    munmap(buf, len);
-    errno = EINVAL;
+int sg_artifact_sink_write(sg_artifact_sink *s, const void *p, size_t n) {
+  if (n > s->len - s->at) {
+    errno = EBADMSG;
     return -1;
   }
-  (*out)->map = buf;
+  const char *c = p;
+  while (n) {
+    ssize_t w = write(s->fd, c, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return -1;
+    }
+    c += w;
+    n -= (size_t)w;
+    s->at += (size_t)w;
+  }
   return 0;
 }
 
-/* Bytes read and hashed per step: the hash reads each piece while the copy just left it
- * in the cache, so the artifact crosses memory once rather than twice. */
+void sg_artifact_sink_free(sg_artifact_sink *s) {
+  if (!s) return;
+  int e = errno;
+  close(s->fd);
+  free(s);
+  errno = e;
+}
+
+int sg_artifact_sink_adopt(sg_artifact_sink *s, sg_artifact **out) {
+  *out = NULL;
+  size_t len = s->len;
+  if (s->at != len) {
+    sg_artifact_sink_free(s);
+    errno = EBADMSG;
+    return -1;
+  }
+  /* Sealed before it is mapped: from here on the bytes the caller hashed are the bytes
+   * served, and the size can never drop under a reader. */
+  if (fcntl(s->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL)) {
+    sg_artifact_sink_free(s);
+    return -1;
+  }
+  /* Populated now, on the loader thread, so the first queries take no page faults. */
+  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd, 0);
+  sg_artifact_sink_free(s);
+  if (m == MAP_FAILED) return -1;
+  if (sg_artifact_open_mem(m, len, out) != 0) {
+    munmap(m, len);
+    errno = EINVAL;
+    return -1;
+  }
+  (*out)->map = m;
+  return 0;
+}
+
+/* Bytes read and hashed per step: each piece is hashed while the read left it in the
+ * cache, then written into the sink from there, so the artifact crosses memory once. */
 #define LOAD_PIECE (1u << 20)
 
 int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out) {
@@ -354,35 +409,48 @@ int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifac
     return -1;
   }
   size_t len = (size_t)st.st_size;
-  unsigned char *m = sg_artifact_buf_alloc(len);
-  sg_sha256_ctx *h = m ? sg_sha256_begin() : NULL;
+  sg_artifact_sink *s = sg_artifact_sink_new(len);
+  unsigned char *piece = s ? malloc(LOAD_PIECE) : NULL;
+  sg_sha256_ctx *h = piece ? sg_sha256_begin() : NULL;
   if (!h) {
     int e = errno;
-    sg_artifact_buf_free(m, len);
+    free(piece);
+    sg_artifact_sink_free(s);
     close(fd);
     errno = e;
     return -1;
   }
   (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   size_t got = 0;
+  int werr = 0;
   while (got < len) {
     size_t want_n = len - got < LOAD_PIECE ? len - got : LOAD_PIECE;
-    ssize_t n = read(fd, m + got, want_n);
+    ssize_t n = read(fd, piece, want_n);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break; /* an error, or the file shrank since fstat */
-    sg_sha256_add(h, m + got, (size_t)n);
+    sg_sha256_add(h, piece, (size_t)n);
+    if (sg_artifact_sink_write(s, piece, (size_t)n)) {
+      werr = errno;
+      break;
+    }
     got += (size_t)n;
   }
   close(fd);
+  free(piece);
   uint8_t d[32];
   char hex[65] = "";
   if (sg_sha256_end(h, d) == 0) sg_hex(d, sizeof d, hex);
+  if (werr) {
+    sg_artifact_sink_free(s);
+    errno = werr; /* out of memory for the copy: not the file's fault */
+    return -1;
+  }
   if (got != len || strcmp(hex, want) != 0) {
-    sg_artifact_buf_free(m, len);
+    sg_artifact_sink_free(s);
     errno = EBADMSG;
     return -1;
   }
-  return sg_artifact_adopt(m, len, out);
+  return sg_artifact_sink_adopt(s, out);
 }
 
 void sg_artifact_close(sg_artifact *a) {

@@ -2,8 +2,8 @@
  * Reader of the compiled artifact (format in docs/ARTIFACT.md).
  *
  * An artifact is position-independent bytes (offsets, no pointers), opened either from
- * memory, by mmap (tools), or read into private memory with its hash checked (the
- * runtime). Opening checks every offset and length once, so lookups afterwards need no
+ * memory, by mmap (tools), or read into sealed memory of its own with its hash checked
+ * (the runtime). Opening checks every offset and length once, so lookups afterwards need no
  * bounds checks and a truncated or corrupted file is rejected, never crashes the reader.
  * A lookup allocates nothing.
  */
@@ -23,22 +23,30 @@ typedef struct sg_artifact sg_artifact;
 int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out);
 /* mmaps path read-only and opens it. Returns 0 or -1. */
 int sg_artifact_open_file(const char *path, sg_artifact **out);
-/* Reads path into private anonymous memory, checks that its SHA-256 equals content_hash
- * ("sha256:<hex>" or the bare hex) and opens it. What the runtime serves from: the copy
- * cannot be changed or truncated by anyone else, and bytes that do not hash to the
- * contentHash are never used. Returns 0, or -1 with errno EBADMSG (hash mismatch, or the
- * file changed size while read), EINVAL (not a valid artifact) or an I/O error. */
+/* Reads path into memory of this process's own (a sealed memfd, below), checks that its
+ * SHA-256 equals content_hash ("sha256:<hex>" or the bare hex) and opens it. What the
+ * runtime serves from: the copy cannot be changed or truncated by anyone else, and bytes
+ * that do not hash to the contentHash are never used. Returns 0, or -1 with errno EBADMSG
+ * (hash mismatch, or the file changed size while read), EINVAL (not a valid artifact) or
+ * an I/O error. */
 int sg_artifact_load_file(const char *path, const char *content_hash, sg_artifact **out);
 void sg_artifact_close(sg_artifact *a);
-/* For a caller that fills an artifact itself (the Redis edge streams its chunks in):
- * private anonymous memory of len bytes, backed by huge pages where the kernel offers
- * them, or NULL with errno. The caller checks the bytes' hash, then hands the buffer to
- * sg_artifact_adopt, which makes it read-only and opens it; the artifact then owns it
- * (closing it frees it). On failure (-1, errno EINVAL: not a valid artifact) the buffer
- * is freed. sg_artifact_buf_free frees a buffer never adopted. */
-void *sg_artifact_buf_alloc(size_t len);
-void sg_artifact_buf_free(void *buf, size_t len);
-int sg_artifact_adopt(void *buf, size_t len, sg_artifact **out);
+/* For a caller that fills an artifact itself (the Redis edge streams its chunks in, the
+ * file load reads them): an anonymous in-memory file (memfd) that takes exactly len bytes
+ * written in order. The caller hashes what it writes; sg_artifact_sink_adopt then seals
+ * the file against any write, shrink or growth (F_SEAL_WRITE|SHRINK|GROW|SEAL), maps it
+ * read-only and opens it, and the artifact owns the mapping (closing it frees it). Written
+ * through write(), the pages are never zeroed first (an anonymous copy is: the kernel
+ * clears every fresh page before the copy overwrites it), and once sealed nobody, this
+ * process included, can change or truncate them, so no reader can fault. NULL / -1 with
+ * errno: EINVAL len too small for an artifact; EBADMSG more bytes than len, or adopting
+ * before all len bytes arrived; EINVAL from adopt: not a valid artifact. Adopt consumes the
+ * sink whatever it returns; sg_artifact_sink_free drops one never adopted. */
+typedef struct sg_artifact_sink sg_artifact_sink;
+sg_artifact_sink *sg_artifact_sink_new(size_t len);
+int sg_artifact_sink_write(sg_artifact_sink *s, const void *p, size_t n);
+int sg_artifact_sink_adopt(sg_artifact_sink *s, sg_artifact **out);
+void sg_artifact_sink_free(sg_artifact_sink *s);
 
 size_t sg_artifact_item_count(const sg_artifact *a);
 /* The artifact's format version (docs/ARTIFACT.md, "Format versions"): SG__ART_VERSION,

@@ -25,7 +25,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,6 +40,7 @@
 typedef struct {
   sg_edge base;
   char *dir;
+  int watch; /* inotify on the root (dir_wait), -1 until first needed */
 } dir_edge;
 
 static const char *root_of(const sg_edge *e) { return ((const dir_edge *)e)->dir; }
@@ -702,7 +705,47 @@ static int dir_check(sg_edge *e) {
   return 0;
 }
 
+/* A sign of change: REVISION and STAMP are replaced by a rename into the root (every
+ * record write renames REVISION), so a file moved or written there wakes the waiter. The
+ * watch is made on first use and made again when the root went away (moved, deleted). */
+static int dir_wait(sg_edge *e, int stop_fd, int timeout_ms) {
+  dir_edge *de = (dir_edge *)e;
+  if (de->watch < 0) {
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0) return -1;
+    if (inotify_add_watch(fd, de->dir,
+                          IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF) < 0) {
+      int e2 = errno;
+      close(fd);
+      errno = e2;
+      return -1;
+    }
+    de->watch = fd;
+  }
+  struct pollfd p[2] = {{.fd = de->watch, .events = POLLIN}, {.fd = stop_fd, .events = POLLIN}};
+  if (poll(p, stop_fd >= 0 ? 2 : 1, timeout_ms) < 0 && errno != EINTR) return -1;
+  /* Drained, so the next wait sleeps until the next change. */
+  _Alignas(struct inotify_event) char buf[4096];
+  bool gone = false;
+  for (;;) {
+    ssize_t n = read(de->watch, buf, sizeof buf);
+    if (n <= 0) break;
+    for (ssize_t at = 0; at + (ssize_t)sizeof(struct inotify_event) <= n;) {
+      struct inotify_event ev;
+      memcpy(&ev, buf + at, sizeof ev);
+      if (ev.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) gone = true;
+      at += (ssize_t)sizeof ev + (ssize_t)ev.len;
+    }
+  }
+  if (gone) {
+    close(de->watch);
+    de->watch = -1;
+  }
+  return 0;
+}
+
 static void dir_close(sg_edge *e) {
+  if (((dir_edge *)e)->watch >= 0) close(((dir_edge *)e)->watch);
   free(((dir_edge *)e)->dir);
   free(e);
 }
@@ -722,6 +765,7 @@ static const sg__edge_ops dir_ops = {
     .changes_since = dir_changes_since,
     .get = dir_get,
     .revision = dir_revision,
+    .wait = dir_wait,
     .foreach = dir_foreach,
     .stamp_get = dir_stamp_get,
     .stamp_put = dir_stamp_put,
@@ -745,6 +789,7 @@ int sg__edge_dir_open(const char *dir, sg_edge **out) {
   dir_edge *de = calloc(1, sizeof *de);
   if (!de) return -1;
   de->base.ops = &dir_ops;
+  de->watch = -1;
   de->dir = strndup(dir, n);
   if (!de->dir) {
     free(de);

@@ -627,7 +627,7 @@ static int write_all(int fd, const char *p, size_t n) {
 typedef struct {
   const char *cp; /* chunk key prefix */
   uint64_t size, chunk;
-  unsigned char *buf;
+  sg_artifact_sink *sink;
   sg_sha256_ctx *h;
   uint64_t at_build, at_take; /* artifact offsets of the next piece asked for / taken */
   char key[KEY_MAX + 24], a1[24], a2[24];
@@ -668,18 +668,18 @@ static int fetch_take(size_t i, const redisReply *rep, void *ctx) {
     errno = EBADMSG; /* deleted or rewritten while read: the caller tries again later */
     return -1;
   }
-  /* Hashed from the copy, while the copy left it in the cache. */
-  memcpy(f->buf + f->at_take, rep->str, n);
-  sg_sha256_add(f->h, f->buf + f->at_take, n);
+  /* Hashed from the reply, then written into the sink while still in the cache. */
+  sg_sha256_add(f->h, rep->str, n);
+  if (sg_artifact_sink_write(f->sink, rep->str, n)) return -1;
   f->at_take += n;
   return 0;
 }
 
-/* Fetches the artifact into private memory (sg_artifact_buf_alloc), hashing it as it
- * arrives: 0 with *buf (*len bytes) whose SHA-256 is hex, or -1 with errno (EBADMSG when
- * the chunks do not add up to bytes that hash to hex: a chunk missing or changed under
- * us; EINVAL when the manifest names no artifact). */
-static int fetch_mem(redis_edge *re, const char *hex, unsigned char **buf, size_t *len) {
+/* Fetches the artifact into a sink (sg_artifact_sink_new: the sealed memory it is served
+ * from), hashing it as it arrives: 0 with *sink holding *len bytes whose SHA-256 is hex, or
+ * -1 with errno (EBADMSG when the chunks do not add up to bytes that hash to hex: a chunk
+ * missing or changed under us; EINVAL when the manifest names no artifact). */
+static int fetch_mem(redis_edge *re, const char *hex, sg_artifact_sink **sink, size_t *len) {
   uint64_t size, chunks, chunk;
   if (manifest(re, hex, &size, &chunks, &chunk)) return -1;
   if (size > SIZE_MAX || (size && chunk == 0)) {
@@ -689,11 +689,11 @@ static int fetch_mem(redis_edge *re, const char *hex, unsigned char **buf, size_
   char cp[KEY_MAX];
   chunk_prefix(re, hex, cp, sizeof cp);
   fetch_ctx f = {.cp = cp, .size = size, .chunk = chunk};
-  f.buf = sg_artifact_buf_alloc((size_t)size);
-  if (!f.buf) return -1;
+  f.sink = sg_artifact_sink_new((size_t)size);
+  if (!f.sink) return -1;
   f.h = sg_sha256_begin();
   if (!f.h) {
-    sg_artifact_buf_free(f.buf, (size_t)size);
+    sg_artifact_sink_free(f.sink);
     return -1;
   }
   size_t pieces = 0;
@@ -709,11 +709,11 @@ static int fetch_mem(redis_edge *re, const char *hex, unsigned char **buf, size_
   if (sg_sha256_end(f.h, d) == 0) sg_hex(d, sizeof d, hx);
   if (rc == 0 && (f.at_take != size || strcmp(hx, hex) != 0)) rc = -1, e = EBADMSG;
   if (rc) {
-    sg_artifact_buf_free(f.buf, (size_t)size);
+    sg_artifact_sink_free(f.sink);
     errno = e;
     return -1;
   }
-  *buf = f.buf;
+  *sink = f.sink;
   *len = (size_t)size;
   return 0;
 }
@@ -749,17 +749,23 @@ static int redis_artifact_load(sg_edge *e, const char *hex, sg_artifact **out) {
     if (errno != ENOENT) unlink(path);
   }
   /* Fetched straight into the memory it is served from, hashed once on the way. */
-  unsigned char *buf;
+  sg_artifact_sink *sink;
   size_t len;
   int64_t t0 = sg_mono_ms();
-  if (fetch_mem(re, hex, &buf, &len)) return -1;
+  if (fetch_mem(re, hex, &sink, &len)) return -1;
   int64_t ms = sg_mono_ms() - t0;
   fprintf(stderr,
           "{\"level\":\"info\",\"msg\":\"artifact fetched\",\"contentHash\":\"sha256:%s\","
           "\"bytes\":%zu,\"fetchMs\":%lld,\"mbPerSecond\":%.0f}\n",
           hex, len, (long long)ms, ms > 0 ? (double)len / 1e3 / (double)ms : 0.0);
-  if (re->cache_dir) keep_in_cache(path, buf, len);
-  return sg_artifact_adopt(buf, len, out);
+  if (sg_artifact_sink_adopt(sink, out)) return -1;
+  /* Only an artifact that opened is kept, written from the sealed copy being served. */
+  if (re->cache_dir) {
+    size_t n;
+    const void *bytes = sg_artifact_bytes(*out, &n);
+    keep_in_cache(path, bytes, n);
+  }
+  return 0;
 }
 
 /* A (hex, value) pair of a listing reply: true with both copied when h is 64 lower-case

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/util.h"
+#include "edge/edge.h"
 #include "runtime/rt.h"
 #include "runtime/runtime.h"
 
@@ -148,11 +149,57 @@ static void test_cap_evicts_the_oldest_connection_that_owes_nothing(void **state
   assert_int_equal(system(cmd), 0);
 }
 
+/* The revision the runtime serves, read as a request would (inside the epoch scheme). */
+static uint64_t served_revision(sg_runtime *rt) {
+  const sg__rt_snapshot *s = sg__rcu_enter(&rt->rcu);
+  uint64_t r = s->revision;
+  sg__rcu_leave(&rt->rcu);
+  return r;
+}
+
+/* A directory edge wakes the loader when its revision moves: with a poll period of 30 s
+ * a record written to the edge is served within a moment, not at the next poll; and the
+ * runtime still stops at once (the wait ends on the stop, not at the poll period). */
+static void test_directory_edge_change_wakes_the_loader(void **state) {
+  char tmpl[] = "/tmp/sg-server-XXXXXX";
+  char *dir = mkdtemp(tmpl);
+  assert_non_null(dir);
+  char edge[256], st[256];
+  snprintf(edge, sizeof edge, "%s/edge", dir);
+  snprintf(st, sizeof st, "%s/state", dir);
+  assert_int_equal(sg_mkdirs(edge, 0755), 0);
+  sg_edge *e = NULL;
+  assert_int_equal(sg_edge_open(edge, &e), 0);
+  sg_runtime_config cfg = {
+      .listen = "127.0.0.1:0", .edge = edge, .state_dir = st, .threads = 1, .poll_ms = 30000};
+  sg_runtime *rt = NULL;
+  assert_int_equal(sg_runtime_start(&cfg, &rt), 0);
+  /* Give the loader time to enter its first wait. */
+  usleep(200 * 1000);
+  for (int round = 0; round < 3; round++) {
+    uint64_t rev = 0;
+    static const char ws[] = "{\"id\":\"wsp_1\",\"status\":\"active\"}";
+    assert_int_equal(sg_edge_put(e, SG_EDGE_WORKSPACE, "wsp_1", ws, sizeof ws - 1, &rev), 0);
+    int64_t t0 = sg_mono_ms();
+    while (served_revision(rt) < rev && sg_mono_ms() - t0 < 5000) usleep(5 * 1000);
+    assert_true(served_revision(rt) >= rev);
+    assert_true(sg_mono_ms() - t0 < 5000);
+  }
+  int64_t t0 = sg_mono_ms();
+  sg_runtime_stop(rt);
+  assert_true(sg_mono_ms() - t0 < 5000);
+  sg_edge_close(e);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_connections_answered_then_closed_on_stop),
       cmocka_unit_test(test_cap_evicts_the_oldest_connection_that_owes_nothing),
+      cmocka_unit_test(test_directory_edge_change_wakes_the_loader),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

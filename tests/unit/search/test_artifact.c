@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -308,6 +309,99 @@ static void test_load_file_verifies_hash_and_owns_its_copy(void **s) {
   sg_buf_free(&out);
 }
 
+/* The sealed memory an artifact is served from (sg_artifact_sink_*): exactly the declared
+ * length, in order; once adopted, sealed so that neither a write nor a truncation nor a
+ * growth can reach what readers see, whoever holds the file. */
+static int seals_of_mapping(const void *p, int *seals) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return -1;
+  char line[512];
+  int rc = -1;
+  while (rc && fgets(line, sizeof line, f)) {
+    unsigned long lo, hi;
+    if (sscanf(line, "%lx-%lx", &lo, &hi) != 2 || (uintptr_t)p < lo || (uintptr_t)p >= hi) continue;
+    if (!strstr(line, "memfd:suggestd-artifact")) break;
+    char mf[96];
+    snprintf(mf, sizeof mf, "/proc/self/map_files/%lx-%lx", lo, hi);
+    int fd = open(mf, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      rc = -2; /* the mapping is the memfd, but map_files needs privileges */
+      break;
+    }
+    *seals = fcntl(fd, F_GET_SEALS);
+    /* Every way to change the bytes or the size is refused. */
+    char b = 'x';
+    if (*seals >= 0 && pwrite(fd, &b, 1, 0) == -1 && errno == EPERM && ftruncate(fd, 16) == -1 &&
+        errno == EPERM && fallocate(fd, 0, 0, 1 << 30) == -1 && errno == EPERM)
+      rc = 0;
+    close(fd);
+  }
+  fclose(f);
+  return rc;
+}
+
+static void test_sink_sealed(void **s) {
+  (void)s;
+  sg_compile_item items[] = {mk("itm_1", "andorra", NULL, 1, NULL),
+                             mk("itm_2", "angola", NULL, 2, NULL)};
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(items, 2, &opts, &out), 0);
+  sg_artifact *a = NULL;
+  /* Too small to be an artifact at all. */
+  errno = 0;
+  assert_null(sg_artifact_sink_new(3));
+  assert_int_equal(errno, EINVAL);
+  /* More bytes than declared: refused, nothing written past the end. */
+  sg_artifact_sink *k = sg_artifact_sink_new(out.len);
+  assert_non_null(k);
+  assert_int_equal(sg_artifact_sink_write(k, out.data, out.len - 1), 0);
+  errno = 0;
+  assert_int_equal(sg_artifact_sink_write(k, out.data, 2), -1);
+  assert_int_equal(errno, EBADMSG);
+  /* Adopted before every byte arrived: refused (and the sink consumed). */
+  errno = 0;
+  assert_int_equal(sg_artifact_sink_adopt(k, &a), -1);
+  assert_int_equal(errno, EBADMSG);
+  assert_null(a);
+  /* Bytes that are no artifact: refused. */
+  k = sg_artifact_sink_new(out.len);
+  assert_non_null(k);
+  char *junk = calloc(1, out.len);
+  assert_int_equal(sg_artifact_sink_write(k, junk, out.len), 0);
+  free(junk);
+  errno = 0;
+  assert_int_equal(sg_artifact_sink_adopt(k, &a), -1);
+  assert_int_equal(errno, EINVAL);
+  /* Never adopted: freed. */
+  k = sg_artifact_sink_new(out.len);
+  assert_int_equal(sg_artifact_sink_write(k, out.data, 10), 0);
+  sg_artifact_sink_free(k);
+  /* In two writes, then adopted: served, and sealed. */
+  k = sg_artifact_sink_new(out.len);
+  assert_int_equal(sg_artifact_sink_write(k, out.data, 100), 0);
+  assert_int_equal(sg_artifact_sink_write(k, out.data + 100, out.len - 100), 0);
+  assert_int_equal(sg_artifact_sink_adopt(k, &a), 0);
+  size_t n;
+  const void *bytes = sg_artifact_bytes(a, &n);
+  assert_int_equal(n, out.len);
+  assert_memory_equal(bytes, out.data, out.len);
+  sg_query_result r;
+  sg_artifact_query(a, 0, "an", 2, &r);
+  assert_int_equal(r.n, 2);
+  int seals = 0, rc = seals_of_mapping(bytes, &seals);
+  assert_true(rc == 0 || rc == -2); /* -1: not a memfd mapping at all */
+  if (rc == 0)
+    assert_int_equal(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL),
+                     F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  else
+    fprintf(stderr, "test_sink_sealed: /proc/self/map_files not readable, seals not checked\n");
+  sg_artifact_close(a);
+  sg_buf_free(&out);
+}
+
 /* Runs a handful of queries, which must not crash or read out of bounds. */
 static void poke(const sg_artifact *a) {
   static const char *const qs[] = {"", "s", "sa", "san", "a", "abc", "東", "x y", "zzzz"};
@@ -553,6 +647,7 @@ int main(void) {
       cmocka_unit_test(test_fragment_description),
       cmocka_unit_test(test_empty_list_and_file),
       cmocka_unit_test(test_load_file_verifies_hash_and_owns_its_copy),
+      cmocka_unit_test(test_sink_sealed),
       cmocka_unit_test(test_truncations_rejected),
       cmocka_unit_test(test_random_corruption),
       cmocka_unit_test(test_format_versions),

@@ -425,6 +425,60 @@ static void test_check(void **state) {
   assert_int_equal(sg_edge_check(e), 0);
 }
 
+static int64_t mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* sg_edge_wait: a write through another handle (another process, in production) ends the
+ * wait at once; without one the wait lasts its timeout; a readable stop descriptor ends it;
+ * an edge root moved away and back is watched again. */
+static void test_wait_for_changes(void **state) {
+  sg_edge *e = *state, *w;
+  assert_int_equal(sg_edge_open(edge_path(), &w), 0);
+  static const char ws[] = "{\"id\":\"wsp_1\",\"status\":\"active\"}";
+  assert_int_equal(sg_edge_wait(w, -1, 0), 0); /* makes the watch */
+  int64_t t0 = mono_ms();
+  assert_int_equal(sg_edge_wait(w, -1, 150), 0);
+  assert_true(mono_ms() - t0 >= 140); /* nothing changed: the whole timeout */
+  for (int round = 0; round < 3; round++) {
+    assert_int_equal(sg_edge_put(e, SG_EDGE_WORKSPACE, "wsp_1", ws, sizeof ws - 1, NULL), 0);
+    t0 = mono_ms();
+    assert_int_equal(sg_edge_wait(w, -1, 20000), 0);
+    assert_true(mono_ms() - t0 < 10000);
+  }
+  /* Drained: the next wait sleeps again. */
+  t0 = mono_ms();
+  assert_int_equal(sg_edge_wait(w, -1, 150), 0);
+  assert_true(mono_ms() - t0 >= 140);
+  /* A stop descriptor that is readable ends the wait. */
+  int pfd[2];
+  assert_int_equal(pipe(pfd), 0);
+  assert_int_equal(write(pfd[1], "x", 1), 1);
+  t0 = mono_ms();
+  assert_int_equal(sg_edge_wait(w, pfd[0], 20000), 0);
+  assert_true(mono_ms() - t0 < 10000);
+  close(pfd[0]);
+  close(pfd[1]);
+  /* The root moved away and back: the watch is made again and sees the next write. */
+  char away[300];
+  snprintf(away, sizeof away, "%s/edge.away", root);
+  assert_int_equal(rename(edge_path(), away), 0);
+  assert_int_equal(sg_edge_wait(w, -1, 1000), 0); /* sees the move, drops the watch */
+  assert_int_equal(rename(away, edge_path()), 0);
+  assert_int_equal(sg_edge_wait(w, -1, 0), 0); /* watches the root again */
+  assert_int_equal(sg_edge_put(e, SG_EDGE_WORKSPACE, "wsp_1", ws, sizeof ws - 1, NULL), 0);
+  t0 = mono_ms();
+  assert_int_equal(sg_edge_wait(w, -1, 20000), 0);
+  assert_true(mono_ms() - t0 < 10000);
+  /* Bad arguments. */
+  errno = 0;
+  assert_int_equal(sg_edge_wait(w, -1, -1), -1);
+  assert_int_equal(errno, EINVAL);
+  sg_edge_close(w);
+}
+
 int main(void) {
   if (sg_init()) return 1;
   const struct CMUnitTest tests[] = {
@@ -437,6 +491,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_change_log_file, setup, teardown),
       cmocka_unit_test(test_key_digest),
       cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_wait_for_changes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
