@@ -163,9 +163,11 @@ def rss_verdict(warm, growth_mb=RSS_GROWTH_MB, kb_per_publish=KB_PER_PUBLISH,
     file grew per publish (SQLite caches the pages it writes, up to its cache size, so RSS
     may follow the file; nothing else). tests/api/test_soak_check.py runs it on made-up
     series, so the check itself is tested."""
-    # From the floor of the first minute to that of the last: a compile's peak in the
-    # first or the last sample is not growth.
-    rss_growth = (min(s[1] for s in warm[-12:]) - min(s[1] for s in warm[:12])) / 1024
+    # From the floor of the first minute to that of the last (of the first and the last
+    # quarter in a shorter run): a compile's peak in the first or the last sample is not
+    # growth.
+    w = max(1, min(12, len(warm) // 4))
+    rss_growth = (min(s[1] for s in warm[-w:]) - min(s[1] for s in warm[:w])) / 1024
     pubs = warm[-1][3] - warm[0][3]
     slope = slope_kb(warm)
     db_kb_per_publish = (warm[-1][4] - warm[0][4]) / 1024 / pubs if pubs else 0.0

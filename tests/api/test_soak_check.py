@@ -93,3 +93,11 @@ def test_growth_past_the_total_bound_fails():
     figures, failures = verdict(series(1200, lambda p: (p // 10) * 1024, publishes_per_s=0.1))
     assert not figures["checked"]
     assert any("MiB after warm-up" in f for f in failures), (figures, failures)
+
+
+def test_growth_in_a_short_run_fails():
+    # 60 s after warm-up (12 samples, no slope judged): 10 MiB of growth still fails.
+    figures, failures = verdict(series(60, lambda p: p * 200.0, peaks=False))
+    assert not figures["checked"]
+    assert figures["growthAfterWarmupMiB"] > 8, figures
+    assert any("MiB after warm-up" in f for f in failures), (figures, failures)
