@@ -33,6 +33,14 @@ sqlite3_stmt *sg__sq_prep(sg__sq *st, const char *sql) {
   return s;
 }
 
+int sg__sq_cache_kib(sg__sq *st, int kib) {
+  /* A negative cache_size is a bound in KiB (a bound, not an allocation); lowering it
+   * frees the cached pages above the new bound at once. */
+  char sql[64];
+  snprintf(sql, sizeof sql, "PRAGMA main.cache_size=%d", -kib);
+  return sqlite3_exec(st->db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
 int sg__sq_begin(sg__sq *st) {
   return sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
@@ -206,16 +214,14 @@ int sg__sqlite_open(const char *dir, const char *path, sg_store **out, char *err
   /* WAL for concurrent readers and the admin CLI; synchronous=FULL so that an
    * acknowledged write survives kill -9 and power loss. */
   char *msg = NULL;
+  snprintf(err, errsz, "cannot configure database");
   if (sqlite3_exec(st->db,
                    "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
-                   /* 64 MiB of page cache (a bound, not an allocation): a million-row
-                    * import touches index pages all over the file. */
-                   "PRAGMA cache_size=-65536;"
                    /* After a checkpoint resets the WAL, the file is cut back to 64 MiB:
                     * one large import must not leave a GB-sized WAL behind for ever. */
                    "PRAGMA journal_size_limit=67108864;",
                    NULL, NULL, &msg) != SQLITE_OK ||
-      migrate(st->db, err, errsz)) {
+      sg__sq_cache_kib(st, SG__SQ_CACHE_KIB) || migrate(st->db, err, errsz)) {
     if (msg) snprintf(err, errsz, "cannot configure database: %s", msg);
     sqlite3_free(msg);
     sqlite3_close(st->db);

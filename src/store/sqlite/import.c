@@ -219,7 +219,7 @@ sg_err sg__sqlite_import_apply(sg_store *base, sg_store_import *handle, const ch
   if (!attached ||
       sqlite3_exec(st->db, "PRAGMA imp.journal_mode=OFF; PRAGMA imp.synchronous=OFF;", NULL, NULL,
                    NULL) != SQLITE_OK ||
-      sg__sq_begin(st))
+      sg__sq_cache_kib(st, SG__SQ_IMPORT_CACHE_KIB) || sg__sq_begin(st))
     goto out;
   rc = sg__sq_list_writable(st, workspace_id, list_id);
   if (rc != SG_E_OK) goto end;
@@ -272,6 +272,8 @@ end:
   rc = sg__sq_end(st, rc);
 out:
   if (attached) sqlite3_exec(st->db, "DETACH imp", NULL, NULL, NULL);
+  /* Back to the writer's own bound, which frees what the apply cached above it. */
+  sg__sq_cache_kib(st, SG__SQ_CACHE_KIB);
   pthread_mutex_unlock(&st->mu);
   if (rc != SG_E_INVALID_REQUEST) {
     json_decref(*bad_lines);

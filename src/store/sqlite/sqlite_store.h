@@ -13,6 +13,17 @@ extern const char *const sg__sqlite_migrations[];
 /* Read-only connections per store (see "Readers" below). */
 #define SG__SQ_READERS 4
 
+/* The write connection's page cache, in KiB: SG__SQ_CACHE_KIB between imports, raised to
+ * SG__SQ_IMPORT_CACHE_KIB for an import's apply (a million-row import touches index pages
+ * all over the file) and cut back after it, which frees the pages above the bound. The
+ * writer keeps every page it writes in its cache, so the cache follows the database's
+ * growth up to this bound: a publish adds about half a KiB, and at 64 MiB the process
+ * grew for a day of publishes before it levelled off. The readers keep SQLite's default
+ * (2,000 KiB), and their caches are dropped whenever another connection commits. */
+#define SG__SQ_CACHE_KIB 8192
+#define SG__SQ_IMPORT_CACHE_KIB 65536
+
+
 /* The SQLite handle behind an sg_store (and each of its readers). */
 typedef struct sg__sq sg__sq;
 struct sg__sq {
@@ -73,6 +84,8 @@ void sg__sq_reader_release(sg__sq *r);
  * reset and with bindings cleared. NULL on error. Call with st->mu held (st may be a
  * reader from sg__sq_reader_acquire). */
 sqlite3_stmt *sg__sq_prep(sg__sq *st, const char *sql);
+/* Sets the page cache bound of st's connection (KiB) with PRAGMA main.cache_size; 0 or -1. */
+int sg__sq_cache_kib(sg__sq *st, int kib);
 /* Runs BEGIN IMMEDIATE / COMMIT / ROLLBACK. */
 int sg__sq_begin(sg__sq *st);
 int sg__sq_commit(sg__sq *st);
