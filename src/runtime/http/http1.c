@@ -158,8 +158,8 @@ void sg__h1_finish(sg__h1_conn *c, const sg__h1_req *req, const char *body, size
 static sg__h1_conn *C(http_parser *p) { return p->data; }
 static size_t off_of(sg__h1_conn *c, const char *at) { return (size_t)(at - c->buf); }
 
-static int on_message_begin(http_parser *p) {
-  sg__h1_conn *c = C(p);
+/* A request begins: nothing of it seen yet (the parser's callback, and fast_request). */
+static void begin_message(sg__h1_conn *c) {
   c->in_message = c->in_headers = true;
   c->hosts = 0;
   c->url_off = c->hf_off = c->hv_off = c->body_off = UNSET;
@@ -167,6 +167,10 @@ static int on_message_begin(http_parser *p) {
   c->hlast = LAST_NONE;
   c->pending = SG_E_OK;
   memset(c->hdr_set, 0, sizeof c->hdr_set);
+}
+
+static int on_message_begin(http_parser *p) {
+  begin_message(C(p));
   return 0;
 }
 
@@ -476,14 +480,8 @@ static size_t fast_request(sg__h1_conn *c) {
   size_t url_len = i - url;
   if (avail - i < 11 || memcmp(b + i, " HTTP/1.1\r\n", 11) != 0) return 0;
   i += 11;
-  /* on_message_begin's state, header by header as the callbacks would leave it */
-  c->in_message = c->in_headers = true;
-  c->hosts = 0;
-  c->url_off = c->hf_off = c->hv_off = c->body_off = UNSET;
-  c->url_len = c->hf_len = c->hv_len = c->body_len = 0;
-  c->hlast = LAST_NONE;
-  c->pending = SG_E_OK;
-  memset(c->hdr_set, 0, sizeof c->hdr_set);
+  /* on_message_begin's state, then header by header as the callbacks would leave it */
+  begin_message(c);
   for (;;) {
     if (avail - i < 2) goto parser;
     if (b[i] == '\r') {
