@@ -18,11 +18,7 @@ Run: python3 bench/publish_rss.py (after make all and make datasets).
 """
 import json
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -47,34 +43,8 @@ def fit(points):
 
 
 def main():
-    if not os.path.exists(soak.DATASET):
-        sys.exit(f"publish_rss: {soak.DATASET} is missing (make datasets)")
-    work = tempfile.mkdtemp(prefix="suggestd-pubrss-")
-    data = os.path.join(work, "data")
-    os.makedirs(data)
-    cport, rport, mport = soak.free_port(), soak.free_port(), soak.free_port()
-    server_log = open(os.path.join(work, "serve.log"), "wb")
-    args = [soak.BINARY, "serve", "--data-dir", data, "--control-listen", f"127.0.0.1:{cport}",
-            "--runtime-listen", f"127.0.0.1:{rport}", "--metrics-listen", f"127.0.0.1:{mport}",
-            "--control-rate-key", "0", "--control-rate-ip", "0",
-            "--sync-publish-limit", "100000000"]
-    proc = subprocess.Popen(args, stdout=server_log, stderr=server_log)
-    ok = False
-    try:
-        ok = run(proc, data, cport, rport)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        server_log.close()
-        if ok:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print(f"kept {work}", flush=True)
-    sys.exit(0 if ok else 1)
+    soak.with_serve("pubrss", lambda proc, work, data, cport, rport, mport:
+                    run(proc, data, cport, rport))
 
 
 def run(proc, data, cport, rport):

@@ -186,10 +186,13 @@ def rss_verdict(warm, growth_mb=RSS_GROWTH_MB, kb_per_publish=KB_PER_PUBLISH,
     return figures, failures
 
 
-def main():
+def with_serve(prefix, run):
+    """Starts `suggestd serve` on a fresh data dir (free ports, rate limits off), calls
+    run(proc, work, data, cport, rport, mport), stops the server and exits 0 when run
+    returned true; a failed run's work dir (server log: serve.log) is kept."""
     if not os.path.exists(DATASET):
-        sys.exit(f"soak: {DATASET} is missing (make datasets)")
-    work = tempfile.mkdtemp(prefix="suggestd-soak-")
+        sys.exit(f"{prefix}: {DATASET} is missing (make datasets)")
+    work = tempfile.mkdtemp(prefix=f"suggestd-{prefix}-")
     data = os.path.join(work, "data")
     os.makedirs(data)
     cport, rport, mport = free_port(), free_port(), free_port()
@@ -215,6 +218,10 @@ def main():
         else:
             log(f"kept {work} (server log: {work}/serve.log)")
     sys.exit(0 if ok else 1)
+
+
+def main():
+    with_serve("soak", run)
 
 
 def wait_up(port):
