@@ -23,7 +23,6 @@ extern const char *const sg__sqlite_migrations[];
 #define SG__SQ_CACHE_KIB 8192
 #define SG__SQ_IMPORT_CACHE_KIB 65536
 
-
 /* The SQLite handle behind an sg_store (and each of its readers). */
 typedef struct sg__sq sg__sq;
 struct sg__sq {

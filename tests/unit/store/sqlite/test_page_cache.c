@@ -44,16 +44,14 @@ static int teardown(void **state) {
 /* The bytes the writer's page cache holds now. */
 static int64_t cache_used(sg__sq *sq) {
   int cur = 0, hi = 0;
-  assert_int_equal(sqlite3_db_status(sq->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0),
-                   SQLITE_OK);
+  assert_int_equal(sqlite3_db_status(sq->db, SQLITE_DBSTATUS_CACHE_USED, &cur, &hi, 0), SQLITE_OK);
   return cur;
 }
 
 /* The writer's cache_size as SQLite reports it (negative: KiB). */
 static int64_t cache_size(sg__sq *sq) {
   sqlite3_stmt *s = NULL;
-  assert_int_equal(sqlite3_prepare_v2(sq->db, "PRAGMA main.cache_size", -1, &s, NULL),
-                   SQLITE_OK);
+  assert_int_equal(sqlite3_prepare_v2(sq->db, "PRAGMA main.cache_size", -1, &s, NULL), SQLITE_OK);
   assert_int_equal(sqlite3_step(s), SQLITE_ROW);
   int64_t v = sqlite3_column_int64(s, 0);
   sqlite3_finalize(s);
@@ -63,9 +61,9 @@ static int64_t cache_size(sg__sq *sq) {
 /* Writes `bytes` of new rows through the writer, in transactions of about 1 MiB, as a
  * day of publishes adds rows a little at a time. */
 static void write_rows(sg__sq *sq, int64_t bytes) {
-  assert_int_equal(sqlite3_exec(sq->db, "CREATE TABLE IF NOT EXISTS filler(b BLOB)", NULL, NULL,
-                                NULL),
-                   SQLITE_OK);
+  assert_int_equal(
+      sqlite3_exec(sq->db, "CREATE TABLE IF NOT EXISTS filler(b BLOB)", NULL, NULL, NULL),
+      SQLITE_OK);
   for (int64_t done = 0; done < bytes; done += 256 * 4000) {
     assert_int_equal(sqlite3_exec(sq->db,
                                   "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c"
@@ -131,8 +129,8 @@ static void test_import_restores_the_bound(void **state) {
   sg_import_counts counts;
   json_t *bad = NULL;
   int64_t n_bad = 0;
-  assert_int_equal(
-      sg_store_import_apply(st, imp, ws, list, true, 10, &counts, &bad, &n_bad), SG_E_OK);
+  assert_int_equal(sg_store_import_apply(st, imp, ws, list, true, 10, &counts, &bad, &n_bad),
+                   SG_E_OK);
   json_decref(bad);
   sg_store_import_free(imp);
   assert_int_equal(counts.created, n);
