@@ -56,7 +56,9 @@ typedef struct {
   const unsigned char *word_klo;    /* n_words u32 */
   const unsigned char *word_pstart; /* n_words + 1 u32 */
   const unsigned char *word_post;   /* u32 ordinals */
+  const unsigned char *word_sig;    /* n_postings u16: each posting's item's word signature */
   uint64_t n_words;
+  uint64_t n_word_items; /* item_count: every posting is below it */
 } locale_view;
 
 struct sg_artifact {
