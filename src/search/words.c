@@ -507,16 +507,31 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
     else
       hi = mid;
   }
-  uint64_t e = lo, end = v->n_runon;
-  while (e < end) { /* first record above nq */
-    uint64_t mid = e + (end - e) / 2;
+  /* Most queries that reach here match no record or a few: the range's end is found
+   * galloping from lo (one comparison when lo's record does not start with nq). */
+  if (lo >= v->n_runon || runon_cmp(v, lo, nq, len) != 0) return;
+  /* Records from lo on compare >= 0 (sorted): ok is one that starts with nq, bad the
+   * first known not to (or the end). */
+  uint64_t ok = lo, bad = v->n_runon, step = 1;
+  for (;;) {
+    uint64_t nx = ok + step;
+    if (nx >= v->n_runon) break;
+    if (runon_cmp(v, nx, nq, len) != 0) {
+      bad = nx;
+      break;
+    }
+    ok = nx;
+    step <<= 1;
+  }
+  uint64_t above = ok + 1, end = bad; /* the first record above nq is in (ok, bad] */
+  while (above < end) {
+    uint64_t mid = above + (end - above) / 2;
     if (runon_cmp(v, mid, nq, len) <= 0)
-      e = mid + 1;
+      above = mid + 1;
     else
       end = mid;
   }
-  hi = e;
-  if (lo >= hi) return;
+  hi = above;
   if (hi - lo > a->threshold) {
     uint64_t b = 0, x = v->n_runon_buckets;
     while (b < x) { /* buckets sorted by (lo asc, hi desc): find exactly [lo, hi) */

@@ -238,7 +238,7 @@ static void test_word_signatures(void **s) {
  * zq00"); with up to 4 times as many (marked: "gamma base yv", "other base kab2", "base
  * k"); with more (left to the signatures beside the postings and the verification: "yv05
  * g", "other zq", "base base g"), each against the brute force, with ranks that mix the
- * orders. */
+ * orders; and run-together queries (tier 4) whose ranges hold 0 to thousands of records. */
 static void test_word_index_paths(void **s) {
   (void)s;
   enum { N = 36000 };
@@ -275,7 +275,10 @@ static void test_word_index_paths(void **s) {
       "filler gx",    "filler gx3",   "gx05 filler",    "gx05 base",    "base g",     "other zq",
       "missing base", "base missing", "base base",      "filler base",  "base base g", "base base k",
       "filler filler gx", "other base g", "base other zq2", "gx0 fi",      "base yv",    "yv05 g",
-      "gamma base yv",    "base base zq00", "other base kab2", "yv1 gamma b"};
+      "gamma base yv",    "base base zq00", "other base kab2", "yv1 gamma b",
+      /* tier 4: ranges of every size, their end found galloping from their start */
+      "basezq0001", "basezq000", "basezq00", "basezq0", "fillergx0", "basekab2", "baseotherk",
+      "basezq49999", "basezq"};
   for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
     size_t want[10];
     size_t nw = sgt_bf_query(bf, qs[q], strlen(qs[q]), want);
