@@ -291,10 +291,11 @@ static uint32_t *radix_unique(uint32_t *a, uint32_t *b, uint32_t *pn) {
   return a;
 }
 
-/* Items having a word wm is a prefix of, marked for the walk when the verification would
- * cost more (MARK_MAX): a per-thread bitmap by ordinal, all zero between queries (the
- * postings set are cleared again after the walk), for locales of at most MARK_BITS
- * items. */
+/* Items having a word wm is a prefix of, marked for the walk when wm has at most
+ * MARK_MAX postings and at most MARK_RATIO times the smallest exact word's (setting and
+ * clearing a bit per posting then costs less than the verifications the signatures
+ * would let through): a per-thread bitmap by ordinal, all zero between queries (the
+ * bits set are cleared again after the walk), for locales of at most MARK_BITS items. */
 #define MARK_BITS (1u << 23)
 #define MARK_MAX 65536u
 #define MARK_RATIO 4u
@@ -315,14 +316,15 @@ static void mark_words(const locale_view *v, uint64_t dlo, uint64_t dhi, bool on
 /* Tier 3 with the word index: the items having w1 .. w(m-1) as words and a word
  * starting with wm are the intersection of the words' posting lists (and the union of
  * the lists of wm's words), which the walk visits in ordinal order, that is in answer
- * order: the smallest list leads, each candidate is sought in the others from the
- * smallest up (the first that lacks it gives the next candidate), and an item found in
- * all of them whose word signature has wm's bits is verified against its candidate
- * texts (the words must take distinct positions of one text); the walk ends once the
- * top 10 is full of better values. wm's words join the walk when that is cheap (see
- * UNION_CHEAP, GATHER_MAX); otherwise the signature and the verification check wm.
- * Returns false when the index cannot serve the query (a corrupted file: the caller
- * scans). */
+ * order: the smallest list leads, each of its items is sought in the others from the
+ * smallest up (the first that lacks it gives the next item to try), and an item found
+ * in all of them is verified against its candidate texts (the words must take distinct
+ * positions of one text); the walk ends once the top 10 is full of better values. wm
+ * is a union cursor (at most UNION_MAX words), a gathered sorted list (few postings:
+ * GATHER_MAX, GATHER_RATIO), marks (MARK_MAX, MARK_RATIO) or, beyond, the signatures
+ * beside the leading list's postings; marks and signatures are checked on the leader's
+ * items before any other list is sought. Returns false when the index cannot serve the
+ * query (a corrupted file: the caller scans). */
 static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *top) {
   cursor c[SG_T3_MAX_WORDS];
   size_t nc = 0;
