@@ -20,6 +20,7 @@
  * precomputed bucket of its best 10 items, a smaller one is scanned.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/words.h"
@@ -29,8 +30,30 @@
 #define T4 (4ull << 32)
 #define RUNON_REC 8u
 #define RUNON_HDR 16u
+/* One record in this many is sampled at open (locale_view.runon_sample). */
+#define SG__RUNON_STRIDE 32u
 
 /* ---- open: check the sections ------------------------------------------------------- */
+
+/* The first 8 bytes of t[0..len) (or to its NUL) with its spaces skipped, big-endian,
+ * NUL-padded: comparing two of these as integers compares the texts' first 8 bytes
+ * (spaces skipped, a text that ends first below), like sg__t4_cmp. */
+static uint64_t run8(const char *t, size_t len) {
+  uint64_t x = 0;
+  unsigned n = 0;
+  for (size_t i = 0; n < 8 && i < len && t[i]; i++)
+    if (t[i] != ' ') {
+      x |= (uint64_t)(unsigned char)t[i] << (56 - 8 * n);
+      n++;
+    }
+  return x;
+}
+
+void sg__words_close(locale_view *v) {
+  free(v->runon_sample);
+  v->runon_sample = NULL;
+  v->n_runon_sample = 0;
+}
 
 int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
   uint64_t len;
@@ -71,6 +94,16 @@ int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
     v->n_runon = ne;
     v->runon_buckets = b;
     v->n_runon_buckets = nb;
+    if (ne >= 4 * SG__RUNON_STRIDE) {
+      uint64_t ns = (ne - 1) / SG__RUNON_STRIDE + 1;
+      uint64_t *smp = malloc(ns * sizeof *smp);
+      if (smp) { /* else the binary search runs over the records alone */
+        for (uint64_t j = 0; j < ns; j++)
+          smp[j] = run8(v->text + sg__rd32(e + j * SG__RUNON_STRIDE * RUNON_REC), SIZE_MAX);
+        v->runon_sample = smp;
+        v->n_runon_sample = ns;
+      }
+    }
   }
   const unsigned char *w = sg__artifact_ext(a, SG__EXT_WORDS, loc, &len);
   if (w) {
@@ -502,6 +535,30 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
                   sg__top10 *top) {
   if (!sg__t4_applies(nq, len)) return;
   uint64_t lo = 0, hi = v->n_runon;
+  if (v->runon_sample) {
+    /* The sampled records narrow the search: one whose 8 bytes are below nq's first 8
+     * sorts below nq (it differs from nq within nq's bytes, lower, or ends first); one
+     * whose 8 bytes are above sorts at or above it (it differs above within nq's bytes,
+     * or, past them, starts with nq). */
+    uint64_t q8 = run8(nq, len), ns = v->n_runon_sample, b = 0, x = ns;
+    while (b < x) { /* first sample >= q8 */
+      uint64_t mid = b + (x - b) / 2;
+      if (v->runon_sample[mid] < q8)
+        b = mid + 1;
+      else
+        x = mid;
+    }
+    if (b > 0) lo = (b - 1) * SG__RUNON_STRIDE + 1;
+    x = ns;
+    while (b < x) { /* first sample > q8 */
+      uint64_t mid = b + (x - b) / 2;
+      if (v->runon_sample[mid] <= q8)
+        b = mid + 1;
+      else
+        x = mid;
+    }
+    if (b < ns) hi = b * SG__RUNON_STRIDE;
+  }
   while (lo < hi) { /* first record nq is a prefix of, or above it */
     uint64_t mid = lo + (hi - lo) / 2;
     if (runon_cmp(v, mid, nq, len) < 0)
