@@ -27,7 +27,7 @@ log() { printf 'bench/words: %s\n' "$*" >&2; }
 scripts/datasets.sh
 make --no-print-directory -s build/suggestd build/libsuggestd.a
 cc -std=c17 -D_GNU_SOURCE -O2 -Isrc $(pkg-config --cflags jansson libutf8proc) bench/typo_bench.c \
-  build/libsuggestd.a $(pkg-config --libs jansson libutf8proc libsodium) -lm -o "$W/typo_bench"
+  build/libsuggestd.a $(pkg-config --libs jansson libutf8proc libsodium libcrypto) -lm -o "$W/typo_bench"
 
 # ---- the query mixes (deterministic) ----------------------------------------------------
 python3 - .cache/datasets/packages.jsonl "$W" <<'PY'

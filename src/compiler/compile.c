@@ -24,6 +24,7 @@
 #include "compiler/normalize.h"
 #include "compiler/synonyms.h"
 #include "compiler/typo.h"
+#include "compiler/words.h"
 
 /* Ranges of more keys than this get a precomputed bucket; smaller ones are scanned. */
 #define BUCKET_THRESHOLD 32u
@@ -1020,14 +1021,16 @@ done:
  * every other byte of normalised text), and each group's items become the word's
  * postings in ordinal order. Counting sorts, no comparison sort: the keys are bucketed
  * by ordinal and visited in that order, so every posting list fills ascending. lcp[j]:
- * the bytes key j shares with key j - 1. */
+ * the bytes key j shares with key j - 1. The same visit ORs each item's words' bits
+ * (sg__word_sig: every word of a candidate text starts some key, so is some group's
+ * word) into its signature, written beside each of its postings. */
 static int words_section(const locale_job *job, const key_vec *keys, const uint32_t *lcp,
                          const char *pool, size_t n, sg_buf *out, size_t base) {
   size_t nk = keys->n;
   uint32_t *gid = malloc((nk ? nk : 1) * sizeof *gid);
   uint32_t *ostart = calloc(n + 2, sizeof *ostart);
   uint32_t *byord = malloc((nk ? nk : 1) * sizeof *byord);
-  u32_vec klo = {0};
+  u32_vec klo = {0}, gsig = {0};
   uint32_t *pstart = NULL, *last = NULL;
   int rc = -1;
   if (!gid || !ostart || !byord) goto done;
@@ -1050,7 +1053,9 @@ static int words_section(const locale_job *job, const key_vec *keys, const uint3
       continue;
     }
     if (!gw || wl != gl || memcmp(t, gw, wl) != 0) {
-      if (klo.n >= UINT32_MAX - 1 || u32_push(&klo, (uint32_t)j)) goto done;
+      if (klo.n >= UINT32_MAX - 1 || u32_push(&klo, (uint32_t)j) ||
+          u32_push(&gsig, sg__word_sig(t, wl)))
+        goto done;
       gw = t;
       gl = wl;
     }
@@ -1076,27 +1081,34 @@ static int words_section(const locale_job *job, const key_vec *keys, const uint3
   size_t np = nw ? pstart[nw] : 0;
   /* ... and written, ascending, in the second visit. */
   size_t head = 16 + 4 * nw + 4 * (nw + 1);
-  unsigned char *d = ext_open(out, base, head + 4 * np);
+  size_t bytes = head + 6 * np;
+  unsigned char *d = ext_open(out, base, bytes);
   if (!d) goto done;
   sg__wr64(d, nw);
   sg__wr64(d + 8, np);
   for (size_t g = 0; g < nw; g++) sg__wr32(d + 16 + 4 * g, klo.v[g]);
   for (size_t g = 0; g <= nw; g++) sg__wr32(d + 16 + 4 * nw + 4 * g, pstart[g]);
-  unsigned char *post = d + head;
+  unsigned char *post = d + head, *sig = post + 4 * np;
   memset(last, 0xFF, (nw ? nw : 1) * sizeof *last);
-  for (size_t o = 0; o < n; o++)
+  for (size_t o = 0; o < n; o++) {
+    uint32_t bits = 0;
+    for (uint32_t x = ostart[o]; x < ostart[o + 1]; x++)
+      if (byord[x] != UINT32_MAX) bits |= gsig.v[byord[x]];
     for (uint32_t x = ostart[o]; x < ostart[o + 1]; x++) {
       uint32_t g = byord[x];
       if (g == UINT32_MAX || last[g] == o) continue;
       last[g] = (uint32_t)o;
+      sg__wr16(sig + 2 * (size_t)pstart[g], (uint16_t)bits);
       sg__wr32(post + 4 * (size_t)pstart[g]++, (uint32_t)o);
     }
-  rc = ext_close(job->exts, out, base, SG__EXT_WORDS, job->loc, head + 4 * np);
+  }
+  rc = ext_close(job->exts, out, base, SG__EXT_WORDS, job->loc, bytes);
 done:
   free(gid);
   free(ostart);
   free(byord);
   free(klo.v);
+  free(gsig.v);
   free(pstart);
   free(last);
   return rc;

@@ -78,7 +78,9 @@ enum {
    * word or starting with it and a space, contiguous in key order; strictly ascending),
    * u32 pstart[n_words + 1] (pstart[0] = 0, ascending, the last = n_postings), then
    * n_postings u32 ordinals: word d's postings pstart[d] .. pstart[d + 1], every item
-   * with the word in one of its candidate texts, once, strictly ascending. */
+   * with the word in one of its candidate texts, once, strictly ascending; then u16
+   * sig[n_postings], beside each posting its item's word signature: the OR of
+   * sg__word_sig (words.h) over the words of the item's candidate texts. */
   SG__EXT_WORDS,
 
   /* Per locale, the filter by ancestor's index of the large subtrees (docs/ARTIFACT.md,
@@ -205,6 +207,13 @@ static inline uint64_t sg__cp_bit(uint32_t cp) {
 #define SG__MAX_LOCALES 256
 #define SG__MAX_KEY_LEN ((1u << 30) - 1)
 
+static inline uint16_t sg__rd16(const unsigned char *p) {
+  return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline void sg__wr16(unsigned char *p, uint16_t v) {
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+}
 static inline uint32_t sg__rd32(const unsigned char *p) {
   uint32_t v;
   memcpy(&v, p, 4);

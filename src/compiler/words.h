@@ -52,4 +52,16 @@ bool sg__t4_match(const char *c, const char *nq, size_t len, size_t *end_cp);
  * ending first compares below). The order the run-together index is sorted in. */
 int sg__t4_cmp(const char *c, const char *nq, size_t len);
 
+/* A word's bits in an item's word signature (SG__EXT_WORDS stores each item's beside
+ * its postings, docs/ARTIFACT.md): bit h(first byte) of the low 8 and, for a word of two
+ * bytes or more, bit 8 + h'(first two bytes). A word that wm is a byte prefix of has at
+ * least wm's bits, so an item whose signature lacks one of wm's bits has no word wm is
+ * a prefix of. w has wl >= 1 bytes. */
+static inline uint16_t sg__word_sig(const char *w, size_t wl) {
+  uint32_t b0 = (unsigned char)w[0];
+  uint32_t s = 1u << ((b0 * 0x9E3779B1u) >> 29);
+  if (wl >= 2) s |= 1u << (8 + (((b0 << 8 | (unsigned char)w[1]) * 0x9E3779B1u) >> 29));
+  return (uint16_t)s;
+}
+
 #endif

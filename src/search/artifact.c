@@ -272,10 +272,12 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
     if (check_locale(d, len, d + hsz + (size_t)l * SG__LOC_SIZE, (const char *)d + tags_off,
                      tags_len, frags_len, a->n_items, &a->loc[l]) ||
         sg__words_open(a, l, &a->loc[l])) {
+      for (uint32_t j = 0; j <= l; j++) sg__words_close(&a->loc[j]);
       free(a);
       return -1;
     }
   if (sg__within_open(a)) {
+    for (uint32_t j = 0; j < n_loc; j++) sg__words_close(&a->loc[j]);
     free(a);
     return -1;
   }
@@ -457,6 +459,7 @@ void sg_artifact_close(sg_artifact *a) {
   if (!a) return;
   if (a->map) munmap(a->map, a->len);
   free(a->ids);
+  for (uint32_t l = 0; l < a->n_locales; l++) sg__words_close(&a->loc[l]);
   pthread_mutex_destroy(&a->ids_mu);
   free(a);
 }

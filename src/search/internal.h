@@ -51,12 +51,19 @@ typedef struct {
   uint64_t n_runon;
   const unsigned char *runon_buckets; /* n_runon_buckets bucket records */
   uint64_t n_runon_buckets;
+  /* Built at open (heap, freed by sg__words_close; NULL when the records are few or
+   * memory short): the first 8 bytes, spaces skipped, of every SG__RUNON_STRIDE-th
+   * record's text, big-endian, NUL-padded: a first level for tier 4's binary search. */
+  uint64_t *runon_sample;
+  uint64_t n_runon_sample;
   /* SG__EXT_WORDS (checked at open; NULL when absent: tier 3 then verifies the items of
    * its smallest key range): per distinct word, its first key and its postings. */
   const unsigned char *word_klo;    /* n_words u32 */
   const unsigned char *word_pstart; /* n_words + 1 u32 */
   const unsigned char *word_post;   /* u32 ordinals */
+  const unsigned char *word_sig;    /* n_postings u16: each posting's item's word signature */
   uint64_t n_words;
+  uint64_t n_word_items; /* item_count: every posting is below it */
 } locale_view;
 
 struct sg_artifact {
@@ -130,6 +137,8 @@ void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq
                       sg__top10 *top);
 /* Checks locale loc's tier 3 and 4 sections (if any) and points v at them. 0 or -1. */
 int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v);
+/* Frees what sg__words_open allocated for v (safe on a zeroed view). */
+void sg__words_close(locale_view *v);
 
 /* ---- typo search (typo_search.c) ---- */
 

@@ -20,6 +20,7 @@
  * precomputed bucket of its best 10 items, a smaller one is scanned.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/words.h"
@@ -29,8 +30,30 @@
 #define T4 (4ull << 32)
 #define RUNON_REC 8u
 #define RUNON_HDR 16u
+/* One record in this many is sampled at open (locale_view.runon_sample). */
+#define SG__RUNON_STRIDE 32u
 
 /* ---- open: check the sections ------------------------------------------------------- */
+
+/* The first 8 bytes of t[0..len) (or to its NUL) with its spaces skipped, big-endian,
+ * NUL-padded: comparing two of these as integers compares the texts' first 8 bytes
+ * (spaces skipped, a text that ends first below), like sg__t4_cmp. */
+static uint64_t run8(const char *t, size_t len) {
+  uint64_t x = 0;
+  unsigned n = 0;
+  for (size_t i = 0; n < 8 && i < len && t[i]; i++)
+    if (t[i] != ' ') {
+      x |= (uint64_t)(unsigned char)t[i] << (56 - 8 * n);
+      n++;
+    }
+  return x;
+}
+
+void sg__words_close(locale_view *v) {
+  free(v->runon_sample);
+  v->runon_sample = NULL;
+  v->n_runon_sample = 0;
+}
 
 int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
   uint64_t len;
@@ -71,13 +94,23 @@ int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
     v->n_runon = ne;
     v->runon_buckets = b;
     v->n_runon_buckets = nb;
+    if (ne >= 4 * SG__RUNON_STRIDE) {
+      uint64_t ns = (ne - 1) / SG__RUNON_STRIDE + 1;
+      uint64_t *smp = malloc(ns * sizeof *smp);
+      if (smp) { /* else the binary search runs over the records alone */
+        for (uint64_t j = 0; j < ns; j++)
+          smp[j] = run8(v->text + sg__rd32(e + j * SG__RUNON_STRIDE * RUNON_REC), SIZE_MAX);
+        v->runon_sample = smp;
+        v->n_runon_sample = ns;
+      }
+    }
   }
   const unsigned char *w = sg__artifact_ext(a, SG__EXT_WORDS, loc, &len);
   if (w) {
     if (len < 16) return -1;
     uint64_t nw = sg__rd64(w), np = sg__rd64(w + 8);
     if (nw >= UINT32_MAX || np >= UINT32_MAX || nw > v->n_keys) return -1;
-    if ((len - 16) / 4 < 2 * nw + 1 + np || len - 16 != 4 * (2 * nw + 1 + np)) return -1;
+    if ((len - 16) / 4 < 2 * nw + 1 + np || len - 16 != 4 * (2 * nw + 1) + 6 * np) return -1;
     const unsigned char *klo = w + 16, *ps = klo + 4 * nw, *post = ps + 4 * (nw + 1);
     if (sg__rd32(ps) != 0 || sg__rd32(ps + 4 * nw) != np) return -1;
     for (uint64_t d = 0; d < nw; d++) {
@@ -93,7 +126,9 @@ int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v) {
     v->word_klo = klo;
     v->word_pstart = ps;
     v->word_post = post;
+    v->word_sig = post + 4 * np;
     v->n_words = nw;
+    v->n_word_items = n;
   }
   return 0;
 }
@@ -165,10 +200,20 @@ static inline uint32_t set_hash(uint32_t ord, uint32_t mask) {
 
 /* ---- tier 3 over the word index (SG__EXT_WORDS) ---------------------------------------- */
 
+#define GALLOP_NEAR 8u
+
 /* The first index i' >= i of the ascending u32 list p[0..n) whose value is >= x, or n:
  * galloping from i, so a walk through a list costs the gaps it skips, logarithmically. */
 static inline uint32_t gallop(const unsigned char *p, uint32_t i, uint32_t n, uint32_t x) {
   if (i >= n || sg__rd32(p + 4 * (uint64_t)i) >= x) return i;
+  /* The next few first, without branches: in a sorted list the count of them below x
+   * is the answer's offset when it is among them (most seeks in a dense list). */
+  if (n - i > GALLOP_NEAR) {
+    uint32_t below = 0;
+    for (uint32_t k = 1; k <= GALLOP_NEAR; k++) below += sg__rd32(p + 4 * ((uint64_t)i + k)) < x;
+    if (below < GALLOP_NEAR) return i + 1 + below;
+    i += GALLOP_NEAR;
+  }
   uint32_t lo = i, step = 1; /* p[lo] < x */
   for (;;) {
     uint64_t nx = (uint64_t)lo + step;
@@ -216,27 +261,27 @@ static uint64_t word_from(const locale_view *v, uint64_t k) {
 }
 
 /* A cursor over the union of up to UNION_MAX posting lists (the words wm is a prefix
- * of); a single word's list is a union of one. */
-#define UNION_MAX 16
-/* When wm is a prefix of more than UNION_MAX words, the postings beyond the largest
- * lists' are gathered and sorted (radix sort, per-thread buffers), up to this many. */
+ * of, when that few: a seek costs a gallop per list); a single word's list is a union
+ * of one. */
+#define UNION_MAX 4
+/* When wm is a prefix of more words, their postings are gathered and sorted (radix sort,
+ * per-thread buffers) to lead the walk when at most GATHER_MAX and fewer than the
+ * smallest exact word's by GATHER_RATIO; else marked (MARK_MAX, below); else left to
+ * the signatures and the verification. */
 #define GATHER_MAX 16384u
-/* wm's words are looked through for the largest lists when at most this many. */
-#define SCAN_MAX 4096u
+#define GATHER_RATIO 16u
 typedef struct {
   const unsigned char *p[UNION_MAX];
+  const unsigned char *sig; /* list 0's signatures when it is the file's (k = 1) */
   uint32_t i[UNION_MAX], n[UNION_MAX];
   uint32_t k;
   uint64_t size; /* postings in all, an upper bound of the union's */
 } cursor;
 
-static inline uint32_t list_len(const locale_view *v, uint64_t d) {
-  return sg__rd32(v->word_pstart + 4 * (d + 1)) - sg__rd32(v->word_pstart + 4 * d);
-}
-
 static void cursor_list(cursor *c, const locale_view *v, uint64_t d) {
   uint32_t s = sg__rd32(v->word_pstart + 4 * d), e = sg__rd32(v->word_pstart + 4 * (d + 1));
   c->p[c->k] = v->word_post + 4 * (uint64_t)s;
+  if (c->k == 0) c->sig = v->word_sig + 2 * (uint64_t)s;
   c->i[c->k] = 0;
   c->n[c->k] = e - s;
   c->k++;
@@ -279,81 +324,101 @@ static uint32_t *radix_unique(uint32_t *a, uint32_t *b, uint32_t *pn) {
   return a;
 }
 
+/* Items having a word wm is a prefix of, marked for the walk when wm has at most
+ * MARK_MAX postings and at most MARK_RATIO times the smallest exact word's (setting and
+ * clearing a bit per posting then costs less than the verifications the signatures
+ * would let through): a per-thread bitmap by ordinal, all zero between queries (the
+ * bits set are cleared again after the walk), for locales of at most MARK_BITS items. */
+#define MARK_BITS (1u << 23)
+#define MARK_MAX 65536u
+#define MARK_RATIO 4u
+static _Thread_local uint64_t tl_mark[MARK_BITS / 64];
+
+/* Sets (on) or clears the bits of the postings of words [dlo, dhi). */
+static void mark_words(const locale_view *v, uint64_t dlo, uint64_t dhi, bool on) {
+  uint32_t s = sg__rd32(v->word_pstart + 4 * dlo), e = sg__rd32(v->word_pstart + 4 * dhi);
+  for (uint32_t j = s; j < e; j++) {
+    uint32_t o = sg__rd32(v->word_post + 4 * (uint64_t)j); /* < n_items (checked at open) */
+    if (on)
+      tl_mark[o >> 6] |= 1ull << (o & 63);
+    else
+      tl_mark[o >> 6] = 0;
+  }
+}
+
 /* Tier 3 with the word index: the items having w1 .. w(m-1) as words and a word
  * starting with wm are the intersection of the words' posting lists (and the union of
- * the lists of wm's words), which a leapfrog walk visits in ordinal order, that is in
- * answer order: each is verified against its candidate texts (the words must take
- * distinct positions of one text) and the walk ends once the top 10 is full of better
- * values. wm's words, when more than UNION_MAX, are gathered into one sorted list if
- * they hold at most GATHER_MAX postings, else left to the verification. Returns false
- * when the index cannot serve the query (a corrupted file: the caller scans). */
+ * the lists of wm's words), which the walk visits in ordinal order, that is in answer
+ * order: the smallest list leads, each of its items is sought in the others from the
+ * smallest up (the first that lacks it gives the next item to try), and an item found
+ * in all of them is verified against its candidate texts (the words must take distinct
+ * positions of one text); the walk ends once the top 10 is full of better values. wm
+ * is a union cursor (at most UNION_MAX words), a gathered sorted list (few postings:
+ * GATHER_MAX, GATHER_RATIO), marks (MARK_MAX, MARK_RATIO) or, beyond, the signatures
+ * beside the leading list's postings; marks and signatures are checked on the leader's
+ * items before any other list is sought. Returns false when the index cannot serve the
+ * query (a corrupted file: the caller scans). */
 static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *top) {
   cursor c[SG_T3_MAX_WORDS];
   size_t nc = 0;
-  for (size_t i = 0; i < q->m; i++) {
+  uint64_t smin = UINT64_MAX; /* the smallest exact word's postings */
+  long dseen[SG_T3_MAX_WORDS];
+  for (size_t i = 0; i + 1 < q->m; i++) {
     uint64_t lo, hi;
-    bool exact = i + 1 < q->m;
-    word_range(v, q->w[i], q->len[i], exact, &lo, &hi);
+    word_range(v, q->w[i], q->len[i], true, &lo, &hi);
     if (lo >= hi) return true; /* some word is nowhere: no item matches */
-    cursor *x = &c[nc];
-    x->k = 0;
-    x->size = 0;
-    if (exact) {
-      long d = word_at(v, lo);
-      if (d < 0) return false;
-      cursor_list(x, v, (uint64_t)d);
-      nc++;
-      continue;
-    }
-    uint64_t dlo = word_from(v, lo), dhi = word_from(v, hi);
-    if (dlo >= dhi) return false;
-    if (dhi - dlo <= UNION_MAX) {
-      for (uint64_t d = dlo; d < dhi; d++) cursor_list(x, v, d);
-      nc++;
-      continue;
-    }
-    /* More words than cursors: the UNION_MAX - 1 with the most postings keep theirs,
-     * the others' postings (at most GATHER_MAX) are gathered into one sorted list. */
-    if (dhi - dlo > SCAN_MAX) continue; /* a short, common prefix: verification checks it */
-    uint64_t big[UNION_MAX - 1];
-    uint32_t nbig = 0;
-    for (uint64_t d = dlo; d < dhi; d++) { /* the largest, by insertion */
-      uint32_t sz = list_len(v, d);
-      if (nbig == UNION_MAX - 1 && sz <= list_len(v, big[nbig - 1])) continue;
-      uint32_t at = nbig < UNION_MAX - 1 ? nbig++ : nbig - 1;
-      while (at > 0 && list_len(v, big[at - 1]) < sz) {
-        big[at] = big[at - 1];
-        at--;
-      }
-      big[at] = d;
-    }
-    uint64_t rest =
-        (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
-    for (uint32_t b = 0; b < nbig; b++) rest -= list_len(v, big[b]);
-    if (rest > GATHER_MAX) continue; /* verification checks wm */
+    long d = word_at(v, lo);
+    if (d < 0) return false;
+    bool dup = false; /* a repeated word: one list (the verification counts it) */
+    for (size_t j = 0; j < nc && !dup; j++) dup = dseen[j] == d;
+    if (dup) continue;
+    dseen[nc] = d;
+    c[nc].k = 0;
+    c[nc].size = 0;
+    cursor_list(&c[nc], v, (uint64_t)d);
+    if (c[nc].size < smin) smin = c[nc].size;
+    nc++;
+  }
+  const char *wm = q->w[q->m - 1];
+  size_t wml = q->len[q->m - 1];
+  uint64_t lo, hi;
+  word_range(v, wm, wml, false, &lo, &hi);
+  if (lo >= hi) return true;
+  uint64_t dlo = word_from(v, lo), dhi = word_from(v, hi);
+  if (dlo >= dhi) return false;
+  uint64_t np =
+      (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
+  cursor *x = &c[nc];
+  x->k = 0;
+  x->size = 0;
+  bool marked = false, by_sig = false;
+  if (dhi - dlo <= UNION_MAX) {
+    for (uint64_t d = dlo; d < dhi; d++) cursor_list(x, v, d);
+    nc++;
+  } else if (np <= GATHER_MAX && np * GATHER_RATIO < smin) {
     uint32_t n = 0;
     for (uint64_t d = dlo; d < dhi; d++) {
-      bool chosen = false;
-      for (uint32_t b = 0; b < nbig && !chosen; b++) chosen = big[b] == d;
-      if (chosen) continue;
       uint32_t s0 = sg__rd32(v->word_pstart + 4 * d), e0 = sg__rd32(v->word_pstart + 4 * (d + 1));
-      for (uint32_t j = s0; j < e0; j++)
+      for (uint32_t j = s0; j < e0 && n < GATHER_MAX; j++)
         tl_gather[0][n++] = sg__rd32(v->word_post + 4 * (uint64_t)j);
     }
-    for (uint32_t b = 0; b < nbig; b++) cursor_list(x, v, big[b]);
     uint32_t *sorted = radix_unique(tl_gather[0], tl_gather[1], &n);
     for (uint32_t j = 0; j < n; j++) { /* stored like the file's lists: little-endian */
       uint32_t val = sorted[j];
       sg__wr32((unsigned char *)&sorted[j], val);
     }
-    if (n) {
-      x->p[x->k] = (const unsigned char *)sorted;
-      x->i[x->k] = 0;
-      x->n[x->k] = n;
-      x->k++;
-      x->size += n;
-    }
+    x->p[0] = (const unsigned char *)sorted;
+    x->sig = NULL;
+    x->i[0] = 0;
+    x->n[0] = n;
+    x->k = 1;
+    x->size = n;
     nc++;
+  } else if (np <= MARK_MAX && np <= MARK_RATIO * smin && v->n_word_items <= MARK_BITS) {
+    mark_words(v, dlo, dhi, true);
+    marked = true;
+  } else {
+    by_sig = true;
   }
   /* The smallest first: it leads the walk. */
   for (size_t i = 1; i < nc; i++)
@@ -362,24 +427,52 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
       c[j] = c[j - 1];
       c[j - 1] = t;
     }
-  uint32_t x = 0;
+  /* Marked or by signature, every cursor is one list of the file's (with signatures)
+   * and wm is checked on the leader's items first, in a tight loop: one bit (the
+   * marks, warm, or the signature beside the posting) before seeking the other lists. */
+  cursor *lead = &c[0];
+  uint16_t qsig = sg__word_sig(wm, wml);
+  uint32_t at = 0;
   for (;;) {
-    if (top->n == SG_BUCKET_ITEMS && (T3 | x) >= top->v[SG_BUCKET_ITEMS - 1]) return true;
-    size_t agree = 0, j = 0;
-    while (agree < nc) { /* until every cursor sits on x */
-      uint32_t y = cursor_seek(&c[j], x);
-      if (y == UINT32_MAX) return true;
-      if (y == x) {
-        agree++;
+    uint64_t lim = top->n == SG_BUCKET_ITEMS ? top->v[SG_BUCKET_ITEMS - 1] : UINT64_MAX;
+    if ((T3 | at) >= lim) break;
+    uint32_t y;
+    if (marked || by_sig) {
+      const unsigned char *p = lead->p[0];
+      uint32_t i = gallop(p, lead->i[0], lead->n[0], at), n = lead->n[0];
+      if (marked) {
+        for (; i < n; i++) {
+          uint32_t o = sg__rd32(p + 4 * (uint64_t)i);
+          if (tl_mark[o >> 6] >> (o & 63) & 1) break;
+        }
       } else {
-        x = y;
-        agree = 1;
+        for (; i < n; i++)
+          if ((sg__rd16(lead->sig + 2 * (uint64_t)i) & qsig) == qsig) break;
       }
-      j = j + 1 == nc ? 0 : j + 1;
+      lead->i[0] = i;
+      if (i == n) break;
+      y = sg__rd32(p + 4 * (uint64_t)i);
+      if ((T3 | y) >= lim) break;
+    } else {
+      y = cursor_seek(lead, at);
+      if (y == UINT32_MAX) break;
     }
-    try_item(v, x, q, top);
-    x++;
+    at = y;
+    size_t j = 1;
+    for (; j < nc; j++) {
+      y = cursor_seek(&c[j], at);
+      if (y == UINT32_MAX || y != at) break;
+    }
+    if (y == UINT32_MAX) break;
+    if (j < nc) { /* c[j] lacks it: its next item is the next candidate */
+      at = y;
+      continue;
+    }
+    try_item(v, at, q, top);
+    at++;
   }
+  if (marked) mark_words(v, dlo, dhi, false);
+  return true;
 }
 
 static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *top) {
@@ -442,6 +535,30 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
                   sg__top10 *top) {
   if (!sg__t4_applies(nq, len)) return;
   uint64_t lo = 0, hi = v->n_runon;
+  if (v->runon_sample) {
+    /* The sampled records narrow the search: one whose 8 bytes are below nq's first 8
+     * sorts below nq (it differs from nq within nq's bytes, lower, or ends first); one
+     * whose 8 bytes are above sorts at or above it (it differs above within nq's bytes,
+     * or, past them, starts with nq). */
+    uint64_t q8 = run8(nq, len), ns = v->n_runon_sample, b = 0, x = ns;
+    while (b < x) { /* first sample >= q8 */
+      uint64_t mid = b + (x - b) / 2;
+      if (v->runon_sample[mid] < q8)
+        b = mid + 1;
+      else
+        x = mid;
+    }
+    if (b > 0) lo = (b - 1) * SG__RUNON_STRIDE + 1;
+    x = ns;
+    while (b < x) { /* first sample > q8 */
+      uint64_t mid = b + (x - b) / 2;
+      if (v->runon_sample[mid] <= q8)
+        b = mid + 1;
+      else
+        x = mid;
+    }
+    if (b < ns) hi = b * SG__RUNON_STRIDE;
+  }
   while (lo < hi) { /* first record nq is a prefix of, or above it */
     uint64_t mid = lo + (hi - lo) / 2;
     if (runon_cmp(v, mid, nq, len) < 0)
@@ -449,16 +566,31 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
     else
       hi = mid;
   }
-  uint64_t e = lo, end = v->n_runon;
-  while (e < end) { /* first record above nq */
-    uint64_t mid = e + (end - e) / 2;
+  /* Most queries that reach here match no record or a few: the range's end is found
+   * galloping from lo (one comparison when lo's record does not start with nq). */
+  if (lo >= v->n_runon || runon_cmp(v, lo, nq, len) != 0) return;
+  /* Records from lo on compare >= 0 (sorted): ok is one that starts with nq, bad the
+   * first known not to (or the end). */
+  uint64_t ok = lo, bad = v->n_runon, step = 1;
+  for (;;) {
+    uint64_t nx = ok + step;
+    if (nx >= v->n_runon) break;
+    if (runon_cmp(v, nx, nq, len) != 0) {
+      bad = nx;
+      break;
+    }
+    ok = nx;
+    step <<= 1;
+  }
+  uint64_t above = ok + 1, end = bad; /* the first record above nq is in (ok, bad] */
+  while (above < end) {
+    uint64_t mid = above + (end - above) / 2;
     if (runon_cmp(v, mid, nq, len) <= 0)
-      e = mid + 1;
+      above = mid + 1;
     else
       end = mid;
   }
-  hi = e;
-  if (lo >= hi) return;
+  hi = above;
   if (hi - lo > a->threshold) {
     uint64_t b = 0, x = v->n_runon_buckets;
     while (b < x) { /* buckets sorted by (lo asc, hi desc): find exactly [lo, hi) */
