@@ -207,9 +207,7 @@ static inline uint64_t sg__cp_bit(uint32_t cp) {
 #define SG__MAX_LOCALES 256
 #define SG__MAX_KEY_LEN ((1u << 30) - 1)
 
-static inline uint16_t sg__rd16(const unsigned char *p) {
-  return (uint16_t)(p[0] | p[1] << 8);
-}
+static inline uint16_t sg__rd16(const unsigned char *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline void sg__wr16(unsigned char *p, uint16_t v) {
   p[0] = (unsigned char)v;
   p[1] = (unsigned char)(v >> 8);

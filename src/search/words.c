@@ -386,8 +386,7 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
   if (lo >= hi) return true;
   uint64_t dlo = word_from(v, lo), dhi = word_from(v, hi);
   if (dlo >= dhi) return false;
-  uint64_t np =
-      (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
+  uint64_t np = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
   cursor *x = &c[nc];
   x->k = 0;
   x->size = 0;

@@ -269,13 +269,13 @@ static void test_word_index_paths(void **s) {
   sgt_bf *bf = sgt_bf_new(items, n, "en");
   assert_non_null(bf);
   static const char *const qs[] = {
-      "kab base",     "kab1 base",    "base k",         "base ka",      "base kab",   "base kab2",
-      "base kab29",   "other kab",    "other base kab", "base other k", "kab07 base", "kab29 ba",
-      "base zq",      "base zq1",     "base zq49",      "zq0001 base",  "base gx",    "base gx1",
-      "filler gx",    "filler gx3",   "gx05 filler",    "gx05 base",    "base g",     "other zq",
-      "missing base", "base missing", "base base",      "filler base",  "base base g", "base base k",
-      "filler filler gx", "other base g", "base other zq2", "gx0 fi",      "base yv",    "yv05 g",
-      "gamma base yv",    "base base zq00", "other base kab2", "yv1 gamma b",
+      "kab base", "kab1 base", "base k", "base ka", "base kab", "base kab2", "base kab29",
+      "other kab", "other base kab", "base other k", "kab07 base", "kab29 ba", "base zq",
+      "base zq1", "base zq49", "zq0001 base", "base gx", "base gx1", "filler gx", "filler gx3",
+      "gx05 filler", "gx05 base", "base g", "other zq", "missing base", "base missing", "base base",
+      "filler base", "base base g", "base base k", "filler filler gx", "other base g",
+      "base other zq2", "gx0 fi", "base yv", "yv05 g", "gamma base yv", "base base zq00",
+      "other base kab2", "yv1 gamma b",
       /* tier 4: ranges of every size, their end found galloping from their start */
       "basezq0001", "basezq000", "basezq00", "basezq0", "fillergx0", "basekab2", "baseotherk",
       "basezq49999", "basezq"};
@@ -316,10 +316,8 @@ static void test_word_index_paths(void **s) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_examples),
-      cmocka_unit_test(test_format5_has_no_words),
-      cmocka_unit_test(test_corrupt_sections),
-      cmocka_unit_test(test_word_index_paths),
+      cmocka_unit_test(test_examples),         cmocka_unit_test(test_format5_has_no_words),
+      cmocka_unit_test(test_corrupt_sections), cmocka_unit_test(test_word_index_paths),
       cmocka_unit_test(test_word_signatures),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
