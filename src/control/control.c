@@ -72,11 +72,13 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       .trusted_proxies = cfg->trusted_proxies,
   };
   /* The mount's worker pools (the dashboard's Argon2id and artifact-loading handlers). */
-  for (size_t i = 0; cfg->mount && i < SG_HTTP_MAX_POOLS; i++)
+  for (size_t i = 0; cfg->mount && i + 1 < SG_CONTROL_POOL_REPORT; i++)
     if (cfg->mount->pools[i].name) {
       hc.pools[i] = cfg->mount->pools[i];
       hc.pools[i].queue = cfg->worker_queue;
     }
+  hc.pools[SG_CONTROL_POOL_REPORT - 1] = (sg_http_pool_config){
+      "report", SG_CONTROL_POOL_REPORT_THREADS, cfg->worker_queue, 1};
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);
     return -1;

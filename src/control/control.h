@@ -18,6 +18,13 @@ typedef struct sg_control sg_control;
  * never names it. The control plane starts it with its own state, hands it every
  * request for the prefix or a path below it before its own routes (begin as soon as the
  * headers are in, dispatch once the body is), and stops it when the listener is down. */
+/* The control plane's own worker pool, for the reports that read many aggregate rows
+ * (GET /api/v1/lists/{id}/analytics; a mount may run its report handlers there too): one
+ * thread, so that a flood of reports takes at most one CPU from everyone else, and
+ * --worker-queue waiting. A mount's own pools are 1 .. SG_CONTROL_POOL_REPORT - 1. */
+#define SG_CONTROL_POOL_REPORT SG_HTTP_MAX_POOLS
+#define SG_CONTROL_POOL_REPORT_THREADS 1
+
 typedef struct {
   const char *prefix;          /* "/dashboard": no trailing slash */
   int (*start)(sg_control *c); /* 0, or -1 when the control plane cannot start */

@@ -343,8 +343,9 @@ static void as_free(void *ctx) {
 }
 
 /* The routes whose handlers block, and the worker pool each runs on (dashboard.h): the
- * Argon2id ones and the preview, which may load and hash an artifact. Everything else
- * runs on the connection's thread. */
+ * Argon2id ones, the preview, which may load and hash an artifact, and the reports over
+ * the analytics aggregates (the control plane's report pool). Everything else runs on
+ * the connection's thread. */
 static const struct {
   const char *method, *pattern;
   unsigned pool;
@@ -353,6 +354,8 @@ static const struct {
     {"POST", API "/me/password", SG__POOL_PASSWORD},
     {"POST", API "/members", SG__POOL_PASSWORD},
     {"GET", API "/lists/{}/preview", SG__POOL_ARTIFACT},
+    {"GET", API "/lists/{}/selections", SG_CONTROL_POOL_REPORT},
+    {"GET", API "/lists/{}/analytics", SG_CONTROL_POOL_REPORT},
 };
 
 static unsigned pool_of(const sg_req *req) {

@@ -15,8 +15,9 @@ import statistics
 import subprocess
 import sys
 import time
+import uuid
 
-from conftest import free_port, request
+from conftest import free_port, request, wait_until
 from dashboard_helpers import PASSWORD, create_member, Member
 
 FLOODER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flooder.py")
@@ -161,3 +162,54 @@ def test_preview_switching_does_not_stall_other_tenants(make_server):
     assert [i["value"] for i in r.json()["items"]] == ["Paris"]
     r = v.call("GET", f"/lists/{big['id']}/preview?q=item%20number%2042")
     assert r.status == 200 and r.json()["items"], r
+
+
+def test_selections_report_flood_does_not_stall_other_tenants(make_server):
+    """The reports over the analytics aggregates (the list page's selections, the analytics
+    page, GET /api/v1/lists/{id}/analytics) run on the control plane's one-thread report
+    pool: 48 connections asking for them on a list with thousands of selected items do
+    not slow another tenant."""
+    s = make_server(NO_AUTH_LIMITS + ["--selection-rate", "100000"])
+    victim, t = s.tenant(), s.tenant()
+    victim.create_list("Mine")
+    lst = t.create_list("Many", visibility="public")
+    r = t.api("POST", f"/lists/{lst['id']}/items/import?mode=append", raw=big_items(3000),
+              headers={"Content-Type": "application/x-ndjson"})
+    assert r.status == 200, r
+    assert t.publish(lst["id"], timeout=120)["state"] == "active"
+    pk = t.publishable_key(lst["id"])["publishableKey"]
+    ids = []
+    after = ""
+    while len(ids) < 3000:
+        page = t.api("GET", f"/lists/{lst['id']}/items?limit=100" + after).json()
+        ids += [i["id"] for i in page["data"]]
+        if not page.get("nextCursor"):
+            break
+        after = f"&cursor={page['nextCursor']}"
+    assert len(ids) == 3000
+    assert s.serves(pk, t.api("GET", f"/lists/{lst['id']}").json()["activeContentHash"], 10)
+    for i, item in enumerate(ids):
+        body = {"key": pk, "selectionId": str(uuid.uuid4()), "queryRequestId": "req_1",
+                "listId": lst["id"], "itemId": item, "position": 1 + i % 10, "query": "item"}
+        assert s.runtime("POST", "/v1/selection", body=body).status == 200
+    create_member(s, t.workspace_id, "viewer@example.com", "viewer")
+    v = Member(s, "viewer@example.com")
+
+    def counted():
+        return v.call("GET", f"/lists/{lst['id']}/selections?days=90").json().get("total") == 3000
+    assert wait_until(counted, timeout=30, interval=0.5)
+    hdrs = {"Cookie": f"sg_session={v.cookie}"}
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    reqs = [{"method": "GET", "path": f"/dashboard/api/lists/{lst['id']}/selections?days=90",
+             "headers": hdrs},
+            {"method": "GET", "path": f"/dashboard/api/lists/{lst['id']}/analytics?from={day}&to={day}",
+             "headers": hdrs},
+            {"method": "GET", "path": f"/api/v1/lists/{lst['id']}/analytics?from={day}&to={day}",
+             "headers": {"Authorization": f"Bearer {t.secret_key}"}}]
+    lat, result = flood_and_measure(s, victim, "selections and analytics reports", reqs)
+    # The issue's goal, met with room on the test machine (p50 ~1 ms; 141 ms when the
+    # reports ran on the connection threads).
+    assert statistics.median(lat) < 0.05
+    assert set(result["statuses"]) <= {"200", "503"}, result
+    assert result["statuses"].get("200", 0) > 100, result
+    assert_busy_answers(result)
