@@ -77,8 +77,8 @@ int sg_control_start(const sg_control_config *cfg, sg_control **out, char *err, 
       hc.pools[i] = cfg->mount->pools[i];
       hc.pools[i].queue = cfg->worker_queue;
     }
-  hc.pools[SG_CONTROL_POOL_REPORT - 1] = (sg_http_pool_config){
-      "report", SG_CONTROL_POOL_REPORT_THREADS, cfg->worker_queue, 1};
+  hc.pools[SG_CONTROL_POOL_REPORT - 1] =
+      (sg_http_pool_config){"report", SG_CONTROL_POOL_REPORT_THREADS, cfg->worker_queue, 1};
   if (sg_http_start(&hc, &c->http, err, errsz)) {
     sg_control_stop(c);
     return -1;

@@ -151,9 +151,8 @@ sg_http_begin sg__control_begin(sg_req *req, sg_resp *resp, sg_http_stream *stre
   if (mounted(c, req->path)) return c->cfg.mount->begin(c, req, resp, stream);
   /* The analytics report reads many aggregate rows: on the report pool (control.h). */
   sg_req tmp;
-  if (strcmp(req->method, "GET") == 0 &&
-      sg__route_match("/api/v1/lists/{}/analytics", req->path, tmp.scratch, sizeof tmp.scratch,
-                      &tmp))
+  if (strcmp(req->method, "GET") == 0 && sg__route_match("/api/v1/lists/{}/analytics", req->path,
+                                                         tmp.scratch, sizeof tmp.scratch, &tmp))
     req->pool = SG_CONTROL_POOL_REPORT;
   /* Only streaming routes are decided here; everything else (404/405 included) is
    * answered by the dispatcher once the body is in, exactly as before. */
