@@ -106,7 +106,7 @@ rm -f "$W/within.json"
 if [[ " $SETS " == *" cities "* ]]; then
   log "within (filter by ancestor)"
   cc -std=c17 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -Isrc $(pkg-config --cflags jansson libutf8proc) \
-    bench/within_bench.c build/libsuggestd.a $(pkg-config --libs jansson libutf8proc libsodium) -lm \
+    bench/within_bench.c build/libsuggestd.a $(pkg-config --libs jansson libutf8proc libsodium libcrypto) -lm \
     -o "$W/within_bench"
   "$W/within_bench" --items .cache/datasets/cities.jsonl --rounds 3 --unfiltered 0 >"$W/within.json"
 fi
