@@ -26,6 +26,19 @@ void sg_random_id(const char *prefix, char *out, size_t outsz);
 /* Fills out with n random bytes. */
 void sg_random_bytes(void *out, size_t n);
 
+/* v in decimal at out (at most 20 bytes, no NUL); returns the number of bytes. Inline:
+ * the runtime formats lengths and highlight offsets with it on every answer. */
+static inline size_t sg_udec(uint64_t v, char *out) {
+  char tmp[20];
+  size_t n = 0;
+  do {
+    tmp[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+  return n;
+}
+
 /* Lower-case hex of n bytes into out (2n+1 bytes). */
 void sg_hex(const void *p, size_t n, char *out);
 /* SHA-256 of data as "sha256:<64 hex>" into out[72]. */

@@ -79,18 +79,6 @@ static _Thread_local char tl_hl[SG_BUCKET_ITEMS][HL_TEXT];
 static _Thread_local size_t tl_hl_len[SG_BUCKET_ITEMS];
 static _Thread_local char tl_dv[8192];
 
-/* Writes v in decimal at o; returns the end. */
-static char *put_u32(char *o, uint32_t v) {
-  char tmp[10];
-  size_t n = 0;
-  do {
-    tmp[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  while (n) *o++ = tmp[--n];
-  return o;
-}
-
 /* Renders item i's highlight, np pairs (at most HL_PAIRS), into tl_hl[i]. By hand:
  * snprintf per pair was a quarter of a cached answer's instructions. */
 static void render_hl(size_t i, const uint32_t *pairs, long np) {
@@ -100,9 +88,9 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
   for (long j = 0; j < np && j < HL_PAIRS; j++) {
     if (j) *p++ = ',';
     *p++ = '[';
-    p = put_u32(p, pairs[2 * j]);
+    p += sg_udec(pairs[2 * j], p);
     *p++ = ',';
-    p = put_u32(p, pairs[2 * j + 1]);
+    p += sg_udec(pairs[2 * j + 1], p);
     *p++ = ']';
   }
   memcpy(p, "]}", 2);

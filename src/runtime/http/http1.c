@@ -20,6 +20,7 @@
 
 #include "runtime/http/http1.h"
 
+#include "common/util.h"
 #include "http/common/percent.h"
 
 #define UNSET SIZE_MAX
@@ -119,24 +120,13 @@ static const char *date_line(size_t *len) {
   return line;
 }
 
-static size_t utoa(size_t v, char *out) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
 void sg__h1_finish(sg__h1_conn *c, const sg__h1_req *req, const char *body, size_t len) {
   bool bodyless = c->status == 204 || c->status == 304 || c->status < 200;
   char tail[128];
   size_t n = 0;
   if (!bodyless) {
     memcpy(tail, "Content-Length: ", 16);
-    n = 16 + utoa(len, tail + 16);
+    n = 16 + sg_udec(len, tail + 16);
     memcpy(tail + n, "\r\n", 2);
     n += 2;
   }

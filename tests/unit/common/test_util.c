@@ -155,6 +155,30 @@ static void test_parse_i64(void **state) {
   assert_int_equal(sg_parse_i64(NULL, 0, 1, &v), -1);
 }
 
+/* sg_udec against snprintf at every power of ten, its neighbours and the extremes. */
+static void test_udec(void **state) {
+  (void)state;
+  uint64_t vs[64];
+  size_t n = 0;
+  vs[n++] = 0;
+  vs[n++] = UINT64_MAX;
+  for (uint64_t p = 1; n + 3 <= sizeof vs / sizeof *vs; p *= 10) {
+    vs[n++] = p - 1;
+    vs[n++] = p;
+    vs[n++] = p + 1;
+    if (p > UINT64_MAX / 10) break;
+  }
+  for (size_t i = 0; i < n; i++) {
+    char want[32], got[32];
+    int wl = snprintf(want, sizeof want, "%llu", (unsigned long long)vs[i]);
+    memset(got, 'x', sizeof got);
+    size_t gl = sg_udec(vs[i], got);
+    assert_int_equal(gl, (size_t)wl);
+    assert_memory_equal(got, want, gl);
+    assert_int_equal(got[gl], 'x'); /* nothing written past it */
+  }
+}
+
 static void test_random_id(void **state) {
   (void)state;
   char a[40], b[40];
@@ -266,6 +290,7 @@ int main(void) {
       cmocka_unit_test(test_utf8_every_offset),
       cmocka_unit_test(test_hex_every_byte),
       cmocka_unit_test(test_parse_i64),
+      cmocka_unit_test(test_udec),
       cmocka_unit_test(test_random_id),
       cmocka_unit_test(test_digests),
       cmocka_unit_test(test_rfc3339_and_clock_offset),
