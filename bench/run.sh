@@ -350,7 +350,12 @@ EOF
   }
   : >"$D/wrk.jsonl"
   log "HTTP warm-up"
+  # Both mixes the rounds run: the typo mix reaches queries the repeating one never does,
+  # and the memory that follows the work (the analytics cells of one 5 s shipment, the
+  # connections) grows to its high-water mark during the first shipment that sees it.
+  # Longer than one shipment, so "flat RSS" below measures what the rounds leave, not that.
   ROUND=0 run_wrk suggestd "$RPORT" 2
+  ROUND=0 run_wrk suggestd-typo "$RPORT" 6 "$D/paths-typo"
   ROUND=0 run_wrk suggestd-1w "$RPORT1" 2
   errs() { grep -c '"error"' "$S/serve.log" || true; }
   logn() { grep -c '"path":"/v1/query"' "$S/serve.log" || true; }

@@ -169,7 +169,8 @@ static bool ac_key_ok;
 static void ac_free(void *p) { free(p); }
 static void ac_init(void) { ac_key_ok = pthread_key_create(&ac_key, ac_free) == 0; }
 
-/* This thread's cache (allocated on its first query, freed when it exits), or NULL. */
+/* This thread's cache (allocated by sg__h_query_thread_init or on its first query,
+ * freed when it exits), or NULL. */
 static ac_cache *ac_get(void) {
   if (tl_ac || tl_ac_failed) return tl_ac;
   pthread_once(&ac_once, ac_init);
@@ -179,9 +180,15 @@ static ac_cache *ac_get(void) {
     c = NULL;
   }
   if (!c) tl_ac_failed = true;
+  /* Make the whole cache resident now: calloc maps zero pages lazily, so RSS would
+   * otherwise grow by up to sizeof *c per thread as new queries reach untouched sets,
+   * which reads like a leak under a long run of distinct queries. */
+  for (size_t i = 0; c && i < sizeof *c; i += 4096) ((volatile char *)c)[i] = 0;
   tl_ac = c;
   return c;
 }
+
+void sg__h_query_thread_init(void) { (void)ac_get(); }
 
 /* The generation standing for content hash h in cache c (a new one when h is not among
  * the last AC_HASHES seen: the entries of the hash it replaces can never match again). */

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "http/common/health.h"
 #include "runtime/rt.h"
+#include "runtime/server.h"
 #include "state/state.h"
 
 /* The edge store counts as reachable when the loader read it this recently. */
@@ -148,6 +149,13 @@ void sg__rt_metrics(sg_buf *out, void *ctx) {
   sg_metrics_family(out, "suggestd_runtime_connections", "gauge",
                     "Open connections on the runtime listener.");
   sg_buf_printf(out, "suggestd_runtime_connections %ld\n", atomic_load(&rt->connections));
+  unsigned conns[SG__RCU_SLOTS / 2]; /* the most workers there can be (server.c) */
+  unsigned nw = sg__rt_worker_connections(rt, conns, SG__RCU_SLOTS / 2);
+  sg_metrics_family(out, "suggestd_runtime_worker_connections", "gauge",
+                    "Connections each runtime worker thread serves (new connections go to "
+                    "the worker with the fewest).");
+  for (unsigned i = 0; i < nw && i < SG__RCU_SLOTS / 2; i++)
+    sg_buf_printf(out, "suggestd_runtime_worker_connections{worker=\"%u\"} %u\n", i, conns[i]);
 }
 
 void sg__rt_metrics_start(sg_runtime *rt) { sg_metrics_add_collector(sg__rt_metrics, rt); }

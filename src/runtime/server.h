@@ -26,6 +26,9 @@ int sg__rt_workers_start(sg_runtime *rt);
 /* loop.c: sets rt->stopping, wakes every worker, which closes its connections and exits;
  * joins them. The loader is stopped separately (it also sees stopping). */
 void sg__rt_workers_stop(sg_runtime *rt);
+/* loop.c: the connections each worker serves, into out[0..max); returns how many workers
+ * there are (a snapshot of hints, for the metrics). */
+unsigned sg__rt_worker_connections(const sg_runtime *rt, unsigned *out, unsigned max);
 
 /* loader.c: the loader thread's body (arg: the sg_runtime). */
 void *sg__rt_loader_main(void *arg);

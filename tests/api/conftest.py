@@ -284,6 +284,22 @@ class Server:
 
     # -- process --------------------------------------------------------------------------
     def start(self):
+        # Two free_port() calls in parallel test files can return the same port (neither
+        # is bound yet). The process that loses the bind exits "cannot listen", and its
+        # /healthz may meanwhile have been answered by the other file's server; its next
+        # request was then refused (seen once in CI). So a start counts only once our
+        # own process has said it listens, and a lost port is picked again.
+        for attempt in range(5):
+            if self._start_once():
+                return self
+            self.control_port, self.runtime_port = free_port(), free_port()
+            while self.runtime_port == self.control_port:
+                self.runtime_port = free_port()
+        raise RuntimeError(f"suggestd could not listen: {self.read_log()[-2000:]}")
+
+    def _start_once(self):
+        """Starts the process; True once it listens and answers, False when it lost its
+        port to another process; raises on any other failure."""
         args = [BINARY, self.mode, "--data-dir", self.data_dir]
         args += self.store_args(with_edge="--edge" not in self.extra,
                                 runtime=self.mode == "runtime")
@@ -293,14 +309,31 @@ class Server:
             args += ["--runtime-listen", f"127.0.0.1:{self.runtime_port}"]
         args += self.extra
         self.log = open(self.log_path, "ab")
+        log_from = self.log.tell()  # a restart appends to the same log
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=self.env,
                                      preexec_fn=self.preexec)
-        ports = []
+        ports, lines = [], []
         if self.mode in ("serve", "control"):
             ports.append(self.control_port)
+            lines.append('"msg":"control plane listening"')
         if self.mode in ("serve", "runtime"):
             ports.append(self.runtime_port)
+            lines.append('"msg":"runtime listening"')
         deadline = time.time() + 30  # generous: a loaded CI machine starts slowly
+        while True:
+            log = self.read_log(log_from)
+            if all(line in log for line in lines):
+                break
+            if self.proc.poll() is not None:
+                log = self.read_log(log_from)
+                mine = "--control-listen" not in self.extra and "--runtime-listen" not in self.extra
+                if mine and "cannot listen" in log:
+                    self.stop()
+                    return False
+                raise RuntimeError(f"suggestd exited early: {log[-2000:]}")
+            if time.time() > deadline:
+                raise RuntimeError(f"suggestd did not say it listens: {log[-2000:]}")
+            time.sleep(0.02)
         for p in ports:
             while True:
                 if self.proc.poll() is not None:
@@ -313,7 +346,7 @@ class Server:
                 if time.time() > deadline:
                     raise RuntimeError(f"suggestd did not start: {self.read_log()[-2000:]}")
                 time.sleep(0.05)
-        return self
+        return True
 
     def stop(self, sig_kill=False):
         if self.proc and self.proc.poll() is None:
@@ -335,9 +368,10 @@ class Server:
         self.stop(sig_kill=sig_kill)
         return self.start()
 
-    def read_log(self):
+    def read_log(self, offset=0):
         try:
             with open(self.log_path, "rb") as f:
+                f.seek(offset)
                 return f.read().decode(errors="replace")
         except OSError:
             return ""

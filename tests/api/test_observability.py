@@ -9,6 +9,7 @@ import math
 import os
 import re
 import subprocess
+import socket
 import time
 import uuid
 
@@ -380,3 +381,33 @@ def test_access_log_lines_have_the_same_fields_on_both_listeners(make_server):
     # Never a key, a token or a query string.
     log = s.read_log()
     assert secret_q not in log and pk not in log and t.secret_key not in log
+
+
+def test_new_connections_are_spread_over_the_workers(make_server):
+    """A burst of connections (a client opening its pool at once) is served by every worker
+    thread, not by the one the kernel woke for the burst: each newcomer goes to the worker
+    with the fewest connections (docs/RUNTIME.md, "Connections")."""
+    s, m = start_with_metrics(make_server, mode="runtime", extra=["--threads", "4"])
+
+    def per_worker():
+        samples, _ = m.scrape()
+        return sorted(v for (name, labels), v in samples.items()
+                      if name == "suggestd_runtime_worker_connections")
+
+    assert per_worker() == [0, 0, 0, 0]
+    socks = []
+    try:
+        # Opened all at once, and only then used: one wake of one worker can accept them all.
+        for _ in range(40):
+            socks.append(socket.create_connection(("127.0.0.1", s.runtime_port), timeout=5))
+        for c in socks:
+            c.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        for c in socks:
+            assert c.recv(4096).startswith(b"HTTP/1.1 200")
+        counts = wait_until(lambda: (lambda v: v if sum(v) == 40 else None)(per_worker()))
+        assert counts, per_worker()
+        # Even, give or take the newcomers a worker accepted while the hints lagged.
+        assert counts[-1] - counts[0] <= 2, counts
+    finally:
+        for c in socks:
+            c.close()

@@ -16,6 +16,8 @@
  * heads cannot lock new clients out. A worker evicts only its own connections (they are
  * never touched by another thread); one that has none to evict hands the newcomer's
  * descriptor to the worker holding the most connections, through that worker's inbox.
+ * Below the cap the same inbox evens out the load: a newcomer goes to the worker with the
+ * fewest connections (least_loaded).
  *
  * Why not libmicrohttpd (the control plane keeps it): measured in bench/PROFILE.md, it
  * made ~17 allocations and a 16-32 KiB memset per request, which put the runtime at
@@ -53,6 +55,13 @@ typedef struct rt_conn {
   sg__h1_conn h;
 } rt_conn;
 
+/* A connection accepted by one worker for another: at the cap for that one to make room
+ * for (slot false), or to even out the workers' loads (slot true: it holds its slot). */
+typedef struct {
+  int fd;
+  bool slot;
+} newcomer;
+
 typedef struct {
   sg_runtime *rt;
   int ep;
@@ -60,11 +69,12 @@ typedef struct {
   int64_t now;                 /* sg_mono_ms() of the current wake */
   int64_t listen_paused_until; /* accept failed for lack of descriptors: retry then */
   _Atomic unsigned n_conns;    /* connections in the list; read by other workers as a hint */
-  /* Newcomers another worker accepted at the cap for this one to make room for: their
-   * descriptors, owned by the inbox until taken. inbox_fd (an eventfd) wakes the worker. */
+  _Atomic unsigned n_queued;   /* newcomers in the inbox, for the same hint */
+  /* Newcomers another worker accepted for this one: their descriptors, owned by the inbox
+   * until taken. inbox_fd (an eventfd) wakes the worker. */
   int inbox_fd;
   pthread_mutex_t inbox_mu;
-  int inbox[INBOX_CAP];
+  newcomer inbox[INBOX_CAP];
   unsigned inbox_n;
 } worker;
 
@@ -281,6 +291,27 @@ static void start_conn(worker *w, int fd, int64_t now) {
   atomic_fetch_add_explicit(&w->n_conns, 1, memory_order_relaxed);
 }
 
+/* Puts a newcomer in to's inbox and wakes it. False when the inbox is full; fd is then
+ * still the caller's. */
+static bool inbox_push(worker *to, int fd, bool slot) {
+  pthread_mutex_lock(&to->inbox_mu);
+  bool ok = to->inbox_n < INBOX_CAP;
+  if (ok) {
+    to->inbox[to->inbox_n++] = (newcomer){fd, slot};
+    atomic_fetch_add_explicit(&to->n_queued, 1, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&to->inbox_mu);
+  uint64_t one = 1;
+  if (ok && write(to->inbox_fd, &one, sizeof one) < 0) { /* counter full: it is awake */
+  }
+  return ok;
+}
+
+static unsigned load_of(worker *o) {
+  return atomic_load_explicit(&o->n_conns, memory_order_relaxed) +
+         atomic_load_explicit(&o->n_queued, memory_order_relaxed);
+}
+
 /* At the cap with nothing to evict here: gives fd to the worker holding the most
  * connections, which makes room for it (inbox_take). False when there is none to give it
  * to or its inbox is full; fd is then still the caller's. */
@@ -296,15 +327,27 @@ static bool hand_over(worker *w, int fd) {
       to = o;
     }
   }
-  if (!to) return false;
-  pthread_mutex_lock(&to->inbox_mu);
-  bool ok = to->inbox_n < INBOX_CAP;
-  if (ok) to->inbox[to->inbox_n++] = fd;
-  pthread_mutex_unlock(&to->inbox_mu);
-  uint64_t one = 1;
-  if (ok && write(to->inbox_fd, &one, sizeof one) < 0) { /* counter full: it is awake */
+  return to && inbox_push(to, fd, false);
+}
+
+/* The worker that should serve a connection w accepted: the one with the fewest
+ * connections (queued newcomers included), w itself unless another has fewer. The
+ * listener wakes whichever worker the kernel picks, and one wake can accept a whole
+ * burst: without this, the 32 connections of a benchmark client all landed on one
+ * worker while the other idled (measured with per-thread CPU times, /proc/PID/task). */
+static worker *least_loaded(worker *w) {
+  struct sg__rt_loop *loop = w->rt->loop;
+  unsigned n = atomic_load(&loop->n), best = load_of(w);
+  worker *to = w;
+  for (unsigned i = 0; i < n && best; i++) {
+    worker *o = loop->w[i];
+    unsigned k = o == w ? best : load_of(o);
+    if (k < best) {
+      best = k;
+      to = o;
+    }
   }
-  return ok;
+  return to;
 }
 
 /* Newcomers handed over by other workers: each gets a slot here or is closed (never
@@ -313,17 +356,18 @@ static void inbox_take(worker *w, int64_t now) {
   uint64_t v;
   if (read(w->inbox_fd, &v, sizeof v) < 0) { /* nothing to reset */
   }
-  int fds[INBOX_CAP];
+  newcomer in[INBOX_CAP];
   pthread_mutex_lock(&w->inbox_mu);
   unsigned n = w->inbox_n;
-  memcpy(fds, w->inbox, n * sizeof *fds);
+  memcpy(in, w->inbox, n * sizeof *in);
   w->inbox_n = 0;
   pthread_mutex_unlock(&w->inbox_mu);
   for (unsigned i = 0; i < n; i++) {
-    if (take_slot(w))
-      start_conn(w, fds[i], now);
+    if (in[i].slot || take_slot(w))
+      start_conn(w, in[i].fd, now); /* counts it in n_conns before n_queued drops */
     else
-      close(fds[i]);
+      close(in[i].fd);
+    atomic_fetch_sub_explicit(&w->n_queued, 1, memory_order_relaxed);
   }
 }
 
@@ -341,10 +385,12 @@ static void accept_some(worker *w, int64_t now) {
     }
     /* The cap is derived from the descriptor budget. At it, an old connection that owes
      * its client nothing makes room; only when no worker has one is the newcomer closed. */
-    if (take_slot(w))
-      start_conn(w, fd, now);
-    else if (!hand_over(w, fd))
+    if (take_slot(w)) {
+      worker *to = least_loaded(w);
+      if (to == w || !inbox_push(to, fd, true)) start_conn(w, fd, now);
+    } else if (!hand_over(w, fd)) {
       close(fd);
+    }
   }
 }
 
@@ -356,6 +402,7 @@ static int watch_listener(worker *w) {
 static void *worker_main(void *arg) {
   worker *w = arg;
   struct epoll_event evs[64];
+  sg__h_query_thread_init();
   while (!atomic_load(&w->rt->stopping)) {
     /* While the listener is parked (out of descriptors), wake in time to re-arm it. */
     int n = epoll_wait(w->ep, evs, 64, w->listen_paused_until ? 100 : 1000);
@@ -398,7 +445,9 @@ static void *worker_main(void *arg) {
 /* Frees a worker whose thread has stopped (or never started), with any newcomers still
  * in its inbox. */
 static void worker_free(worker *w) {
-  for (unsigned i = 0; i < w->inbox_n; i++) close(w->inbox[i]); /* they hold no slot */
+  for (unsigned i = 0; i < w->inbox_n; i++) { /* the runtime is stopping: slots are moot */
+    close(w->inbox[i].fd);
+  }
   if (w->ep >= 0) close(w->ep);
   if (w->inbox_fd >= 0) close(w->inbox_fd);
   pthread_mutex_destroy(&w->inbox_mu);
@@ -417,6 +466,14 @@ void sg__rt_workers_stop(sg_runtime *rt) {
     free(rt->loop);
     rt->loop = NULL;
   }
+}
+
+unsigned sg__rt_worker_connections(const sg_runtime *rt, unsigned *out, unsigned max) {
+  if (!rt->loop) return 0;
+  unsigned n = atomic_load(&rt->loop->n);
+  for (unsigned i = 0; i < n && i < max; i++)
+    out[i] = atomic_load_explicit(&rt->loop->w[i]->n_conns, memory_order_relaxed);
+  return n;
 }
 
 /* A worker ready to run: its epoll set watches the listener, the stop eventfd and its
