@@ -6,6 +6,7 @@ loopback and uses the real admin CLI, exactly as a user would. Stdlib only.
 import json
 import os
 import queue
+import random
 import resource
 import shutil
 import socket
@@ -182,8 +183,29 @@ def store_bytes(data_dir):
     return out
 
 
+# Ports for servers come from below the kernel's ephemeral range (32768-60999 here), where
+# no outgoing connection of this machine can take one between free_port() and the
+# server's bind; random, so parallel test files rarely pick the same one (and Server.start
+# picks again when one does).
+_PORTS = range(20000, 32000)
+_given = set()
+
+
 def free_port():
-    with socket.socket() as s:
+    for _ in range(1000):
+        port = random.choice(_PORTS)
+        if port in _given:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _given.add(port)
+        if len(_given) > len(_PORTS) // 2:
+            _given.clear()
+        return port
+    with socket.socket() as s:  # the range is crowded: let the kernel choose
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
