@@ -14,10 +14,12 @@
  * client nothing (idle between requests, or its request not fully arrived: no answer
  * waiting to be written) is closed to make room, so connections that trickle incomplete
  * heads cannot lock new clients out. A worker evicts only its own connections (they are
- * never touched by another thread); one that has none to evict hands the newcomer's
- * descriptor to the worker holding the most connections, through that worker's inbox.
- * Below the cap the same inbox evens out the load: a newcomer goes to the worker with the
- * fewest connections (least_loaded).
+ * never touched by another thread), so the newcomer goes, through its inbox, to the
+ * worker whose least recently active connection is the oldest of all (each publishes
+ * that time as head_ns); if it cannot make room the newcomer is closed, and an acceptor
+ * with nothing of its own to evict hands the newcomer to the worker holding the most
+ * connections. Below the cap the same inbox evens out the load: a newcomer goes to the
+ * worker with the fewest connections (least_loaded).
  *
  * Why not libmicrohttpd (the control plane keeps it): measured in bench/PROFILE.md, it
  * made ~17 allocations and a 16-32 KiB memset per request, which put the runtime at
@@ -32,6 +34,7 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/util.h"
@@ -51,6 +54,7 @@ typedef struct rt_conn {
   bool lingering;  /* refused and answered: our side is shut, input is discarded */
   size_t discarded;
   int64_t last_ms;             /* last accept or output progress, for IDLE_MS */
+  int64_t last_ns;             /* the same in ns: the order of activity across workers */
   struct rt_conn *prev, *next; /* the worker's connections, least recently active first */
   sg__h1_conn h;
 } rt_conn;
@@ -67,9 +71,11 @@ typedef struct {
   int ep;
   rt_conn *head, *tail;
   int64_t now;                 /* sg_mono_ms() of the current wake */
+  int64_t now_ns;              /* the same instant in ns (CLOCK_MONOTONIC) */
   int64_t listen_paused_until; /* accept failed for lack of descriptors: retry then */
   _Atomic unsigned n_conns;    /* connections in the list; read by other workers as a hint */
   _Atomic unsigned n_queued;   /* newcomers in the inbox, for the same hint */
+  _Atomic int64_t head_ns;     /* last_ns of the list's head (INT64_MAX: none), a hint too */
   /* Newcomers another worker accepted for this one: their descriptors, owned by the inbox
    * until taken. inbox_fd (an eventfd) wakes the worker. */
   int inbox_fd;
@@ -88,6 +94,13 @@ struct sg__rt_loop {
 /* epoll data.ptr of the listening socket, the stop eventfd and a worker's inbox eventfd. */
 static char listen_tag, wake_tag, inbox_tag;
 
+/* Publishes when the worker's least recently active connection was last active (in ns:
+ * two workers' answers often fall in the same ms), for the other workers to find the
+ * oldest connection of all at the cap. */
+static void head_hint(worker *w) {
+  atomic_store_explicit(&w->head_ns, w->head ? w->head->last_ns : INT64_MAX, memory_order_relaxed);
+}
+
 static void unlink_conn(worker *w, rt_conn *c) {
   if (c->prev)
     c->prev->next = c->next;
@@ -97,6 +110,7 @@ static void unlink_conn(worker *w, rt_conn *c) {
     c->next->prev = c->prev;
   else
     w->tail = c->prev;
+  if (!c->prev) head_hint(w);
   c->prev = c->next = NULL;
 }
 
@@ -107,12 +121,17 @@ static void link_tail(worker *w, rt_conn *c) {
   else
     w->head = c;
   w->tail = c;
+  if (w->head == c) head_hint(w);
 }
 
 /* Activity on a connection (which is in the list): it moves to the most recent end. */
 static void touch(worker *w, rt_conn *c, int64_t now) {
   c->last_ms = now;
-  if (w->tail == c) return;
+  c->last_ns = w->now_ns;
+  if (w->tail == c) {
+    if (w->head == c) head_hint(w);
+    return;
+  }
   unlink_conn(w, c);
   link_tail(w, c);
 }
@@ -225,19 +244,26 @@ static void on_readable(worker *w, rt_conn *c) {
  * and only lingers. Closing it loses no answer. */
 static bool evictable(const rt_conn *c) { return !sg__h1_pending(&c->h); }
 
-/* Takes a slot under the connection cap for a newcomer: a free one, or the slot of this
- * worker's oldest evictable connection (least recently active first, at most EVICT_SCAN
- * looked at), which is closed. False when neither is to be had here. */
-static bool take_slot(worker *w) {
+/* A free slot under the connection cap, or false at the cap. */
+static bool free_slot(worker *w) {
   sg_runtime *rt = w->rt;
   if (atomic_fetch_add(&rt->connections, 1) < (long)rt->cfg.max_connections) return true;
   atomic_fetch_sub(&rt->connections, 1);
+  return false;
+}
+
+/* The slot of this worker's oldest evictable connection (least recently active first, at
+ * most EVICT_SCAN looked at), which is closed; false when there is none. */
+static bool evict_slot(worker *w) {
   rt_conn *c = w->head;
   for (int i = 0; c && i < EVICT_SCAN && !evictable(c); i++) c = c->next;
   if (!c || !evictable(c)) return false;
   drop_conn(w, c); /* its slot goes to the newcomer */
   return true;
 }
+
+/* Takes a slot for a newcomer: a free one, or an evicted connection's. */
+static bool take_slot(worker *w) { return free_slot(w) || evict_slot(w); }
 
 /* Starts serving fd, which holds a slot. On failure closes fd and gives the slot back. */
 static void start_conn(worker *w, int fd, int64_t now) {
@@ -287,6 +313,7 @@ static void start_conn(worker *w, int fd, int64_t now) {
     return;
   }
   c->last_ms = now;
+  c->last_ns = w->now_ns;
   link_tail(w, c);
   atomic_fetch_add_explicit(&w->n_conns, 1, memory_order_relaxed);
 }
@@ -350,6 +377,23 @@ static worker *least_loaded(worker *w) {
   return to;
 }
 
+/* The worker whose least recently active connection is the oldest of all (w on a tie). */
+static worker *oldest_head(worker *w) {
+  struct sg__rt_loop *loop = w->rt->loop;
+  unsigned n = atomic_load(&loop->n);
+  int64_t best = atomic_load_explicit(&w->head_ns, memory_order_relaxed);
+  worker *to = w;
+  for (unsigned i = 0; i < n; i++) {
+    worker *o = loop->w[i];
+    int64_t t = atomic_load_explicit(&o->head_ns, memory_order_relaxed);
+    if (o != w && t < best) {
+      best = t;
+      to = o;
+    }
+  }
+  return to;
+}
+
 /* Newcomers handed over by other workers: each gets a slot here or is closed (never
  * handed on again, so a descriptor cannot circle between workers). */
 static void inbox_take(worker *w, int64_t now) {
@@ -384,13 +428,20 @@ static void accept_some(worker *w, int64_t now) {
       return; /* EAGAIN (another worker took it), or an aborted connection */
     }
     /* The cap is derived from the descriptor budget. At it, an old connection that owes
-     * its client nothing makes room; only when no worker has one is the newcomer closed. */
-    if (take_slot(w)) {
+     * its client nothing makes room: the worker whose least recently active connection
+     * is the oldest of all evicts it (a worker only ever closes its own connections);
+     * only when no worker has one is the newcomer closed. */
+    if (free_slot(w)) {
       worker *to = least_loaded(w);
       if (to == w || !inbox_push(to, fd, true)) start_conn(w, fd, now);
-    } else if (!hand_over(w, fd)) {
-      close(fd);
+      continue;
     }
+    worker *to = oldest_head(w);
+    if (to != w && inbox_push(to, fd, false)) continue;
+    if (evict_slot(w))
+      start_conn(w, fd, now);
+    else if (!hand_over(w, fd))
+      close(fd);
   }
 }
 
@@ -406,7 +457,10 @@ static void *worker_main(void *arg) {
   while (!atomic_load(&w->rt->stopping)) {
     /* While the listener is parked (out of descriptors), wake in time to re-arm it. */
     int n = epoll_wait(w->ep, evs, 64, w->listen_paused_until ? 100 : 1000);
-    int64_t now = w->now = sg_mono_ms();
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); /* sg_mono_ms's clock, once for both units */
+    w->now_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    int64_t now = w->now = w->now_ns / 1000000;
     bool accept = false, inbox = false;
     for (int i = 0; i < n; i++) {
       void *tag = evs[i].data.ptr;
@@ -482,6 +536,7 @@ static worker *worker_new(sg_runtime *rt) {
   worker *w = calloc(1, sizeof *w);
   if (!w) return NULL;
   w->rt = rt;
+  atomic_store(&w->head_ns, INT64_MAX);
   w->ep = epoll_create1(EPOLL_CLOEXEC);
   w->inbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   pthread_mutex_init(&w->inbox_mu, NULL);
