@@ -37,17 +37,8 @@ static char *put_lit(char *o, const char *s) {
   return o + n;
 }
 
-static char *put_int(char *o, int64_t v) {
-  char tmp[24];
-  size_t n = 0;
-  uint64_t u = v < 0 ? 0 : (uint64_t)v;
-  do {
-    tmp[n++] = (char)('0' + u % 10);
-    u /= 10;
-  } while (u);
-  while (n) *o++ = tmp[--n];
-  return o;
-}
+/* v in decimal (a negative v, which a clock step could give a duration, as 0). */
+static char *put_int(char *o, int64_t v) { return o + sg_udec(v < 0 ? 0 : (uint64_t)v, o); }
 
 /* Counts the answer in the metrics (per-thread counters: no lock, no allocation) and
  * writes its access-log line: {"ts":…,"level":"info","msg":"access","listener":"runtime",
