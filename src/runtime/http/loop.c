@@ -53,8 +53,9 @@ typedef struct rt_conn {
   bool eof;        /* the client closed its side */
   bool lingering;  /* refused and answered: our side is shut, input is discarded */
   size_t discarded;
-  int64_t last_ms;             /* last accept or output progress, for IDLE_MS */
-  int64_t last_ns;             /* the same in ns: the order of activity across workers */
+  int64_t last_ns; /* last accept or output progress (CLOCK_MONOTONIC ns): for IDLE_MS, and
+                    * the order of activity across workers (two workers' answers often
+                    * fall in the same ms) */
   struct rt_conn *prev, *next; /* the worker's connections, least recently active first */
   sg__h1_conn h;
 } rt_conn;
@@ -70,8 +71,7 @@ typedef struct {
   sg_runtime *rt;
   int ep;
   rt_conn *head, *tail;
-  int64_t now;                 /* sg_mono_ms() of the current wake */
-  int64_t now_ns;              /* the same instant in ns (CLOCK_MONOTONIC) */
+  int64_t now_ns;              /* CLOCK_MONOTONIC of the current wake, in ns */
   int64_t listen_paused_until; /* accept failed for lack of descriptors: retry then */
   _Atomic unsigned n_conns;    /* connections in the list; read by other workers as a hint */
   _Atomic unsigned n_queued;   /* newcomers in the inbox, for the same hint */
@@ -94,9 +94,8 @@ struct sg__rt_loop {
 /* epoll data.ptr of the listening socket, the stop eventfd and a worker's inbox eventfd. */
 static char listen_tag, wake_tag, inbox_tag;
 
-/* Publishes when the worker's least recently active connection was last active (in ns:
- * two workers' answers often fall in the same ms), for the other workers to find the
- * oldest connection of all at the cap. */
+/* Publishes when the worker's least recently active connection was last active, for the
+ * other workers to find the oldest connection of all at the cap. */
 static void head_hint(worker *w) {
   atomic_store_explicit(&w->head_ns, w->head ? w->head->last_ns : INT64_MAX, memory_order_relaxed);
 }
@@ -125,8 +124,7 @@ static void link_tail(worker *w, rt_conn *c) {
 }
 
 /* Activity on a connection (which is in the list): it moves to the most recent end. */
-static void touch(worker *w, rt_conn *c, int64_t now) {
-  c->last_ms = now;
+static void touch(worker *w, rt_conn *c) {
   c->last_ns = w->now_ns;
   if (w->tail == c) {
     if (w->head == c) head_hint(w);
@@ -168,7 +166,7 @@ static void progress(worker *w, rt_conn *c) {
                        MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n > 0) {
         h->out_sent += (size_t)n;
-        touch(w, c, w->now); /* only answers count as activity: a trickled request does not */
+        touch(w, c); /* only answers count as activity: a trickled request does not */
       } else if (n < 0 && errno == EINTR) {
         continue;
       } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -266,7 +264,7 @@ static bool evict_slot(worker *w) {
 static bool take_slot(worker *w) { return free_slot(w) || evict_slot(w); }
 
 /* Starts serving fd, which holds a slot. On failure closes fd and gives the slot back. */
-static void start_conn(worker *w, int fd, int64_t now) {
+static void start_conn(worker *w, int fd) {
   sg_runtime *rt = w->rt;
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -312,7 +310,6 @@ static void start_conn(worker *w, int fd, int64_t now) {
     atomic_fetch_sub(&rt->connections, 1);
     return;
   }
-  c->last_ms = now;
   c->last_ns = w->now_ns;
   link_tail(w, c);
   atomic_fetch_add_explicit(&w->n_conns, 1, memory_order_relaxed);
@@ -357,18 +354,20 @@ static bool hand_over(worker *w, int fd) {
   return to && inbox_push(to, fd, false);
 }
 
-/* The worker that should serve a connection w accepted: the one with the fewest
- * connections (queued newcomers included), w itself unless another has fewer. The
- * listener wakes whichever worker the kernel picks, and one wake can accept a whole
- * burst: without this, the 32 connections of a benchmark client all landed on one
- * worker while the other idled (measured with per-thread CPU times, /proc/PID/task). */
-static worker *least_loaded(worker *w) {
+static int64_t load_score(worker *o) { return load_of(o); }
+static int64_t age_score(worker *o) {
+  return atomic_load_explicit(&o->head_ns, memory_order_relaxed);
+}
+
+/* The worker with the lowest score of all, w itself on a tie. */
+static worker *lowest(worker *w, int64_t (*score)(worker *)) {
   struct sg__rt_loop *loop = w->rt->loop;
-  unsigned n = atomic_load(&loop->n), best = load_of(w);
+  unsigned n = atomic_load(&loop->n);
+  int64_t best = score(w);
   worker *to = w;
-  for (unsigned i = 0; i < n && best; i++) {
+  for (unsigned i = 0; i < n; i++) {
     worker *o = loop->w[i];
-    unsigned k = o == w ? best : load_of(o);
+    int64_t k = o == w ? best : score(o);
     if (k < best) {
       best = k;
       to = o;
@@ -377,26 +376,19 @@ static worker *least_loaded(worker *w) {
   return to;
 }
 
+/* The worker that should serve a connection w accepted: the one with the fewest
+ * connections (queued newcomers included), w itself unless another has fewer. The
+ * listener wakes whichever worker the kernel picks, and one wake can accept a whole
+ * burst: without this, the 32 connections of a benchmark client all landed on one
+ * worker while the other idled (measured with per-thread CPU times, /proc/PID/task). */
+static worker *least_loaded(worker *w) { return lowest(w, load_score); }
+
 /* The worker whose least recently active connection is the oldest of all (w on a tie). */
-static worker *oldest_head(worker *w) {
-  struct sg__rt_loop *loop = w->rt->loop;
-  unsigned n = atomic_load(&loop->n);
-  int64_t best = atomic_load_explicit(&w->head_ns, memory_order_relaxed);
-  worker *to = w;
-  for (unsigned i = 0; i < n; i++) {
-    worker *o = loop->w[i];
-    int64_t t = atomic_load_explicit(&o->head_ns, memory_order_relaxed);
-    if (o != w && t < best) {
-      best = t;
-      to = o;
-    }
-  }
-  return to;
-}
+static worker *oldest_head(worker *w) { return lowest(w, age_score); }
 
 /* Newcomers handed over by other workers: each gets a slot here or is closed (never
  * handed on again, so a descriptor cannot circle between workers). */
-static void inbox_take(worker *w, int64_t now) {
+static void inbox_take(worker *w) {
   uint64_t v;
   if (read(w->inbox_fd, &v, sizeof v) < 0) { /* nothing to reset */
   }
@@ -408,7 +400,7 @@ static void inbox_take(worker *w, int64_t now) {
   pthread_mutex_unlock(&w->inbox_mu);
   for (unsigned i = 0; i < n; i++) {
     if (in[i].slot || take_slot(w))
-      start_conn(w, in[i].fd, now); /* counts it in n_conns before n_queued drops */
+      start_conn(w, in[i].fd); /* counts it in n_conns before n_queued drops */
     else
       close(in[i].fd);
     atomic_fetch_sub_explicit(&w->n_queued, 1, memory_order_relaxed);
@@ -433,13 +425,13 @@ static void accept_some(worker *w, int64_t now) {
      * only when no worker has one is the newcomer closed. */
     if (free_slot(w)) {
       worker *to = least_loaded(w);
-      if (to == w || !inbox_push(to, fd, true)) start_conn(w, fd, now);
+      if (to == w || !inbox_push(to, fd, true)) start_conn(w, fd);
       continue;
     }
     worker *to = oldest_head(w);
     if (to != w && inbox_push(to, fd, false)) continue;
     if (evict_slot(w))
-      start_conn(w, fd, now);
+      start_conn(w, fd);
     else if (!hand_over(w, fd))
       close(fd);
   }
@@ -460,7 +452,7 @@ static void *worker_main(void *arg) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts); /* sg_mono_ms's clock, once for both units */
     w->now_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    int64_t now = w->now = w->now_ns / 1000000;
+    int64_t now = w->now_ns / 1000000;
     bool accept = false, inbox = false;
     for (int i = 0; i < n; i++) {
       void *tag = evs[i].data.ptr;
@@ -486,11 +478,12 @@ static void *worker_main(void *arg) {
     }
     /* Newcomers last: at the cap, admitting one closes another connection, whose event
      * may have been further down this batch. */
-    if (inbox) inbox_take(w, now);
+    if (inbox) inbox_take(w);
     if (accept) accept_some(w, now);
     if (w->listen_paused_until && now >= w->listen_paused_until && watch_listener(w) == 0)
       w->listen_paused_until = 0;
-    while (w->head && now - w->head->last_ms >= IDLE_MS) close_conn(w, w->head);
+    while (w->head && w->now_ns - w->head->last_ns >= (int64_t)IDLE_MS * 1000000)
+      close_conn(w, w->head);
   }
   while (w->head) close_conn(w, w->head);
   return NULL;
