@@ -293,12 +293,7 @@ class Server:
         self.extra = list(extra or [])
         self.env = dict(os.environ)
         self.env.update(env or {})
-        self.control_port = free_port()
-        self.runtime_port = free_port()
-        # Two free ports asked one after the other can be the same one (neither is bound
-        # yet): the runtime then failed to listen ("cannot listen"), about once a suite.
-        while self.runtime_port == self.control_port:
-            self.runtime_port = free_port()
+        self.pick_ports()
         self.proc = None
         self.preexec = None  # run in the child before exec (e.g. to set resource limits)
         self.log_path = os.path.join(data_dir, f"{mode}.log")
@@ -314,10 +309,16 @@ class Server:
         for attempt in range(5):
             if self._start_once():
                 return self
-            self.control_port, self.runtime_port = free_port(), free_port()
-            while self.runtime_port == self.control_port:
-                self.runtime_port = free_port()
+            self.pick_ports()
         raise RuntimeError(f"suggestd could not listen: {self.read_log()[-2000:]}")
+
+    def pick_ports(self):
+        self.control_port = free_port()
+        self.runtime_port = free_port()
+        # Two free ports asked one after the other could be the same one (neither is bound
+        # yet): the runtime then failed to listen ("cannot listen"), about once a suite.
+        while self.runtime_port == self.control_port:
+            self.runtime_port = free_port()
 
     def _start_once(self):
         """Starts the process; True once it listens and answers, False when it lost its
