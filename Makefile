@@ -201,7 +201,7 @@ TSAN_UNIT := runtime/test_rcu runtime/test_server state/test_events state/test_l
              http/mhd/test_gate common/test_metrics common/test_ratelimit common/test_redisx \
              common/test_workpool \
              store/sqlite/test_readers edge/test_edge edge/dir/test_edge_dir \
-             edge/redis/test_edge_redis runtime/test_snapshot
+             edge/redis/test_edge_redis runtime/test_snapshot search/test_artifact
 UNIT_TSAN_BINS := $(addprefix $(B)/unit-tsan/,$(TSAN_UNIT))
 unit-tsan: $(UNIT_TSAN_BINS)
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 scripts/run-unit.sh $(UNIT_TSAN_BINS)

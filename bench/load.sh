@@ -8,7 +8,8 @@
 # bench/work/<set>.art unless bench/run.sh left them there), with BENCH_SUGGESTD (the
 # build under test) and, when LOAD_BASE names another binary, that one too, in turn:
 #   - activation: a `suggestd runtime` on an edge directory; from the list record naming
-#     the artifact to bootstrap answering its hash (polled every 10 ms), then the
+#     the artifact to bootstrap answering its hash (bench/wait_hash.py: polled every 5 ms
+#     over one keep-alive connection), then the
 #     runtime's RSS ÷ the artifact's bytes (the sets are activated in turn on one list, so
 #     every set after the first is a swap);
 #   - cold fleet: the same artifact in a throwaway Redis (scripts/redis.sh), a runtime
@@ -60,10 +61,8 @@ tenant() { # tenant EDGE: workspace, app, key, list without a version
   "$PUT" "$1" record keys "$KEYID" '{"id":"pk_bench","applicationId":"app_bench","listId":"lst_bench","status":"active","origins":[]}'
   "$PUT" "$1" record lists lst_bench '{"id":"lst_bench","workspaceId":"wsp_bench","visibility":"public","status":"active","queryPolicy":{"minQueryChars":1,"debounceMs":150},"localePolicy":{"defaultLocale":"en","supportedLocales":["en"]},"activeVersionNumber":null,"activeContentHash":null}'
 }
-boot() { curl -s "http://127.0.0.1:$1/v1/bootstrap?key=$PK" | jq -r '.activeVersionHash // empty' 2>/dev/null; }
-wait_hash() { # wait_hash PORT HASH: every 10 ms, bounded at 120 s
-  for _ in $(seq 12000); do [ "$(boot "$1")" = "$2" ] && return 0; sleep 0.01; done
-  log "port $1 never served $2"; exit 1
+wait_hash() { # wait_hash PORT HASH: bootstrap polled every 5 ms on one connection, bounded at 120 s
+  python3 bench/wait_hash.py "$1" "$PK" "$2" 120 || { log "port $1 never served $2"; exit 1; }
 }
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 

@@ -102,8 +102,7 @@ bool sg_utf8_valid(const char *s, size_t n) {
     while (end - p >= 8) {
       uint64_t w;
       memcpy(&w, p, 8);
-      if ((w & 0x8080808080808080ull) || ((w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull))
-        break;
+      if (sg_swar_high(w) | sg_swar_zero(w)) break;
       p += 8;
     }
     if (p == end) break;

@@ -29,6 +29,15 @@ void sg_random_bytes(void *out, size_t n);
 /* v in decimal at out (at most 20 bytes, no NUL); returns the number of bytes. Inline:
  * the runtime formats lengths and highlight offsets with it on every answer. */
 static inline size_t sg_udec(uint64_t v, char *out) {
+  if (v < 10) { /* most numbers the runtime writes per request: highlight offsets, digits */
+    out[0] = (char)('0' + v);
+    return 1;
+  }
+  if (v < 100) {
+    out[0] = (char)('0' + v / 10);
+    out[1] = (char)('0' + v % 10);
+    return 2;
+  }
   char tmp[20];
   size_t n = 0;
   do {
@@ -47,6 +56,20 @@ void sg_sha256_tagged(const void *data, size_t n, char out[72]);
 void sg_sha256(const void *data, size_t n, uint8_t out[32]);
 /* Constant-time equality of two equal-length byte strings. */
 bool sg_ct_equal(const void *a, const void *b, size_t n);
+
+/* Eight bytes at a time ("SWAR", Bit Twiddling Hacks): each is non-zero exactly when some
+ * byte of w is 0 / is c / is below c (c <= 128) / has its high bit set. A yes or no for
+ * the word, not which byte. */
+#define SG_SWAR_ONES 0x0101010101010101ull
+#define SG_SWAR_HIGHS 0x8080808080808080ull
+static inline uint64_t sg_swar_zero(uint64_t w) { return (w - SG_SWAR_ONES) & ~w & SG_SWAR_HIGHS; }
+static inline uint64_t sg_swar_eq(uint64_t w, unsigned char c) {
+  return sg_swar_zero(w ^ (SG_SWAR_ONES * c));
+}
+static inline uint64_t sg_swar_below(uint64_t w, unsigned char c) {
+  return (w - SG_SWAR_ONES * c) & ~w & SG_SWAR_HIGHS;
+}
+static inline uint64_t sg_swar_high(uint64_t w) { return w & SG_SWAR_HIGHS; }
 
 /* True when s[0..n) is well-formed UTF-8 without NUL bytes or surrogates. */
 bool sg_utf8_valid(const char *s, size_t n);

@@ -383,6 +383,30 @@ def test_access_log_lines_have_the_same_fields_on_both_listeners(make_server):
     assert secret_q not in log and pk not in log and t.secret_key not in log
 
 
+def test_access_log_paths_stay_json_whatever_bytes_they_hold(make_server):
+    """The path is client input, percent-decoded: every byte a JSON string would need to
+    escape (quote, backslash, control bytes, DEL, anything past ASCII) is logged as '?',
+    the rest as it is, at any offset (the logger copies safe runs eight bytes at a time),
+    and a path is cut at 159 bytes."""
+    s = make_server([], mode="serve")
+    cases = {
+        "/v1/abcdefgh%22ijklmnop%5Cqrst%01uvw%C3%A9xyz%7F": "/v1/abcdefgh?ijklmnop?qrst?uvw??xyz?",
+        "/v1/" + "a" * 7 + "%22" + "b" * 9 + "%09": "/v1/" + "a" * 7 + "?" + "b" * 9 + "?",
+        "/v1/%22%22%22%22%22%22%22%22%22": "/v1/" + "?" * 9,
+        "/v1/" + "x" * 300: ("/v1/" + "x" * 300)[:159],
+        "/v1/plain-path_with.only~safe:bytes!": "/v1/plain-path_with.only~safe:bytes!",
+    }
+    for raw in cases:
+        r = s.runtime("GET", raw)
+        assert r.status in (400, 404), (raw, r.status)
+
+    def logged():
+        paths = {o["path"] for o in access_lines(s) if o["listener"] == "runtime"}
+        return paths if set(cases.values()) <= paths else None
+    paths = wait_until(logged, timeout=3)
+    assert paths, sorted({o["path"] for o in access_lines(s)})
+
+
 def test_new_connections_are_spread_over_the_workers(make_server):
     """A burst of connections (a client opening its pool at once) is served by every worker
     thread, not by the one the kernel woke for the burst: each newcomer goes to the worker

@@ -94,7 +94,21 @@ void sg__h1_status(sg__h1_conn *c, unsigned status) {
 }
 
 void sg__h1_header_n(sg__h1_conn *c, const char *name, const char *value, size_t n) {
-  put(c, name, strlen(name));
+  size_t nl = strlen(name);
+  sg_buf *b = &c->out;
+  if (nl < 256 && n < b->cap - b->len && nl + n + 4 < b->cap - b->len &&
+      nl + n + 4 <= b->limit - b->len) { /* the line and the NUL fit: one check, four copies */
+    char *o = b->data + b->len;
+    memcpy(o, name, nl);
+    o += nl;
+    memcpy(o, ": ", 2);
+    memcpy(o + 2, value, n);
+    o += 2 + n;
+    memcpy(o, "\r\n", 3);
+    b->len += nl + n + 4;
+    return;
+  }
+  put(c, name, nl);
   put(c, ": ", 2);
   put(c, value, n);
   put(c, "\r\n", 2);
@@ -189,10 +203,12 @@ static bool is_tchar(unsigned char ch) {
  * value may be empty. The bytes allowed are checked, not the full grammar: enough to
  * refuse spaces, controls, '/', '@' and other bytes no host name holds. */
 static bool host_ok(const char *v, size_t n) {
+  /* Bit c of the 128-bit set: letters, digits and -._~%!$&'()*+,;=:[] (tested in
+   * test_http1.c against that list). */
+  static const uint64_t allowed[2] = {0x2fff7ff200000000ull, 0x47fffffeaffffffeull};
   for (size_t i = 0; i < n; i++) {
     unsigned char ch = (unsigned char)v[i];
-    if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')) continue;
-    if (!ch || !strchr("-._~%!$&'()*+,;=:[]", ch)) return false;
+    if (ch >= 128 || !(allowed[ch >> 6] >> (ch & 63) & 1)) return false;
   }
   return true;
 }
@@ -318,7 +334,8 @@ static sg_err parse_query(sg__h1_req *r, char *q, size_t n) {
   size_t i = 0;
   while (i < n) {
     size_t start = i;
-    while (i < n && q[i] != '&') i++;
+    const char *amp = memchr(q + i, '&', n - i);
+    i = amp ? (size_t)(amp - q) : n;
     size_t end = i++; /* [start, end) is one argument */
     if (end == start) continue;
     char *eq = memchr(q + start, '=', end - start);
@@ -466,6 +483,11 @@ static size_t fast_request(sg__h1_conn *c) {
   }
   size_t url = i;
   if (i >= avail || b[i] != '/') return 0;
+  for (; avail - i >= 8; i += 8) { /* the target: 0x21..0x7e but '#', eight bytes a step */
+    uint64_t w;
+    memcpy(&w, b + i, 8);
+    if (sg_swar_below(w, 0x21) | sg_swar_high(w) | sg_swar_eq(w, 0x7f) | sg_swar_eq(w, '#')) break;
+  }
   while (i < avail && b[i] > 0x20 && b[i] < 0x7f && b[i] != '#') i++;
   size_t url_len = i - url;
   if (avail - i < 11 || memcmp(b + i, " HTTP/1.1\r\n", 11) != 0) return 0;

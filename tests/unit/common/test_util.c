@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,8 @@ static void test_parse_i64(void **state) {
   assert_int_equal(sg_parse_i64(NULL, 0, 1, &v), -1);
 }
 
-/* sg_udec against snprintf at every power of ten, its neighbours and the extremes. */
+/* sg_udec against snprintf at every power of ten, its neighbours, the extremes and every
+ * value below 1000. */
 static void test_udec(void **state) {
   (void)state;
   uint64_t vs[64];
@@ -176,6 +178,16 @@ static void test_udec(void **state) {
     assert_int_equal(gl, (size_t)wl);
     assert_memory_equal(got, want, gl);
     assert_int_equal(got[gl], 'x'); /* nothing written past it */
+  }
+  /* every value of the one- and two-digit fast cases and past them */
+  for (uint64_t v = 0; v < 1000; v++) {
+    char want[32], got[32];
+    int wl = snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    memset(got, 'x', sizeof got);
+    size_t gl = sg_udec(v, got);
+    assert_int_equal(gl, (size_t)wl);
+    assert_memory_equal(got, want, gl);
+    assert_int_equal(got[gl], 'x');
   }
 }
 
@@ -278,9 +290,44 @@ static void test_hex_every_byte(void **state) {
   }
 }
 
+/* The SWAR word tests against their byte-by-byte meaning, on random words that have the
+ * byte looked for (or one just beside it) at random places. */
+static void test_swar(void **state) {
+  (void)state;
+  uint64_t x = 88172645463325252ull;
+  static const unsigned char cs[] = {0, 1, 0x20, 0x21, '"', '#', '%', '+', '\\', 0x7f, 0x80, 128};
+  for (int t = 0; t < 200000; t++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned char c = cs[x % sizeof cs];
+    unsigned char b[8];
+    uint64_t y = x * 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 8; i++) {
+      unsigned r = (unsigned)(y >> (8 * i)) & 0xff;
+      b[i] = r < 40   ? c
+             : r < 60 ? (unsigned char)(c + 1)
+             : r < 80 ? (unsigned char)(c - 1)
+                      : (unsigned char)(r * 7);
+    }
+    uint64_t w;
+    memcpy(&w, b, 8);
+    bool zero = false, eq = false, below = false, high = false;
+    for (int i = 0; i < 8; i++) {
+      zero |= b[i] == 0;
+      eq |= b[i] == c;
+      below |= b[i] < c;
+      high |= b[i] >= 0x80;
+    }
+    assert_int_equal(sg_swar_zero(w) != 0, zero);
+    assert_int_equal(sg_swar_eq(w, c) != 0, eq);
+    if (c <= 128) assert_int_equal(sg_swar_below(w, c) != 0, below);
+    assert_int_equal(sg_swar_high(w) != 0, high);
+  }
+}
+
 int main(void) {
   assert_int_equal(sg_init(), 0);
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_swar),
       cmocka_unit_test(test_utf8_valid),
       cmocka_unit_test(test_utf8_overlongs),
       cmocka_unit_test(test_utf8_surrogates_and_range),

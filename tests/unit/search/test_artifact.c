@@ -309,6 +309,63 @@ static void test_load_file_verifies_hash_and_owns_its_copy(void **s) {
   sg_buf_free(&out);
 }
 
+/* An artifact of many read pieces (the loader reads 1 MiB at a time into two buffers
+ * and hashes each on a thread of its own while it copies it): accepted whole, and refused
+ * with one byte changed in the first piece, in a piece in the middle, or in the last
+ * byte — whichever buffer held it. */
+static void test_load_file_many_pieces(void **s) {
+  (void)s;
+  enum { N = 40000 };
+  sg_compile_item *items = calloc(N, sizeof *items);
+  char(*ids)[16] = calloc(N, 16), (*vals)[96] = calloc(N, 96);
+  assert_non_null(items);
+  assert_non_null(ids);
+  assert_non_null(vals);
+  for (int i = 0; i < N; i++) {
+    snprintf(ids[i], 16, "itm_%07d", i);
+    snprintf(vals[i], 96, "place %05d of a list long enough to span several read pieces %d", i,
+             i * 7919 % 100000);
+    items[i] = mk(ids[i], vals[i], NULL, i % 1000, NULL);
+  }
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf out;
+  sg_buf_init(&out, 0);
+  assert_int_equal(sg_compile(items, N, &opts, &out), 0);
+  assert_true(out.len > 5u << 20); /* five pieces at least */
+  char hash[72];
+  sg_sha256_tagged(out.data, out.len, hash);
+  char path[] = "/tmp/sgart_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, out.data, out.len), (ssize_t)out.len);
+  sg_artifact *a;
+  assert_int_equal(sg_artifact_load_file(path, hash, &a), 0);
+  sg_query_result r;
+  sg_artifact_query(a, 0, "place 0399", 10, &r);
+  assert_int_equal(r.n, 10);
+  sg_artifact_close(a);
+  const size_t at[] = {100, (2u << 20) + 5, (3u << 20) + (1u << 19), out.len - 1};
+  for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+    unsigned char b = (unsigned char)out.data[at[i]] ^ 0x10;
+    assert_int_equal(pwrite(fd, &b, 1, (off_t)at[i]), 1);
+    errno = 0;
+    a = (sg_artifact *)1;
+    assert_int_equal(sg_artifact_load_file(path, hash, &a), -1);
+    assert_int_equal(errno, EBADMSG);
+    assert_null(a);
+    assert_int_equal(pwrite(fd, out.data + at[i], 1, (off_t)at[i]), 1);
+  }
+  assert_int_equal(sg_artifact_load_file(path, hash, &a), 0);
+  sg_artifact_close(a);
+  close(fd);
+  unlink(path);
+  sg_buf_free(&out);
+  free(items);
+  free(ids);
+  free(vals);
+}
+
 /* The sealed memory an artifact is served from (sg_artifact_sink_*): exactly the declared
  * length, in order; once adopted, sealed so that neither a write nor a truncation nor a
  * growth can reach what readers see, whoever holds the file. */
@@ -647,6 +704,7 @@ int main(void) {
       cmocka_unit_test(test_fragment_description),
       cmocka_unit_test(test_empty_list_and_file),
       cmocka_unit_test(test_load_file_verifies_hash_and_owns_its_copy),
+      cmocka_unit_test(test_load_file_many_pieces),
       cmocka_unit_test(test_sink_sealed),
       cmocka_unit_test(test_truncations_rejected),
       cmocka_unit_test(test_random_corruption),

@@ -1,0 +1,3 @@
+build-clang/obj/common/buf.o: src/common/buf.c src/common/buf.h
+
+src/common/buf.h:

@@ -1,0 +1,3 @@
+build-clang/obj/common/error.o: src/common/error.c src/common/error.h
+
+src/common/error.h:

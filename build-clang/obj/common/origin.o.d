@@ -1,0 +1,3 @@
+build-clang/obj/common/origin.o: src/common/origin.c src/common/origin.h
+
+src/common/origin.h:

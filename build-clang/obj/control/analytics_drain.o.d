@@ -1,0 +1,34 @@
+build-clang/obj/control/analytics_drain.o: src/control/analytics_drain.c \
+  src/common/util.h src/control/internal.h src/control/control.h \
+  src/http/mhd/http.h src/common/buf.h src/common/error.h \
+  src/http/common/forwarded.h src/http/common/request_id.h \
+  src/store/store.h src/control/edge_guard.h src/edge/edge.h \
+  src/common/ratelimit.h src/control/edge_sync.h src/state/state.h
+
+src/common/util.h:
+
+src/control/internal.h:
+
+src/control/control.h:
+
+src/http/mhd/http.h:
+
+src/common/buf.h:
+
+src/common/error.h:
+
+src/http/common/forwarded.h:
+
+src/http/common/request_id.h:
+
+src/store/store.h:
+
+src/control/edge_guard.h:
+
+src/edge/edge.h:
+
+src/common/ratelimit.h:
+
+src/control/edge_sync.h:
+
+src/state/state.h:

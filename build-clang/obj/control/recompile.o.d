@@ -1,0 +1,44 @@
+build-clang/obj/control/recompile.o: src/control/recompile.c \
+  src/common/metrics.h src/common/buf.h src/common/util.h \
+  src/compiler/format.h src/control/internal.h src/control/control.h \
+  src/http/mhd/http.h src/common/error.h src/http/common/forwarded.h \
+  src/http/common/request_id.h src/store/store.h \
+  src/control/edge_guard.h src/edge/edge.h src/common/ratelimit.h \
+  src/control/edge_sync.h src/search/artifact.h src/compiler/compiler.h \
+  src/store/members.h
+
+src/common/metrics.h:
+
+src/common/buf.h:
+
+src/common/util.h:
+
+src/compiler/format.h:
+
+src/control/internal.h:
+
+src/control/control.h:
+
+src/http/mhd/http.h:
+
+src/common/error.h:
+
+src/http/common/forwarded.h:
+
+src/http/common/request_id.h:
+
+src/store/store.h:
+
+src/control/edge_guard.h:
+
+src/edge/edge.h:
+
+src/common/ratelimit.h:
+
+src/control/edge_sync.h:
+
+src/search/artifact.h:
+
+src/compiler/compiler.h:
+
+src/store/members.h:

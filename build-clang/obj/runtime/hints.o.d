@@ -1,0 +1,32 @@
+build-clang/obj/runtime/hints.o: src/runtime/hints.c \
+  src/runtime/http/http1.h src/http/common/forwarded.h src/common/buf.h \
+  src/common/error.h src/runtime/rt.h src/common/ratelimit.h \
+  src/compiler/typo.h src/edge/edge.h src/http/common/request_id.h \
+  src/runtime/runtime.h src/state/state.h src/search/artifact.h \
+  src/compiler/compiler.h
+
+src/runtime/http/http1.h:
+
+src/http/common/forwarded.h:
+
+src/common/buf.h:
+
+src/common/error.h:
+
+src/runtime/rt.h:
+
+src/common/ratelimit.h:
+
+src/compiler/typo.h:
+
+src/edge/edge.h:
+
+src/http/common/request_id.h:
+
+src/runtime/runtime.h:
+
+src/state/state.h:
+
+src/search/artifact.h:
+
+src/compiler/compiler.h:

@@ -1,0 +1,32 @@
+build-clang/obj/runtime/selection_parse.o: src/runtime/selection_parse.c \
+  src/runtime/rt.h src/common/buf.h src/common/error.h \
+  src/common/ratelimit.h src/compiler/typo.h src/edge/edge.h \
+  src/http/common/request_id.h src/runtime/http/http1.h \
+  src/http/common/forwarded.h src/runtime/runtime.h src/state/state.h \
+  src/search/artifact.h src/compiler/compiler.h
+
+src/runtime/rt.h:
+
+src/common/buf.h:
+
+src/common/error.h:
+
+src/common/ratelimit.h:
+
+src/compiler/typo.h:
+
+src/edge/edge.h:
+
+src/http/common/request_id.h:
+
+src/runtime/http/http1.h:
+
+src/http/common/forwarded.h:
+
+src/runtime/runtime.h:
+
+src/state/state.h:
+
+src/search/artifact.h:
+
+src/compiler/compiler.h:

@@ -1,0 +1,39 @@
+build-clang/obj/runtime/snapshot.o: src/runtime/snapshot.c \
+  src/common/buf.h src/common/util.h src/compiler/format.h \
+  src/edge/records.h src/compiler/typo.h src/edge/edge.h \
+  src/runtime/rt.h src/common/error.h src/common/ratelimit.h \
+  src/http/common/request_id.h src/runtime/http/http1.h \
+  src/http/common/forwarded.h src/runtime/runtime.h src/state/state.h \
+  src/search/artifact.h src/compiler/compiler.h
+
+src/common/buf.h:
+
+src/common/util.h:
+
+src/compiler/format.h:
+
+src/edge/records.h:
+
+src/compiler/typo.h:
+
+src/edge/edge.h:
+
+src/runtime/rt.h:
+
+src/common/error.h:
+
+src/common/ratelimit.h:
+
+src/http/common/request_id.h:
+
+src/runtime/http/http1.h:
+
+src/http/common/forwarded.h:
+
+src/runtime/runtime.h:
+
+src/state/state.h:
+
+src/search/artifact.h:
+
+src/compiler/compiler.h:

@@ -1,0 +1,17 @@
+build-clang/obj/search/within.o: src/search/within.c src/compiler/typo.h \
+  src/search/internal.h src/compiler/format.h src/compiler/words.h \
+  src/search/artifact.h src/compiler/compiler.h src/common/buf.h
+
+src/compiler/typo.h:
+
+src/search/internal.h:
+
+src/compiler/format.h:
+
+src/compiler/words.h:
+
+src/search/artifact.h:
+
+src/compiler/compiler.h:
+
+src/common/buf.h:

@@ -1,0 +1,24 @@
+build-clang/obj/store/postgres/idempotency.o: \
+  src/store/postgres/idempotency.c src/common/util.h \
+  src/store/postgres/pg.h /usr/include/postgresql/libpq-fe.h \
+  /usr/include/postgresql/postgres_ext.h \
+  /usr/include/postgresql/pg_config_ext.h src/store/store_internal.h \
+  src/store/members.h src/store/store.h src/common/error.h
+
+src/common/util.h:
+
+src/store/postgres/pg.h:
+
+/usr/include/postgresql/libpq-fe.h:
+
+/usr/include/postgresql/postgres_ext.h:
+
+/usr/include/postgresql/pg_config_ext.h:
+
+src/store/store_internal.h:
+
+src/store/members.h:
+
+src/store/store.h:
+
+src/common/error.h:

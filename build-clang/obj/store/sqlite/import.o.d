@@ -1,0 +1,18 @@
+build-clang/obj/store/sqlite/import.o: src/store/sqlite/import.c \
+  src/common/util.h src/store/sqlite/sqlite_store.h src/store/rules.h \
+  src/store/store_internal.h src/store/members.h src/store/store.h \
+  src/common/error.h
+
+src/common/util.h:
+
+src/store/sqlite/sqlite_store.h:
+
+src/store/rules.h:
+
+src/store/store_internal.h:
+
+src/store/members.h:
+
+src/store/store.h:
+
+src/common/error.h:
