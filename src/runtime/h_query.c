@@ -119,6 +119,16 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
  * pass, each miss a full search). */
 #define AC_SETS 512u /* a power of two */
 #define AC_WAYS 16
+/* Admission (TinyLFU, Einziger et al.): a count-min sketch of how often each key was
+ * asked lately, AC_ROWS rows of AC_WIDTH 8-bit counters, every counter halved after
+ * AC_SAMPLE lookups so that "lately" stays recent. A miss that finds its set full
+ * replaces the least recently used way only when its key was asked more often than that
+ * way's: a run of queries asked once each (a scan, a crawler, a tenant sending random
+ * text, a mix larger than the cache cycled in order) then passes through without
+ * flushing the answers asked again and again, where plain LRU kept none of either. */
+#define AC_ROWS 4
+#define AC_WIDTH 8192u /* a power of two */
+#define AC_SAMPLE (10u * AC_SETS * AC_WAYS)
 #define AC_Q 48
 #define AC_PAIRS 20    /* highlight pairs per entry, shared by its items */
 #define AC_HASHES 4    /* content hashes this thread remembers */
@@ -153,6 +163,8 @@ typedef struct {
 
 typedef struct {
   ac_set_t set[AC_SETS];
+  uint8_t freq[AC_ROWS][AC_WIDTH]; /* the admission sketch */
+  uint32_t samples;                /* lookups counted since the last halving */
   uint32_t clock;
   char hash[AC_HASHES][AC_HASH_LEN];
   uint32_t hgen[AC_HASHES];
@@ -217,6 +229,38 @@ static uint64_t ac_hash(uint32_t gen, int loc, unsigned k, unsigned limit, const
 }
 
 static inline uint32_t ac_tag(uint64_t h) { return (uint32_t)(h >> 32) | 1u; }
+
+/* The sketch's counter of row r for a key known by its set and tag (all an entry keeps of
+ * its hash, so a candidate and a resident way are counted alike). */
+static inline uint8_t *ac_counter(ac_cache *c, unsigned r, uint32_t set, uint32_t tag) {
+  uint64_t x = ((uint64_t)tag << 32 | set) * 0x9E3779B97F4A7C15ull;
+  x ^= x >> (29 + 2 * r);
+  x *= 0xBF58476D1CE4E5B9ull;
+  return &c->freq[r][(x >> 32) & (AC_WIDTH - 1)];
+}
+
+/* How often the key was asked lately: the least of its counters. */
+static unsigned ac_freq(ac_cache *c, uint32_t set, uint32_t tag) {
+  unsigned f = 255;
+  for (unsigned r = 0; r < AC_ROWS; r++) {
+    unsigned v = *ac_counter(c, r, set, tag);
+    if (v < f) f = v;
+  }
+  return f;
+}
+
+/* Counts one lookup of the key (saturating), and halves every counter after AC_SAMPLE. */
+static void ac_count(ac_cache *c, uint32_t set, uint32_t tag) {
+  for (unsigned r = 0; r < AC_ROWS; r++) {
+    uint8_t *v = ac_counter(c, r, set, tag);
+    if (*v < 255) (*v)++;
+  }
+  if (++c->samples >= AC_SAMPLE) {
+    c->samples = 0;
+    for (unsigned r = 0; r < AC_ROWS; r++)
+      for (unsigned i = 0; i < AC_WIDTH; i++) c->freq[r][i] >>= 1;
+  }
+}
 
 static inline bool ac_match(const ac_entry *e, uint32_t gen, int loc, unsigned k, unsigned limit,
                             const char *q, size_t ql) {
@@ -330,13 +374,15 @@ static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash,
   const char *base = sg_artifact_bytes(a, &alen);
   size_t hl = content_hash ? strnlen(content_hash, AC_HASH_LEN) : AC_HASH_LEN;
   ac_cache *c = nlen < AC_Q && hl < AC_HASH_LEN && alen <= UINT32_MAX ? ac_get() : NULL;
-  uint32_t gen = 0, tag = 0;
+  uint32_t gen = 0, tag = 0, set_i = 0;
   ac_set_t *set = NULL;
   if (c) {
     gen = ac_gen(c, content_hash, hl);
     uint64_t h = ac_hash(gen, loc, k, limit, q, nlen);
-    set = &c->set[h & (AC_SETS - 1)];
+    set_i = (uint32_t)(h & (AC_SETS - 1));
+    set = &c->set[set_i];
     tag = ac_tag(h);
+    ac_count(c, set_i, tag);
     for (unsigned w = 0; w < AC_WAYS; w++) {
       if (set->tag[w] != tag) continue;
       const ac_entry *e = &set->e[w];
@@ -382,13 +428,17 @@ static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash,
   }
   if (!keep) return NULL;
   unsigned w = 0; /* an empty way, else the least recently used */
+  bool empty = false;
   for (unsigned i = 0; i < AC_WAYS; i++) {
     if (!set->tag[i]) {
       w = i;
+      empty = true;
       break;
     }
     if (set->used[i] < set->used[w]) w = i;
   }
+  /* Full: admitted only over a way asked less often lately (above, "Admission"). */
+  if (!empty && ac_freq(c, set_i, tag) <= ac_freq(c, set_i, set->tag[w])) return NULL;
   ac_entry *e = &set->e[w];
   e->gen = gen;
   e->loc = loc;

@@ -97,6 +97,26 @@ def test_a_working_set_of_distinct_queries_stays_whole(make_server):
     conn.close()
 
 
+def test_a_flood_of_one_off_queries_does_not_flush_the_hot_answers(make_server):
+    # 300 queries asked three times each, then 12,000 others asked once each (more than a
+    # worker's 8,192 entries: a crawler, random text, a long mix cycled in order), all on
+    # one connection (one worker thread). The hot 300 are still answered from the cache:
+    # a full set admits a new answer only over one asked less often lately (TinyLFU,
+    # docs/RUNTIME.md). With plain LRU the flood replaced them all.
+    s, m = start_with_metrics(make_server)
+    t, lst, pk = published(s)
+    hot = [f"hot{i:04d}" for i in range(300)]
+    conn = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
+    first = keep_alive_queries(s, pk, hot, conn)
+    for _ in range(2):
+        assert keep_alive_queries(s, pk, hot, conn) == first
+    keep_alive_queries(s, pk, [f"once{i:05d}" for i in range(12000)], conn)
+    h0 = hits(m)
+    assert keep_alive_queries(s, pk, hot, conn) == first
+    assert hits(m) - h0 == len(hot)
+    conn.close()
+
+
 def test_an_answer_with_a_highlight_pair_per_word_is_kept(make_server):
     # Words in any order (tier 3): each item's highlight has one pair per matched word.
     s, m = start_with_metrics(make_server)
