@@ -67,8 +67,10 @@ static _Thread_local struct {
 
 /* ---------------------------------------------------------------- tables --------- */
 
-/* Eight bytes a step (a key is ~40 bytes: list id, hour, q), mixed by a multiply; only
- * this table's slots depend on it. */
+/* Eight bytes a step (a key is ~40 bytes: list id, hour, q), each step a multiply, then
+ * SplitMix64's finaliser, so that every input bit reaches the low bits that pick a slot
+ * (a product alone carries bits only upwards: keys differing in their last bytes would
+ * share slots and lengthen the probes). Only this table's slots depend on it. */
 static uint64_t hash_bytes(const char *p, size_t n) {
   uint64_t h = 1469598103934665603ULL ^ n;
   size_t i = 0;
@@ -80,7 +82,9 @@ static uint64_t hash_bytes(const char *p, size_t n) {
   }
   uint64_t w = 0;
   memcpy(&w, p + i, n - i);
-  h = (h ^ w) * 0x9E3779B97F4A7C15ULL;
+  h ^= w;
+  h = (h ^ h >> 30) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ h >> 27) * 0x94D049BB133111EBULL;
   return h ^ h >> 31;
 }
 
