@@ -78,24 +78,9 @@ for t in "$@"; do
   PIDS+=("$!")
   NAMES+=("$name") PORTS+=("$port")
 done
-NG=$W/nginx NPORT=$(free_port)
-mkdir -p "$NG/tmp"
-cat >"$NG/nginx.conf" <<NGX
-worker_processes 2;
-pid $NG/nginx.pid;
-error_log $NG/error.log warn;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $NG/tmp; proxy_temp_path $NG/tmp; fastcgi_temp_path $NG/tmp;
-  uwsgi_temp_path $NG/tmp; scgi_temp_path $NG/tmp;
-  keepalive_requests 100000000; keepalive_timeout 60s; default_type application/json;
-  server { listen 127.0.0.1:$NPORT; location / { return 200 "$(head -c 1057 /dev/zero | tr '\0' 'a')"; } }
-}
-NGX
-"$(command -v nginx || echo /usr/sbin/nginx)" -c "$NG/nginx.conf" -p "$NG" &
-PIDS+=("$!")
+NPORT=$(free_port)
+bench_nginx "$W/nginx" "$NPORT"
+PIDS+=("$NGINX_PID")
 for p in "${PORTS[@]}" "$NPORT"; do
   for _ in $(seq 400); do curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break; sleep 0.05; done
 done

@@ -31,6 +31,7 @@
 # BENCH_HTTP_SECONDS (10) and BENCH_HTTP_ROUNDS (3) shorten the HTTP part for a try-out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. bench/bench_edge.sh # nginx_conf (its PK is replaced below by the published key)
 ROOT=$PWD
 W=$ROOT/bench/work
 SETS=${BENCH_SETS:-"cities packages-1m packages"}
@@ -277,42 +278,7 @@ PY
   head -c "$BYTES" /dev/zero | tr '\0' 'a' >"$NG/www/body.json"
   NPORT_R=$(free_port)
   NPORT_F=$(free_port)
-  # nginx_conf DIR WORKERS RETURN_PORT [STATIC_PORT]: an nginx of its own under DIR that
-  # answers the body with `return 200` on RETURN_PORT and, if given, as a static file on
-  # STATIC_PORT.
-  nginx_conf() {
-    local dir=$1 workers=$2 rport=$3 fport=${4:-}
-    mkdir -p "$dir/tmp"
-    {
-      cat <<EOF
-worker_processes $workers;
-pid $dir/nginx.pid;
-error_log $dir/error.log warn;
-daemon off;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $dir/tmp; proxy_temp_path $dir/tmp; fastcgi_temp_path $dir/tmp;
-  uwsgi_temp_path $dir/tmp; scgi_temp_path $dir/tmp;
-  keepalive_requests 100000000;
-  keepalive_timeout 60s;
-  default_type application/json;
-  server {
-    listen 127.0.0.1:$rport;
-    location / { return 200 "$(cat "$NG/www/body.json")"; }
-  }
-EOF
-      [ -z "$fport" ] || cat <<EOF
-  server {
-    listen 127.0.0.1:$fport;
-    root $NG/www;
-    location / { rewrite ^ /body.json break; }
-  }
-EOF
-      echo "}"
-    } >"$dir/nginx.conf"
-  }
-  nginx_conf "$NG" "$THREADS" "$NPORT_R" "$NPORT_F"
+  nginx_conf "$NG" "$THREADS" "$NPORT_R" "$NG/www" "$NPORT_F"
   "$NGINX" -c "$NG/nginx.conf" -p "$NG" &
   PIDS+=("$!")
   for _ in $(seq 200); do
@@ -326,7 +292,7 @@ EOF
   # the edge directory only; access log on, to a file), and an nginx with one worker.
   NG1=$D/nginx1
   NPORT_R1=$(free_port)
-  nginx_conf "$NG1" 1 "$NPORT_R1"
+  nginx_conf "$NG1" 1 "$NPORT_R1" "$NG/www"
   "$NGINX" -c "$NG1/nginx.conf" -p "$NG1" &
   PIDS+=("$!")
   RPORT1=$(free_port)
