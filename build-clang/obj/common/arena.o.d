@@ -1,3 +1,0 @@
-build-clang/obj/common/arena.o: src/common/arena.c src/common/arena.h
-
-src/common/arena.h:

@@ -1,3 +1,0 @@
-build-clang/obj/common/bearer.o: src/common/bearer.c src/common/bearer.h
-
-src/common/bearer.h:

@@ -1,3 +1,0 @@
-build-clang/obj/common/buf.o: src/common/buf.c src/common/buf.h
-
-src/common/buf.h:

@@ -1,3 +1,0 @@
-build-clang/obj/common/error.o: src/common/error.c src/common/error.h
-
-src/common/error.h:

@@ -1,4 +1,0 @@
-build-clang/obj/common/version.o: src/common/version.c \
-  src/common/version.h
-
-src/common/version.h:
