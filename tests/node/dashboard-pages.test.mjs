@@ -302,6 +302,30 @@ function a11yProblems(page) {
   });
 }
 
+test('two visits that overlap render one page, not two pages in one', { skip }, async () => {
+  // The page's API answers are held back so that the second visit starts while the first
+  // is still waiting: both then finish, and only the later one may be on the screen.
+  const { ctx, page } = await signIn('owner');
+  await go(page, '#/usage');
+  await page.setRequestInterception(true);
+  page.on('request', (r) => {
+    if (r.isInterceptResolutionHandled()) return;
+    if (r.url().includes('/applications')) setTimeout(() => r.continue(), 300);
+    else r.continue();
+  });
+  await page.evaluate(() => {
+    location.hash = '#/applications';
+    setTimeout(() => window.dispatchEvent(new HashChangeEvent('hashchange')), 50);
+  });
+  await page.waitForSelector('#app-name');
+  await page.waitForNetworkIdle({ idleTime: 500 });
+  assert.equal(await page.$$eval('#view h1', (e) => e.length), 1);
+  assert.equal(await page.$$eval('[id=app-name]', (e) => e.length), 1);
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Applications');
+  assert.deepEqual(await a11yProblems(page), []);
+  await ctx.close();
+});
+
 test('every page: labelled controls, named buttons, AA contrast, keyboard skip link', { skip }, async () => {
   const l = await srv.list(tenant.sk, 'A11y list', [{ value: 'Paris' }]);
   const { ctx, page } = await signIn('owner');

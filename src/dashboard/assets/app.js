@@ -117,19 +117,26 @@ async function signIn(email, password, workspaceId) {
 }
 
 // ---- router --------------------------------------------------------------------------
+// Each visit renders into an element of its own. A page waits for the server before it
+// adds its forms, so two visits can overlap (signing in renders the default page while the
+// address changes to another): the earlier one then finishes in its detached element,
+// never beside the later one, where its controls would double every id.
+let routeSeq = 0;
 async function route() {
   if (!me || (location.hash && !location.hash.startsWith('#/'))) return; // not a page address
   const parts = (location.hash || '#/applications').slice(2).split('/');
   for (const a of document.querySelectorAll('#nav a'))
     if (a.getAttribute('href') === '#/' + parts[0]) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
-  const view = $('view');
-  view.replaceChildren();
+  const seq = ++routeSeq;
+  const view = h('div', { class: 'page' });
+  $('view').replaceChildren(view);
   say('');
-  const list = parts[2] === 'analytics' ? () => pageAnalytics(parts[1]) : () => pageList(parts[1]);
+  const list = parts[2] === 'analytics' ? () => pageAnalytics(parts[1], view) : () => pageList(parts[1], view);
   const pages = { applications: pageApplications, lists: parts[1] ? list : pageLists,
     usage: pageUsage, members: pageMembers, audit: pageAudit, account: pageAccount };
   await (pages[parts[0]] || pageApplications)(view);
+  if (seq !== routeSeq) return;
   const h1 = view.querySelector('h1');
   if (h1) { h1.tabIndex = -1; h1.focus(); }
 }
@@ -744,8 +751,7 @@ function lineChart(id, title, days, series, fmt = (v) => String(Math.round(v * 1
     h('ul', { class: 'legend' }, series.map((s) => h('li', {}, h('span', { class: 'swatch s-' + s.key, 'aria-hidden': 'true' }), s.label))));
 }
 
-async function pageAnalytics(id) {
-  const view = $('view');
+async function pageAnalytics(id, view) {
   const r = await api('GET', '/lists/' + id);
   if (r.status !== 200) return view.append(h('h1', { text: 'Search analytics' }), h('p', { class: 'err', text: errText(r) }));
   const l = r.body;
