@@ -1189,15 +1189,22 @@ int sg__snapshot_load(sg_edge *e, sg_rt_state *st, const sg__rt_snapshot *prev,
   int rc = records_update(e, c);
   if (rc == 0) rc = c->built ? build_changes(c, e, st, prev) : build_all(c, e, st, prev);
   if (rc == 0 && c->deps.used > 8 * c->n_keys + 4096) rc = deps_rebuild(c);
-  if (rc == 0) rc = assemble(c, s);
   if (rc) {
     /* Entries may be half built: the next load reads everything again. */
     model_take_all(c);
     c->valid = false;
   }
   changes_clear(c);
-  /* What a full read took out goes now: the rebuild found the artifacts still in use. */
+  /* What a full read took out goes now: the rebuild found the artifacts still in use.
+   * Before the snapshot lists its artifacts: one that only a retired entry held is freed
+   * with prev, so the new snapshot must not name it. */
   model_retire_old(c, prev);
+  if (rc == 0 && assemble(c, s)) {
+    rc = -1;
+    model_take_all(c);
+    c->valid = false;
+    model_retire_old(c, prev);
+  }
   if (rc) {
     sg__snapshot_free(s);
     return -1;

@@ -540,6 +540,57 @@ static void test_failed_fetch_keeps_the_served_version(void **state) {
   walk_close(&f);
 }
 
+/* Every artifact a snapshot names is held by one of its lists: the loader moves them onto
+ * huge pages and the metrics and the cache pruning read them, after the snapshot they
+ * came from (and what it retired) is freed. A full read that drops the last list of an
+ * artifact used to name it still (ASan: a use after free in the loader). */
+static bool arts_held(const sg__rt_snapshot *s) {
+  for (size_t i = 0; i < s->n_arts; i++) {
+    bool held = false;
+    for (size_t j = 0; j < s->n_lists && !held; j++) held = s->lists[j]->art == s->arts[i];
+    if (!held) return false;
+  }
+  return true;
+}
+
+static void test_snapshot_names_only_the_artifacts_it_serves(void **state) {
+  (void)state;
+  walk_fixture f;
+  walk_open(&f, 7);
+  char json[512];
+  for (int i = 0; i < 2; i++) {
+    snprintf(json, sizeof json,
+             "{\"id\":\"lst_%d\",\"workspaceId\":\"wsp_0\",\"status\":\"active\","
+             "\"visibility\":\"public\",\"activeContentHash\":\"%s\"}",
+             i, f.w.hash[i]);
+    put(f.e, SG_EDGE_LIST, i ? "lst_1" : "lst_0", json);
+  }
+  sg__rt_records *cache = NULL;
+  sg__rt_snapshot *s1, *s2, *s3;
+  assert_int_equal(sg__snapshot_load(f.e, f.q, NULL, &cache, &s1), 0);
+  assert_int_equal(s1->n_arts, 2);
+  assert_true(arts_held(s1));
+  /* lst_1 archived, read by a full read (the cache invalidated, as after an edge that
+   * went back), then by an incremental one (lst_0 archived). */
+  put(f.e, SG_EDGE_LIST, "lst_1",
+      "{\"id\":\"lst_1\",\"workspaceId\":\"wsp_0\",\"status\":\"archived\"}");
+  sg__records_invalidate(cache);
+  assert_int_equal(sg__snapshot_load(f.e, f.q, s1, &cache, &s2), 0);
+  assert_int_equal(s2->n_arts, 1);
+  assert_true(arts_held(s2));
+  sg__snapshot_free(s1); /* as the loader does; frees what s2's build retired */
+  assert_string_equal(s2->arts[0]->hash, f.w.hash[0]);
+  assert_int_equal(sg_artifact_size(s2->arts[0]->a), (size_t)s2->arts[0]->bytes);
+  put(f.e, SG_EDGE_LIST, "lst_0",
+      "{\"id\":\"lst_0\",\"workspaceId\":\"wsp_0\",\"status\":\"archived\"}");
+  assert_int_equal(sg__snapshot_load(f.e, f.q, s2, &cache, &s3), 0);
+  assert_int_equal(s3->n_arts, 0);
+  sg__snapshot_free(s2);
+  sg__snapshot_free(s3);
+  sg__records_free(cache);
+  walk_close(&f);
+}
+
 /* Readers on other threads look keys up and follow them into their lists and apps while
  * the loader applies changes, publishes and frees: what a change retires is freed only
  * once no reader can hold it (run under ASan and ThreadSanitizer). */
@@ -612,6 +663,7 @@ int main(void) {
       cmocka_unit_test(test_incremental_matches_full_redis),
       cmocka_unit_test(test_change_rebuilds_only_what_it_touches),
       cmocka_unit_test(test_failed_fetch_keeps_the_served_version),
+      cmocka_unit_test(test_snapshot_names_only_the_artifacts_it_serves),
       cmocka_unit_test(test_readers_during_changes),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
