@@ -8,7 +8,8 @@
  *               [--content-hash sha256:…]
  *
  * With --content-hash the artifact is loaded the way the runtime loads it
- * (sg_artifact_load_file: sealed memory of its own, checked hash);
+ * (sg_artifact_load_file: sealed memory of its own, checked hash) and settled onto huge
+ * pages as the runtime's loader does once it serves it (sg_artifact_settle);
  * without it, mmapped (sg_artifact_open_file).
  *
  * Query mix: every character-boundary prefix of N display values (what a user types):
@@ -361,6 +362,8 @@ int main(int argc, char **argv) {
   if (content_hash ? sg_artifact_load_file(art_path, content_hash, &a)
                    : sg_artifact_open_file(art_path, &a))
     die("cannot open artifact");
+  for (size_t done = 0; content_hash && done < sg_artifact_size(a);)
+    if (sg_artifact_settle(a, &done, SIZE_MAX)) perror("settle");
   size_t counted = (size_t)(rounds - 1) * nq;
   long long *t_sg = malloc((counted ? counted : 1) * sizeof *t_sg);
   unsigned long long sink = 0;

@@ -33,6 +33,45 @@ static void prune_cache(sg_runtime *rt, const sg__rt_snapshot *s) {
   free(keep);
 }
 
+/* Huge pages for what the snapshot serves (sg_artifact_settle): the lookups' reads are
+ * scattered over the whole artifact, and on small pages most of them also miss the TLB
+ * (5-12 % of the lookup time: docs/PERFORMANCE.md, "Huge pages after the swap"). The loader
+ * moves one step of one artifact per turn, after the artifact is already serving, so the
+ * activation never waits for it and a new edge revision waits at most one step. */
+#define SETTLE_STEP ((size_t)32 << 20)
+
+/* One step; true while some artifact of s is left. A kernel without the advice (EINVAL)
+ * turns settling off for the process, and says so once. */
+static bool settle_step(const sg__rt_snapshot *s) {
+  static atomic_bool off; /* for the process: every runtime in it shares the kernel */
+  for (size_t i = 0; i < s->n_arts && !atomic_load(&off); i++) {
+    sg__rt_art *art = s->arts[i];
+    size_t len = sg_artifact_size(art->a);
+    if (art->settled >= len) continue;
+    int64_t t0 = sg_mono_ms();
+    int rc = sg_artifact_settle(art->a, &art->settled, SETTLE_STEP);
+    int e = errno;
+    art->settle_ms += sg_mono_ms() - t0;
+    if (rc && e == EINVAL) {
+      atomic_store(&off, true);
+      fprintf(stderr, "{\"level\":\"info\",\"msg\":\"artifacts stay on small pages: this "
+                      "kernel cannot move them onto huge pages\"}\n");
+    } else if (rc) {
+      fprintf(stderr,
+              "{\"level\":\"info\",\"msg\":\"artifact left partly on small pages\","
+              "\"hash\":\"%s\",\"error\":\"%s\"}\n",
+              art->hash, strerror(e));
+    } else if (art->settled >= len && len >= ((size_t)2 << 20)) {
+      fprintf(stderr,
+              "{\"level\":\"info\",\"msg\":\"artifact on huge pages\",\"hash\":\"%s\","
+              "\"bytes\":%zu,\"ms\":%lld}\n",
+              art->hash, len, (long long)art->settle_ms);
+    }
+    return true;
+  }
+  return false;
+}
+
 /* Logs a hold once per spell of the same reason. */
 static void log_hold(sg_runtime *rt, const char *why, const sg_edge_stamp *s, uint64_t rev) {
   static _Thread_local const char *last;
@@ -254,12 +293,15 @@ void *sg__rt_loader_main(void *arg) {
    * activation does not wait for the next poll; the poll period still bounds every wait.
    * The workers' stop eventfd ends the wait on a stop. */
   bool watching = true;
+  /* Some artifact is still to be settled onto huge pages: the next turn does not wait. */
+  bool settling = false;
   pthread_mutex_lock(&rt->stop_mu);
   while (!atomic_load(&rt->stopping)) {
     int w = -1;
+    int wait_ms = settling ? 0 : (int)rt->cfg.poll_ms;
     if (watching) {
       pthread_mutex_unlock(&rt->stop_mu);
-      w = sg_edge_wait(rt->edge, rt->wake_fd, (int)rt->cfg.poll_ms);
+      w = sg_edge_wait(rt->edge, rt->wake_fd, wait_ms);
       if (w && errno == ENOTSUP) watching = false; /* no signs of change (Redis) */
       pthread_mutex_lock(&rt->stop_mu);
     }
@@ -268,7 +310,7 @@ void *sg__rt_loader_main(void *arg) {
     if (w && !atomic_load(&rt->stopping)) {
       struct timespec ts;
       clock_gettime(CLOCK_REALTIME, &ts);
-      ts.tv_nsec += (long)rt->cfg.poll_ms * 1000000L;
+      ts.tv_nsec += (long)wait_ms * 1000000L;
       while (ts.tv_nsec >= 1000000000L) {
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
@@ -307,6 +349,8 @@ void *sg__rt_loader_main(void *arg) {
       last_beat = now;
       presence_beat(rt, presence, &presence_failing);
     }
+    /* The loader is the only one that frees snapshots: what rcu.cur holds stays open. */
+    settling = settle_step(atomic_load(&rt->rcu.cur));
     sg__rt_log_flush();
     if (now - last_flush >= flush_ms) {
       last_flush = now;

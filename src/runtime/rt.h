@@ -94,6 +94,10 @@ typedef struct sg__rt_art {
   sg_artifact *a;
   uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
   char hash[72];  /* "sha256:<hex>" */
+  /* The loader's own: how far sg_artifact_settle has gone (loader.c, settle_step), and
+   * the ms it took so far. */
+  size_t settled;
+  int64_t settle_ms;
 } sg__rt_art;
 
 typedef struct {

@@ -313,6 +313,40 @@ struct sg_artifact_sink {
   size_t len, at;
 };
 
+/* The size of a huge page (x86-64's and arm64's usual PMD size), and the advice that
+ * moves a range onto huge pages at once, whatever the sysfs settings say (Linux 6.1;
+ * older headers lack the constant, older kernels answer EINVAL). */
+#define HUGE_PAGE ((size_t)2 << 20)
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+/* A read-only shared mapping of fd's len bytes that starts on a huge-page boundary, so
+ * that sg_artifact_settle can back it with huge pages (a huge page maps an aligned range
+ * of the file at an aligned address). The address is reserved with len plus one huge page
+ * and the slack either side given back; small artifacts take a plain mapping. */
+static void *map_aligned(int fd, size_t len) {
+  int flags = MAP_SHARED | MAP_POPULATE;
+  if (len < HUGE_PAGE) return mmap(NULL, len, PROT_READ, flags, fd, 0);
+  size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  size_t span = (len + pg - 1) / pg * pg;
+  char *res =
+      mmap(NULL, span + HUGE_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (res == MAP_FAILED) return MAP_FAILED;
+  char *at = (char *)(((uintptr_t)res + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+  void *m = mmap(at, len, PROT_READ, flags | MAP_FIXED, fd, 0);
+  if (m == MAP_FAILED) {
+    int e = errno;
+    munmap(res, span + HUGE_PAGE);
+    errno = e;
+    return MAP_FAILED;
+  }
+  if (at > res) munmap(res, (size_t)(at - res));
+  size_t tail = (size_t)(res + span + HUGE_PAGE - (at + span));
+  if (tail) munmap(at + span, tail);
+  return m;
+}
+
 sg_artifact_sink *sg_artifact_sink_new(size_t len) {
   if (len < SG__HDR_SIZE_V5) {
     errno = EINVAL;
@@ -383,7 +417,7 @@ int sg_artifact_sink_adopt(sg_artifact_sink *s, sg_artifact **out) {
     return -1;
   }
   /* Populated now, on the loader thread, so the first queries take no page faults. */
-  void *m = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_POPULATE, s->fd, 0);
+  void *m = map_aligned(s->fd, len);
   sg_artifact_sink_free(s);
   if (m == MAP_FAILED) return -1;
   if (sg_artifact_open_mem(m, len, out) != 0) {
@@ -392,6 +426,31 @@ int sg_artifact_sink_adopt(sg_artifact_sink *s, sg_artifact **out) {
     return -1;
   }
   (*out)->map = m;
+  (*out)->sealed = true;
+  return 0;
+}
+
+int sg_artifact_settle(const sg_artifact *a, size_t *done, size_t step) {
+  if (!a->sealed) {
+    *done = a->len;
+    errno = ENOTSUP;
+    return -1;
+  }
+  size_t end = a->len / HUGE_PAGE * HUGE_PAGE;
+  if (*done >= end) {
+    *done = a->len;
+    return 0;
+  }
+  size_t n = end - *done < step ? end - *done : step;
+  n = n < HUGE_PAGE ? HUGE_PAGE : n / HUGE_PAGE * HUGE_PAGE;
+  if (madvise((char *)a->map + *done, n, MADV_COLLAPSE)) {
+    int e = errno;
+    *done = a->len;
+    errno = e;
+    return -1;
+  }
+  *done += n;
+  if (*done >= end) *done = a->len;
   return 0;
 }
 

@@ -72,7 +72,8 @@ struct sg_artifact {
   uint32_t version;         /* SG__ART_VERSION or SG__ART_VERSION_PREV */
   const unsigned char *ext; /* n_ext extension records (format 6), checked at open */
   uint64_t n_ext;
-  void *map; /* non-NULL when we own an mmap of len bytes */
+  void *map;   /* non-NULL when we own an mmap of len bytes */
+  bool sealed; /* map is sealed memory of our own, huge-page aligned (sg_artifact_settle) */
   uint32_t n_items;
   uint32_t n_locales;
   uint32_t def;
