@@ -363,7 +363,7 @@ int main(int argc, char **argv) {
                    : sg_artifact_open_file(art_path, &a))
     die("cannot open artifact");
   for (size_t done = 0; content_hash && done < sg_artifact_size(a);)
-    if (sg_artifact_settle(a, &done, SIZE_MAX)) perror("settle");
+    if (sg_artifact_settle(a, &done, SIZE_MAX) < 0) perror("settle");
   size_t counted = (size_t)(rounds - 1) * nq;
   long long *t_sg = malloc((counted ? counted : 1) * sizeof *t_sg);
   unsigned long long sink = 0;

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   /* As the runtime serves it once its loader settled the artifact onto huge pages. */
   long long settle_ns = now_ns();
   for (size_t done = 0; settle && done < sg_artifact_size(a);)
-    if (sg_artifact_settle(a, &done, SIZE_MAX)) perror("settle");
+    if (sg_artifact_settle(a, &done, SIZE_MAX) < 0) perror("settle");
   settle_ns = now_ns() - settle_ns;
   size_t ne, nt;
   char **eq = read_lines(ef, &ne), **tq = read_lines(tf, &nt);

@@ -40,8 +40,9 @@ static void prune_cache(sg_runtime *rt, const sg__rt_snapshot *s) {
  * activation never waits for it and a new edge revision waits at most one step. */
 #define SETTLE_STEP ((size_t)32 << 20)
 
-/* One step; true while some artifact of s is left. A kernel without the advice (EINVAL)
- * turns settling off for the process, and says so once. */
+/* One step; true while some artifact of s is left. When an artifact is done, one line
+ * says how it went. A kernel without the advice (ENOSYS) turns settling off for the
+ * process, and says so once. */
 static bool settle_step(const sg__rt_snapshot *s) {
   static atomic_bool off; /* for the process: every runtime in it shares the kernel */
   for (size_t i = 0; i < s->n_arts && !atomic_load(&off); i++) {
@@ -52,21 +53,26 @@ static bool settle_step(const sg__rt_snapshot *s) {
     int rc = sg_artifact_settle(art->a, &art->settled, SETTLE_STEP);
     int e = errno;
     art->settle_ms += sg_mono_ms() - t0;
-    if (rc && e == EINVAL) {
+    if (rc < 0 && e == ENOSYS) {
       atomic_store(&off, true);
       fprintf(stderr, "{\"level\":\"info\",\"msg\":\"artifacts stay on small pages: this "
-                      "kernel cannot move them onto huge pages\"}\n");
-    } else if (rc) {
+                      "kernel cannot move them onto huge pages (MADV_COLLAPSE, Linux 6.1)\"}\n");
+      return false;
+    }
+    if (rc > 0) art->settle_steps++;
+    if (rc < 0 && !art->settle_failed++) art->settle_err = e;
+    if (art->settled < len || !(art->settle_steps || art->settle_failed)) return true;
+    if (art->settle_failed)
       fprintf(stderr,
               "{\"level\":\"info\",\"msg\":\"artifact left partly on small pages\","
-              "\"hash\":\"%s\",\"error\":\"%s\"}\n",
-              art->hash, strerror(e));
-    } else if (art->settled >= len && len >= ((size_t)2 << 20)) {
+              "\"hash\":\"%s\",\"bytes\":%zu,\"ms\":%lld,\"failedSteps\":%u,\"error\":\"%s\"}\n",
+              art->hash, len, (long long)art->settle_ms, art->settle_failed,
+              strerror(art->settle_err));
+    else
       fprintf(stderr,
               "{\"level\":\"info\",\"msg\":\"artifact on huge pages\",\"hash\":\"%s\","
               "\"bytes\":%zu,\"ms\":%lld}\n",
               art->hash, len, (long long)art->settle_ms);
-    }
     return true;
   }
   return false;

@@ -94,10 +94,12 @@ typedef struct sg__rt_art {
   sg_artifact *a;
   uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
   char hash[72];  /* "sha256:<hex>" */
-  /* The loader's own: how far sg_artifact_settle has gone (loader.c, settle_step), and
-   * the ms it took so far. */
+  /* The loader's own (loader.c, settle_step): how far sg_artifact_settle has gone, the
+   * ms it took, the steps that moved memory, those that failed and the first error. */
   size_t settled;
   int64_t settle_ms;
+  unsigned settle_steps, settle_failed;
+  int settle_err;
 } sg__rt_art;
 
 typedef struct {

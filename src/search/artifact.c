@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -313,13 +315,29 @@ struct sg_artifact_sink {
   size_t len, at;
 };
 
-/* The size of a huge page (x86-64's and arm64's usual PMD size), and the advice that
- * moves a range onto huge pages at once, whatever the sysfs settings say (Linux 6.1;
- * older headers lack the constant, older kernels answer EINVAL). */
-#define HUGE_PAGE ((size_t)2 << 20)
+/* The advice that moves a range onto huge pages at once (Linux 6.1; older headers lack
+ * the constant, older kernels answer EINVAL even for an empty range). */
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
+
+/* The size of a huge page: the kernel's PMD size (2 MiB on x86-64; 2, 32 or 512 MiB on
+ * arm64, by base page size), read once; 2 MiB when the kernel does not say. */
+static size_t huge_page(void) {
+  static _Atomic size_t size;
+  size_t s = atomic_load_explicit(&size, memory_order_relaxed);
+  if (s) return s;
+  s = (size_t)2 << 20;
+  FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "re");
+  if (f) {
+    unsigned long long v;
+    if (fscanf(f, "%llu", &v) == 1 && v >= 4096 && v <= (1ull << 30) && !(v & (v - 1)))
+      s = (size_t)v;
+    fclose(f);
+  }
+  atomic_store_explicit(&size, s, memory_order_relaxed);
+  return s;
+}
 
 /* A read-only shared mapping of fd's len bytes that starts on a huge-page boundary, so
  * that sg_artifact_settle can back it with huge pages (a huge page maps an aligned range
@@ -327,22 +345,23 @@ struct sg_artifact_sink {
  * and the slack either side given back; small artifacts take a plain mapping. */
 static void *map_aligned(int fd, size_t len) {
   int flags = MAP_SHARED | MAP_POPULATE;
-  if (len < HUGE_PAGE) return mmap(NULL, len, PROT_READ, flags, fd, 0);
+  size_t huge = huge_page();
+  if (len < huge) return mmap(NULL, len, PROT_READ, flags, fd, 0);
   size_t pg = (size_t)sysconf(_SC_PAGESIZE);
   size_t span = (len + pg - 1) / pg * pg;
   char *res =
-      mmap(NULL, span + HUGE_PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      mmap(NULL, span + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (res == MAP_FAILED) return MAP_FAILED;
-  char *at = (char *)(((uintptr_t)res + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+  char *at = (char *)(((uintptr_t)res + huge - 1) & ~(uintptr_t)(huge - 1));
   void *m = mmap(at, len, PROT_READ, flags | MAP_FIXED, fd, 0);
   if (m == MAP_FAILED) {
     int e = errno;
-    munmap(res, span + HUGE_PAGE);
+    munmap(res, span + huge);
     errno = e;
     return MAP_FAILED;
   }
   if (at > res) munmap(res, (size_t)(at - res));
-  size_t tail = (size_t)(res + span + HUGE_PAGE - (at + span));
+  size_t tail = (size_t)(res + span + huge - (at + span));
   if (tail) munmap(at + span, tail);
   return m;
 }
@@ -356,9 +375,9 @@ sg_artifact_sink *sg_artifact_sink_new(size_t len) {
   if (!s) return NULL;
   /* Not a file of the runtime's cache nor of the edge store: memory only this process
    * holds (a descriptor, closed once mapped), sealed before it is mapped. Shared memory is
-   * not backed by huge pages unless the administrator allows it
-   * (/sys/kernel/mm/transparent_hugepage/shmem_enabled); docs/RUNTIME.md measures what
-   * the typo search pays for that. */
+   * not written into huge pages unless the administrator allows it
+   * (/sys/kernel/mm/transparent_hugepage/shmem_enabled); sg_artifact_settle moves it onto
+   * them afterwards (docs/RUNTIME.md, "Artifacts in memory"). */
   s->fd = memfd_create("suggestd-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   /* Sized first (no memory is taken until written): with shmem_enabled=within_size the
    * kernel then backs the pages being written with huge pages. */
@@ -436,22 +455,29 @@ int sg_artifact_settle(const sg_artifact *a, size_t *done, size_t step) {
     errno = ENOTSUP;
     return -1;
   }
-  size_t end = a->len / HUGE_PAGE * HUGE_PAGE;
-  if (*done >= end) {
+  size_t huge = huge_page();
+  size_t end = a->len / huge * huge;
+  size_t at = *done / huge * huge; /* a step starts on a huge page */
+  if (at >= end) {
     *done = a->len;
     return 0;
   }
-  size_t n = end - *done < step ? end - *done : step;
-  n = n < HUGE_PAGE ? HUGE_PAGE : n / HUGE_PAGE * HUGE_PAGE;
-  if (madvise((char *)a->map + *done, n, MADV_COLLAPSE)) {
+  size_t n = end - at < step ? end - at : step;
+  n = n < huge ? huge : n / huge * huge;
+  char *p = (char *)a->map + at;
+  if (madvise(p, n, MADV_COLLAPSE)) {
     int e = errno;
-    *done = a->len;
+    /* EINVAL is also what a kernel says of one range it cannot move (shmem_enabled=deny,
+     * THP disabled for the process); an empty range tells whether it knows the advice. */
+    if (e == EINVAL && madvise(p, 0, MADV_COLLAPSE)) e = ENOSYS;
+    /* A page busy, or no huge page free just now: this step only. Else the rest too. */
+    bool passing = e == EAGAIN || e == EBUSY || e == ENOMEM;
+    *done = passing && at + n < end ? at + n : a->len;
     errno = e;
     return -1;
   }
-  *done += n;
-  if (*done >= end) *done = a->len;
-  return 0;
+  *done = at + n < end ? at + n : a->len;
+  return 1;
 }
 
 /* Bytes read per step; two pieces alternate (below). */

@@ -47,16 +47,19 @@ sg_artifact_sink *sg_artifact_sink_new(size_t len);
 int sg_artifact_sink_write(sg_artifact_sink *s, const void *p, size_t n);
 int sg_artifact_sink_adopt(sg_artifact_sink *s, sg_artifact **out);
 void sg_artifact_sink_free(sg_artifact_sink *s);
-/* Moves the next at most `step` bytes (whole huge pages) of an artifact loaded into sealed
- * memory, from *done on, onto huge pages (MADV_COLLAPSE): fewer TLB misses for the
- * lookups, whose reads are scattered over the whole artifact. The bytes and the address
- * stay the same, so queries may run meanwhile; it only takes time (a few ms per MiB),
- * which is why the caller goes in steps, after the artifact is already serving. *done
- * becomes sg_artifact_size(a) once nothing is left (then it returns 0 at once). -1 with
- * errno, and *done set to the end, when it cannot: ENOTSUP for an artifact that is not
- * sealed memory of its own (sg_artifact_open_mem, sg_artifact_open_file), EINVAL from a
- * kernel before Linux 6.1, EAGAIN or ENOMEM when no huge page was free (what was moved
- * stays moved). */
+/* Moves the next at most `step` bytes (whole huge pages, at least one) of an artifact
+ * loaded into sealed memory, from *done on (rounded down to a huge page), onto huge pages
+ * (MADV_COLLAPSE): fewer TLB misses for the lookups, whose reads are scattered over the
+ * whole artifact. The bytes and the address stay the same, so queries may run meanwhile;
+ * it only takes time (a few ms per MiB), which is why the caller goes in steps, after the
+ * artifact is already serving. Returns 1 after a step, 0 when nothing was left to move
+ * (*done is then sg_artifact_size(a); so it is for the last step, and for an artifact
+ * smaller than a huge page, whose one partial huge page stays on small pages). -1 with
+ * errno when a step failed: EAGAIN, EBUSY or ENOMEM (busy pages, no huge page free just
+ * now) skip that step only; ENOSYS (a kernel without the advice: before Linux 6.1),
+ * EINVAL (a kernel that will not move this memory: shmem_enabled=deny, THP disabled for
+ * the process) and ENOTSUP (not sealed memory of its own: sg_artifact_open_mem,
+ * sg_artifact_open_file) set *done to the end. What was moved stays moved. */
 int sg_artifact_settle(const sg_artifact *a, size_t *done, size_t step);
 
 size_t sg_artifact_item_count(const sg_artifact *a);

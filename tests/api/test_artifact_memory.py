@@ -3,7 +3,10 @@ version serves, the loader moves its artifact onto huge pages, a step at a time,
 queries go on; the answers stay byte for byte the same, the log says what happened, and
 the process's memory map shows the huge pages where the kernel took the advice.
 """
+import errno
 import json
+import os
+import platform
 import re
 import time
 
@@ -64,12 +67,16 @@ def test_a_served_artifact_moves_onto_huge_pages_and_answers_the_same(server, te
     assert answers(server, pk) == first
     if said["msg"] == "artifact on huge pages":
         assert said["bytes"] > 4 << 20, said
-        assert said["ms"] >= 0
         # Every whole 2 MiB of the artifact is mapped by a huge page now.
         assert huge_kb(server.proc.pid) >= (said["bytes"] >> 21) * 2048, huge_kb(server.proc.pid)
+    elif said["msg"] == "artifact left partly on small pages":
+        # Only a passing shortage may leave steps out (no huge page free just then).
+        assert said["error"] in (os.strerror(errno.EAGAIN), os.strerror(errno.EBUSY),
+                                 os.strerror(errno.ENOMEM)), said
+        assert said["failedSteps"] >= 1, said
     else:
-        # A kernel without MADV_COLLAPSE (before 6.1) or without a free huge page: the
-        # runtime says so and serves from small pages, as before.
-        print("huge pages not taken:", said)
+        # A kernel without MADV_COLLAPSE (before 6.1) serves from small pages, as before.
+        release = tuple(int(x) for x in re.findall(r"\d+", platform.release())[:2])
+        assert release < (6, 1), (platform.release(), said)
     time.sleep(0.2)
     assert server.proc.poll() is None

@@ -136,9 +136,10 @@ async function route() {
   const pages = { applications: pageApplications, lists: parts[1] ? list : pageLists,
     usage: pageUsage, members: pageMembers, audit: pageAudit, account: pageAccount };
   await (pages[parts[0]] || pageApplications)(view);
-  if (seq !== routeSeq) return;
+  if (seq !== routeSeq) return null;
   const h1 = view.querySelector('h1');
   if (h1) { h1.tabIndex = -1; h1.focus(); }
+  return view;
 }
 
 // ---- applications and keys -----------------------------------------------------------
@@ -912,8 +913,10 @@ async function pageMembers(view) {
     e.preventDefault();
     const c = await api('POST', '/members', { email: email.value, role: role.value });
     if (c.status !== 201) return say(errText(c));
-    await route();
-    $('view').prepend(shownOnce('Temporary password of ' + c.body.email, c.body.temporaryPassword));
+    // Shown once: on the members page it rendered, or on whatever page a visit started
+    // meanwhile put up, but never lost.
+    const page = (await route()) || $('view');
+    page.prepend(shownOnce('Temporary password of ' + c.body.email, c.body.temporaryPassword));
   } }, h('h2', { text: 'Invite a member' }), field('member-email', 'Email', email), field('member-role', 'Role', role),
   h('button', { type: 'submit' }, 'Invite')));
 }
