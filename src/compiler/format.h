@@ -170,8 +170,8 @@ extern uint32_t sg__wsub_min_refs;
  * 8 bytes (NUL padded), which the key is computed from and the search checks the run
  * with, without reading its text; else SG__SKIP_KEYED and the key's 56 bits, little
  * endian, and the search reads the text. Keys of fewer code points have none. Table 0
- * serves queries of at least sg__skip_min_q(0) code points, table 1 the shorter ones
- * from sg__skip_min_q(1) on. */
+ * serves queries of at least sg__skip_min_q(0, d) code points, table 1 the shorter ones
+ * from sg__skip_min_q(1, d) on. */
 #define SG__SKIP_SIZE 16
 #define SG__SKIP_PFX 8
 #define SG__SKIP_KEYED 0xFFu /* never the first byte of UTF-8 */
@@ -180,9 +180,11 @@ extern uint32_t sg__wsub_min_refs;
 #define SG__SKIP_MAX_D 8u /* the most L + G of a table */
 static const unsigned sg__skip_l[SG__SKIP_TABLES] = {5, 4};
 static const unsigned sg__skip_g[SG__SKIP_TABLES] = {3, 2};
-/* Every alignment the table's lookups cover spells G code points after row L, and none
- * ends before it, once q has L + G + 2 code points. */
-static inline unsigned sg__skip_min_q(unsigned t) { return sg__skip_l[t] + sg__skip_g[t] + 2; }
+/* Every alignment the table's lookups cover in the typo pass at distance d spells G code
+ * points after row L, and none ends before it, once q has L + G + d code points. */
+static inline unsigned sg__skip_min_q(unsigned t, unsigned d) {
+  return sg__skip_l[t] + sg__skip_g[t] + d;
+}
 
 /* 14 bits per code point: exact below U+4000, folded above (equal keys only make
  * candidates; the search checks each run's code points). */

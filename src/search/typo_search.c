@@ -69,42 +69,54 @@
  * On a large list most of the two-edit pass used to be spent near the root: every prefix
  * of two to six code points within two edits of q's start exists, and each had to be
  * looked up to learn that q's rest does not follow it (on the 4.5M package names,
- * thousands of such prefixes per query). For d = 2 and a query long enough for a skip
- * table (n >= L + G + 2 code points, sg__skip_min_q: 10 for table 0, 8 for table 1)
- * skip_search splits the pass by the cost an alignment has reached at row L, after the
- * key's first L code points:
- * - at most 1: the same walk, with every cell above 1 in the rows of depth <= L treated
- *   as over the budget (cap_row). It visits only the one-edit neighbourhood of q's start
- *   and, below it, everything the full walk would; an alignment of cost <= 1 at row L
- *   keeps all its cells, so the walk finds it exactly as before. One cell is given back
- *   in row L + 1: the walk drops a node when no cell of its row can still lead to a
- *   match, which is safe because, in the plain DP, a swap from (L, j - 2) into row L + 2
- *   is never cheaper than the cell (L + 1, j) it passes (through (L, j - 1)); the cap can
- *   take (L, j - 1) away, so (L + 1, j) is set from (L, j - 2) + 1 when t[L] = q[j - 1].
- *   (Found by comparing two table depths on the 4.5M names: without it a swap right
- *   after row L, below a node whose keys lack the swapped code point further down, was
- *   dropped; test_typo_skip.c has that case.)
- * - exactly 2: no edit is left, so from its cell (L, j) on the key spells q[j..n)
+ * thousands of such prefixes per query); the one-edit pass had the same, smaller,
+ * neighbourhood to visit. For a query long enough for a skip table (n >= L + G + d code
+ * points, sg__skip_min_q: for d = 2, 10 for table 0 and 8 for table 1; for d = 1, 9 and
+ * 7) skip_search splits the pass at distance d (1 or 2) by the cost an alignment has
+ * reached at row L, after the key's first L code points:
+ * - at most d - 1: the same walk, with every cell above d - 1 in the rows of depth <= L
+ *   treated as over the budget (cap_row). It visits only the (d - 1)-edit neighbourhood
+ *   of q's start (for d = 1, q's first L code points alone) and, below it, everything
+ *   the full walk would; an alignment of cost <= d - 1 at row L keeps all its cells, so
+ *   the walk finds it exactly as before. One cell is given back in row L + 1: the walk
+ *   drops a node when no cell of its row can still lead to a match, which is safe
+ *   because, in the plain DP, a swap from (L, j - 2) into row L + 2 is never cheaper
+ *   than the cell (L + 1, j) it passes (through (L, j - 1)); the cap can take (L, j - 1)
+ *   away, so (L + 1, j) is set from (L, j - 2) + 1 when t[L] = q[j - 1]. (Found by
+ *   comparing two table depths on the 4.5M names: without it a swap right after row L,
+ *   below a node whose keys lack the swapped code point further down, was dropped;
+ *   test_typo_skip.c has that case.)
+ * - exactly d: no edit is left, so from its cell (L, j) on the key spells q[j..n)
  *   exactly. Its code points L .. L + G are therefore q[j .. j + G) for some j in
- *   [L - 2, L + 2] (the band): five lookups in the skip table by (q[0], q[j .. j + G)).
+ *   [L - d, L + d] (a cell of cost d is at most d columns off the diagonal): 2d + 1
+ *   lookups in the skip table by (q[0], q[j .. j + G)).
  * - a swap across row L (the key's code points L and L + 1 are q[j - 1], q[j - 2], from
- *   a cell (L - 1, j - 2)) skips row L. From a cell of 0 the capped walk follows it (the
- *   cell (L, j - 1) is then at most 1); from a cell of 1 it arrives at (L + 1, j) at
- *   cost 2 and spells q[j..n) from there: its code points L .. L + G are q[j - 2], q[j],
- *   q[j + 1] ... for some j in [L - 1, L + 3], five more lookups.
+ *   a cell (L - 1, j - 2)) skips row L. From a cell below d - 1 the capped walk follows
+ *   it (the cell (L, j - 1) is then at most d - 1); from a cell of exactly d - 1, which
+ *   is at most d - 1 columns off the diagonal (j - 2 in [L - d, L + d - 2]), it arrives
+ *   at (L + 1, j) at cost d and spells q[j..n) from there: its code points L .. L + G
+ *   are q[j - 2], q[j], q[j + 1] ... for some j in [L + 2 - d, L + d], 2d - 1 more
+ *   lookups (a cell of d or more cannot pay for the swap). So 4 lookups for d = 1 and
+ *   8 for d = 2, each a binary search inside the records whose key has q's first code
+ *   point (found once per query: sk_lo, sk_hi).
  * Each run a lookup returns is checked from its record's head (or its first key's text)
  * by skip_runs: the DP rows of its first L + G code points, with the cells of row L - 1
- * raised to at least 1 and those of row L to at least 2 (the alignments through lower
- * cells are the capped walk's; a raised cell is still the cost of a real alignment, so
- * nothing found is wrong, at worst found again at a higher distance than the earlier
- * pass gave it). A run whose row passes 2 is dropped; otherwise it has no slack left and
- * is searched like any row without slack. With n >= L + G + 2 every alignment of the
- * last two cases spells G code points after row L, so the lookup key names them, and
- * none ends before row L + G, so the run's check sees every match. Records under one key
- * are in key order, so a record reuses the rows it shares with the one before, and one
- * that shares the code points whose row ended the one before is skipped. The union of
- * the three cases is every alignment of cost <= 2; the merge keeps each item's least
+ * raised to at least d - 1 and those of row L to at least d (the alignments through
+ * lower cells are the capped walk's; a raised cell is never below the cost of the
+ * alignments through it, so nothing found is wrong, at worst found again at a higher
+ * distance than the earlier pass, or the exact lookup, gave it). A run whose row passes
+ * d is dropped; otherwise it has no slack left and is searched like any row without
+ * slack. With n >= L + G + d every alignment of the last two cases spells G code points
+ * after row L (from row L + 1 on it spells q exactly, from a column of at most L + d),
+ * so the lookup key names them, and none ends before row L + G (an alignment of cost d
+ * covers at least n - d rows), so the run's check sees every match. Records under one
+ * key are in key order, so a record reuses the rows it shares with the one before, and
+ * one that shares the code points whose row ended the one before is skipped. The union
+ * of the three cases is every alignment of cost <= d; the merge keeps each item's least
  * distance, so the answer is the full walk's. Shorter queries take the usual walk.
+ * (Until issue 23's last round the one-edit pass always took the usual walk, and the
+ * two-edit pass made five swap lookups, j in [L - 1, L + 3]: the two outer ones can
+ * find nothing the others miss.)
  *
  * ---- Merging, and how this is checked ----
  *
@@ -118,12 +130,14 @@
  * inserts, deletes, substitutions and swaps of real keys, under seven typo policies:
  * ~36k typo queries, zero differences in items, order, keys and highlights; queries of
  * 8-9 and of 10 or more code points exercise both skip tables, and a variant of the
- * search with the swap lookups removed, or with one of the straight lookups of table 1
- * removed, fails them), test_cities.c (the 135k cities, random edits of real names),
- * test_typo_skip.c (each case of the split above by name, on a list dense near the root:
- * both edits before row L, one before and a swap across it, for each table; heads too
- * long for 8 bytes; a query too short for either table; ~2,600 random edits of those
- * texts) and tests/fuzz/fuzz_typo.c.
+ * search with the swap lookups removed, with the one-edit pass's swap lookup removed,
+ * with the first or the last lookup of either kind removed, or with a table let serve
+ * queries one code point shorter than L + G + d, fails them),
+ * test_cities.c (the 135k cities, random edits of real names), test_typo_skip.c (each
+ * case of the split above by name, on a list dense near the root: both edits before row
+ * L, one before and a swap across it, for each table; heads too long for 8 bytes; a
+ * query too short for either table; ~2,600 random edits of those texts) and
+ * tests/fuzz/fuzz_typo.c.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -159,8 +173,14 @@ static _Thread_local struct {
   uint32_t zs_lo[MAX_DEPTH], zs_hi[MAX_DEPTH], zs_node[MAX_DEPTH];
   uint8_t zs_left[MAX_DEPTH];      /* the candidates not yet tried (zs_candidates) */
   const char *zs_first[MAX_DEPTH]; /* the text of key zs_lo, once read (else NULL) */
-  /* Rows of depth below this are capped (cap_row): the restricted walk of skip_search. */
+  /* Rows of depth below cap_rows keep only their cells of at most cap_val (cap_row): the
+   * restricted walk of skip_search, whose pass has distance cap_val + 1. */
   size_t cap_rows;
+  unsigned cap_val;
+  /* The records of skip table sk_t whose key has q's first code point: [sk_lo, sk_hi),
+   * found once per query (sk_t is SG__SKIP_TABLES until then). */
+  unsigned sk_t;
+  uint64_t sk_lo, sk_hi;
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
@@ -268,8 +288,9 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
 }
 
 /* In the restricted walk of skip_search, a row of depth below tl.cap_rows keeps only its
- * cells of at most SG_TYPO_MAX_K - 1: the walk then follows exactly the alignments that
- * spend at most one edit on the key's first L code points (skip_search).
+ * cells of at most tl.cap_val (d - 1 in the pass at distance d): the walk then follows
+ * exactly the alignments that spend at most d - 1 edits on the key's first L code points
+ * (skip_search).
  *
  * The first row past them (d == cap_rows, row L + 1) gets back one kind of cell the cap
  * took: a swap from a kept cell (L, j - 2) into row L + 2 has, in the plain DP, a cell
@@ -281,7 +302,7 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
 static inline void cap_row(size_t d, size_t n) {
   if (d < tl.cap_rows) {
     for (size_t b = 0; b < SG__BAND; b++)
-      if (tl.row[d].c[b] > SG_TYPO_MAX_K - 1) tl.row[d].c[b] = SG__CAP;
+      if (tl.row[d].c[b] > tl.cap_val) tl.row[d].c[b] = SG__CAP;
   } else if (d == tl.cap_rows && d > 0) {
     /* Cell b of row d is column j = d - K + b; (d - 1, j - 2) is cell b - 1 of row d - 1. */
     for (size_t b = 1; b < SG__BAND; b++) {
@@ -647,24 +668,24 @@ static void scan_keys(const sg_artifact *a, const locale_view *v, size_t n, uint
 }
 
 /* No slack under the cap (issue 23). In the capped walk of skip_search every cell above
- * SG_TYPO_MAX_K - 1 of a row of depth below tl.cap_rows is raised to SG__CAP (cap_row),
- * so a capped row whose least cell is SG_TYPO_MAX_K - 1 is, for its children of depth
- * below tl.cap_rows, a row without slack at that budget: a child's cell stays at most
- * SG_TYPO_MAX_K - 1 only through a match on the diagonal from a cell at that value or a
- * swap from a lower cell of the row before (the argument of "Rows without slack", with
- * thr = SG_TYPO_MAX_K - 1), and a child none of whose cells does is capped to SG__CAP
- * everywhere, so the plain walk drops it (its last cell is over thr and it is not
- * reachable), and every key below it with it. So the children of node x (depth c) that
- * the walk steps can be limited to the code points zs_candidates names for that budget,
- * less those x's next mask rules out: this returns that mask, or NO_CAND where every
- * child must be stepped (outside the capped rows, or a row that still has a cell below
- * SG_TYPO_MAX_K - 1). The children looked up get the same rows as before, so the walk
- * merges the same ranges; only children that die at their first capped row are not
- * visited. */
+ * tl.cap_val (d - 1 in the pass at distance d) of a row of depth below tl.cap_rows is
+ * raised to SG__CAP (cap_row), so a capped row whose least cell is tl.cap_val is, for
+ * its children of depth below tl.cap_rows, a row without slack at that budget: a
+ * child's cell stays at most tl.cap_val only through a match on the diagonal from a
+ * cell at that value or a swap from a lower cell of the row before (the argument of
+ * "Rows without slack", with thr = tl.cap_val), and a child none of whose cells does is
+ * capped to SG__CAP everywhere, so the plain walk drops it (its last cell is over thr
+ * and it is not reachable), and every key below it with it. So the children of node x
+ * (depth c) that the walk steps can be limited to the code points zs_candidates names
+ * for that budget, less those x's next mask rules out: this returns that mask, or
+ * NO_CAND where every child must be stepped (outside the capped rows, or a row that
+ * still has a cell below tl.cap_val). The children looked up get the same rows as
+ * before, so the walk merges the same ranges; only children that die at their first
+ * capped row are not visited. */
 #define NO_CAND UINT16_MAX
 static uint16_t capped_candidates(const locale_view *v, uint32_t x, size_t c, size_t n) {
-  if (c + 1 >= tl.cap_rows || row_min(&tl.row[c]) != SG_TYPO_MAX_K - 1) return NO_CAND;
-  return (uint16_t)zs_filter(v, x, c, zs_candidates(c, n, SG_TYPO_MAX_K - 1));
+  if (c + 1 >= tl.cap_rows || row_min(&tl.row[c]) != tl.cap_val) return NO_CAND;
+  return (uint16_t)zs_filter(v, x, c, zs_candidates(c, n, tl.cap_val));
 }
 
 /* One pass with distance thr over the subtree of trie node root at depth c0 (rows
@@ -823,20 +844,32 @@ static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
   return sg__skip_key(cps[0], cps + L, G);
 }
 
-/* The runs of the skip records under key, checked and searched as above. */
+/* The first record of skip table t in [b, e) whose key is at least key. */
+static uint64_t skip_lower(const locale_view *v, unsigned t, uint64_t b, uint64_t e, uint64_t key) {
+  const unsigned char *recs = v->skip[t];
+  uint64_t n = e - b;
+  while (n > 0) {
+    uint64_t half = n / 2, right = n - half - 1;
+    /* Both records the next step may read, fetched while this one is compared. */
+    __builtin_prefetch(recs + (b + half / 2) * SG__SKIP_SIZE);
+    __builtin_prefetch(recs + (b + half + 1 + right / 2) * SG__SKIP_SIZE);
+    if (skip_rec_key(recs + (b + half) * SG__SKIP_SIZE, t) < key) {
+      b += half + 1;
+      n = right;
+    } else {
+      n = half;
+    }
+  }
+  return b;
+}
+
+/* The runs of the skip records under key (within [tl.sk_lo, tl.sk_hi), the records of
+ * q's first code point), checked and searched as above. */
 static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsigned t,
-                      uint64_t key, sg__top10 *top) {
-  const unsigned thr = SG_TYPO_MAX_K;
+                      uint64_t key, unsigned thr, sg__top10 *top) {
   const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
   const unsigned char *recs = v->skip[t];
-  uint64_t b = 0, e = v->n_skip[t];
-  while (b < e) {
-    uint64_t m = b + (e - b) / 2;
-    if (skip_rec_key(recs + m * SG__SKIP_SIZE, t) < key)
-      b = m + 1;
-    else
-      e = m;
-  }
+  uint64_t b = skip_lower(v, t, tl.sk_lo, tl.sk_hi, key);
   /* The records under one key are in key order, so consecutive ones often share their
    * first code points: their rows are reused, and a record that shares the code points
    * whose row ended the one before ends there too. */
@@ -844,7 +877,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   size_t valid = 0, dead = 0;        /* its rows 0..valid are set; the row that ended it (or 0) */
   sg__osa_row0(&tl.row[0], n);
   tl.bo[0] = 0;
-  for (; b < v->n_skip[t] && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {
+  for (; b < tl.sk_hi && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {
     const unsigned char *r = recs + b * SG__SKIP_SIZE;
     uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
     /* The run's first code points from the record when they fit, else from the text. */
@@ -903,18 +936,25 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
 /* The pass at distance SG_TYPO_MAX_K through a skip table, when q is long enough for
  * one: table 0 from its length on, table 1 below it. */
 static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
-                        size_t first, sg__top10 *top) {
-  unsigned t = n >= sg__skip_min_q(0) ? 0 : 1;
-  if (n < sg__skip_min_q(t)) return false;
+                        size_t first, unsigned thr, sg__top10 *top) {
+  unsigned t = n >= sg__skip_min_q(0, thr) ? 0 : 1;
+  if (n < sg__skip_min_q(t, thr)) return false;
   const size_t L = sg__skip_l[t], G = sg__skip_g[t];
+  if (tl.sk_t != t) { /* the keys with q's first code point: its 14 bits on top */
+    uint64_t k0 = sg__skip_cp14(tl.q[0]) << 14 * SG__SKIP_MAX_G;
+    tl.sk_lo = skip_lower(v, t, 0, v->n_skip[t], k0);
+    tl.sk_hi = skip_lower(v, t, tl.sk_lo, v->n_skip[t], k0 + (1ull << 14 * SG__SKIP_MAX_G));
+    tl.sk_t = t;
+  }
   tl.cap_rows = L + 1;
-  typo_pass(a, v, n, nq, first, SG_TYPO_MAX_K, top);
+  tl.cap_val = thr - 1;
+  typo_pass(a, v, n, nq, first, thr, top);
   tl.cap_rows = 0;
-  for (size_t j = L - SG_TYPO_MAX_K; j <= L + SG_TYPO_MAX_K; j++) /* through row L */
-    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], tl.q + j, (unsigned)G), top);
-  for (size_t j = L - 1; j <= L + 3; j++) { /* swapping the key's code points L and L + 1 */
+  for (size_t j = L - thr; j <= L + thr; j++) /* through row L */
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], tl.q + j, (unsigned)G), thr, top);
+  for (size_t j = L + 2 - thr; j <= L + thr; j++) { /* swapping code points L, L + 1 */
     uint32_t g[SG__SKIP_MAX_G] = {tl.q[j - 2], tl.q[j], G > 2 ? tl.q[j + 1] : 0};
-    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], g, (unsigned)G), top);
+    skip_runs(a, v, n, t, sg__skip_key(tl.q[0], g, (unsigned)G), thr, top);
   }
   return true;
 }
@@ -944,6 +984,7 @@ void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq,
                      unsigned k, sg__top10 *top) {
   if (k > SG_TYPO_MAX_K) k = SG_TYPO_MAX_K;
   size_t first = 0, n = decode_query(nq, len, &first);
+  tl.sk_t = SG__SKIP_TABLES;
   /* The cuts the contract allows (docs/DESIGN.md §3.1: edits sort first): with 10
    * items within thr - 1 edits, every item at thr or more sorts after all 10 of them, so
    * the pass at thr cannot change the first 10 and is skipped (thr = 1: ten exact items,
@@ -951,6 +992,5 @@ void sg__typo_search(const sg_artifact *a, const locale_view *v, const char *nq,
    * it only the bound on the 10th item (bounded_out) prunes, once 10 are held. A query
    * that ends with fewer than 10 items must therefore see its whole neighbourhood. */
   for (unsigned thr = 1; n > 0 && thr <= k && top->n < SG_BUCKET_ITEMS; thr++)
-    if (thr < SG_TYPO_MAX_K || !skip_search(a, v, n, nq, first, top))
-      typo_pass(a, v, n, nq, first, thr, top);
+    if (!skip_search(a, v, n, nq, first, thr, top)) typo_pass(a, v, n, nq, first, thr, top);
 }
