@@ -318,7 +318,16 @@ test:
 test-build: all datasets node-deps $(UNIT_BINS) $(UNIT_SAN_BINS) $(UNIT_TSAN_BINS) $(FUZZ_BINS) \
             $(B)/suggestd-tsan
 
-test-suites: all datasets format-check lint unit unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser openapi deb-test
+# Each suite's wall time is printed after it (and all of them at the end), so a CI log
+# shows where the minutes go.
+SUITES := format-check lint unit-plain unit-san unit-tsan unit-pg fuzz-smoke api api-pg api-tsan crash-smoke js browser \
+          openapi deb-test
+test-suites: all datasets
+	@t=""; for s in $(SUITES); do \
+	  start=$$(date +%s); \
+	  $(MAKE) --no-print-directory $$s || exit 1; \
+	  t="$$t $$s=$$(( $$(date +%s) - start ))s"; echo "== suite $$s: $$(( $$(date +%s) - start )) s"; \
+	done; echo "== suite times:$$t"
 
 # The inner loop (CONTRIBUTING.md): an incremental build with every warning an error, the
 # plain unit tests, then the API tests whose file name contains AREA:
