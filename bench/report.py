@@ -374,8 +374,10 @@ if a:
     w("bench/analytics_overhead.sh: a runtime with analytics on, one with `--analytics off` "
       "and a second one with analytics on (the same configuration twice: the machine's "
       f"noise), beside nginx `return 200`, {a['rounds']} interleaved rounds of the repeating "
-      "city mix; the median of each target's per-round ratio to nginx.\n")
-    w("| analytics on | off | on again | cost (off ÷ on − 1) | noise (\\|on again ÷ on − 1\\|) |")
+      "city mix; the median of each target's per-round ratio to nginx. Cost and noise come "
+      "from each round's own runs (on, off, on again, one after the other): the median over "
+      "the rounds of off ÷ mean(on, on again) − 1, and of \\|on again ÷ on − 1\\|.\n")
+    w("| analytics on | off | on again | cost (off ÷ mean(on, on again) − 1) | noise (\\|on again ÷ on − 1\\|) |")
     w("|---:|---:|---:|---:|---:|")
     w(f"| {r['on']:.3f}× | {r['off']:.3f}× | {r['on2']:.3f}× | {100 * a['analyticsCost']:+.1f} % | "
       f"{100 * a['noise']:.1f} % |")
