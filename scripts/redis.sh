@@ -21,8 +21,14 @@ start)
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --daemonize yes \
       --pidfile "$dir/redis.pid" --logfile "$dir/redis.log" --save '' \
       --appendonly yes --appendfsync always --protected-mode no >/dev/null || continue
+    # A daemonized server that lost the race for its port exits after the fork; then
+    # the server answering is another one (another test's), which the dir tells apart.
+    want=$(cd "$dir" && pwd -P)
     for _ in $(seq 50); do
-      redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && { echo "$port" >"$dir/port"; url; exit 0; }
+      if redis-cli -p "$port" ping 2>/dev/null | grep -q PONG; then
+        [ "$(redis-cli -p "$port" config get dir 2>/dev/null | sed -n 2p)" = "$want" ] || break
+        echo "$port" >"$dir/port"; url; exit 0
+      fi
       sleep 0.1
     done
   done
