@@ -52,7 +52,7 @@ const char *sg_metrics_route_label(int route);
 void sg_metrics_http(int route, unsigned status, int64_t us);
 /* One query answered from an artifact (billed: not query_too_short, not quota_exceeded). */
 void sg_metrics_query_served(void);
-/* One query answered from the runtime's answer cache (src/runtime/h_query.c). */
+/* One query answered from the runtime's answer cache (src/runtime/answer_cache.c). */
 void sg_metrics_query_cache_hit(void);
 
 /* One publish pipeline run that took `us` microseconds and ended in `state` ("active",

@@ -9,8 +9,8 @@
  * q at least minQueryChars (200 query_too_short, not billed), the monthly quota (200
  * quota_exceeded). Then the artifact lookup with the list's typo budget (docs/DESIGN.md §3.1),
  * whose prebuilt JSON fragments are copied into a per-thread buffer, each followed by its highlight
- * (section 3.2): nothing is allocated here but each worker thread's answer cache, once
- * (below; a repeated query is answered from it).
+ * (section 3.2): nothing is allocated here. A repeated query is answered from the
+ * process's answer cache (answer_cache.h), which the first worker allocates.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -23,6 +23,7 @@
 #include "common/metrics.h"
 #include "common/util.h"
 #include "compiler/normalize.h"
+#include "runtime/answer_cache.h"
 #include "runtime/rt.h"
 
 #define Q_MAX_CP 255
@@ -98,175 +99,8 @@ static void render_hl(size_t i, const uint32_t *pairs, long np) {
   tl_hl_len[i] = (size_t)(p - tl_hl[i]);
 }
 
-/* ---- the answer cache -------------------------------------------------------------
- * Per worker thread (no lock, nothing shared), bounded: AC_SETS sets of AC_WAYS entries,
- * each the answer of one (artifact content hash, served locale, normalised q, typo
- * budget, limit), i.e. everything sg_artifact_query_k and the highlights read. The items
- * are kept as offsets into the artifact's bytes, which the content hash fixes: an
- * artifact with the same hash has the same bytes, so the offsets stay right across a
- * reload, and an artifact with another hash never matches (its entries carry another
- * generation, below). The list's policy enters through the budget it gives this q,
- * which is all the lookup reads of it. Only what is cheap to keep is kept: queries up
- * to AC_Q - 1 bytes and answers whose highlights fit AC_PAIRS pairs in all (two per item
- * for a full answer: multi-word queries have one per matched word); anything else is
- * answered as before. The body's list id comes from the key per request; requestId and
- * ETag are derived as before and kept in the entry with the digest of the key they were
- * derived with, reused only for that key; so a hit changes no byte of any answer.
- *
- * Sets of 16 ways, each set's tags and use stamps in one block checked before any entry
- * is read, the least recently used way replaced: a working set of a few thousand queries
- * stays whole (two ways per set let ~5% of a 3,000-query cycle evict each other on every
- * pass, each miss a full search). */
-#define AC_SETS 512u /* a power of two */
-#define AC_WAYS 16
-/* Admission (TinyLFU, Einziger et al.): a count-min sketch of how often each key was
- * asked lately, AC_ROWS rows of AC_WIDTH 8-bit counters, every counter halved after
- * AC_SAMPLE lookups so that "lately" stays recent. A miss that finds its set full
- * replaces the least recently used way only when its key was asked more often than that
- * way's: a run of queries asked once each (a scan, a crawler, a tenant sending random
- * text, a mix larger than the cache cycled in order) then passes through without
- * flushing the answers asked again and again, where plain LRU kept none of either. */
-#define AC_ROWS 4
-#define AC_WIDTH 8192u /* a power of two */
-#define AC_SAMPLE (10u * AC_SETS * AC_WAYS)
-#define AC_Q 48
-#define AC_PAIRS 20    /* highlight pairs per entry, shared by its items */
-#define AC_HASHES 4    /* content hashes this thread remembers */
-#define AC_HASH_LEN 80 /* "sha256:" + 64 hex fits */
+void sg__h_query_thread_init(void) { (void)sg__ac_init(); }
 
-typedef struct {
-  uint32_t off, len;              /* the fragment: artifact bytes [off, off + len) */
-  uint8_t edits, tier, np, first; /* its highlight: np pairs from pairs[first] of the entry */
-} ac_item;
-
-typedef struct {
-  uint32_t gen; /* the generation of its content hash */
-  int32_t loc;
-  uint8_t qlen, k, limit, n;
-  char q[AC_Q];
-  ac_item it[SG_BUCKET_ITEMS];
-  uint32_t pairs[AC_PAIRS][2];
-  /* The requestId and body tag (reqid.c) last derived for this answer, and the SHA-256
-   * of the publishable key they were derived with (the digest the snapshot knows keys
-   * by): everything else they hash is in the entry's key. */
-  bool has_rid;
-  uint8_t key_digest[32];
-  char rid[SG__REQID_LEN];
-  uint8_t body_tag[16];
-} ac_entry;
-
-typedef struct {
-  uint32_t tag[AC_WAYS];  /* of each way's entry (ac_hash, never 0); 0: empty */
-  uint32_t used[AC_WAYS]; /* the cache's clock at the way's last use */
-  ac_entry e[AC_WAYS];
-} ac_set_t;
-
-typedef struct {
-  ac_set_t set[AC_SETS];
-  uint8_t freq[AC_ROWS][AC_WIDTH]; /* the admission sketch */
-  uint32_t samples;                /* lookups counted since the last halving */
-  uint32_t clock;
-  char hash[AC_HASHES][AC_HASH_LEN];
-  uint32_t hgen[AC_HASHES];
-  uint32_t next_gen;
-  unsigned next_hash;
-} ac_cache;
-
-static _Thread_local ac_cache *tl_ac;
-static _Thread_local bool tl_ac_failed;
-static pthread_key_t ac_key;
-static pthread_once_t ac_once = PTHREAD_ONCE_INIT;
-static bool ac_key_ok;
-
-static void ac_free(void *p) { free(p); }
-static void ac_init(void) { ac_key_ok = pthread_key_create(&ac_key, ac_free) == 0; }
-
-/* This thread's cache (allocated by sg__h_query_thread_init or on its first query,
- * freed when it exits), or NULL. */
-static ac_cache *ac_get(void) {
-  if (tl_ac || tl_ac_failed) return tl_ac;
-  pthread_once(&ac_once, ac_init);
-  ac_cache *c = ac_key_ok ? calloc(1, sizeof *c) : NULL;
-  if (c && pthread_setspecific(ac_key, c) != 0) {
-    free(c);
-    c = NULL;
-  }
-  if (!c) tl_ac_failed = true;
-  /* Make the whole cache resident now: calloc maps zero pages lazily, so RSS would
-   * otherwise grow by up to sizeof *c per thread as new queries reach untouched sets,
-   * which reads like a leak under a long run of distinct queries. */
-  for (size_t i = 0; c && i < sizeof *c; i += 4096) ((volatile char *)c)[i] = 0;
-  tl_ac = c;
-  return c;
-}
-
-void sg__h_query_thread_init(void) { (void)ac_get(); }
-
-/* The generation standing for content hash h in cache c (a new one when h is not among
- * the last AC_HASHES seen: the entries of the hash it replaces can never match again). */
-static uint32_t ac_gen(ac_cache *c, const char *h, size_t hl) {
-  for (unsigned i = 0; i < AC_HASHES; i++)
-    if (c->hgen[i] && memcmp(c->hash[i], h, hl + 1) == 0) return c->hgen[i];
-  unsigned i = c->next_hash++ % AC_HASHES;
-  memcpy(c->hash[i], h, hl + 1);
-  if (++c->next_gen == 0) { /* after 2^32 list swaps on one thread: start over */
-    memset(c->set, 0, sizeof c->set);
-    memset(c->hgen, 0, sizeof c->hgen);
-    c->next_gen = 1;
-  }
-  c->hgen[i] = c->next_gen;
-  return c->next_gen;
-}
-
-/* The hash of an entry's key: its low bits pick the set, its high half is the tag. */
-static uint64_t ac_hash(uint32_t gen, int loc, unsigned k, unsigned limit, const char *q,
-                        size_t ql) {
-  uint64_t h = 1469598103934665603ull ^ gen;
-  h = (h ^ (uint32_t)loc) * 1099511628211ull;
-  h = (h ^ (k << 8 | limit)) * 1099511628211ull;
-  for (size_t i = 0; i < ql; i++) h = (h ^ (unsigned char)q[i]) * 1099511628211ull;
-  return h ^ h >> 29;
-}
-
-static inline uint32_t ac_tag(uint64_t h) { return (uint32_t)(h >> 32) | 1u; }
-
-/* The sketch's counter of row r for a key known by its set and tag (all an entry keeps of
- * its hash, so a candidate and a resident way are counted alike). */
-static inline uint8_t *ac_counter(ac_cache *c, unsigned r, uint32_t set, uint32_t tag) {
-  uint64_t x = ((uint64_t)tag << 32 | set) * 0x9E3779B97F4A7C15ull;
-  x ^= x >> (29 + 2 * r);
-  x *= 0xBF58476D1CE4E5B9ull;
-  return &c->freq[r][(x >> 32) & (AC_WIDTH - 1)];
-}
-
-/* How often the key was asked lately: the least of its counters. */
-static unsigned ac_freq(ac_cache *c, uint32_t set, uint32_t tag) {
-  unsigned f = 255;
-  for (unsigned r = 0; r < AC_ROWS; r++) {
-    unsigned v = *ac_counter(c, r, set, tag);
-    if (v < f) f = v;
-  }
-  return f;
-}
-
-/* Counts one lookup of the key (saturating), and halves every counter after AC_SAMPLE. */
-static void ac_count(ac_cache *c, uint32_t set, uint32_t tag) {
-  for (unsigned r = 0; r < AC_ROWS; r++) {
-    uint8_t *v = ac_counter(c, r, set, tag);
-    if (*v < 255) (*v)++;
-  }
-  if (++c->samples >= AC_SAMPLE) {
-    c->samples = 0;
-    for (unsigned r = 0; r < AC_ROWS; r++)
-      for (unsigned i = 0; i < AC_WIDTH; i++) c->freq[r][i] >>= 1;
-  }
-}
-
-static inline bool ac_match(const ac_entry *e, uint32_t gen, int loc, unsigned k, unsigned limit,
-                            const char *q, size_t ql) {
-  return e->gen == gen && e->loc == loc && e->k == k && e->limit == limit && e->qlen == ql &&
-         memcmp(e->q, q, ql) == 0;
-}
 /* limit: absent (10) or the decimal digits of 1..10. Returns 0 when invalid. */
 static unsigned parse_limit(const char *s, size_t n) {
   if (!s) return SG_BUCKET_ITEMS;
@@ -349,14 +183,23 @@ static long highlight(const sg_fragment *f, const char *q, size_t nlen, uint32_t
   return sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, f->edits, f->tier, pairs, HL_PAIRS);
 }
 
+/* The answer cache's side of a query (answer_cache.h): its key, and a hit's copy. */
+typedef struct {
+  bool keyed; /* the answer has a key (the cache may hold it) */
+  bool held;  /* the cache holds it now */
+  bool hit;   /* ... and held it before: ans is its copy */
+  sg__ac_key key;
+  sg__ac_answer ans;
+} ac_ctx;
+
 /* The first `limit` items of the relevance contract for tl_norm[0..nlen) with typo
- * budget k, with their highlights in tl_hl: from this thread's answer cache when it
- * holds them, else from the artifact (and then kept). Returns the cache entry that holds
- * the answer now, or NULL. */
-static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
-                        unsigned limit, size_t nlen, const char *within, size_t wlen,
-                        sg_query_result *res) {
+ * budget k, with their highlights in tl_hl: from the answer cache when it holds them,
+ * else from the artifact (and then kept). */
+static void answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
+                   unsigned limit, size_t nlen, const char *within, size_t wlen,
+                   sg_query_result *res, ac_ctx *ac) {
   const char *q = tl_norm;
+  ac->keyed = ac->held = ac->hit = false;
   if (within) { /* filtered (§3.5): not kept in the answer cache, whose key lacks it */
     sg_within w;
     res->n = 0;
@@ -368,91 +211,61 @@ static ac_entry *answer(const sg_artifact *a, int loc, const char *content_hash,
       long np = highlight(&res->items[i], q, nlen, pairs);
       render_hl(i, pairs, np);
     }
-    return NULL;
+    return;
   }
   size_t alen = 0;
   const char *base = sg_artifact_bytes(a, &alen);
-  size_t hl = content_hash ? strnlen(content_hash, AC_HASH_LEN) : AC_HASH_LEN;
-  ac_cache *c = nlen < AC_Q && hl < AC_HASH_LEN && alen <= UINT32_MAX ? ac_get() : NULL;
-  uint32_t gen = 0, tag = 0, set_i = 0;
-  ac_set_t *set = NULL;
-  if (c) {
-    gen = ac_gen(c, content_hash, hl);
-    uint64_t h = ac_hash(gen, loc, k, limit, q, nlen);
-    set_i = (uint32_t)(h & (AC_SETS - 1));
-    set = &c->set[set_i];
-    tag = ac_tag(h);
-    ac_count(c, set_i, tag);
-    for (unsigned w = 0; w < AC_WAYS; w++) {
-      if (set->tag[w] != tag) continue;
-      const ac_entry *e = &set->e[w];
-      if (!ac_match(e, gen, loc, k, limit, q, nlen)) continue;
-      set->used[w] = ++c->clock;
-      res->n = e->n;
-      for (size_t i = 0; i < e->n; i++) {
-        const ac_item *it = &e->it[i];
-        res->items[i].json = base + it->off;
-        res->items[i].len = it->len;
-        res->items[i].edits = it->edits;
-        res->items[i].tier = it->tier;
-        render_hl(i, e->pairs[it->first], it->np);
+  ac->keyed = alen <= UINT32_MAX && sg__ac_key_make(&ac->key, content_hash, loc, k, limit, q, nlen);
+  sg__ac_answer *e = &ac->ans;
+  if (ac->keyed && sg__ac_get(&ac->key, e)) {
+    ac->held = ac->hit = true;
+    res->n = e->n;
+    for (size_t i = 0; i < e->n; i++) {
+      const sg__ac_item *it = &e->it[i];
+      res->items[i].json = base + it->off;
+      res->items[i].len = it->len;
+      res->items[i].edits = it->edits;
+      res->items[i].tier = it->tier;
+      uint32_t pairs[2 * SG__AC_PAIRS];
+      for (unsigned j = 0; j < it->np; j++) {
+        pairs[2 * j] = e->pairs[it->first + j][0];
+        pairs[2 * j + 1] = e->pairs[it->first + j][1];
       }
-      sg_metrics_query_cache_hit();
-      return &set->e[w];
+      render_hl(i, pairs, it->np);
     }
+    sg_metrics_query_cache_hit();
+    return;
   }
   sg_artifact_query_k(a, loc, q, nlen, k, res);
   if (res->n > limit) res->n = limit;
-  bool keep = c != NULL;
-  ac_item items[SG_BUCKET_ITEMS];
-  uint32_t kept[AC_PAIRS][2];
+  bool keep = ac->keyed;
   size_t nkept = 0;
   for (size_t i = 0; i < res->n; i++) {
     uint32_t pairs[2 * HL_PAIRS];
     long np = highlight(&res->items[i], q, nlen, pairs);
     render_hl(i, pairs, np);
     if (!keep) continue;
-    ac_item *it = &items[i];
+    sg__ac_item *it = &e->it[i];
     it->off = (uint32_t)(res->items[i].json - base);
     it->len = res->items[i].len;
     it->edits = res->items[i].edits;
     it->tier = res->items[i].tier;
     it->np = (uint8_t)(np > 0 ? np : 0);
     it->first = (uint8_t)(it->np ? nkept : 0);
-    if (it->np > AC_PAIRS - nkept) {
+    if (it->np > SG__AC_PAIRS - nkept) {
       keep = false;
       continue;
     }
-    memcpy(kept[nkept], pairs, it->np * sizeof kept[0]);
+    for (unsigned j = 0; j < it->np; j++) {
+      if (pairs[2 * j] > UINT16_MAX || pairs[2 * j + 1] > UINT16_MAX) keep = false;
+      e->pairs[nkept + j][0] = (uint16_t)pairs[2 * j];
+      e->pairs[nkept + j][1] = (uint16_t)pairs[2 * j + 1];
+    }
     nkept += it->np;
   }
-  if (!keep) return NULL;
-  unsigned w = 0; /* an empty way, else the least recently used */
-  bool empty = false;
-  for (unsigned i = 0; i < AC_WAYS; i++) {
-    if (!set->tag[i]) {
-      w = i;
-      empty = true;
-      break;
-    }
-    if (set->used[i] < set->used[w]) w = i;
-  }
-  /* Full: admitted only over a way asked less often lately (above, "Admission"). */
-  if (!empty && ac_freq(c, set_i, tag) <= ac_freq(c, set_i, set->tag[w])) return NULL;
-  ac_entry *e = &set->e[w];
-  e->gen = gen;
-  e->loc = loc;
-  e->k = (uint8_t)k;
-  e->limit = (uint8_t)limit;
-  e->qlen = (uint8_t)nlen;
-  memcpy(e->q, q, nlen);
+  if (!keep) return;
   e->n = (uint8_t)res->n;
-  memcpy(e->it, items, res->n * sizeof *items);
-  memcpy(e->pairs, kept, nkept * sizeof kept[0]);
-  e->has_rid = false;
-  set->tag[w] = tag;
-  set->used[w] = ++c->clock;
-  return e;
+  ac->held = sg__ac_put(&ac->key, e);
 }
 
 void sg__h_query(sg__rt_req *r) {
@@ -513,7 +326,8 @@ void sg__h_query(sg__rt_req *r) {
   int loc = sg_artifact_resolve_locale(a, locale, &tag);
   char rid[SG__REQID_LEN + 1];
   uint8_t body_tag[16];
-  ac_entry *entry = NULL;
+  ac_ctx ac;
+  ac.keyed = ac.held = ac.hit = ac.ans.has_rid = false;
   const char *cache = l->visibility == SG__VIS_PRIVATE ? "private, no-store" : "public, max-age=60";
 
   sg_query_result res;
@@ -527,7 +341,7 @@ void sg__h_query(sg__rt_req *r) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    entry = answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res);
+    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res, &ac);
     sg_metrics_query_served();
     /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,
@@ -536,19 +350,15 @@ void sg__h_query(sg__rt_req *r) {
 
   /* The requestId hashes the key, the normalised q, the served locale, the content hash
    * and the limit; an answer from the cache has them all but the key in its entry. */
-  if (entry && entry->has_rid && memcmp(entry->key_digest, r->key_digest, 32) == 0) {
-    memcpy(rid, entry->rid, SG__REQID_LEN);
+  if (ac.hit && ac.ans.has_rid && memcmp(ac.ans.key_digest, r->key_digest, 32) == 0) {
+    memcpy(rid, "req_", 4);
+    memcpy(rid + 4, ac.ans.rid_hex, 32);
     rid[SG__REQID_LEN] = '\0';
-    memcpy(body_tag, entry->body_tag, sizeof body_tag);
+    memcpy(body_tag, ac.ans.body_tag, sizeof body_tag);
   } else {
     sg__reqid_derive_within(key, klen, tl_norm, (size_t)nlen, tag, l->content_hash, limit, within,
                             wlen, rid, body_tag);
-    if (entry) {
-      memcpy(entry->key_digest, r->key_digest, 32);
-      memcpy(entry->rid, rid, SG__REQID_LEN);
-      memcpy(entry->body_tag, body_tag, sizeof body_tag);
-      entry->has_rid = true;
-    }
+    if (ac.held) sg__ac_set_rid(&ac.key, r->key_digest, rid + 4, body_tag);
   }
 
   char *body = sg__rt_scratch();

@@ -342,8 +342,9 @@ char *sg__rt_scratch(void);
 
 /* Handlers (one file each). */
 void sg__h_query(sg__rt_req *r);
-/* Allocates this worker thread's answer cache and makes it resident (h_query.c), so a
- * worker's memory is whole from its start, not grown by its first distinct queries. */
+/* Called by each worker thread when it starts: allocates the process's answer cache
+ * (answer_cache.h) once and makes it resident, so the runtime's memory is whole from its
+ * start, not grown by its first distinct queries. */
 void sg__h_query_thread_init(void);
 void sg__h_bootstrap(sg__rt_req *r);
 void sg__h_selection(sg__rt_req *r);

@@ -1,11 +1,14 @@
-"""The runtime's answer cache (src/runtime/h_query.c, docs/RUNTIME.md): a repeated query
+"""The runtime's answer cache (src/runtime/answer_cache.c, docs/RUNTIME.md): a repeated query
 is answered from it byte for byte as before, and nothing it holds outlives what the
 answer depends on (the artifact's content hash, the locale, the typo budget the list's
 policy gives, the limit)."""
 
 import http.client
 import json
+import os
 import urllib.parse
+
+import pytest
 
 from conftest import wait_until
 from test_observability import published, start_with_metrics
@@ -63,8 +66,7 @@ def test_nothing_stale_after_a_republish_or_a_policy_change(make_server):
 
 def keep_alive_queries(s, pk, qs, conn=None):
     """Asks every q in order on one keep-alive connection (conn, or a new one closed at
-    the end), which one runtime worker thread serves (each thread has its own cache).
-    Returns the bodies."""
+    the end), which one runtime worker thread serves. Returns the bodies."""
     own = conn is None
     if own:
         conn = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
@@ -81,14 +83,12 @@ def keep_alive_queries(s, pk, qs, conn=None):
 
 
 def test_a_working_set_of_distinct_queries_stays_whole(make_server):
-    # 1,500 distinct queries cycled on one thread: the second pass is answered from the
-    # cache entirely. With two ways per set, queries whose sets overflowed evicted each
-    # other on every pass (each such miss a full search).
+    # 1,500 distinct queries cycled: the second pass is answered from the cache
+    # entirely. With two ways per set, queries whose sets overflowed evicted each other
+    # on every pass (each such miss a full search).
     s, m = start_with_metrics(make_server)
     t, lst, pk = published(s)
     qs = [f"q{i:04d}" for i in range(1500)]
-    # Both passes on one connection: a second connection may be served by the other
-    # worker thread, whose cache has none of them.
     conn = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
     first = keep_alive_queries(s, pk, qs, conn)
     h0 = hits(m)
@@ -98,11 +98,12 @@ def test_a_working_set_of_distinct_queries_stays_whole(make_server):
 
 
 def test_a_flood_of_one_off_queries_does_not_flush_the_hot_answers(make_server):
-    # 300 queries asked three times each, then 12,000 others asked once each (more than a
-    # worker's 8,192 entries: a crawler, random text, a long mix cycled in order), all on
-    # one connection (one worker thread). The hot 300 are still answered from the cache:
-    # a full set admits a new answer only over one asked less often lately (TinyLFU,
-    # docs/RUNTIME.md). With plain LRU the flood replaced them all.
+    # 300 queries asked three times each, then 50,000 others asked once each (more than
+    # the cache's 32,768 entries: a crawler, random text, a long mix cycled in order), all
+    # on one connection (one worker thread, whose admission counts they are). The hot 300
+    # are still answered from the cache: a full set admits a new answer only over one
+    # asked less often lately (TinyLFU, docs/RUNTIME.md). With plain LRU the flood, ~24
+    # answers a set of 16, replaced nearly all of them.
     s, m = start_with_metrics(make_server)
     t, lst, pk = published(s)
     hot = [f"hot{i:04d}" for i in range(300)]
@@ -110,11 +111,33 @@ def test_a_flood_of_one_off_queries_does_not_flush_the_hot_answers(make_server):
     first = keep_alive_queries(s, pk, hot, conn)
     for _ in range(2):
         assert keep_alive_queries(s, pk, hot, conn) == first
-    keep_alive_queries(s, pk, [f"once{i:05d}" for i in range(12000)], conn)
+    keep_alive_queries(s, pk, [f"once{i:05d}" for i in range(50000)], conn)
     h0 = hits(m)
     assert keep_alive_queries(s, pk, hot, conn) == first
     assert hits(m) - h0 == len(hot)
     conn.close()
+
+
+def test_an_answer_one_worker_kept_is_a_hit_on_another(make_server):
+    # One cache per process, shared by the worker threads: two connections open at once
+    # are served by two workers (a new connection goes to the worker with the fewest;
+    # serve runs one per CPU), and a query one worker answered is a hit on the other, with
+    # the same body. With a cache per worker the second one searched again.
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one CPU: the runtime has one worker thread")
+    s, m = start_with_metrics(make_server)
+    t, lst, pk = published(s)
+    c1 = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
+    c2 = http.client.HTTPConnection("127.0.0.1", s.runtime_port, timeout=30)
+    keep_alive_queries(s, pk, ["pa"], c1)  # both connected, c1 first
+    keep_alive_queries(s, pk, ["pa"], c2)
+    for q in ["parix", "lond", "berlni"]:
+        h0 = hits(m)
+        first = keep_alive_queries(s, pk, [q], c1)
+        assert keep_alive_queries(s, pk, [q], c2) == first
+        assert hits(m) - h0 == 1, q
+    c1.close()
+    c2.close()
 
 
 def test_an_answer_with_a_highlight_pair_per_word_is_kept(make_server):
