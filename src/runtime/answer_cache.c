@@ -17,23 +17,22 @@
  * again. The sketch is per thread so that counting, which every lookup does, writes no
  * memory another core reads.
  *
- * Content hashes are known by a generation: a process-wide table maps the last
- * AC_HASHES hashes to 64-bit generations that are never reused, and each thread keeps
- * the mapping of the hashes it served last. Two generations for one hash (a thread that
- * still maps the hash its way after the table forgot it) only keep two copies of the
- * same right answers; one generation never stands for two hashes.
+ * An entry's items are offsets into its artifact's bytes. Each artifact the runtime opens
+ * gets a generation of its own (sg__ac_generation, never reused), and the entries made
+ * from it carry it, so no entry is ever read against other bytes: an artifact opened
+ * again (a list moved back to a hash it had) starts with no entries. Any number of lists
+ * share the cache this way; a table of content hashes would stop hitting past its size.
  */
 #include "runtime/answer_cache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define AC_ROWS 4
 #define AC_WIDTH 32768u /* a power of two, as many counters a row as the cache has ways */
 #define AC_SAMPLE (10u * SG__AC_SETS * SG__AC_WAYS)
-#define AC_HASHES 8 /* content hashes the process table remembers */
-#define AC_MEMO 4   /* and each thread */
 
 typedef struct {
   uint64_t gen;
@@ -57,11 +56,11 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init(void) {
   ac_set *s = calloc(SG__AC_SETS, sizeof *s);
   if (!s) return;
-  for (unsigned i = 0; i < SG__AC_SETS; i++) pthread_mutex_init(&s[i].mu, NULL);
   /* Resident now: calloc maps zero pages lazily, so RSS would otherwise grow as new
    * queries reach untouched sets, which reads like a leak under a run of distinct
-   * queries. */
+   * queries. (Before the mutexes are made: nothing but them writes their bytes.) */
   for (size_t i = 0; i < SG__AC_SETS * sizeof *s; i += 4096) ((volatile char *)s)[i] = 0;
+  for (unsigned i = 0; i < SG__AC_SETS; i++) pthread_mutex_init(&s[i].mu, NULL);
   sets = s;
 }
 
@@ -70,41 +69,11 @@ bool sg__ac_init(void) {
   return sets != NULL;
 }
 
-/* ---- generations ---------------------------------------------------------------- */
+/* ---- generations ------------------------------------------------------------------ */
 
-static struct {
-  pthread_mutex_t mu;
-  char hash[AC_HASHES][SG__AC_HASH_LEN];
-  uint64_t gen[AC_HASHES];
-  unsigned next;
-  uint64_t next_gen;
-} gens = {.mu = PTHREAD_MUTEX_INITIALIZER};
+static _Atomic uint64_t next_gen;
 
-static _Thread_local struct {
-  char hash[AC_MEMO][SG__AC_HASH_LEN];
-  uint64_t gen[AC_MEMO];
-  unsigned next;
-} memo;
-
-/* The generation of content hash h[0..hl] (NUL included). */
-static uint64_t gen_of(const char *h, size_t hl) {
-  for (unsigned i = 0; i < AC_MEMO; i++)
-    if (memo.gen[i] && memcmp(memo.hash[i], h, hl + 1) == 0) return memo.gen[i];
-  uint64_t g = 0;
-  pthread_mutex_lock(&gens.mu);
-  for (unsigned i = 0; i < AC_HASHES && !g; i++)
-    if (gens.gen[i] && memcmp(gens.hash[i], h, hl + 1) == 0) g = gens.gen[i];
-  if (!g) {
-    unsigned i = gens.next++ % AC_HASHES;
-    memcpy(gens.hash[i], h, hl + 1);
-    g = gens.gen[i] = ++gens.next_gen;
-  }
-  pthread_mutex_unlock(&gens.mu);
-  unsigned i = memo.next++ % AC_MEMO;
-  memcpy(memo.hash[i], h, hl + 1);
-  memo.gen[i] = g;
-  return g;
-}
+uint64_t sg__ac_generation(void) { return atomic_fetch_add(&next_gen, 1) + 1; }
 
 /* ---- admission sketch (per thread) ------------------------------------------------- */
 
@@ -170,14 +139,11 @@ static void count(sketch *s, uint32_t set, uint32_t tag) {
 
 /* ---- the sets ----------------------------------------------------------------------- */
 
-bool sg__ac_key_make(sg__ac_key *k, const char *content_hash, int loc, unsigned budget,
-                     unsigned limit, const char *q, size_t qlen) {
-  if (!sg__ac_init() || !content_hash || qlen >= SG__AC_Q || budget > UINT8_MAX ||
-      limit > UINT8_MAX)
+bool sg__ac_key_make(sg__ac_key *k, uint64_t gen, int loc, unsigned budget, unsigned limit,
+                     const char *q, size_t qlen) {
+  if (!gen || !sg__ac_init() || qlen >= SG__AC_Q || budget > UINT8_MAX || limit > UINT8_MAX)
     return false;
-  size_t hl = strnlen(content_hash, SG__AC_HASH_LEN);
-  if (hl >= SG__AC_HASH_LEN) return false;
-  k->gen = gen_of(content_hash, hl);
+  k->gen = gen;
   k->loc = loc;
   k->k = (uint8_t)budget;
   k->limit = (uint8_t)limit;
@@ -230,6 +196,9 @@ bool sg__ac_get(const sg__ac_key *k, sg__ac_answer *out) {
 }
 
 bool sg__ac_put(const sg__ac_key *k, const sg__ac_answer *a) {
+  if (a->n > SG_BUCKET_ITEMS) return false;
+  for (unsigned i = 0; i < a->n; i++)
+    if (a->it[i].np > SG__AC_PAIRS - a->it[i].first) return false;
   ac_set *s = &sets[k->set];
   sketch *sk = sk_get();
   pthread_mutex_lock(&s->mu);
@@ -243,7 +212,8 @@ bool sg__ac_put(const sg__ac_key *k, const sg__ac_answer *a) {
         empty = true;
         break;
       }
-      if (s->used[i] < s->used[w]) w = i;
+      /* The oldest by age from the set's clock, which wraps: ages stay right. */
+      if (s->clock - s->used[i] > s->clock - s->used[w]) w = i;
     }
     /* Full: admitted only over a way asked less often lately. */
     if (empty || (sk && freq(sk, k->set, k->tag) > freq(sk, k->set, s->tag[w]))) {

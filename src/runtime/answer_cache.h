@@ -1,9 +1,9 @@
 /*
  * The runtime's answer cache (docs/RUNTIME.md, "The answer cache"): one per process,
  * shared by the worker threads, bounded (SG__AC_SETS sets of SG__AC_WAYS entries, each
- * set behind its own lock). An entry is the answer of one (artifact content hash, served
- * locale, normalised q, typo budget, limit): the items as offsets into the artifact's
- * bytes (which the content hash fixes) with their highlight pairs, and the requestId and
+ * set behind its own lock). An entry is the answer of one (artifact, served locale,
+ * normalised q, typo budget, limit): the items as offsets into the artifact's bytes
+ * with their highlight pairs, and the requestId and
  * body tag last derived for it with the SHA-256 of the key they were derived with.
  *
  * Readers get a copy of an entry, taken under its set's lock; nothing a caller holds
@@ -23,7 +23,6 @@
 #define SG__AC_WAYS 16
 #define SG__AC_Q 48     /* normalised queries of at most SG__AC_Q - 1 bytes are kept */
 #define SG__AC_PAIRS 20 /* highlight pairs per entry, shared by its items */
-#define SG__AC_HASH_LEN 80
 
 typedef struct {
   uint32_t off, len;              /* the fragment: artifact bytes [off, off + len) */
@@ -32,7 +31,7 @@ typedef struct {
 
 /* What an entry is found by; made by sg__ac_key_make. */
 typedef struct {
-  uint64_t gen; /* the content hash's generation */
+  uint64_t gen; /* the artifact's generation (sg__ac_generation) */
   int32_t loc;
   uint8_t k, limit, qlen;
   const char *q;
@@ -54,17 +53,23 @@ typedef struct {
  * starts, so the memory is whole before the first query). Returns false when it cannot. */
 bool sg__ac_init(void);
 
-/* Fills *k for the answer of (content_hash, loc, budget, limit, q[0..qlen)). Returns false
- * when such an answer is not kept: no cache, no content hash, or q or the hash too long. */
-bool sg__ac_key_make(sg__ac_key *k, const char *content_hash, int loc, unsigned budget,
-                     unsigned limit, const char *q, size_t qlen);
+/* A new generation for an artifact the runtime opened (never 0, never given twice): the
+ * entries made from its bytes carry it. */
+uint64_t sg__ac_generation(void);
+
+/* Fills *k for the answer of (the artifact of generation gen, loc, budget, limit,
+ * q[0..qlen)). Returns false when such an answer is not kept: no cache, gen 0, or q too
+ * long. */
+bool sg__ac_key_make(sg__ac_key *k, uint64_t gen, int loc, unsigned budget, unsigned limit,
+                     const char *q, size_t qlen);
 
 /* Counts the lookup (admission) and, when the cache holds the answer, copies it to *out
  * and returns true. */
 bool sg__ac_get(const sg__ac_key *k, sg__ac_answer *out);
 
 /* Keeps the answer a (has_rid ignored: a new entry has none) unless its set is full of
- * answers asked more often lately, or another thread kept it meanwhile. Returns whether
+ * answers asked more often lately, another thread kept it meanwhile, or it is malformed
+ * (more than SG_BUCKET_ITEMS items, pairs past SG__AC_PAIRS). Returns whether
  * the cache holds the key's answer now. */
 bool sg__ac_put(const sg__ac_key *k, const sg__ac_answer *a);
 

@@ -183,6 +183,13 @@ static long highlight(const sg_fragment *f, const char *q, size_t nlen, uint32_t
   return sg_typo_highlight(tl_dv, (size_t)dl, q, nlen, f->edits, f->tier, pairs, HL_PAIRS);
 }
 
+/* Whether every item of e lies inside the artifact's alen bytes. */
+static bool in_bytes(const sg__ac_answer *e, size_t alen) {
+  for (size_t i = 0; i < e->n; i++)
+    if (e->it[i].off > alen || e->it[i].len > alen - e->it[i].off) return false;
+  return true;
+}
+
 /* The answer cache's side of a query (answer_cache.h): its key, and a hit's copy. */
 typedef struct {
   bool keyed; /* the answer has a key (the cache may hold it) */
@@ -195,9 +202,8 @@ typedef struct {
 /* The first `limit` items of the relevance contract for tl_norm[0..nlen) with typo
  * budget k, with their highlights in tl_hl: from the answer cache when it holds them,
  * else from the artifact (and then kept). */
-static void answer(const sg_artifact *a, int loc, const char *content_hash, unsigned k,
-                   unsigned limit, size_t nlen, const char *within, size_t wlen,
-                   sg_query_result *res, ac_ctx *ac) {
+static void answer(const sg_artifact *a, uint64_t gen, int loc, unsigned k, unsigned limit,
+                   size_t nlen, const char *within, size_t wlen, sg_query_result *res, ac_ctx *ac) {
   const char *q = tl_norm;
   ac->keyed = ac->held = ac->hit = false;
   if (within) { /* filtered (§3.5): not kept in the answer cache, whose key lacks it */
@@ -215,9 +221,11 @@ static void answer(const sg_artifact *a, int loc, const char *content_hash, unsi
   }
   size_t alen = 0;
   const char *base = sg_artifact_bytes(a, &alen);
-  ac->keyed = alen <= UINT32_MAX && sg__ac_key_make(&ac->key, content_hash, loc, k, limit, q, nlen);
+  ac->keyed = alen <= UINT32_MAX && sg__ac_key_make(&ac->key, gen, loc, k, limit, q, nlen);
   sg__ac_answer *e = &ac->ans;
-  if (ac->keyed && sg__ac_get(&ac->key, e)) {
+  /* A hit whose items would lie outside the artifact (never, for bytes its generation
+   * stands for) is searched again. */
+  if (ac->keyed && sg__ac_get(&ac->key, e) && in_bytes(e, alen)) {
     ac->held = ac->hit = true;
     res->n = e->n;
     for (size_t i = 0; i < e->n; i++) {
@@ -341,7 +349,7 @@ void sg__h_query(sg__rt_req *r) {
     code = SG_E_QUOTA_EXCEEDED;
     cache = "private, no-store";
   } else {
-    answer(a, loc, l->content_hash, budget, limit, (size_t)nlen, within, wlen, &res, &ac);
+    answer(a, l->art->cache_gen, loc, budget, limit, (size_t)nlen, within, wlen, &res, &ac);
     sg_metrics_query_served();
     /* Answered 200 or 304 from here on: a served query (docs/DESIGN.md §9). */
     sg_analytics_query(sg_rt_state_analytics(r->rt->state), l->id, sg_now_s(), tl_norm,

@@ -92,8 +92,9 @@ typedef enum { SG__VIS_PRIVATE, SG__VIS_PUBLIC, SG__VIS_SHARED } sg__visibility;
 typedef struct sg__rt_art {
   _Atomic long refs;
   sg_artifact *a;
-  uint64_t bytes; /* its size, for the metrics (read once, not on every scrape) */
-  char hash[72];  /* "sha256:<hex>" */
+  uint64_t bytes;     /* its size, for the metrics (read once, not on every scrape) */
+  char hash[72];      /* "sha256:<hex>" */
+  uint64_t cache_gen; /* the answer cache's generation for these bytes (answer_cache.h) */
   /* The loader's own (loader.c, settle_step): how far sg_artifact_settle has gone, the
    * ms it took, the steps that moved memory, those that failed and the first error. */
   size_t settled;

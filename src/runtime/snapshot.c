@@ -30,6 +30,7 @@
 #include "common/util.h"
 #include "compiler/format.h"
 #include "edge/records.h"
+#include "runtime/answer_cache.h"
 #include "runtime/rt.h"
 #include "state/state.h"
 
@@ -388,6 +389,7 @@ static sg__rt_art *art_acquire(sg__rt_records *c, sg_edge *e, const char *hash, 
   a->a = art;
   if (sg_edge_artifact_stat(e, hash, &a->bytes)) a->bytes = 0;
   snprintf(a->hash, sizeof a->hash, "%s", hash);
+  a->cache_gen = sg__ac_generation();
   memmove(&c->arts[at + 1], &c->arts[at], (c->n_arts - at) * sizeof *c->arts);
   c->arts[at] = (art_use){a, 1};
   c->n_arts++;

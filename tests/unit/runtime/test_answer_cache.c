@@ -1,11 +1,11 @@
 /*
  * The process-wide answer cache (src/runtime/answer_cache.c): a key finds only its own
- * answer (content hash, locale, budget, limit and q each tell keys apart); a full set
- * admits a newcomer only over a way asked less often lately; the requestId recorded for
- * an entry comes back with it; and under worker threads that ask, keep and record
- * overlapping keys at once, every hit is the whole answer of its own key (a copy torn by
- * a concurrent replacement would mix two answers; ThreadSanitizer, `make unit-tsan`,
- * reports an unlocked access).
+ * answer (artifact generation, locale, budget, limit and q each tell keys apart, also
+ * where set and tag agree), under any number of artifacts; a malformed answer is not kept; a full
+ * set admits a newcomer only over a way asked less often lately; the requestId recorded for an
+ * entry comes back with it; and under worker threads that ask, keep and record overlapping keys at
+ * once, every hit is the whole answer of its own key (a copy torn by a concurrent replacement would
+ * mix two answers; ThreadSanitizer, `make unit-tsan`, reports an unlocked access).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,8 +19,8 @@
 
 #include "runtime/answer_cache.h"
 
-#define HASH_A "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-#define HASH_B "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+/* Two artifacts' generations, made once (main). */
+static uint64_t HASH_A, HASH_B;
 
 /* An answer that names its key: every field derives from (q, salt). */
 static void make_answer(const char *q, uint32_t salt, sg__ac_answer *a) {
@@ -52,7 +52,7 @@ static bool same(const sg__ac_answer *x, const sg__ac_answer *y) {
   return true;
 }
 
-static void key(sg__ac_key *k, const char *hash, int loc, unsigned budget, unsigned limit,
+static void key(sg__ac_key *k, uint64_t hash, int loc, unsigned budget, unsigned limit,
                 const char *q) {
   assert_true(sg__ac_key_make(k, hash, loc, budget, limit, q, strlen(q)));
 }
@@ -69,7 +69,19 @@ static void test_a_key_finds_only_its_own_answer(void **state) {
   assert_true(sg__ac_get(&k, &got));
   assert_true(same(&got, &a));
   assert_false(got.has_rid);
-  /* Each part of the key tells answers apart. */
+  /* Each part of the key tells answers apart, even where the set and the tag agree. */
+  sg__ac_key v[5];
+  key(&v[0], HASH_B, 0, 1, 10, "unit-own");
+  key(&v[1], HASH_A, 1, 1, 10, "unit-own");
+  key(&v[2], HASH_A, 0, 2, 10, "unit-own");
+  key(&v[3], HASH_A, 0, 1, 5, "unit-own");
+  key(&v[4], HASH_A, 0, 1, 10, "unit-owN");
+  for (int i = 0; i < 5; i++) {
+    v[i].set = k.set;
+    v[i].tag = k.tag;
+    assert_false(sg__ac_get(&v[i], &got));
+  }
+  /* And where they do not. */
   key(&other, HASH_B, 0, 1, 10, "unit-own");
   assert_false(sg__ac_get(&other, &got));
   key(&other, HASH_A, 1, 1, 10, "unit-own");
@@ -85,7 +97,20 @@ static void test_a_key_finds_only_its_own_answer(void **state) {
   memset(longq, 'x', SG__AC_Q);
   longq[SG__AC_Q] = '\0';
   assert_false(sg__ac_key_make(&other, HASH_A, 0, 1, 10, longq, SG__AC_Q));
-  assert_false(sg__ac_key_make(&other, NULL, 0, 1, 10, "q", 1));
+  assert_false(sg__ac_key_make(&other, 0, 0, 1, 10, "q", 1)); /* no artifact generation */
+  assert_false(sg__ac_key_make(&other, HASH_A, 0, 256, 10, "q", 1));
+  assert_false(sg__ac_key_make(&other, HASH_A, 0, 1, 256, "q", 1));
+  /* A malformed answer is not kept. */
+  sg__ac_answer bad;
+  make_answer("unit-bad", 1, &bad);
+  bad.n = SG_BUCKET_ITEMS + 1;
+  key(&other, HASH_A, 0, 1, 10, "unit-bad");
+  assert_false(sg__ac_put(&other, &bad));
+  make_answer("unit-bad", 1, &bad);
+  bad.it[0].first = SG__AC_PAIRS - 1;
+  bad.it[0].np = 2;
+  assert_false(sg__ac_put(&other, &bad));
+  assert_false(sg__ac_get(&other, &got));
 
   /* The requestId recorded for the entry comes back with it, and a new answer under
    * the key drops it (a replaced entry has none). */
@@ -104,6 +129,30 @@ static void test_a_key_finds_only_its_own_answer(void **state) {
   key(&other, HASH_B, 3, 1, 10, "unit-absent");
   sg__ac_set_rid(&other, digest, rid, tag);
   assert_false(sg__ac_get(&other, &got));
+}
+
+/* Any number of artifacts share the cache: each generation's answers are found. */
+static void test_many_artifacts(void **state) {
+  (void)state;
+  enum { ARTS = 40 };
+  uint64_t gen[ARTS];
+  sg__ac_key k;
+  sg__ac_answer a, got;
+  for (int i = 0; i < ARTS; i++) {
+    gen[i] = sg__ac_generation();
+    assert_true(gen[i] != 0);
+    for (int j = 0; j < i; j++) assert_true(gen[i] != gen[j]);
+    key(&k, gen[i], 0, 1, 10, "unit-many");
+    make_answer("unit-many", (uint32_t)i, &a);
+    assert_true(sg__ac_put(&k, &a));
+  }
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < ARTS; i++) {
+      key(&k, gen[i], 0, 1, 10, "unit-many");
+      make_answer("unit-many", (uint32_t)i, &a);
+      assert_true(sg__ac_get(&k, &got));
+      assert_true(same(&got, &a));
+    }
 }
 
 /* Keys of one set: q varied until sg__ac_key_make puts it in set `set`. */
@@ -227,9 +276,12 @@ static void test_worker_threads_at_once(void **state) {
 }
 
 int main(void) {
+  HASH_A = sg__ac_generation();
+  HASH_B = sg__ac_generation();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_a_key_finds_only_its_own_answer),
       cmocka_unit_test(test_a_full_set_admits_only_what_is_asked_more_often),
+      cmocka_unit_test(test_many_artifacts),
       cmocka_unit_test(test_worker_threads_at_once),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
