@@ -192,12 +192,13 @@ unit-san: $(UNIT_SAN_BINS)
 
 # ThreadSanitizer (build/unit-tsan): the unit tests that run threads. The snapshot
 # publication (RCU) between the loader and the query workers, the runtime's loader and
-# workers, the selection-event writer, the analytics shards and their shipper, the drain
-# thread, the answer cache's sets, the connection gate, the worker pools, the metrics and rate-limit atomics,
-# SQLite readers beside a writer, the edges' racing writers.
+# workers, the answer cache's sets, the selection-event writer, the analytics shards and
+# their shipper, the drain thread, the connection gate, the worker pools, the metrics and
+# rate-limit atomics, SQLite readers beside a writer, the edges' racing writers.
 # A new test that starts threads belongs here.
-TSAN_UNIT := runtime/test_rcu runtime/test_server runtime/test_answer_cache state/test_events state/test_local \
-             state/test_redis state/test_state state/test_analytics control/test_drain \
+TSAN_UNIT := runtime/test_rcu runtime/test_server runtime/test_answer_cache \
+             state/test_events state/test_local state/test_redis state/test_state \
+             state/test_analytics control/test_drain \
              http/mhd/test_gate common/test_metrics common/test_ratelimit common/test_redisx \
              common/test_workpool \
              store/sqlite/test_readers edge/test_edge edge/dir/test_edge_dir \
