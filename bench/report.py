@@ -441,6 +441,52 @@ if wd:
             targets.append((f"unaffected mix keeps its speed ({name}, median with ÷ without ≤ 1.1)",
                             f"{r:.2f}×", r <= 1.1))
 
+# ---- the typo search's speed-only sections (bench/words.sh, part 3; issue 23) -------------
+if wd and any(c["variant"] == "noskip" for c in wd["compile"]):
+    w("### What the typo search's speed-only sections cost\n")
+    w("bench/words.sh, part 3: the same compiles with `--without-skip-tables` (every section "
+      "the answers need, the skip tables of docs/ARTIFACT.md left out; the typo search then "
+      "takes its plain walk) beside the full artifact, alternating in the rounds above, the "
+      "fastest of each; and the prefix mixes above (typo policy as by default) on both "
+      "artifacts in the same rounds, whose answer checksums must be equal. The budget "
+      "(issue 23): the speed work adds at most 1.1× to what the contract needs without "
+      "it.\n")
+    w("| List | Compile without the tables | Compile with | Ratio | Artifact without | "
+      "Artifact with | Ratio |")
+    w("|---|---:|---:|---:|---:|---:|---:|")
+    for s_ in ("cities", "packages"):
+        rows = [c for c in wd["compile"] if c["set"] == s_]
+        if not any(c["variant"] == "noskip" for c in rows):
+            continue
+        t = {v: min(c["seconds"] for c in rows if c["variant"] == v) for v in ("noskip", "with")}
+        b = {v: next(c["bytes"] for c in rows if c["variant"] == v) for v in ("noskip", "with")}
+        ct, cb = t["with"] / t["noskip"], b["with"] / b["noskip"]
+        w(f"| {LABEL.get(s_, s_)} | {t['noskip']:.2f} s | {t['with']:.2f} s | {ct:.2f}× | "
+          f"{b['noskip'] / 1e6:.1f} MB | {b['with'] / 1e6:.1f} MB | {cb:.3f}× |")
+        targets.append((f"speed-only sections: compile time ≤ 1.1× ({LABEL.get(s_, s_)})",
+                        f"{ct:.2f}×", ct <= 1.1))
+        targets.append((f"speed-only sections: artifact ≤ 1.1× ({LABEL.get(s_, s_)})",
+                        f"{cb:.3f}×", cb <= 1.1))
+    w("")
+    pre = [x for x in wd["lookup"] if x["mix"] == "prefix"]
+    w("| Mix (4.5M package names) | Artifact | Median | p99 | Answer checksum |")
+    w("|---|---|---:|---:|---|")
+    sums = {}
+    for v, label in (("noskip", "without the tables"), ("with", "with")):
+        xs = [x for x in pre if x["variant"] == v]
+        sums[v] = {x["checksum"] for x in xs}
+        for key, name in (("exactNs", "prefixes"), ("typoNs", "prefixes, one edit")):
+            if xs:
+                m = statistics.median(x[key]["median"] for x in xs)
+                p_ = statistics.median(x[key]["p99"] for x in xs)
+                w(f"| {name} | {label} | {fmt_ns(int(m))} | {fmt_ns(int(p_))} | "
+                  f"`{', '.join(sorted(sums[v]))}` |")
+    w("")
+    same = bool(sums.get("noskip")) and sums.get("noskip") == sums.get("with") and \
+        len(sums["with"]) == 1
+    targets.append(("skip tables change no answer (checksums, 4.5M names)",
+                    ", ".join(sorted(sums.get("with", set()))) or "—", same))
+
 # ---- activation and a cold runtime (bench/load.sh) ---------------------------------------
 ld = load("load.json")
 if ld:

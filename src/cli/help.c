@@ -114,7 +114,9 @@ static const char compile_help[] =
     "  --locales L1,L2           supported locales, comma separated (the default locale)\n"
     "  --max-items N             refuse a file with more items (0: no cap)\n"
     "  --without-words           leave out the sections of tiers 3 and 4 (words in any order\n"
-    "                            and run together): only to measure what they cost\n" FOOTER;
+    "                            and run together): only to measure what they cost\n"
+    "  --without-skip-tables     leave out the typo search's skip tables (same answers,\n"
+    "                            slower): only to measure what they cost\n" FOOTER;
 
 static const char inspect_help[] =
     "usage: suggestd inspect FILE [flags]\n"

@@ -237,8 +237,13 @@ static int read_jsonl(const char *path, sg_arena *ar, item_vec *items, char *err
 /* ---- compile ------------------------------------------------------------------------------ */
 
 static const sg_flag_spec compile_flags[] = {
-    {"input", true, false},   {"output", true, false},    {"default-locale", true, false},
-    {"locales", true, false}, {"max-items", true, false}, {"without-words", false, false},
+    {"input", true, false},
+    {"output", true, false},
+    {"default-locale", true, false},
+    {"locales", true, false},
+    {"max-items", true, false},
+    {"without-words", false, false},
+    {"without-skip-tables", false, false},
     {NULL, false, false},
 };
 
@@ -275,7 +280,8 @@ int sg_cmd_compile(int argc, char **argv) {
     nloc++;
   }
   sg_compile_opts opts = {def, locs, nloc, (size_t)max_items};
-  bool without_words = sg_args_has(&a, "without-words");
+  unsigned leave_out = (sg_args_has(&a, "without-words") ? SG_LEAVE_OUT_WORDS : 0u) |
+                       (sg_args_has(&a, "without-skip-tables") ? SG_LEAVE_OUT_SKIP : 0u);
 
   sg_arena ar = SG_ARENA_INIT;
   item_vec items = {0};
@@ -307,7 +313,7 @@ int sg_cmd_compile(int argc, char **argv) {
     json_decref(o);
     goto done;
   }
-  if ((without_words ? sg_compile_without_words : sg_compile)(items.v, items.n, &opts, &out)) {
+  if (sg_compile_leaving_out(items.v, items.n, &opts, leave_out, &out)) {
     rc = fail("compilation failed");
     goto done;
   }

@@ -611,8 +611,9 @@ typedef struct {
   ext_list *exts;             /* extension sections of the artifact (ext_append) */
   const uint32_t *pre_of;     /* per item index, its preorder (NULL: no item has a parent) */
   const uint32_t *idx_of_pre; /* per preorder, the item index */
-  bool without_words;         /* sg_compile_without_words: no tier 3/4 sections */
+  bool without_words;         /* SG_LEAVE_OUT_WORDS: no tier 3/4 sections */
   const uint32_t *tree_end;   /* per preorder, the preorder after its subtree */
+  bool without_skip;          /* SG_LEAVE_OUT_SKIP: empty skip tables (speed only) */
 } locale_job;
 
 uint32_t sg__wsub_min_refs = SG__WSUB_MIN_REFS;
@@ -1208,7 +1209,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
   if (build_buckets(keys.v, keys.n, lcp, &buckets)) goto done;
   if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
-  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+  for (unsigned t = 0; t < SG__SKIP_TABLES && !job->without_skip; t++)
     if (build_skip(keys.v, keys.n, lcp, pool.data, t, &skip[t])) goto done;
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
@@ -1393,24 +1394,24 @@ done:
 }
 
 static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                       const sg_synonym_set *sets, size_t n_sets, bool without_words, sg_buf *out);
+                       const sg_synonym_set *sets, size_t n_sets, unsigned leave_out, sg_buf *out);
 
 int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *opts, sg_buf *out) {
-  return compile_all(items, n, opts, NULL, 0, false, out);
+  return compile_all(items, n, opts, NULL, 0, 0, out);
 }
 
-int sg_compile_without_words(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                             sg_buf *out) {
-  return compile_all(items, n, opts, NULL, 0, true, out);
+int sg_compile_leaving_out(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                           unsigned leave_out, sg_buf *out) {
+  return compile_all(items, n, opts, NULL, 0, leave_out, out);
 }
 
 int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
                         const sg_synonym_set *sets, size_t n_sets, sg_buf *out) {
-  return compile_all(items, n, opts, sets, n_sets, false, out);
+  return compile_all(items, n, opts, sets, n_sets, 0, out);
 }
 
 static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                       const sg_synonym_set *sets, size_t n_sets, bool without_words, sg_buf *out) {
+                       const sg_synonym_set *sets, size_t n_sets, unsigned leave_out, sg_buf *out) {
   if (!opts || !opts->default_locale || opts->n_supported == 0 ||
       opts->n_supported > SG__MAX_LOCALES || n > SG__MAX_ITEMS)
     return -1;
@@ -1493,8 +1494,8 @@ static int compile_all(const sg_compile_item *items, size_t n, const sg_compile_
                       def_off,    def_len,
                       syn,        (uint32_t)l,
                       &exts,      tree ? pre_of : NULL,
-                      idx_of_pre, without_words,
-                      tree_end};
+                      idx_of_pre, (leave_out & SG_LEAVE_OUT_WORDS) != 0,
+                      tree_end,   (leave_out & SG_LEAVE_OUT_SKIP) != 0};
     unsigned char *rec = recs + l * SG__LOC_SIZE;
     sg__wr32(rec + SG__LOC_TAG_OFF, tag_off[l]);
     sg__wr32(rec + SG__LOC_TAG_LEN, (uint32_t)strlen(opts->supported_locales[l]));

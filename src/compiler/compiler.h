@@ -90,10 +90,15 @@ int sg_compile(const sg_compile_item *items, size_t n, const sg_compile_opts *op
  * the artifact holds as ordinary aliases, so the runtime needs nothing new. */
 int sg_compile_synonyms(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
                         const sg_synonym_set *sets, size_t n_sets, sg_buf *out);
-/* sg_compile leaving out the sections of tiers 3 and 4 (docs/DESIGN.md §3.3), so the artifact
- * never matches at those tiers: only to measure what they cost (`suggestd compile
- * --without-words`, bench/run.sh's reference). Publishing never uses it. */
-int sg_compile_without_words(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
-                             sg_buf *out);
+/* sg_compile leaving out sections, only to measure what they cost (bench/words.sh's
+ * references); publishing never uses it. leave_out is a set of:
+ * - SG_LEAVE_OUT_WORDS: the sections of tiers 3 and 4 (docs/DESIGN.md §3.3), so the artifact
+ *   never matches at those tiers (`suggestd compile --without-words`);
+ * - SG_LEAVE_OUT_SKIP: the skip tables, written empty (docs/ARTIFACT.md): the typo search
+ *   then takes its plain walk, with the same answers, slower (`--without-skip-tables`). */
+#define SG_LEAVE_OUT_WORDS 1u
+#define SG_LEAVE_OUT_SKIP 2u
+int sg_compile_leaving_out(const sg_compile_item *items, size_t n, const sg_compile_opts *opts,
+                           unsigned leave_out, sg_buf *out);
 
 #endif

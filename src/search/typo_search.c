@@ -933,12 +933,16 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   }
 }
 
-/* The pass at distance SG_TYPO_MAX_K through a skip table, when q is long enough for
- * one: table 0 from its length on, table 1 below it. */
+/* The pass at distance thr through a skip table, when q is long enough for one: table 0
+ * from its length on, table 1 below it. An empty table takes the plain walk instead: a
+ * table is empty when the artifact was compiled without them (`suggestd compile
+ * --without-skip-tables`, which only measures what they cost), or when no key has L + G
+ * code points, and then no alignment of cost thr at row L exists either (it covers at
+ * least n - thr >= L + G rows), so either way the plain walk finds the same items. */
 static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, const char *nq,
                         size_t first, unsigned thr, sg__top10 *top) {
   unsigned t = n >= sg__skip_min_q(0, thr) ? 0 : 1;
-  if (n < sg__skip_min_q(t, thr)) return false;
+  if (n < sg__skip_min_q(t, thr) || v->n_skip[t] == 0) return false;
   const size_t L = sg__skip_l[t], G = sg__skip_g[t];
   if (tl.sk_t != t) { /* the keys with q's first code point: its 14 bits on top */
     uint64_t k0 = sg__skip_cp14(tl.q[0]) << 14 * SG__SKIP_MAX_G;

@@ -27,6 +27,7 @@
 #include "bruteforce.h"
 #include "common/buf.h"
 #include "compiler/compiler.h"
+#include "compiler/format.h"
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "search/artifact.h"
@@ -121,15 +122,18 @@ static int check(const sg_artifact *art, const sgt_bf *bf, const list *l, const 
   return sgt_check_typo(art, 0, bf, l->items, nq, (size_t)nl, SG_TYPO_MAX_K, stats);
 }
 
-static void test_skip_tables_against_brute_force(void **state) {
-  (void)state;
+/* The cases below on the list compiled with leave_out (compiler.h): 0 searches through
+ * the skip tables, SG_LEAVE_OUT_SKIP takes the plain walk (the reference `make bench`
+ * measures the tables against); both must give the brute force's answers. Returns the
+ * artifact's size. */
+static size_t run_cases(unsigned leave_out) {
   list l;
   build(&l);
   const char *const locs[] = {"en"};
   sg_compile_opts opts = {"en", locs, 1, 0};
   sg_buf out;
   sg_buf_init(&out, 0);
-  assert_int_equal(sg_compile(l.items, l.n, &opts, &out), 0);
+  assert_int_equal(sg_compile_leaving_out(l.items, l.n, &opts, leave_out, &out), 0);
   sg_artifact *art;
   assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
   sgt_bf *bf = sgt_bf_new(l.items, l.n, "en");
@@ -186,17 +190,42 @@ static void test_skip_tables_against_brute_force(void **state) {
       }
     }
   }
-  fprintf(stderr, "skip tables: %zu queries compared (%zu with matches, %zu items with edits)\n",
-          stats.queries, stats.nonempty, stats.fuzzy_items);
+  fprintf(stderr, "skip tables %s: %zu queries compared (%zu with matches, %zu items with edits)\n",
+          leave_out ? "left out" : "in", stats.queries, stats.nonempty, stats.fuzzy_items);
+  size_t bytes = out.len;
   sgt_bf_free(bf);
   sg_artifact_close(art);
   sg_buf_free(&out);
+  release(&l);
+  return bytes;
+}
+
+static void test_skip_tables_against_brute_force(void **state) {
+  (void)state;
+  run_cases(0);
+}
+
+/* Without the tables (`suggestd compile --without-skip-tables`) every pass takes the plain
+ * walk: the same answers, and the artifact is smaller by the tables' records. */
+static void test_without_skip_tables_the_same_answers(void **state) {
+  (void)state;
+  size_t without = run_cases(SG_LEAVE_OUT_SKIP);
+  list l;
+  build(&l);
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf with;
+  sg_buf_init(&with, 0);
+  assert_int_equal(sg_compile(l.items, l.n, &opts, &with), 0);
+  assert_true(without + 100 * SG__SKIP_SIZE < with.len);
+  sg_buf_free(&with);
   release(&l);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_skip_tables_against_brute_force),
+      cmocka_unit_test(test_without_skip_tables_the_same_answers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
