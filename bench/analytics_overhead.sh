@@ -11,17 +11,20 @@
 # analytics, from each round's own runs: in a round the three run one after the other
 # (on, off, on2), so off ÷ mean(on, on2) − 1 cancels a drift of the machine across the
 # round, and its median over the rounds is the cost; beside it the noise, the median of
-# |on2 ÷ on − 1| (the same configuration twice, a minute apart).
+# |on2 ÷ on − 1| (the same configuration twice, a minute apart). Only the repeating mix
+# runs (HTTP_MIX_MIXES=repeat), so that more rounds fit the same time: with 5 rounds the
+# median's own spread (a few %) was as large as the 3 % it is compared with, and the row
+# read yes or no by the machine's noise (−4.6 % in one make bench, +4.6 % in the next).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
-ART=$1 QUERIES=$2 SECS=${3:-5} ROUNDS=${4:-5} OUT=${5:-}
+ART=$1 QUERIES=$2 SECS=${3:-5} ROUNDS=${4:-9} OUT=${5:-}
 BIN=$PWD/build/suggestd
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 printf '#!/bin/sh\nexec "%s" "$@" --analytics off\n' "$BIN" >"$W/suggestd-off"
 chmod +x "$W/suggestd-off"
-bench/http_mix.sh "$ART" "$QUERIES" "$SECS" "$ROUNDS" on="$BIN" off="$W/suggestd-off" \
+HTTP_MIX_MIXES=repeat bench/http_mix.sh "$ART" "$QUERIES" "$SECS" "$ROUNDS" on="$BIN" off="$W/suggestd-off" \
   on2="$BIN" >"$W/runs.jsonl"
 python3 - "$W/runs.jsonl" "$OUT" <<'PY'
 import json, statistics, sys

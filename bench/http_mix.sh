@@ -16,6 +16,7 @@
 #   deduplicated and shuffled; each run gets its own slice (200,000 paths, fewer when
 #   ROUNDS x builds runs would not fit: 1.76M paths), so no path repeats within a server.
 # Prints one JSON line per run (target, mix, round, requests/s, latencies in µs, errors).
+# HTTP_MIX_MIXES=repeat leaves the non-repeating runs out (bench/analytics_overhead.sh).
 # HTTP_MIX_ACCESS_LOG=1 runs the runtimes with their access log on (the default of
 # `suggestd runtime`; otherwise --quiet) and adds each run's server-side durations
 # (`durationUs` of its /v1/query access lines: serverP50us, serverP99us, serverRequests).
@@ -119,6 +120,7 @@ for r in $(seq "$ROUNDS"); do
   for i in "${!NAMES[@]}"; do
     run "${NAMES[$i]}" repeat "$r" "${PORTS[$i]}" "$W/repeat" "$W/${NAMES[$i]}.log"
   done
+  [ "${HTTP_MIX_MIXES:-repeat nonrepeat}" = repeat ] && continue
   for i in "${!NAMES[@]}"; do
     sed -n "$((slice * per + 1)),$(((slice + 1) * per))p" "$W/nonrepeat" >"$W/slice"
     slice=$((slice + 1))

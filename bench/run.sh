@@ -375,12 +375,12 @@ if [[ " $SETS " == *" cities "* ]]; then
 fi
 
 # ---- 5: what search analytics cost (bench/analytics_overhead.sh, issue 25) ------------------
-# Analytics on, off, and on again (the noise) beside nginx, 5 interleaved rounds of the
+# Analytics on, off, and on again (the noise) beside nginx, 9 interleaved rounds of the
 # repeating city mix; printed here and appended to RESULTS.md.
 rm -f "$W/analytics.json"
 if [[ " $SETS " == *" cities "* ]] && [ -s "$W/cities.art" ] && [ -s "$W/cities.queries" ]; then
   log "analytics on / off"
-  bench/analytics_overhead.sh "$W/cities.art" "$W/cities.queries" "$HTTP_SECONDS" 5 \
+  bench/analytics_overhead.sh "$W/cities.art" "$W/cities.queries" "$HTTP_SECONDS" 9 \
     "$W/analytics.json" || log "analytics overhead not measured (see the lines above)"
 fi
 

@@ -46,6 +46,13 @@ typedef struct {
 typedef struct shard {
   pthread_mutex_t mu;
   table t;
+  /* The 'h' cell this thread counted last, for its list and hour: nearly every query of
+   * a thread counts into the same one, so it is found again without a key or a hash.
+   * Valid while the table is (the shipper clears it when it takes the table). */
+  cell *h_cell;
+  int64_t h_hour;
+  size_t h_list_len;
+  char h_list[64];
   struct shard *next;
 } shard;
 
@@ -210,9 +217,22 @@ void sg_analytics_query(sg_analytics *a, const char *list_id, int64_t now_s, con
   hour_text(now_s, hour, &hl);
   const char *f[3] = {list_id, hour, nq};
   size_t n[3] = {strlen(list_id), hl, nlen};
-  size_t kh = make_key(key, 'h', f, n, 2);
+  int64_t h = now_s / 3600; /* the hour hour_text wrote */
   pthread_mutex_lock(&s->mu);
-  cell *c = kh ? get(&s->t, key, kh, SHARD_CELLS) : NULL;
+  cell *c = NULL;
+  if (s->h_cell && s->h_hour == h && s->h_list_len == n[0] &&
+      memcmp(s->h_list, list_id, n[0]) == 0) {
+    c = s->h_cell;
+  } else {
+    size_t kh = make_key(key, 'h', f, n, 2);
+    c = kh ? get(&s->t, key, kh, SHARD_CELLS) : NULL;
+    if (c && n[0] <= sizeof s->h_list) {
+      s->h_cell = c;
+      s->h_hour = h;
+      s->h_list_len = n[0];
+      memcpy(s->h_list, list_id, n[0]);
+    }
+  }
   if (c) {
     c->a++;
     c->b += no_result;
@@ -313,6 +333,7 @@ int sg_analytics_collect(sg_analytics *a, sg_buf *out, size_t *rows) {
     pthread_mutex_lock(&s->mu);
     table t = s->t;
     s->t = (table){0};
+    s->h_cell = NULL; /* freed with t below */
     pthread_mutex_unlock(&s->mu);
     for (size_t i = 0; i < t.cap; i++) {
       cell *c = t.slots[i];

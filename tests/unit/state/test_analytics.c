@@ -81,7 +81,63 @@ static void test_threads_merge_exactly(void **s) {
   sg_analytics_free(a);
 }
 
+/* The 'h' value of the row (h, list, hour) in one shipment, or -1 when it has none. */
+static long long h_count(json_t *rows, const char *list, long long hour) {
+  size_t i;
+  json_t *r;
+  json_array_foreach(rows, i, r) {
+    if (strcmp(json_string_value(json_array_get(r, 0)), "h") == 0 &&
+        strcmp(json_string_value(json_array_get(r, 1)), list) == 0 &&
+        json_integer_value(json_array_get(r, 2)) == hour)
+      return json_integer_value(json_array_get(r, 3));
+  }
+  return -1;
+}
+
+static json_t *ship(sg_analytics *a) {
+  sg_buf b;
+  sg_buf_init(&b, 0);
+  size_t n;
+  assert_int_equal(sg_analytics_collect(a, &b, &n), 0);
+  json_t *doc = json_loadb(b.data, b.len, 0, NULL);
+  sg_buf_free(&b);
+  assert_non_null(doc);
+  return doc;
+}
+
+/* A thread finds its last (list, hour) cell again without a lookup (analytics.c): it must
+ * follow the list (ids that share a prefix too), the hour, and a shipment taking the
+ * table (the cell is freed with it: ASan would see a stale one). */
+static void test_hour_cell_follows_list_hour_and_shipment(void **s) {
+  (void)s;
+  sg_analytics *a;
+  assert_int_equal(sg_analytics_new(&a), 0);
+  for (int i = 0; i < 3; i++) sg_analytics_query(a, "lst_1", 7200, "par", 3, false);
+  sg_analytics_query(a, "lst_10", 7200, "par", 3, false);
+  sg_analytics_query(a, "lst_1", 7200 + 3599, "par", 3, false); /* the same hour */
+  sg_analytics_query(a, "lst_1", 10800, "par", 3, false);       /* the next one */
+  sg_analytics_query(a, "lst_1", 7200, "par", 3, false);        /* back again */
+  json_t *doc = ship(a);
+  json_t *rows = json_object_get(doc, "rows");
+  assert_int_equal(h_count(rows, "lst_1", 2), 5);
+  assert_int_equal(h_count(rows, "lst_10", 2), 1);
+  assert_int_equal(h_count(rows, "lst_1", 3), 1);
+  json_decref(doc);
+  /* After the shipment the same list and hour count into a new table. */
+  sg_analytics_query(a, "lst_1", 7200, "par", 3, false);
+  sg_analytics_query(a, "lst_1", 7200, "pa", 2, true);
+  doc = ship(a);
+  rows = json_object_get(doc, "rows");
+  assert_int_equal(h_count(rows, "lst_1", 2), 2);
+  assert_int_equal(h_count(rows, "lst_10", 2), -1);
+  json_decref(doc);
+  assert_int_equal(sg_analytics_dropped(a), 0);
+  sg_analytics_free(a);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_threads_merge_exactly)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_threads_merge_exactly),
+      cmocka_unit_test(test_hour_cell_follows_list_hour_and_shipment)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
