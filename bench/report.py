@@ -391,7 +391,7 @@ if wd:
     w("## 6. Words in any order and run together (tiers 3 and 4)\n")
     w("bench/words.sh: `suggestd compile` with the tier 3/4 sections and with "
       "`--without-words` (this build, the sections left out: the reference), alternating, "
-      f"{wd['rounds']} round(s), the fastest of each; then bench/typo_bench.c in-process "
+      f"{wd['rounds']} round(s) ({wd.get('cityRounds', wd['rounds'])} for the cities), the fastest of each; then bench/typo_bench.c in-process "
       "(best of 3 rounds per query) on the 4.5M package names: 2,000 tier-3 queries (a "
       "name's words shuffled, the last cut short) and 2,000 tier-4 queries (a name's words "
       "run together, cut to ≥ 4 characters), typos off, highlights on; and a mix that does "
@@ -492,8 +492,12 @@ ld = load("load.json")
 if ld:
     ref = {r["set"]: r for r in ld if r["kind"] == "ref"}
     w("## 7. Activation and a cold runtime (bench/load.sh)\n")
+    runs = next((r.get("runs") for r in ld if r["kind"] == "activate" and r.get("runs")), None)
     w("Activation: from the version's list record naming the new artifact to the runtime "
-      "answering `/v1/bootstrap` with its hash. Cold: a runtime with an empty cache on a "
+      "answering `/v1/bootstrap` with its hash"
+      + (f", the median of {len(runs)} per set (the sets activated in turn on one list, "
+         "so all but the very first are swaps)" if runs else "")
+      + ". Cold: a runtime with an empty cache on a "
       "Redis edge, until it serves the list. RSS: the runtime's after the swap, ÷ the "
       "artifact's bytes. Reference: `openssl dgst -sha256` of the same file.\n")
     w("| Set | Artifact | Activation | RSS ÷ artifact | Cold ready from Redis | Pull MB/s | "
@@ -507,7 +511,8 @@ if ld:
         c = next((x for x in ld if x["kind"] == "cold" and x["set"] == st and x.get("build") == "new"), {})
         b = ref[st]["bytes"]
         rss = r["rssKb"] * 1024 / b
-        w(f"| {LABEL.get(st, st)} | {b / 1e6:.0f} MB | {r['ms']:,} ms | {rss:.2f} | "
+        each = " (" + " / ".join(f"{x:,}" for x in r["runs"]) + ")" if r.get("runs") else ""
+        w(f"| {LABEL.get(st, st)} | {b / 1e6:.0f} MB | {r['ms']:,} ms{each} | {rss:.2f} | "
           f"{c.get('readyMs', '—')} ms | {c.get('pullMBs') or '—'} | {ref[st]['opensslMs']} ms |")
         if st in bar:
             targets.append((f"activation ≤ {bar[st]:,} ms ({LABEL.get(st, st)})", f"{r['ms']:,} ms",
