@@ -80,7 +80,7 @@ for r in $(seq $((ROUNDS > CITY_ROUNDS ? ROUNDS : CITY_ROUNDS))); do
       flag=()
       [ "$variant" = without ] && flag=(--without-words)
       [ "$variant" = noskip ] && flag=(--without-skip-tables)
-      log "compile $set $variant, round $r/$ROUNDS"
+      log "compile $set $variant, round $r"
       /usr/bin/time -f '%e %M' -o "$W/time" "$BIN" compile --input ".cache/datasets/$set.jsonl" \
         --output "$W/$set.$variant.art" "${flag[@]}" >"$W/$set.$variant.json"
       read -r secs rss <"$W/time"
