@@ -385,13 +385,33 @@ if a:
     targets.append(("search analytics cost within 3 % of requests/s", 
                     f"{100 * a['analyticsCost']:+.1f} %", bool(a["within3Percent"])))
 
+def compile_rows(wd, ref, label, bar):
+    """Rows of words.json's compile table: per set, the fastest compile and the bytes of the
+    reference variant ref beside the full artifact ("with"), and their two target rows."""
+    for s_ in ("cities", "packages"):
+        rows = [c for c in wd["compile"] if c["set"] == s_]
+        if not any(c["variant"] == ref for c in rows):
+            continue
+        t = {v: min(c["seconds"] for c in rows if c["variant"] == v) for v in (ref, "with")}
+        b = {v: next(c["bytes"] for c in rows if c["variant"] == v) for v in (ref, "with")}
+        ct, cb = t["with"] / t[ref], b["with"] / b[ref]
+        w(f"| {LABEL.get(s_, s_)} | {t[ref]:.2f} s | {t['with']:.2f} s | {ct:.2f}× | "
+          f"{b[ref] / 1e6:.1f} MB | {b['with'] / 1e6:.1f} MB | {cb:.3f}× |")
+        targets.append((f"{label}: compile time ≤ {bar}× ({LABEL.get(s_, s_)})", f"{ct:.2f}×",
+                        ct <= bar))
+        targets.append((f"{label}: artifact ≤ {bar}× ({LABEL.get(s_, s_)})", f"{cb:.3f}×",
+                        cb <= bar))
+    w("")
+
+
 # ---- tiers 3 and 4 (bench/words.sh) -------------------------------------------------------
 wd = load("words.json")
 if wd:
     w("## 6. Words in any order and run together (tiers 3 and 4)\n")
     w("bench/words.sh: `suggestd compile` with the tier 3/4 sections and with "
       "`--without-words` (this build, the sections left out: the reference), alternating, "
-      f"{wd['rounds']} round(s) ({wd.get('cityRounds', wd['rounds'])} for the cities), the fastest of each; then bench/typo_bench.c in-process "
+      f"{wd['rounds']} round(s) ({wd.get('cityRounds', wd['rounds'])} for the cities), the "
+      "fastest of each; then bench/typo_bench.c in-process "
       "(best of 3 rounds per query) on the 4.5M package names: 2,000 tier-3 queries (a "
       "name's words shuffled, the last cut short) and 2,000 tier-4 queries (a name's words "
       "run together, cut to ≥ 4 characters), typos off, highlights on; and a mix that does "
@@ -399,20 +419,7 @@ if wd:
       "artifacts.\n")
     w("| List | Compile without | Compile with | Ratio | Artifact without | Artifact with | Ratio |")
     w("|---|---:|---:|---:|---:|---:|---:|")
-    for s_ in ("cities", "packages"):
-        rows = [c for c in wd["compile"] if c["set"] == s_]
-        if not rows:
-            continue
-        t = {v: min(c["seconds"] for c in rows if c["variant"] == v) for v in ("without", "with")}
-        b = {v: next(c["bytes"] for c in rows if c["variant"] == v) for v in ("without", "with")}
-        ct, cb = t["with"] / t["without"], b["with"] / b["without"]
-        w(f"| {LABEL.get(s_, s_)} | {t['without']:.2f} s | {t['with']:.2f} s | {ct:.2f}× | "
-          f"{b['without'] / 1e6:.1f} MB | {b['with'] / 1e6:.1f} MB | {cb:.3f}× |")
-        targets.append((f"tiers 3/4: compile time ≤ 1.25× ({LABEL.get(s_, s_)})", f"{ct:.2f}×",
-                        ct <= 1.25))
-        targets.append((f"tiers 3/4: artifact ≤ 1.25× ({LABEL.get(s_, s_)})", f"{cb:.3f}×",
-                        cb <= 1.25))
-    w("")
+    compile_rows(wd, "without", "tiers 3/4", 1.25)
     wl = next((x for x in wd["lookup"] if x["mix"] == "words"), None)
     pre = [x for x in wd["lookup"] if x["mix"] == "prefix"]
     w("| Mix (4.5M package names) | Artifact | Median | p99 | max |")
@@ -454,20 +461,7 @@ if wd and any(c["variant"] == "noskip" for c in wd["compile"]):
     w("| List | Compile without the tables | Compile with | Ratio | Artifact without | "
       "Artifact with | Ratio |")
     w("|---|---:|---:|---:|---:|---:|---:|")
-    for s_ in ("cities", "packages"):
-        rows = [c for c in wd["compile"] if c["set"] == s_]
-        if not any(c["variant"] == "noskip" for c in rows):
-            continue
-        t = {v: min(c["seconds"] for c in rows if c["variant"] == v) for v in ("noskip", "with")}
-        b = {v: next(c["bytes"] for c in rows if c["variant"] == v) for v in ("noskip", "with")}
-        ct, cb = t["with"] / t["noskip"], b["with"] / b["noskip"]
-        w(f"| {LABEL.get(s_, s_)} | {t['noskip']:.2f} s | {t['with']:.2f} s | {ct:.2f}× | "
-          f"{b['noskip'] / 1e6:.1f} MB | {b['with'] / 1e6:.1f} MB | {cb:.3f}× |")
-        targets.append((f"speed-only sections: compile time ≤ 1.1× ({LABEL.get(s_, s_)})",
-                        f"{ct:.2f}×", ct <= 1.1))
-        targets.append((f"speed-only sections: artifact ≤ 1.1× ({LABEL.get(s_, s_)})",
-                        f"{cb:.3f}×", cb <= 1.1))
-    w("")
+    compile_rows(wd, "noskip", "speed-only sections", 1.1)
     pre = [x for x in wd["lookup"] if x["mix"] == "prefix"]
     w("| Mix (4.5M package names) | Artifact | Median | p99 | Answer checksum |")
     w("|---|---|---:|---:|---|")

@@ -122,18 +122,23 @@ static int check(const sg_artifact *art, const sgt_bf *bf, const list *l, const 
   return sgt_check_typo(art, 0, bf, l->items, nq, (size_t)nl, SG_TYPO_MAX_K, stats);
 }
 
+/* The list of build() compiled with leave_out into *out (initialised here). */
+static void compile_list(list *l, unsigned leave_out, sg_buf *out) {
+  build(l);
+  const char *const locs[] = {"en"};
+  sg_compile_opts opts = {"en", locs, 1, 0};
+  sg_buf_init(out, 0);
+  assert_int_equal(sg_compile_leaving_out(l->items, l->n, &opts, leave_out, out), 0);
+}
+
 /* The cases below on the list compiled with leave_out (compiler.h): 0 searches through
  * the skip tables, SG_LEAVE_OUT_SKIP takes the plain walk (the reference `make bench`
  * measures the tables against); both must give the brute force's answers. Returns the
  * artifact's size. */
 static size_t run_cases(unsigned leave_out) {
   list l;
-  build(&l);
-  const char *const locs[] = {"en"};
-  sg_compile_opts opts = {"en", locs, 1, 0};
   sg_buf out;
-  sg_buf_init(&out, 0);
-  assert_int_equal(sg_compile_leaving_out(l.items, l.n, &opts, leave_out, &out), 0);
+  compile_list(&l, leave_out, &out);
   sg_artifact *art;
   assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
   sgt_bf *bf = sgt_bf_new(l.items, l.n, "en");
@@ -211,12 +216,8 @@ static void test_without_skip_tables_the_same_answers(void **state) {
   (void)state;
   size_t without = run_cases(SG_LEAVE_OUT_SKIP);
   list l;
-  build(&l);
-  const char *const locs[] = {"en"};
-  sg_compile_opts opts = {"en", locs, 1, 0};
   sg_buf with;
-  sg_buf_init(&with, 0);
-  assert_int_equal(sg_compile(l.items, l.n, &opts, &with), 0);
+  compile_list(&l, 0, &with);
   assert_true(without + 100 * SG__SKIP_SIZE < with.len);
   sg_buf_free(&with);
   release(&l);
