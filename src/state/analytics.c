@@ -188,9 +188,9 @@ static shard *my_shard(sg_analytics *a) {
   return s;
 }
 
-/* By hand (snprintf was a third of the counting's instructions per query), and again
- * only when the hour changes. */
-static void hour_text(int64_t now_s, char out[24], size_t *n) {
+/* The hour of now_s (returned) as decimal text into out: by hand (snprintf was a third of
+ * the counting's instructions per query), and again only when the hour changes. */
+static int64_t hour_text(int64_t now_s, char out[24], size_t *n) {
   static _Thread_local int64_t last = INT64_MIN;
   static _Thread_local char text[24];
   static _Thread_local size_t len;
@@ -205,6 +205,7 @@ static void hour_text(int64_t now_s, char out[24], size_t *n) {
   }
   memcpy(out, text, len + 1);
   *n = len;
+  return h;
 }
 
 void sg_analytics_query(sg_analytics *a, const char *list_id, int64_t now_s, const char *nq,
@@ -214,10 +215,9 @@ void sg_analytics_query(sg_analytics *a, const char *list_id, int64_t now_s, con
   if (!s) return;
   char hour[24], key[KEY_MAX];
   size_t hl;
-  hour_text(now_s, hour, &hl);
+  int64_t h = hour_text(now_s, hour, &hl);
   const char *f[3] = {list_id, hour, nq};
   size_t n[3] = {strlen(list_id), hl, nlen};
-  int64_t h = now_s / 3600; /* the hour hour_text wrote */
   pthread_mutex_lock(&s->mu);
   cell *c = NULL;
   if (s->h_cell && s->h_hour == h && s->h_list_len == n[0] &&
