@@ -343,7 +343,8 @@ def test_edits_are_not_served_until_publish(make_server):
     do_import(t, lst["id"], [{"value": "brand new"}])
     deadline = time.time() + 30
     v2 = r.json()
-    while v2["state"] == "queued" and time.time() < deadline:
+    # staged is the moment between compile and activation: wait past both pending states
+    while v2["state"] in ("queued", "staged") and time.time() < deadline:
         time.sleep(0.1)
         v2 = t.api("GET", f"/lists/{lst['id']}/versions/{n2}").json()
     assert v2["state"] == "active" and v2["contentHash"] == v1["contentHash"], (v1, v2)

@@ -277,8 +277,9 @@ def test_a_version_compiles_the_sets_of_its_snapshot(make_server):
     assert r.status == 202, r
     number = r.json()["versionNumber"]
     assert put(t, lst, []).status == 200
+    # staged is the moment between compile and activation: wait past both pending states
     assert wait_until(lambda: t.api("GET", f"/lists/{lst['id']}/versions/{number}")
-                      .json()["state"] != "queued", timeout=30)
+                      .json()["state"] not in ("queued", "staged"), timeout=30)
     v = t.api("GET", f"/lists/{lst['id']}/versions/{number}").json()
     assert v["state"] == "active", v
     assert s.serves(pk, v["contentHash"], timeout=5)
