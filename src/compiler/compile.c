@@ -408,7 +408,7 @@ static int build_trie(const key_rec *k, size_t m, const uint32_t *lcp, const cha
 
 typedef struct {
   uint64_t key;
-  uint32_t lo, hi;
+  uint32_t run; /* the record's u32 (format.h) */
   unsigned char head[SG__SKIP_PFX];
 } skip_rec;
 
@@ -448,13 +448,35 @@ static int sort_skip(skip_vec *v) {
   return 0;
 }
 
+/* The trie node whose prefix is the code points cps[0 .. d), or UINT32_MAX when none is
+ * materialised. Children are in code point order. */
+static uint32_t trie_node_of(const trie_vec *t, const uint32_t *cps, size_t d) {
+  uint32_t x = 0;
+  for (size_t c = 0; c < d; c++) {
+    uint32_t b = t->v[x].first, e = b + t->v[x].n;
+    while (b < e) {
+      uint32_t mid = b + (e - b) / 2;
+      if (t->v[mid].cp < cps[c])
+        b = mid + 1;
+      else
+        e = mid;
+    }
+    if (b == t->v[x].first + t->v[x].n || t->v[b].cp != cps[c]) return UINT32_MAX;
+    x = b;
+  }
+  return x;
+}
+
 /* One record per run of keys sharing their first L + G code points (skip table t):
  * sorted keys keep such a run contiguous, and lcp[j] (bytes key j shares with key j - 1)
- * finds its end without decoding the keys after the first. */
-static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool, unsigned t,
-                      skip_vec *out) {
+ * finds its end without decoding the keys after the first. A run of more than
+ * SG__TRIE_MIN keys is named by its trie node, a shorter one by its first key and count
+ * (format.h). *fits is cleared when a short run starts past what a record can hold. */
+static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
+                      const trie_vec *trie, unsigned t, skip_vec *out, bool *fits) {
   const unsigned L = sg__skip_l[t], G = sg__skip_g[t], D = L + G;
   if (D > SG__SKIP_MAX_D || G > SG__SKIP_MAX_G) return -1;
+  *fits = true;
   for (size_t i = 0; i < m;) {
     const char *s = pool + k[i].off;
     uint32_t len = k[i].lt >> 2, cps[SG__SKIP_MAX_D];
@@ -463,11 +485,23 @@ static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const cha
     size_t j = i + 1;
     if (c == D) {
       while (j < m && lcp[j] >= b) j++;
+      uint32_t run;
+      if (j - i > SG__TRIE_MIN) {
+        uint32_t x = trie_node_of(trie, cps, D);
+        /* build_trie materialises every run of more than SG__TRIE_MIN keys. */
+        if (x == UINT32_MAX || trie->v[x].lo != i || trie->v[x].hi != j) return -1;
+        run = SG__SKIP_NODE | x;
+      } else if (i > SG__SKIP_LO_MASK) {
+        *fits = false;
+        run = 0;
+      } else {
+        run = (uint32_t)(j - i - 1) << SG__SKIP_LO_BITS | (uint32_t)i;
+      }
       skip_rec *p = grow(out->v, out->n, &out->cap, sizeof *p, 1024);
       if (!p) return -1;
       out->v = p;
       skip_rec *r = &out->v[out->n++];
-      *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), (uint32_t)i, (uint32_t)j, {0}};
+      *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), run, {0}};
       if (b <= SG__SKIP_PFX) {
         memcpy(r->head, s, b);
       } else {
@@ -1209,8 +1243,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
   if (build_buckets(keys.v, keys.n, lcp, &buckets)) goto done;
   if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
-  for (unsigned t = 0; t < SG__SKIP_TABLES && !job->without_skip; t++)
-    if (build_skip(keys.v, keys.n, lcp, pool.data, t, &skip[t])) goto done;
+  for (unsigned t = 0; t < SG__SKIP_TABLES && !job->without_skip; t++) {
+    bool fits;
+    if (build_skip(keys.v, keys.n, lcp, pool.data, &trie, t, &skip[t], &fits)) goto done;
+    if (!fits) skip[t].n = 0; /* written empty: the plain walk serves its queries */
+  }
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
   /* Sections, each 8-byte aligned. */
@@ -1283,8 +1320,7 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     sg__wr64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N), sv->n);
     if (sg_buf_reserve(out, sv->n * SG__SKIP_SIZE)) goto done;
     for (size_t j = 0; j < sv->n; j++)
-      if (sg_buf_append(out, (const char *)sv->v[j].head, SG__SKIP_PFX) ||
-          put32(out, sv->v[j].lo) || put32(out, sv->v[j].hi))
+      if (sg_buf_append(out, (const char *)sv->v[j].head, SG__SKIP_PFX) || put32(out, sv->v[j].run))
         goto done;
     if (pad8(out, base)) goto done;
   }

@@ -162,7 +162,8 @@ extern uint32_t sg__wsub_min_refs;
  * letters, numbers and single spaces, and in most lists mostly ASCII: the space, the 10
  * digits and the 26 lower-case letters get a bit each (bits 0-36), so for them a mask is
  * exact; every other code point shares the 27 remaining bits by a multiplicative hash. */
-/* Skip record: u8[8] head, u32 lo, u32 hi. A skip table with parameters (L, G) has one
+/* Skip record (format 6): u8[8] head, u32 run; (format 5: u8[8] head, u32 lo, u32 hi).
+ * A skip table with parameters (L, G) has one
  * record per run of keys [lo, hi) that share their first L + G code points t[0 .. L + G),
  * sorted by (sg__skip_key(t[0], t + L, G), lo): the code points a match must have right
  * after the first L when both of its edits fall among those (docs/ARTIFACT.md, "Two
@@ -172,8 +173,18 @@ extern uint32_t sg__wsub_min_refs;
  * endian, and the search reads the text. Keys of fewer code points have none. Table 0
  * serves queries of at least sg__skip_min_q(0, d) code points, table 1 the shorter ones
  * from sg__skip_min_q(1, d) on. */
-#define SG__SKIP_SIZE 16
+#define SG__SKIP_SIZE 12
+#define SG__SKIP_SIZE_V5 16
 #define SG__SKIP_PFX 8
+/* A format-6 record's run: a run of more than SG__TRIE_MIN keys is a trie node (depth
+ * L + G code points), SG__SKIP_NODE | its index; a shorter one is its first key lo
+ * (below 2^28) and its count - 1 (three bits: 1 .. SG__TRIE_MIN keys) above it. A table
+ * whose short runs start past 2^28 keys is written empty (the search's plain walk gives
+ * the same answers). */
+#define SG__SKIP_NODE 0x80000000u
+#define SG__SKIP_LO_BITS 28u
+#define SG__SKIP_LO_MASK ((1u << SG__SKIP_LO_BITS) - 1u)
+_Static_assert(SG__TRIE_MIN >= 1 && SG__TRIE_MIN <= 8, "a short run's count - 1 takes 3 bits");
 #define SG__SKIP_KEYED 0xFFu /* never the first byte of UTF-8 */
 #define SG__SKIP_TABLES 2
 #define SG__SKIP_MAX_G 3u

@@ -35,9 +35,9 @@ static bool in_file(uint64_t off, uint64_t count, uint64_t size, size_t len) {
   return true;
 }
 
-static int check_locale(const unsigned char *d, size_t len, const unsigned char *rec,
-                        const char *tags, uint64_t tags_len, uint64_t frags_len, uint32_t n_items,
-                        locale_view *v) {
+static int check_locale(const unsigned char *d, size_t len, uint32_t version,
+                        const unsigned char *rec, const char *tags, uint64_t tags_len,
+                        uint64_t frags_len, uint32_t n_items, locale_view *v) {
   uint32_t tag_off = sg__rd32(rec + SG__LOC_TAG_OFF), tag_len = sg__rd32(rec + SG__LOC_TAG_LEN);
   if (tag_len == 0 || (uint64_t)tag_off + tag_len >= tags_len) return -1;
   if (tags[tag_off + tag_len] != '\0' || memchr(tags + tag_off, '\0', tag_len)) return -1;
@@ -64,10 +64,11 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
   if (!in_file(lcp_off, v->n_keys, 1, len) || !in_file(br_off, v->n_keys, SG__BRANCH_SIZE, len))
     return -1;
   if ((keys_off | b_off | f_off | text_off | t_off | lcp_off | br_off) % 8) return -1;
+  v->skip_size = version >= 6 ? SG__SKIP_SIZE : SG__SKIP_SIZE_V5;
   for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
     uint64_t off = sg__rd64(rec + (t ? SG__LOC_SKIP1_OFF : SG__LOC_SKIP_OFF));
     v->n_skip[t] = sg__rd64(rec + (t ? SG__LOC_SKIP1_N : SG__LOC_SKIP_N));
-    if (!in_file(off, v->n_skip[t], SG__SKIP_SIZE, len) || off % 8) return -1;
+    if (!in_file(off, v->n_skip[t], v->skip_size, len) || off % 8) return -1;
     v->skip[t] = d + off;
   }
   v->trie = d + t_off;
@@ -104,10 +105,16 @@ static int check_locale(const unsigned char *d, size_t len, const unsigned char 
     if (lo > hi || hi > v->n_keys) return -1;
     if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }
+  /* Skip records: a named node inside the trie (whose range the trie check bounds), a
+   * run inside the keys; never empty. */
   for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
     for (uint64_t i = 0; i < v->n_skip[t]; i++) {
-      const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
-      uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+      const unsigned char *r = v->skip[t] + i * v->skip_size;
+      if (v->skip_size == SG__SKIP_SIZE && (sg__rd32(r + 8) & SG__SKIP_NODE) &&
+          (sg__rd32(r + 8) & ~SG__SKIP_NODE) >= v->n_trie)
+        return -1;
+      uint32_t lo, hi;
+      sg__skip_run(v, r, &lo, &hi);
       if (lo >= hi || hi > v->n_keys) return -1;
     }
   for (uint64_t i = 0; i < n_frag; i++) {
@@ -272,8 +279,8 @@ int sg_artifact_open_mem(const void *data, size_t len, sg_artifact **out) {
   a->threshold = sg__rd32(d + SG__HDR_THRESHOLD);
   a->frags = (const char *)d + frags_off;
   for (uint32_t l = 0; l < n_loc; l++)
-    if (check_locale(d, len, d + hsz + (size_t)l * SG__LOC_SIZE, (const char *)d + tags_off,
-                     tags_len, frags_len, a->n_items, &a->loc[l]) ||
+    if (check_locale(d, len, version, d + hsz + (size_t)l * SG__LOC_SIZE,
+                     (const char *)d + tags_off, tags_len, frags_len, a->n_items, &a->loc[l]) ||
         sg__words_open(a, l, &a->loc[l])) {
       for (uint32_t j = 0; j <= l; j++) sg__words_close(&a->loc[j]);
       free(a);

@@ -34,6 +34,7 @@ typedef struct {
   const unsigned char *branch;                /* n_keys * SG__BRANCH_SIZE bytes */
   const unsigned char *skip[SG__SKIP_TABLES]; /* n_skip[t] skip records of table t */
   uint64_t n_skip[SG__SKIP_TABLES];
+  unsigned skip_size; /* bytes per skip record: SG__SKIP_SIZE, or _V5 in format 5 */
   /* The filter by ancestor (format.h, SG__EXT_WITHIN), NULL when the artifact has none:
    * ord2pre and pre2ord (n_items u32 each), kstart (n_items + 1 u32) and the key
    * references (kstart[n_items] records), all checked at open. */
@@ -65,6 +66,28 @@ typedef struct {
   uint64_t n_words;
   uint64_t n_word_items; /* item_count: every posting is below it */
 } locale_view;
+
+/* The keys [*lo, *hi) of skip record r, and the trie node they are when the record names
+ * one (format 6, format.h), else UINT32_MAX. Checked at open: the node or run is inside
+ * the trie or the keys. */
+static inline uint32_t sg__skip_run(const locale_view *v, const unsigned char *r, uint32_t *lo,
+                                    uint32_t *hi) {
+  uint32_t w = sg__rd32(r + 8);
+  if (v->skip_size == SG__SKIP_SIZE_V5) {
+    *lo = w;
+    *hi = sg__rd32(r + 12);
+    return UINT32_MAX;
+  }
+  if (w & SG__SKIP_NODE) {
+    uint32_t x = w & ~SG__SKIP_NODE;
+    *lo = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE);
+    *hi = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 4);
+    return x;
+  }
+  *lo = w & SG__SKIP_LO_MASK;
+  *hi = *lo + (w >> SG__SKIP_LO_BITS) + 1;
+  return UINT32_MAX;
+}
 
 struct sg_artifact {
   const unsigned char *data;

@@ -106,7 +106,9 @@
  * alignments through it, so nothing found is wrong, at worst found again at a higher
  * distance than the earlier pass, or the exact lookup, gave it). A run whose row passes
  * d is dropped; otherwise it has no slack left and is searched like any row without
- * slack. With n >= L + G + d every alignment of the last two cases spells G code points
+ * slack (a run of more than SG__TRIE_MIN keys is named by its trie node in format 6:
+ * the walk below it then steps through the node's children, next mask and bound, as
+ * trie_pass would). With n >= L + G + d every alignment of the last two cases spells G code points
  * after row L (from row L + 1 on it spells q exactly, from a column of at most L + d),
  * so the lookup key names them, and none ends before row L + G (an alignment of cost d
  * covers at least n - d rows), so the run's check sees every match. Records under one
@@ -847,13 +849,14 @@ static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
 /* The first record of skip table t in [b, e) whose key is at least key. */
 static uint64_t skip_lower(const locale_view *v, unsigned t, uint64_t b, uint64_t e, uint64_t key) {
   const unsigned char *recs = v->skip[t];
+  const size_t size = v->skip_size;
   uint64_t n = e - b;
   while (n > 0) {
     uint64_t half = n / 2, right = n - half - 1;
     /* Both records the next step may read, fetched while this one is compared. */
-    __builtin_prefetch(recs + (b + half / 2) * SG__SKIP_SIZE);
-    __builtin_prefetch(recs + (b + half + 1 + right / 2) * SG__SKIP_SIZE);
-    if (skip_rec_key(recs + (b + half) * SG__SKIP_SIZE, t) < key) {
+    __builtin_prefetch(recs + (b + half / 2) * size);
+    __builtin_prefetch(recs + (b + half + 1 + right / 2) * size);
+    if (skip_rec_key(recs + (b + half) * size, t) < key) {
       b += half + 1;
       n = right;
     } else {
@@ -869,6 +872,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
                       uint64_t key, unsigned thr, sg__top10 *top) {
   const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
   const unsigned char *recs = v->skip[t];
+  const size_t size = v->skip_size;
   uint64_t b = skip_lower(v, t, tl.sk_lo, tl.sk_hi, key);
   /* The records under one key are in key order, so consecutive ones often share their
    * first code points: their rows are reused, and a record that shares the code points
@@ -877,9 +881,9 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   size_t valid = 0, dead = 0;        /* its rows 0..valid are set; the row that ended it (or 0) */
   sg__osa_row0(&tl.row[0], n);
   tl.bo[0] = 0;
-  for (; b < tl.sk_hi && skip_rec_key(recs + b * SG__SKIP_SIZE, t) == key; b++) {
-    const unsigned char *r = recs + b * SG__SKIP_SIZE;
-    uint32_t lo = sg__rd32(r + 8), hi = sg__rd32(r + 12);
+  for (; b < tl.sk_hi && skip_rec_key(recs + b * size, t) == key; b++) {
+    const unsigned char *r = recs + b * size;
+    uint32_t lo, hi, node = sg__skip_run(v, r, &lo, &hi);
     /* The run's first code points from the record when they fit, else from the text. */
     char pfx[SG__SKIP_PFX + 1] = {0};
     if (r[0] != SG__SKIP_KEYED) memcpy(pfx, r, SG__SKIP_PFX);
@@ -926,10 +930,11 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
     valid = d <= D ? d : D;
     dead = d <= D ? d : 0;
     if (d <= D) continue;
+    if (node != NO_NODE && bounded_out(v, node, thr, top)) continue;
     if (sg__osa_last(&tl.row[D], D, n) <= thr)
       sg__range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
     else
-      zs_walk(a, v, n, lo, hi, NO_NODE, text, D, thr, top);
+      zs_walk(a, v, n, lo, hi, node, text, D, thr, top);
   }
 }
 

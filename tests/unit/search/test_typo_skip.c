@@ -31,6 +31,7 @@
 #include "compiler/normalize.h"
 #include "compiler/typo.h"
 #include "search/artifact.h"
+#include "search/internal.h"
 #include "typocheck.h"
 
 /* The texts the queries below are edits of, then filler: every 2-letter start and
@@ -223,10 +224,77 @@ static void test_without_skip_tables_the_same_answers(void **state) {
   release(&l);
 }
 
+/* The bytes of the first d code points of NUL-terminated s, or 0 when it has fewer. */
+static size_t head_bytes(const char *s, size_t d) {
+  size_t b = 0;
+  for (size_t c = 0; c < d; c++) {
+    if (!s[b]) return 0;
+    uint32_t cp;
+    b += sg__utf8_next(s + b, &cp);
+  }
+  return b;
+}
+
+/* Every format-6 skip record names exactly its run (format.h): the keys [lo, hi) all
+ * share their first L + G code points, the keys on either side do not, a run of more
+ * than SG__TRIE_MIN keys is named by the trie node of that prefix, a shorter one by its
+ * first key and count; both forms occur in both tables of this list. */
+static void test_skip_records_name_their_runs(void **state) {
+  (void)state;
+  list l;
+  sg_buf out;
+  compile_list(&l, 0, &out);
+  sg_artifact *art;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  const locale_view *v = &art->loc[0];
+  assert_int_equal(v->skip_size, SG__SKIP_SIZE);
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+    const size_t D = sg__skip_l[t] + sg__skip_g[t];
+    size_t nodes = 0, shorts = 0, covered = 0;
+    for (uint64_t i = 0; i < v->n_skip[t]; i++) {
+      const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
+      uint32_t lo, hi, x = sg__skip_run(v, r, &lo, &hi);
+      assert_true(lo < hi && hi <= v->n_keys);
+      const char *first = v->text + sg__rd32(v->keys + (uint64_t)lo * SG__KEY_SIZE);
+      size_t b = head_bytes(first, D);
+      assert_true(b > 0);
+      for (uint32_t k = lo; k <= hi && k <= v->n_keys; k++) {
+        if (k == v->n_keys) break;
+        const char *s = v->text + sg__rd32(v->keys + (uint64_t)k * SG__KEY_SIZE);
+        bool same = strncmp(s, first, b) == 0;
+        assert_true(k < hi ? same : !same); /* the run, and the key after it is not */
+      }
+      if (lo > 0) {
+        const char *s = v->text + sg__rd32(v->keys + (uint64_t)(lo - 1) * SG__KEY_SIZE);
+        assert_true(strncmp(s, first, b) != 0);
+      }
+      if (x != UINT32_MAX) {
+        nodes++;
+        assert_true(hi - lo > SG__TRIE_MIN);
+        uint32_t last;
+        const char *p = first + head_bytes(first, D - 1);
+        sg__utf8_next(p, &last);
+        assert_int_equal(sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 8), last);
+      } else {
+        shorts++;
+        assert_true(hi - lo <= SG__TRIE_MIN);
+      }
+      covered += hi - lo;
+    }
+    fprintf(stderr, "table %u: %zu node records, %zu short runs, %zu keys\n", t, nodes, shorts,
+            covered);
+    assert_true(nodes > 0 && shorts > 0);
+  }
+  sg_artifact_close(art);
+  sg_buf_free(&out);
+  release(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_skip_tables_against_brute_force),
       cmocka_unit_test(test_without_skip_tables_the_same_answers),
+      cmocka_unit_test(test_skip_records_name_their_runs),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
