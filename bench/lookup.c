@@ -15,6 +15,8 @@
 #include "compiler/normalize.h"
 #include "search/artifact.h"
 
+#include "bench_time.h"
+
 typedef struct {
   long long rank;
   char *dv;
@@ -23,17 +25,6 @@ typedef struct {
 static int cmp_rank(const void *a, const void *b) {
   const entry *x = a, *y = b;
   return x->rank > y->rank ? -1 : x->rank < y->rank;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return x < y ? -1 : x > y;
-}
-
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 int main(int argc, char **argv) {

@@ -53,26 +53,17 @@
 #include "compiler/typo.h"
 #include "search/artifact.h"
 
+#include "bench_time.h"
+
 typedef struct {
   long long rank;
   char *id, *value, *dv;
 } item;
 
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int cmp_rank(const void *a, const void *b) {
   const item *x = *(const item *const *)a, *y = *(const item *const *)b;
   if (x->rank != y->rank) return x->rank > y->rank ? -1 : 1;
   return strcmp(x->id, y->id);
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return x < y ? -1 : x > y;
 }
 
 static void die(const char *msg) {

@@ -21,16 +21,7 @@
 #include "compiler/typo.h"
 #include "search/artifact.h"
 
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_time.h"
 
 static char **read_lines(const char *path, size_t *n) {
   FILE *f = fopen(path, "r");

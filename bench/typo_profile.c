@@ -24,16 +24,7 @@
 #include "compiler/typo.h"
 #include "search/artifact.h"
 
-static int cmp_ll(const void *x, const void *y) {
-  long long a = *(const long long *)x, b = *(const long long *)y;
-  return a < b ? -1 : a > b;
-}
-
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
+#include "bench_time.h"
 
 int main(int argc, char **argv) {
   if (argc < 3) {

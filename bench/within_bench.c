@@ -38,16 +38,7 @@
 #include "compiler/typo.h"
 #include "search/artifact.h"
 
-static long long now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int cmp_ll(const void *a, const void *b) {
-  long long x = *(const long long *)a, y = *(const long long *)b;
-  return x < y ? -1 : x > y;
-}
+#include "bench_time.h"
 
 static uint64_t rnd(uint64_t *s) { /* splitmix64 */
   uint64_t z = (*s += 0x9E3779B97F4A7C15ull);

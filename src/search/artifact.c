@@ -97,22 +97,26 @@ static int check_locale(const unsigned char *d, size_t len, uint32_t version,
       if ((w & SG__KEY_ORD_MASK) >= n_items || (w >> SG__KEY_TIER_SHIFT) > 2) return -1;
     }
   }
-  /* Trie nodes: key ranges inside the keys, children after their parent (so a walk
-   * always ends) and inside the node array. */
+  /* Trie nodes: key ranges inside the keys (a child's never empty: it has more than
+   * SG__TRIE_MIN keys), children after their parent (so a walk always ends) and inside
+   * the node array. */
   for (uint64_t i = 0; i < v->n_trie; i++) {
     const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
     uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
-    if (lo > hi || hi > v->n_keys) return -1;
+    if (lo > hi || hi > v->n_keys || (i > 0 && lo == hi)) return -1;
     if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }
-  /* Skip records: a named node inside the trie (whose range the trie check bounds), a
-   * run inside the keys; never empty. */
+  /* Skip records: a named node inside the trie and not its root (so never empty, by the
+   * trie check above: its record is not read here, and open stays one sequential pass
+   * over the table), a run inside the keys and never empty. */
   for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
     for (uint64_t i = 0; i < v->n_skip[t]; i++) {
       const unsigned char *r = v->skip[t] + i * v->skip_size;
-      if (v->skip_size == SG__SKIP_SIZE && (sg__rd32(r + 8) & SG__SKIP_NODE) &&
-          (sg__rd32(r + 8) & ~SG__SKIP_NODE) >= v->n_trie)
-        return -1;
+      uint32_t w = sg__rd32(r + 8);
+      if (v->skip_size == SG__SKIP_SIZE && (w & SG__SKIP_NODE)) {
+        if ((w & ~SG__SKIP_NODE) == 0 || (w & ~SG__SKIP_NODE) >= v->n_trie) return -1;
+        continue;
+      }
       uint32_t lo, hi;
       sg__skip_run(v, r, &lo, &hi);
       if (lo >= hi || hi > v->n_keys) return -1;

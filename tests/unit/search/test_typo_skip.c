@@ -290,11 +290,52 @@ static void test_skip_records_name_their_runs(void **state) {
   release(&l);
 }
 
+/* Open refuses a skip record that names the trie's root or a node past the trie, or a
+ * short run past the keys; the unchanged artifact opens. */
+static void test_open_checks_skip_records(void **state) {
+  (void)state;
+  list l;
+  sg_buf out;
+  compile_list(&l, 0, &out);
+  sg_artifact *art;
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  const locale_view *v = &art->loc[0];
+  size_t node_at = 0, short_at = 0; /* file offsets of one record's run of each kind */
+  uint64_t n_trie = v->n_trie, n_keys = v->n_keys;
+  for (uint64_t i = 0; i < v->n_skip[0]; i++) {
+    const unsigned char *r = v->skip[0] + i * SG__SKIP_SIZE;
+    size_t at = (size_t)(r + 8 - (const unsigned char *)out.data);
+    if (sg__rd32(r + 8) & SG__SKIP_NODE)
+      node_at = at;
+    else
+      short_at = at;
+  }
+  sg_artifact_close(art);
+  assert_true(node_at && short_at);
+  const uint32_t bad[][2] = {
+      {(uint32_t)node_at, SG__SKIP_NODE},                                    /* the root */
+      {(uint32_t)node_at, SG__SKIP_NODE | (uint32_t)n_trie},                 /* past the trie */
+      {(uint32_t)short_at, 7u << SG__SKIP_LO_BITS | (uint32_t)(n_keys - 1)}, /* past the keys */
+  };
+  for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+    unsigned char keep[4];
+    memcpy(keep, out.data + bad[b][0], 4);
+    sg__wr32((unsigned char *)out.data + bad[b][0], bad[b][1]);
+    assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), -1);
+    memcpy(out.data + bad[b][0], keep, 4);
+  }
+  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  sg_artifact_close(art);
+  sg_buf_free(&out);
+  release(&l);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_skip_tables_against_brute_force),
       cmocka_unit_test(test_without_skip_tables_the_same_answers),
       cmocka_unit_test(test_skip_records_name_their_runs),
+      cmocka_unit_test(test_open_checks_skip_records),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
