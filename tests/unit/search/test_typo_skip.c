@@ -132,6 +132,14 @@ static void compile_list(list *l, unsigned leave_out, sg_buf *out) {
   assert_int_equal(sg_compile_leaving_out(l->items, l->n, &opts, leave_out, out), 0);
 }
 
+/* The list of build() compiled with leave_out into *out, opened. */
+static sg_artifact *open_list(list *l, unsigned leave_out, sg_buf *out) {
+  compile_list(l, leave_out, out);
+  sg_artifact *art;
+  assert_int_equal(sg_artifact_open_mem(out->data, out->len, &art), 0);
+  return art;
+}
+
 /* The cases below on the list compiled with leave_out (compiler.h): 0 searches through
  * the skip tables, SG_LEAVE_OUT_SKIP takes the plain walk (the reference `make bench`
  * measures the tables against); both must give the brute force's answers. Returns the
@@ -139,9 +147,7 @@ static void compile_list(list *l, unsigned leave_out, sg_buf *out) {
 static size_t run_cases(unsigned leave_out) {
   list l;
   sg_buf out;
-  compile_list(&l, leave_out, &out);
-  sg_artifact *art;
-  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  sg_artifact *art = open_list(&l, leave_out, &out);
   sgt_bf *bf = sgt_bf_new(l.items, l.n, "en");
   assert_non_null(bf);
   /* Each with the item it must find (at 2 edits) and why. */
@@ -243,9 +249,7 @@ static void test_skip_records_name_their_runs(void **state) {
   (void)state;
   list l;
   sg_buf out;
-  compile_list(&l, 0, &out);
-  sg_artifact *art;
-  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  sg_artifact *art = open_list(&l, 0, &out);
   const locale_view *v = &art->loc[0];
   assert_int_equal(v->skip_size, SG__SKIP_SIZE);
   for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
@@ -296,9 +300,7 @@ static void test_open_checks_skip_records(void **state) {
   (void)state;
   list l;
   sg_buf out;
-  compile_list(&l, 0, &out);
-  sg_artifact *art;
-  assert_int_equal(sg_artifact_open_mem(out.data, out.len, &art), 0);
+  sg_artifact *art = open_list(&l, 0, &out);
   const locale_view *v = &art->loc[0];
   size_t node_at = 0, short_at = 0; /* file offsets of one record's run of each kind */
   uint64_t n_trie = v->n_trie, n_keys = v->n_keys;
