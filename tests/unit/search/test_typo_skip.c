@@ -241,6 +241,11 @@ static size_t head_bytes(const char *s, size_t d) {
   return b;
 }
 
+/* The text of key k. */
+static const char *key_at(const locale_view *v, uint64_t k) {
+  return v->text + sg__rd32(v->keys + k * SG__KEY_SIZE);
+}
+
 /* Every format-6 skip record names exactly its run (format.h): the keys [lo, hi) all
  * share their first L + G code points, the keys on either side do not, a run of more
  * than SG__TRIE_MIN keys is named by the trie node of that prefix, a shorter one by its
@@ -259,19 +264,14 @@ static void test_skip_records_name_their_runs(void **state) {
       const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
       uint32_t lo, hi, x = sg__skip_run(v, r, &lo, &hi);
       assert_true(lo < hi && hi <= v->n_keys);
-      const char *first = v->text + sg__rd32(v->keys + (uint64_t)lo * SG__KEY_SIZE);
+      const char *first = key_at(v, lo);
       size_t b = head_bytes(first, D);
       assert_true(b > 0);
-      for (uint32_t k = lo; k <= hi && k <= v->n_keys; k++) {
-        if (k == v->n_keys) break;
-        const char *s = v->text + sg__rd32(v->keys + (uint64_t)k * SG__KEY_SIZE);
-        bool same = strncmp(s, first, b) == 0;
+      for (uint32_t k = lo; k <= hi && k < v->n_keys; k++) {
+        bool same = strncmp(key_at(v, k), first, b) == 0;
         assert_true(k < hi ? same : !same); /* the run, and the key after it is not */
       }
-      if (lo > 0) {
-        const char *s = v->text + sg__rd32(v->keys + (uint64_t)(lo - 1) * SG__KEY_SIZE);
-        assert_true(strncmp(s, first, b) != 0);
-      }
+      if (lo > 0) assert_true(strncmp(key_at(v, lo - 1), first, b) != 0);
       if (x != UINT32_MAX) {
         nodes++;
         assert_true(hi - lo > SG__TRIE_MIN);
