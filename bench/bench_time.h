@@ -20,4 +20,10 @@ static inline int cmp_ll(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* qsort comparator for double, ascending (per-round ratios → their median). */
+static inline int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
 #endif

@@ -10,14 +10,14 @@
 #      mix (the same queries with 1 or 2 edits) next to the exact mix; the filter by
 #      ancestor (`within`) on the cities with their countries as parents, with and
 #      without the subtree index (bench/within_bench.c).
-#   3. HTTP: wrk (1 thread, 32 keep-alive connections, 10 s, 3 alternating rounds)
+#   3. HTTP: wrk (1 thread, 32 keep-alive connections, 10 s, 5 alternating rounds)
 #      against the runtime listener of `suggestd serve` (access log on, as by default)
 #      /v1/query on the 135k-city list (exact mix, and the typo mix as suggestd-typo), created and published through the control plane
 #      (admin CLI, POST/PATCH /lists, `suggestd import --replace --publish`), next to
 #      nginx answering the same byte size with `return 200` and with a static file.
 #      Then issue 23's two mixes (bench/http_mix.sh): the repeating one (3,000 city
 #      prefixes cycled) and one in which no request repeats, each beside nginx in at least
-#      3 alternating rounds, with the server-side median and p99 from the access log.
+#      5 alternating rounds, with the server-side median and p99 from the access log.
 #   4. Scale-out (bench/scale_out.sh): /v1/query throughput of one runtime alone, one and
 #      two runtimes behind haproxy (Redis edge), and publish → every runtime serving.
 #   5-7. What search analytics cost (bench/analytics_overhead.sh), tiers 3 and 4
@@ -28,7 +28,7 @@
 # Installs wrk and nginx with apt-get when missing and fetches the datasets. Loopback
 # only (127.0.0.1); every loop is bounded; the whole run takes about 10 minutes.
 # Environment: BENCH_SETS="cities packages-1m packages" limits the datasets,
-# BENCH_HTTP_SECONDS (10) and BENCH_HTTP_ROUNDS (3) shorten the HTTP part for a try-out.
+# BENCH_HTTP_SECONDS (10) and BENCH_HTTP_ROUNDS (5) shorten the HTTP part for a try-out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/bench_edge.sh # nginx_conf (its PK is replaced below by the published key)
@@ -36,7 +36,7 @@ ROOT=$PWD
 W=$ROOT/bench/work
 SETS=${BENCH_SETS:-"cities packages-1m packages"}
 HTTP_SECONDS=${BENCH_HTTP_SECONDS:-10}
-HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-3}
+HTTP_ROUNDS=${BENCH_HTTP_ROUNDS:-5}
 CONNS=32
 # BENCH_SUGGESTD points at another build of the binary (recorded in RESULTS.md).
 BIN=${BENCH_SUGGESTD:-$ROOT/build/suggestd}
@@ -93,7 +93,7 @@ for set in $SETS; do
   [ "$set" = cities ] && mix=top
   log "lookup + FTS5 $set"
   "$QB" --artifact "$art" --items "$items" --fts-db "$W/$set.fts.db" --mix "$mix" \
-    --names 2000 --rounds 3 --fts-max 3000 --fts-seconds 45 \
+    --names 2000 --rounds 3 --fts-max 3000 --fts-seconds 60 --fts-rounds 5 \
     --content-hash "$(jq -r .contentHash "$W/$set.compile.json")" \
     --queries-out "$W/$set.queries" --typo-queries-out "$W/$set.typo" >"$W/$set.lookup.json"
   rm -f "$W/$set.fts.db"

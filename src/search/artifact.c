@@ -117,7 +117,7 @@ static int check_locale(const unsigned char *d, size_t len, uint32_t version,
         if ((w & ~SG__SKIP_NODE) == 0 || (w & ~SG__SKIP_NODE) >= v->n_trie) return -1;
         continue;
       }
-      uint32_t lo, hi;
+      uint32_t lo = 0, hi = 0;
       sg__skip_run(v, r, &lo, &hi);
       if (lo >= hi || hi > v->n_keys) return -1;
     }

@@ -67,9 +67,9 @@ typedef struct {
   uint64_t n_word_items; /* item_count: every posting is below it */
 } locale_view;
 
-/* The keys [*lo, *hi) of skip record r, and the trie node they are when the record names
- * one (format 6, format.h), else UINT32_MAX. Checked at open: the node or run is inside
- * the trie or the keys. */
+/* The trie node skip record r names (format 6, format.h), whose keys sg__trie_span reads
+ * when they are needed (most records checked are not); else UINT32_MAX with the record's
+ * keys [*lo, *hi). Checked at open: the node or run is inside the trie or the keys. */
 static inline uint32_t sg__skip_run(const locale_view *v, const unsigned char *r, uint32_t *lo,
                                     uint32_t *hi) {
   uint32_t w = sg__rd32(r + 8);
@@ -78,15 +78,16 @@ static inline uint32_t sg__skip_run(const locale_view *v, const unsigned char *r
     *hi = sg__rd32(r + 12);
     return UINT32_MAX;
   }
-  if (w & SG__SKIP_NODE) {
-    uint32_t x = w & ~SG__SKIP_NODE;
-    *lo = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE);
-    *hi = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 4);
-    return x;
-  }
+  if (w & SG__SKIP_NODE) return w & ~SG__SKIP_NODE;
   *lo = w & SG__SKIP_LO_MASK;
   *hi = *lo + (w >> SG__SKIP_LO_BITS) + 1;
   return UINT32_MAX;
+}
+
+/* The keys [*lo, *hi) of trie node x, from its record (checked at open). */
+static inline void sg__trie_span(const locale_view *v, uint32_t x, uint32_t *lo, uint32_t *hi) {
+  *lo = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE);
+  *hi = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 4);
 }
 
 struct sg_artifact {

@@ -883,11 +883,18 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   tl.bo[0] = 0;
   for (; b < tl.sk_hi && skip_rec_key(recs + b * size, t) == key; b++) {
     const unsigned char *r = recs + b * size;
-    uint32_t lo, hi, node = sg__skip_run(v, r, &lo, &hi);
+    /* A node's keys are read from the trie only when needed: most records end below. */
+    uint32_t lo = 0, hi = 0, node = sg__skip_run(v, r, &lo, &hi);
+    bool spanned = node == NO_NODE;
     /* The run's first code points from the record when they fit, else from the text. */
     char pfx[SG__SKIP_PFX + 1] = {0};
+    const char *text = NULL, *s = pfx;
     if (r[0] != SG__SKIP_KEYED) memcpy(pfx, r, SG__SKIP_PFX);
-    const char *text = NULL, *s = pfx[0] ? pfx : (text = key_text(v, lo));
+    if (!pfx[0]) {
+      if (!spanned) sg__trie_span(v, node, &lo, &hi);
+      spanned = true;
+      s = text = key_text(v, lo);
+    }
     size_t same = 0; /* rows shared with the previous record */
     if (pfx[0] && prev[0]) {
       size_t bl = 0;
@@ -931,6 +938,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
     dead = d <= D ? d : 0;
     if (d <= D) continue;
     if (node != NO_NODE && bounded_out(v, node, thr, top)) continue;
+    if (!spanned) sg__trie_span(v, node, &lo, &hi);
     if (sg__osa_last(&tl.row[D], D, n) <= thr)
       sg__range_top(a, v, lo, hi, (uint64_t)thr << EDITS_SHIFT, top);
     else

@@ -262,7 +262,8 @@ static void test_skip_records_name_their_runs(void **state) {
     size_t nodes = 0, shorts = 0, covered = 0;
     for (uint64_t i = 0; i < v->n_skip[t]; i++) {
       const unsigned char *r = v->skip[t] + i * SG__SKIP_SIZE;
-      uint32_t lo, hi, x = sg__skip_run(v, r, &lo, &hi);
+      uint32_t lo = 0, hi = 0, x = sg__skip_run(v, r, &lo, &hi);
+      if (x != UINT32_MAX) sg__trie_span(v, x, &lo, &hi);
       assert_true(lo < hi && hi <= v->n_keys);
       const char *first = key_at(v, lo);
       size_t b = head_bytes(first, D);
