@@ -47,6 +47,9 @@
     "Token minting is not configured; retry later.")                                               \
   X(INTERNAL, 500, "internal_error", NULL, "An internal error occurred.")                          \
   X(UNAVAILABLE, 503, "internal_error", "unavailable", "The service is unavailable.")              \
+  X(ARTIFACT_WRITE_FAILED, 503, "internal_error", "artifact_write_failed",                         \
+    "The compiled list could not be stored (the edge store or the database did not take it); "     \
+    "this version failed and nothing served changed.")                                             \
   X(BUSY, 503, "internal_error", "server_busy",                                                    \
     "The server has as much of this work queued as it takes; retry after Retry-After seconds.")    \
   X(ORIGIN_NOT_ALLOWED, 403, "origin_not_allowed", NULL,                                           \

@@ -155,6 +155,10 @@ void sg__publish_kick(sg_control *c);
  * timed out (the version stays queued for the worker), -1 on an internal error (the
  * version is marked failed when the store allows). */
 int sg__publish_run(sg_control *c, const char *list_id, int64_t number, int64_t wait_ms);
+/* The failureReason of a version whose compiled artifact the edge store (or the store's
+ * own copy) did not take: an outage that passes, so a synchronous publish answers it
+ * with 503 and Retry-After rather than 500 (versions_create.c). */
+#define SG__WHY_ARTIFACT_WRITE "artifact_write_failed"
 
 /* ---- artifact garbage collection (artifact_gc.c) ---- */
 int sg__artifact_gc_init(sg_control *c);

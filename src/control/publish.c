@@ -395,7 +395,7 @@ static int validate_and_compile(sg_control *c, sg_version_job *job) {
       (sg_store_keeps_artifacts(c->cfg.store) &&
        sg_store_artifact_put(c->cfg.store, hash, art.data, art.len) != SG_E_OK)) {
     sg__artifact_gc_release(c);
-    why = "artifact_write_failed";
+    why = SG__WHY_ARTIFACT_WRITE;
     goto failed;
   }
   sg_buf_free(&art);

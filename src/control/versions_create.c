@@ -65,12 +65,20 @@ void sg__publish_respond(sg_control *c, const sg_principal *who, const char *lis
   }
   const char *state = json_string_value(json_object_get(v, "state"));
   if (r < 0 || (state && strcmp(state, SG_VERSION_FAILED) == 0)) {
-    /* A 5xx is never remembered for idempotency, so the client may simply retry. */
+    /* A 5xx is never remembered for idempotency, so the client may simply retry. An
+     * artifact the edge store (or the store's copy) did not take is an outage that passes
+     * (Redis restarting, or this process's edge client still in its reconnect backoff):
+     * 503 with Retry-After, as for an unreachable store; any other failure stays 500. */
     json_t *why = json_object_get(v, "failureReason");
+    bool outage =
+        json_is_string(why) && strcmp(json_string_value(why), SG__WHY_ARTIFACT_WRITE) == 0;
     json_t *details = json_pack("{s:I,s:O}", "versionNumber", (json_int_t)number, "reason",
                                 why ? why : json_null());
     json_decref(v);
-    sg_resp_error(resp, req, SG_E_INTERNAL, details, "The publish failed; retry it.");
+    if (outage)
+      sg_resp_error(resp, req, SG_E_ARTIFACT_WRITE_FAILED, details, NULL);
+    else
+      sg_resp_error(resp, req, SG_E_INTERNAL, details, "The publish failed; retry it.");
     return;
   }
   if (state && strcmp(state, SG_VERSION_SUPERSEDED) == 0) {

@@ -216,7 +216,7 @@ def test_docs_errors_lists_every_code(cp):
                  "internal_error", "not_found", "method_not_allowed", "origin_not_allowed"):
         assert f'<section id="{code}">' in text, code
     for reason in ("precondition_failed", "idempotency_key_reused", "idempotency_key_in_flight",
-                   "payload_too_large", "token_minting_unavailable"):
+                   "payload_too_large", "token_minting_unavailable", "artifact_write_failed"):
         assert f'id="invalid_request-{reason}"' in text or f'id="internal_error-{reason}"' in text, reason
     # Remediations are escaped, never raw markup ("<secret key>").
     assert "Bearer &lt;secret key&gt;" in text

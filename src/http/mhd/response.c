@@ -41,6 +41,9 @@ const char *sg_resp_remediation(sg_err e) {
   case SG_E_IDEMPOTENCY_KEY_IN_FLIGHT: return "Retry after one second.";
   case SG_E_RATE_LIMITED: return "Wait for the number of seconds in retry-after.";
   case SG_E_UNAVAILABLE: return "Retry after the number of seconds in retry-after.";
+  case SG_E_ARTIFACT_WRITE_FAILED:
+    return "Publish again after the number of seconds in retry-after; it fails the same way "
+           "while the edge store (or the database) is unreachable.";
   case SG_E_BUSY: return "Retry after the number of seconds in retry-after.";
   case SG_E_TOKEN_MINTING_UNAVAILABLE: return "Retry later; an operator must create a signing key.";
   case SG_E_PAYLOAD_TOO_LARGE: return "Send a smaller body.";
@@ -108,7 +111,8 @@ void sg_resp_error(sg_resp *r, const sg_req *req, sg_err e, json_t *details, con
   if (e == SG_E_IDEMPOTENCY_KEY_IN_FLIGHT) sg_resp_header(r, "retry-after", "1");
   /* The database is unreachable or overloaded (or a transaction kept colliding): a
    * client retries shortly; the idempotency layer never records a 5xx. */
-  if (e == SG_E_UNAVAILABLE) sg_resp_header(r, "retry-after", "2");
+  if (e == SG_E_UNAVAILABLE || e == SG_E_ARTIFACT_WRITE_FAILED)
+    sg_resp_header(r, "retry-after", "2");
   sg_resp_json(r, sg_err_status(e), b);
 }
 
