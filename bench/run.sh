@@ -26,7 +26,7 @@
 #      and single-item writes, when the PostgreSQL server binaries are installed.
 #
 # Installs wrk and nginx with apt-get when missing and fetches the datasets. Loopback
-# only (127.0.0.1); every loop is bounded; the whole run takes about 10 minutes.
+# only (127.0.0.1); every loop is bounded; the whole run takes about an hour on 2 CPUs.
 # Environment: BENCH_SETS="cities packages-1m packages" limits the datasets,
 # BENCH_HTTP_SECONDS (10) and BENCH_HTTP_ROUNDS (5) shorten the HTTP part for a try-out.
 set -euo pipefail
