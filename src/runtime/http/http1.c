@@ -175,6 +175,12 @@ static void begin_message(sg__h1_conn *c) {
 
 static int on_message_begin(http_parser *p) {
   begin_message(C(p));
+  /* The parser keeps the version of the message before until it reads this one's (one
+   * digit each), so a read that ends inside "HTTP/0." after an HTTP/1.9 request would
+   * look like HTTP/0.9 to run()'s check and be refused early, while the same bytes in one
+   * read are not: found by fuzz_http1. Cleared, 0.9 is only what was read. */
+  p->http_major = 0;
+  p->http_minor = 0;
   return 0;
 }
 

@@ -732,6 +732,25 @@ static void test_byte_at_a_time_is_identical(void **state) {
   conn_free(s, &sevens);
 }
 
+/* The parser keeps the previous message's version until it reads the next one's: after
+ * an HTTP/1.9 request, a read that ends inside "HTTP/0." must not look like an HTTP/0.9
+ * request line (refused at once) when the same bytes in one read are not refused (found
+ * by fuzz_http1; tests/fuzz/corpus/http1/stale-minor-version). */
+static void test_version_not_read_from_the_request_before(void **state) {
+  static const char *s = "GET /a HTTP/1.9\r\nHost: h\r\n\r\nHEAD /b HTTP/0.1\r\nHost: h\r";
+  recorder whole, bytes;
+  sg__h1_conn *a = conn_new(&whole);
+  feed_str(a, s);
+  sg__h1_conn *b = conn_new(&bytes);
+  feed(b, s, strlen(s), 1);
+  assert_int_equal(whole.n, 1);
+  assert_false(whole.r[0].is_err);
+  assert_same_records(&whole, &bytes);
+  conn_free(a, &whole);
+  conn_free(b, &bytes);
+  (void)state;
+}
+
 /* The fast path (http1.c, fast_request) frames the common request without the parser; a
  * request fed one byte at a time always goes through the parser (its head is never
  * complete between requests). Each case, fed whole and byte by byte, gives the same
@@ -1597,6 +1616,7 @@ int main(void) {
       cmocka_unit_test(test_malformed_escape_is_invalid_request),
       cmocka_unit_test(test_pipelined_answered_in_order),
       cmocka_unit_test(test_byte_at_a_time_is_identical),
+      cmocka_unit_test(test_version_not_read_from_the_request_before),
       cmocka_unit_test(test_fast_path_same_as_parser),
       cmocka_unit_test(test_content_length_body),
       cmocka_unit_test(test_chunked_body_reassembled),
