@@ -113,7 +113,12 @@
  * so the lookup key names them, and none ends before row L + G (an alignment of cost d
  * covers at least n - d rows), so the run's check sees every match. Records under one
  * key are in key order, so a record reuses the rows it shares with the one before, and
- * one that shares the code points whose row ended the one before is skipped. The union
+ * one that shares the code points whose row ended the one before is skipped. Before any
+ * row, a record whose head is ASCII is dropped when more than d of its code points
+ * 1 .. L - 1 are none of the query's code points within d columns of theirs: an
+ * alignment within d matches a code point only with a column at most d away (a swap
+ * too), so each of those costs an edit of its own, and the rows would drop the record at
+ * row L (skip_runs). The union
  * of the three cases is every alignment of cost <= d; the merge keeps each item's least
  * distance, so the answer is the full walk's. Shorter queries take the usual walk.
  * (Until issue 23's last round the one-edit pass always took the usual walk, and the
@@ -183,6 +188,10 @@ static _Thread_local struct {
    * found once per query (sk_t is SG__SKIP_TABLES until then). */
   unsigned sk_t;
   uint64_t sk_lo, sk_hi;
+  /* sk_miss[x][c] is 1 for a byte c below 0x80 that no code point of q[x - d .. x + d]
+   * is, the columns the code point x of a skip record can be matched with in the pass at
+   * distance d (1 <= x < L), else 0 (skip_runs' filter, for heads of ASCII only). */
+  uint8_t sk_miss[SG__SKIP_MAX_D][256];
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
 } tl;
@@ -327,28 +336,44 @@ static inline unsigned step_row(size_t d, uint32_t cp, size_t n) {
   return sg__osa_last(&tl.row[d], d, n);
 }
 
+/* The cells of row c equal to thr, and those below it, as bit masks over the band (bit b
+ * for cell b). */
+static inline void band_masks(size_t c, unsigned thr, unsigned *eq, unsigned *lt) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+  const __m128i th = _mm_set1_epi8((char)thr);
+  const __m128i x = _mm_cvtsi64_si128((long long)sg__osa_pack(&tl.row[c]));
+  *eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, th)) & ((1u << SG__BAND) - 1);
+  *lt = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(x, th)) & ((1u << SG__BAND) - 1);
+#else
+  *eq = *lt = 0;
+  for (size_t b = 0; b < SG__BAND; b++) {
+    *eq |= (unsigned)(tl.row[c].c[b] == thr) << b;
+    *lt |= (unsigned)(tl.row[c].c[b] < thr) << b;
+  }
+#endif
+}
+
 /* The code points that can keep a child of the zero-slack row c within thr, as a mask:
  * bit b stands for q[c - 3 + b] (the diagonal reaches q[c - 2 .. c + 2], the swap
  * q[c - 3 .. c + 1]). */
 static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
-  const uint32_t *q = tl.q;
-  const uint8_t *r = tl.row[c].c;
-  unsigned mask = 0;
+  unsigned eq, lt;
+  band_masks(c, thr, &eq, &lt);
   /* Diagonal: cell b is column j = c - K + b, for j in [0, n - 1]. */
   size_t b0 = c < SG_TYPO_MAX_K ? SG_TYPO_MAX_K - c : 0;
   size_t b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0; /* one past the last */
   if (b1 > SG__BAND) b1 = SG__BAND;
-  for (size_t b = b0; b < b1; b++)
-    if (r[b] == thr) mask |= 2u << b;
+  unsigned mask = (eq & (b1 > b0 ? (1u << b1) - (1u << b0) : 0)) << 1;
   if (c >= 1) {
-    /* Swap: cell b of row c - 1 is column j = c - 1 - K + b, for j in [0, n - 2]. */
-    const uint8_t *r1 = tl.row[c - 1].c;
-    uint32_t t = tl.cp[c];
+    /* Swap: cell b of row c - 1 (below thr) is column j = c - 1 - K + b, for j in
+     * [0, n - 2], when the node's code point is q[j + 1]: the child's is then q[j]. */
+    band_masks(c - 1, thr, &eq, &lt);
     b0 = c < SG_TYPO_MAX_K + 1 ? SG_TYPO_MAX_K + 1 - c : 0;
-    b1 = n + SG_TYPO_MAX_K > c ? n + SG_TYPO_MAX_K - c : 0;
-    if (b1 > SG__BAND) b1 = SG__BAND;
-    for (size_t b = b0; b < b1; b++)
-      if (r1[b] + 1u <= thr && t == q[c - 1 - SG_TYPO_MAX_K + b + 1]) mask |= 1u << b;
+    uint32_t t = tl.cp[c];
+    for (unsigned m = lt & (b1 > b0 ? (1u << b1) - (1u << b0) : 0); m; m &= m - 1) {
+      unsigned b = (unsigned)__builtin_ctz(m);
+      if (t == tl.q[c - SG_TYPO_MAX_K + b]) mask |= 1u << b;
+    }
   }
   return mask;
 }
@@ -832,17 +857,22 @@ static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
     return k;
   }
   const unsigned L = sg__skip_l[t], G = sg__skip_g[t];
-  uint32_t cps[SG__SKIP_MAX_D] = {0};
   uint64_t w;
   memcpy(&w, r, 8);
-  if (!(w & 0x8080808080808080ull)) { /* ASCII: a byte is a code point */
-    for (unsigned x = 0; x < L + G; x++) cps[x] = r[x];
-  } else {
-    char head[SG__SKIP_PFX + 1] = {0};
-    memcpy(head, r, SG__SKIP_PFX);
-    size_t o = 0;
-    for (unsigned x = 0; x < L + G; x++) o += sg__utf8_next(head + o, &cps[x]);
+  _Static_assert(SG__SKIP_MAX_G == 3, "sg__skip_key's three code points");
+  if (!(w & 0x8080808080808080ull)) {
+    /* ASCII: a byte is a code point, below U+4000, so its 14 bits are itself: this is
+     * sg__skip_key spelled out, as it runs for every record a binary search or a run of
+     * records compares. */
+    uint64_t k = (uint64_t)r[0] << 14 | r[L];
+    k = k << 14 | r[L + 1];
+    return k << 14 | (G > 2 ? r[L + 2] : 0);
   }
+  uint32_t cps[SG__SKIP_MAX_D] = {0};
+  char head[SG__SKIP_PFX + 1] = {0};
+  memcpy(head, r, SG__SKIP_PFX);
+  size_t o = 0;
+  for (unsigned x = 0; x < L + G; x++) o += sg__utf8_next(head + o, &cps[x]);
   return sg__skip_key(cps[0], cps + L, G);
 }
 
@@ -873,6 +903,8 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
   const unsigned char *recs = v->skip[t];
   const size_t size = v->skip_size;
+  /* The high bits of a head's first L bytes (little endian; SG__SKIP_KEYED sets one). */
+  const uint64_t ascii_l = 0x8080808080808080ull >> 8 * (8 - L);
   uint64_t b = skip_lower(v, t, tl.sk_lo, tl.sk_hi, key);
   /* The records under one key are in key order, so consecutive ones often share their
    * first code points: their rows are reused, and a record that shares the code points
@@ -883,6 +915,19 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   tl.bo[0] = 0;
   for (; b < tl.sk_hi && skip_rec_key(recs + b * size, t) == key; b++) {
     const unsigned char *r = recs + b * size;
+    /* A record whose code point x (x < L) is none of q[x - thr .. x + thr], the columns
+     * an alignment within thr can match it with, pays an edit for it (a substitution or
+     * a deletion; a swap matches both its code points): more than thr such code points
+     * and no alignment at row L is within thr, so the rows below would drop the record.
+     * Decided from its head when the first L bytes are ASCII (one byte, one code point),
+     * before any row; the rows kept from the record before are untouched. */
+    uint64_t w;
+    memcpy(&w, r, 8);
+    if (!(w & ascii_l)) {
+      unsigned missing = 0;
+      for (size_t x = 1; x < L; x++) missing += tl.sk_miss[x][r[x]];
+      if (missing > thr) continue;
+    }
     /* A node's keys are read from the trie only when needed: most records end below. */
     uint32_t lo = 0, hi = 0, node = sg__skip_run(v, r, &lo, &hi);
     bool spanned = node == NO_NODE;
@@ -962,6 +1007,12 @@ static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, co
     tl.sk_lo = skip_lower(v, t, 0, v->n_skip[t], k0);
     tl.sk_hi = skip_lower(v, t, tl.sk_lo, v->n_skip[t], k0 + (1ull << 14 * SG__SKIP_MAX_G));
     tl.sk_t = t;
+  }
+  for (size_t x = 1; x < L; x++) {
+    memset(tl.sk_miss[x], 1, 0x80);
+    memset(tl.sk_miss[x] + 0x80, 0, 0x80); /* never read: the filter takes ASCII heads */
+    for (size_t j = x > thr ? x - thr : 0; j <= x + thr && j < n; j++)
+      if (tl.q[j] < 0x80) tl.sk_miss[x][tl.q[j]] = 0;
   }
   tl.cap_rows = L + 1;
   tl.cap_val = thr - 1;
