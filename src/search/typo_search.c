@@ -190,7 +190,8 @@ static _Thread_local struct {
   uint64_t sk_lo, sk_hi;
   /* sk_miss[x][c] is 1 for a byte c below 0x80 that no code point of q[x - d .. x + d]
    * is, the columns the code point x of a skip record can be matched with in the pass at
-   * distance d (1 <= x < L), else 0 (skip_runs' filter, for heads of ASCII only). */
+   * distance d (1 <= x < L), else 0 (skip_runs' filter, for heads of ASCII only); rows L
+   * to 4 are all 0. */
   uint8_t sk_miss[SG__SKIP_MAX_D][256];
   /* qsuf[j]: the sg__cp_bit of every code point of q[j..n) (for reachable). */
   uint64_t qsuf[SG_TYPO_MAX_Q + 1];
@@ -312,8 +313,16 @@ static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr
  * cost of a real alignment, so nothing it lets the walk find is wrong. */
 static inline void cap_row(size_t d, size_t n) {
   if (d < tl.cap_rows) {
+#if defined(__SSE2__) && SG_TYPO_MAX_K == 2
+    const __m128i x = _mm_cvtsi64_si128((long long)sg__osa_pack(&tl.row[d]));
+    const __m128i over = _mm_cmpgt_epi8(x, _mm_set1_epi8((char)tl.cap_val));
+    uint64_t o = (uint64_t)_mm_cvtsi128_si64(
+        _mm_or_si128(_mm_andnot_si128(over, x), _mm_and_si128(over, _mm_set1_epi8(SG__CAP))));
+    memcpy(tl.row[d].c, &o, SG__BAND);
+#else
     for (size_t b = 0; b < SG__BAND; b++)
       if (tl.row[d].c[b] > tl.cap_val) tl.row[d].c[b] = SG__CAP;
+#endif
   } else if (d == tl.cap_rows && d > 0) {
     /* Cell b of row d is column j = d - K + b; (d - 1, j - 2) is cell b - 1 of row d - 1. */
     for (size_t b = 1; b < SG__BAND; b++) {
@@ -392,7 +401,7 @@ static unsigned zs_filter(const locale_view *v, uint32_t x, size_t c, unsigned m
 
 /* Takes the next candidate code point of level c off *mask (with every other bit that
  * names the same code point), or returns NO_CP. */
-static uint32_t zs_take(size_t c, uint8_t *mask) {
+static inline uint32_t zs_take(size_t c, uint8_t *mask) {
   if (!*mask) return NO_CP;
   unsigned b = (unsigned)__builtin_ctz(*mask);
   uint32_t cp = tl.q[c - 3 + b];
@@ -477,8 +486,8 @@ static unsigned char first_byte(const locale_view *v, uint64_t lo, size_t off, c
  * inside [lo, hi) a run of keys with the same byte at off starts where the stored LCP is
  * exactly off, and its branch byte is that byte; the first run's byte is first_byte's,
  * needed only when c could be it. off < SG__LCP_CAP. */
-static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
-                          unsigned char c, const char **first, uint64_t *sl, uint64_t *sh) {
+static inline void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                                 unsigned char c, const char **first, uint64_t *sl, uint64_t *sh) {
   *sl = *sh = lo;
   uint64_t i = lo + 1;
   while (i < hi && v->lcp[i] != off) i++;
@@ -503,9 +512,9 @@ static void byte_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t
 /* key_subrange through byte_subrange where that is cheaper. *first is the text of key
  * lo when the caller has it, else NULL; it is set to the text of key lo when read here.
  * A walk down one run keeps asking about the same first key, so its text is read once. */
-static void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
-                          const unsigned char *enc, size_t elen, const char **first, uint64_t *sl,
-                          uint64_t *sh) {
+static inline void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi, size_t off,
+                                 const unsigned char *enc, size_t elen, const char **first,
+                                 uint64_t *sl, uint64_t *sh) {
   if (off >= SG__LCP_CAP || hi - lo > SCAN_MAX) {
     key_subrange(v, lo, hi, off, enc, elen, sl, sh);
     return;
@@ -848,32 +857,36 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
 
 /* ---- two edits near the start (above) ------------------------------------------ */
 
-/* The key of skip record r of table t: stored, or computed from its head's code points
- * (format.h). */
-static uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
+/* The key of skip record r of table t whose head is not ASCII: stored, or computed from
+ * its head's code points (format.h). */
+static uint64_t skip_rec_key_text(const unsigned char *r, unsigned t) {
   if (r[0] == SG__SKIP_KEYED) {
     uint64_t k = 0;
     for (unsigned x = 7; x > 0; x--) k = k << 8 | r[x];
     return k;
   }
   const unsigned L = sg__skip_l[t], G = sg__skip_g[t];
-  uint64_t w;
-  memcpy(&w, r, 8);
-  _Static_assert(SG__SKIP_MAX_G == 3, "sg__skip_key's three code points");
-  if (!(w & 0x8080808080808080ull)) {
-    /* ASCII: a byte is a code point, below U+4000, so its 14 bits are itself: this is
-     * sg__skip_key spelled out, as it runs for every record a binary search or a run of
-     * records compares. */
-    uint64_t k = (uint64_t)r[0] << 14 | r[L];
-    k = k << 14 | r[L + 1];
-    return k << 14 | (G > 2 ? r[L + 2] : 0);
-  }
   uint32_t cps[SG__SKIP_MAX_D] = {0};
   char head[SG__SKIP_PFX + 1] = {0};
   memcpy(head, r, SG__SKIP_PFX);
   size_t o = 0;
   for (unsigned x = 0; x < L + G; x++) o += sg__utf8_next(head + o, &cps[x]);
   return sg__skip_key(cps[0], cps + L, G);
+}
+
+/* The key of skip record r of table t (format.h). For a head of ASCII (SG__SKIP_KEYED
+ * is not) a byte is a code point, below U+4000, so its 14 bits are itself: sg__skip_key
+ * spelled out, inline, as it runs for every record a binary search or a run of records
+ * compares. */
+static inline uint64_t skip_rec_key(const unsigned char *r, unsigned t) {
+  _Static_assert(SG__SKIP_MAX_G == 3, "sg__skip_key's three code points");
+  uint64_t w;
+  memcpy(&w, r, 8);
+  if (w & 0x8080808080808080ull) return skip_rec_key_text(r, t);
+  const unsigned L = sg__skip_l[t];
+  uint64_t k = (uint64_t)r[0] << 14 | r[L];
+  k = k << 14 | r[L + 1];
+  return k << 14 | (sg__skip_g[t] > 2 ? r[L + 2] : 0);
 }
 
 /* The first record of skip table t in [b, e) whose key is at least key. */
@@ -924,8 +937,8 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
     uint64_t w;
     memcpy(&w, r, 8);
     if (!(w & ascii_l)) {
-      unsigned missing = 0;
-      for (size_t x = 1; x < L; x++) missing += tl.sk_miss[x][r[x]];
+      unsigned missing =
+          tl.sk_miss[1][r[1]] + tl.sk_miss[2][r[2]] + tl.sk_miss[3][r[3]] + tl.sk_miss[4][r[4]];
       if (missing > thr) continue;
     }
     /* A node's keys are read from the trie only when needed: most records end below. */
@@ -1008,6 +1021,9 @@ static bool skip_search(const sg_artifact *a, const locale_view *v, size_t n, co
     tl.sk_hi = skip_lower(v, t, tl.sk_lo, v->n_skip[t], k0 + (1ull << 14 * SG__SKIP_MAX_G));
     tl.sk_t = t;
   }
+  /* skip_runs adds rows 1..4 whatever L is: rows from L on count nothing. */
+  _Static_assert(SG__SKIP_MAX_D > 4, "skip_runs reads rows 1..4 of sk_miss");
+  for (size_t x = L; x <= 4; x++) memset(tl.sk_miss[x], 0, sizeof tl.sk_miss[x]);
   for (size_t x = 1; x < L; x++) {
     memset(tl.sk_miss[x], 1, 0x80);
     memset(tl.sk_miss[x] + 0x80, 0, 0x80); /* never read: the filter takes ASCII heads */
