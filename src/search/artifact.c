@@ -101,8 +101,9 @@ static int check_locale(const unsigned char *d, size_t len, uint32_t version,
    * SG__TRIE_MIN keys), children after their parent (so a walk always ends) and inside
    * the node array. */
   for (uint64_t i = 0; i < v->n_trie; i++) {
-    const unsigned char *t = v->trie + i * SG__TRIE_SIZE;
-    uint32_t lo = sg__rd32(t), hi = sg__rd32(t + 4), first = sg__rd32(t + 12), n = sg__rd32(t + 16);
+    uint32_t x = (uint32_t)i; /* n_trie fits 32 bits: checked with the section */
+    uint32_t lo = sg__trie_rd(v, x, SG__T_LO), hi = sg__trie_rd(v, x, SG__T_HI);
+    uint32_t first = sg__trie_rd(v, x, SG__T_FIRST), n = sg__trie_rd(v, x, SG__T_N);
     if (lo > hi || hi > v->n_keys || (i > 0 && lo == hi)) return -1;
     if (n && (first <= i || (uint64_t)first + n > v->n_trie)) return -1;
   }

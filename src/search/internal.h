@@ -84,10 +84,30 @@ static inline uint32_t sg__skip_run(const locale_view *v, const unsigned char *r
   return UINT32_MAX;
 }
 
-/* The keys [*lo, *hi) of trie node x, from its record (checked at open). */
+/* The u32 fields of a trie node record, in order (format.h). */
+enum {
+  SG__T_LO,
+  SG__T_HI,
+  SG__T_CP,
+  SG__T_FIRST,
+  SG__T_N,
+  SG__T_BEST,
+  SG__T_SIG_LO,
+  SG__T_SIG_HI,
+  SG__T_NEXT_LO,
+  SG__T_NEXT_HI
+};
+_Static_assert(SG__T_NEXT_HI * 4 + 4 == SG__TRIE_SIZE, "a trie record is its ten u32 fields");
+
+/* Field f of trie node x's record (checked at open). */
+static inline uint32_t sg__trie_rd(const locale_view *v, uint32_t x, unsigned f) {
+  return sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 4 * f);
+}
+
+/* The keys [*lo, *hi) of trie node x. */
 static inline void sg__trie_span(const locale_view *v, uint32_t x, uint32_t *lo, uint32_t *hi) {
-  *lo = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE);
-  *hi = sg__rd32(v->trie + (uint64_t)x * SG__TRIE_SIZE + 4);
+  *lo = sg__trie_rd(v, x, SG__T_LO);
+  *hi = sg__trie_rd(v, x, SG__T_HI);
 }
 
 struct sg_artifact {

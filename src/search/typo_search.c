@@ -246,11 +246,6 @@ static uint64_t run_end_lcp(const locale_view *v, uint64_t i, uint64_t r, const 
   return e;
 }
 
-static inline uint32_t trie_rd(const locale_view *v, uint32_t node, int field) {
-  return sg__rd32(v->trie + (uint64_t)node * SG__TRIE_SIZE + 4 * (unsigned)field);
-}
-enum { T_LO, T_HI, T_CP, T_FIRST, T_N, T_BEST, T_SIG_LO, T_SIG_HI, T_NEXT_LO, T_NEXT_HI };
-
 /* Bytes of the UTF-8 encoding of cp (a decoded malformed byte counts one, as decoded). */
 static inline uint32_t cp_bytes(uint32_t cp) {
   return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : cp < 0x110000 ? 4 : 1;
@@ -293,7 +288,7 @@ static bool reachable(const sg__osa_row *r, size_t i, size_t n, uint64_t sig, un
 static inline bool bounded_out(const locale_view *v, uint32_t node, unsigned thr,
                                const sg__top10 *top) {
   if (top->n < SG_BUCKET_ITEMS) return false;
-  uint32_t w = trie_rd(v, node, T_BEST);
+  uint32_t w = sg__trie_rd(v, node, SG__T_BEST);
   uint64_t bound = (uint64_t)thr << EDITS_SHIFT | (uint64_t)(w >> SG__KEY_TIER_SHIFT) << 32 |
                    (w & SG__KEY_ORD_MASK);
   return bound >= top->v[SG_BUCKET_ITEMS - 1];
@@ -391,7 +386,8 @@ static unsigned zs_candidates(size_t c, size_t n, unsigned thr) {
  * next (its next mask): a lookup for them could only come back empty. */
 static unsigned zs_filter(const locale_view *v, uint32_t x, size_t c, unsigned mask) {
   if (x == NO_NODE) return mask;
-  uint64_t next = trie_rd(v, x, T_NEXT_LO) | (uint64_t)trie_rd(v, x, T_NEXT_HI) << 32;
+  uint64_t next = sg__trie_rd(v, x, SG__T_NEXT_LO) | (uint64_t)sg__trie_rd(v, x, SG__T_NEXT_HI)
+                                                         << 32;
   for (unsigned r = mask; r; r &= r - 1) {
     unsigned b = (unsigned)__builtin_ctz(r);
     if (!(next & sg__cp_bit(tl.q[c - 3 + b]))) mask &= ~(1u << b);
@@ -527,22 +523,22 @@ static inline void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi,
  * between its children where a run of at most SG__TRIE_MIN keys for cp would lie. */
 static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_t *sl,
                           uint64_t *sh) {
-  uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
+  uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
   uint32_t b = 0, e = nch;
   while (b < e) {
     uint32_t m = b + (e - b) / 2;
-    if (trie_rd(v, first + m, T_CP) < cp)
+    if (sg__trie_rd(v, first + m, SG__T_CP) < cp)
       b = m + 1;
     else
       e = m;
   }
-  if (b < nch && trie_rd(v, first + b, T_CP) == cp) {
-    *sl = trie_rd(v, first + b, T_LO);
-    *sh = trie_rd(v, first + b, T_HI);
+  if (b < nch && sg__trie_rd(v, first + b, SG__T_CP) == cp) {
+    *sl = sg__trie_rd(v, first + b, SG__T_LO);
+    *sh = sg__trie_rd(v, first + b, SG__T_HI);
     return first + b;
   }
-  *sl = b > 0 ? trie_rd(v, first + b - 1, T_HI) : trie_rd(v, x, T_LO);
-  *sh = b < nch ? trie_rd(v, first + b, T_LO) : trie_rd(v, x, T_HI);
+  *sl = b > 0 ? sg__trie_rd(v, first + b - 1, SG__T_HI) : sg__trie_rd(v, x, SG__T_LO);
+  *sh = b < nch ? sg__trie_rd(v, first + b, SG__T_LO) : sg__trie_rd(v, x, SG__T_HI);
   return NO_NODE;
 }
 
@@ -598,7 +594,8 @@ static void zs_walk(const sg_artifact *a, const locale_view *v, size_t n, uint64
     }
     if (row_min(&tl.row[e]) > thr) continue;
     if (ch != NO_NODE) {
-      uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+      uint64_t sig = sg__trie_rd(v, ch, SG__T_SIG_LO) | (uint64_t)sg__trie_rd(v, ch, SG__T_SIG_HI)
+                                                            << 32;
       if (!reachable(&tl.row[e], e, n, sig, thr)) continue;
     }
     d = e;
@@ -731,13 +728,14 @@ static uint16_t capped_candidates(const locale_view *v, uint32_t x, size_t c, si
 static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint32_t root,
                       size_t c0, unsigned thr, sg__top10 *top) {
   if (no_slack(c0, n, thr)) {
-    zs_walk(a, v, n, trie_rd(v, root, T_LO), trie_rd(v, root, T_HI), root, NULL, c0, thr, top);
+    zs_walk(a, v, n, sg__trie_rd(v, root, SG__T_LO), sg__trie_rd(v, root, SG__T_HI), root, NULL, c0,
+            thr, top);
     return;
   }
   size_t sp = 0;
   tl.st_node[0] = root;
   tl.st_next[0] = 0;
-  tl.st_pos[0] = trie_rd(v, root, T_LO);
+  tl.st_pos[0] = sg__trie_rd(v, root, SG__T_LO);
   tl.st_cand[0] = capped_candidates(v, root, c0, n);
   while (true) {
     uint32_t x = tl.st_node[sp];
@@ -769,8 +767,8 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
       lo = (uint32_t)sl;
       chi = (uint32_t)sh;
     } else {
-      uint32_t nch = trie_rd(v, x, T_N), first = trie_rd(v, x, T_FIRST);
-      uint32_t hi = trie_rd(v, x, T_HI);
+      uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
+      uint32_t hi = sg__trie_rd(v, x, SG__T_HI);
       if (tl.st_next[sp] == nch) { /* the keys after the last child, then up */
         if (tl.st_pos[sp] < hi) scan_keys(a, v, n, tl.st_pos[sp], hi, c, thr, top);
         if (sp == 0) return;
@@ -778,13 +776,13 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
         continue;
       }
       ch = first + tl.st_next[sp]++;
-      lo = trie_rd(v, ch, T_LO);
-      chi = trie_rd(v, ch, T_HI);
+      lo = sg__trie_rd(v, ch, SG__T_LO);
+      chi = sg__trie_rd(v, ch, SG__T_HI);
       if (tl.st_pos[sp] < lo) scan_keys(a, v, n, tl.st_pos[sp], lo, c, thr, top);
       if (chi > tl.st_pos[sp]) tl.st_pos[sp] = chi;
     }
     if (bounded_out(v, ch, thr, top)) continue;
-    uint32_t cp = trie_rd(v, ch, T_CP);
+    uint32_t cp = sg__trie_rd(v, ch, SG__T_CP);
     size_t d = c + 1;
     if (d >= MAX_DEPTH) continue; /* unreachable: rows past n + 2 exceed every budget */
     unsigned last = step_row(d, cp, n);
@@ -792,7 +790,8 @@ static void trie_pass(const sg_artifact *a, const locale_view *v, size_t n, uint
       if (last == thr) sg__range_top(a, v, lo, chi, (uint64_t)thr << EDITS_SHIFT, top);
       continue;
     }
-    uint64_t sig = trie_rd(v, ch, T_SIG_LO) | (uint64_t)trie_rd(v, ch, T_SIG_HI) << 32;
+    uint64_t sig = sg__trie_rd(v, ch, SG__T_SIG_LO) | (uint64_t)sg__trie_rd(v, ch, SG__T_SIG_HI)
+                                                          << 32;
     if (!reachable(&tl.row[d], d, n, sig, thr)) continue;
     if (no_slack(d, n, thr)) {
       zs_walk(a, v, n, lo, chi, ch, NULL, d, thr, top);
@@ -816,20 +815,20 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   unsigned last0 = sg__osa_last(&tl.row[0], 0, n);
   if (v->n_trie == 0) return; /* no keys */
   /* The root's child for q's first code point, when materialised. */
-  uint32_t nch = trie_rd(v, 0, T_N), first_child = trie_rd(v, 0, T_FIRST);
+  uint32_t nch = sg__trie_rd(v, 0, SG__T_N), first_child = sg__trie_rd(v, 0, SG__T_FIRST);
   uint32_t b = 0, e = nch;
   while (b < e) {
     uint32_t m = b + (e - b) / 2;
-    if (trie_rd(v, first_child + m, T_CP) < tl.q[0])
+    if (sg__trie_rd(v, first_child + m, SG__T_CP) < tl.q[0])
       b = m + 1;
     else
       e = m;
   }
-  bool node = b < nch && trie_rd(v, first_child + b, T_CP) == tl.q[0];
+  bool node = b < nch && sg__trie_rd(v, first_child + b, SG__T_CP) == tl.q[0];
   uint64_t l, r;
   if (node) {
-    l = trie_rd(v, first_child + b, T_LO);
-    r = trie_rd(v, first_child + b, T_HI);
+    l = sg__trie_rd(v, first_child + b, SG__T_LO);
+    r = sg__trie_rd(v, first_child + b, SG__T_HI);
   } else {
     sg__prefix_range(v, nq, first, &l, &r);
   }
