@@ -915,7 +915,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
   const size_t L = sg__skip_l[t], D = sg__skip_l[t] + sg__skip_g[t];
   const unsigned char *recs = v->skip[t];
   const size_t size = v->skip_size;
-  /* The high bits of a head's first L bytes (little endian; SG__SKIP_KEYED sets one). */
+  /* The high bits of a head's first L bytes, read by sg__rd64 (SG__SKIP_KEYED sets one). */
   const uint64_t ascii_l = 0x8080808080808080ull >> 8 * (8 - L);
   uint64_t b = skip_lower(v, t, tl.sk_lo, tl.sk_hi, key);
   /* The records under one key are in key order, so consecutive ones often share their
@@ -933,9 +933,7 @@ static void skip_runs(const sg_artifact *a, const locale_view *v, size_t n, unsi
      * and no alignment at row L is within thr, so the rows below would drop the record.
      * Decided from its head when the first L bytes are ASCII (one byte, one code point),
      * before any row; the rows kept from the record before are untouched. */
-    uint64_t w;
-    memcpy(&w, r, 8);
-    if (!(w & ascii_l)) {
+    if (!(sg__rd64(r) & ascii_l)) {
       unsigned missing =
           tl.sk_miss[1][r[1]] + tl.sk_miss[2][r[2]] + tl.sk_miss[3][r[3]] + tl.sk_miss[4][r[4]];
       if (missing > thr) continue;
