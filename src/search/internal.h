@@ -12,8 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "compiler/format.h"
+#include "compiler/typo.h"
 #include "compiler/words.h"
 #include "search/artifact.h"
 
@@ -110,6 +112,43 @@ static inline void sg__trie_span(const locale_view *v, uint32_t x, uint32_t *lo,
   *hi = sg__trie_rd(v, x, SG__T_HI);
 }
 
+/* Trie node x's next mask (format.h): bit sg__cp_bit(c) set for every code point c that
+ * directly follows its prefix in one of its keys. */
+static inline uint64_t sg__trie_next(const locale_view *v, uint32_t x) {
+  return sg__trie_rd(v, x, SG__T_NEXT_LO) | (uint64_t)sg__trie_rd(v, x, SG__T_NEXT_HI) << 32;
+}
+
+/* The first of the nch sibling nodes from first whose code point is cp or above (nch if
+ * none). */
+static inline uint32_t sg__trie_lower(const locale_view *v, uint32_t first, uint32_t nch,
+                                      uint32_t cp) {
+  uint32_t b = 0, e = nch;
+  while (b < e) {
+    uint32_t m = b + (e - b) / 2;
+    if (sg__trie_rd(v, first + m, SG__T_CP) < cp)
+      b = m + 1;
+    else
+      e = m;
+  }
+  return b;
+}
+
+/* The child of trie node x for code point cp, or 0 (no node: the root is no one's child). */
+static inline uint32_t sg__trie_child(const locale_view *v, uint32_t x, uint32_t cp) {
+  uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
+  uint32_t b = sg__trie_lower(v, first, nch, cp);
+  return b < nch && sg__trie_rd(v, first + b, SG__T_CP) == cp ? first + b : 0;
+}
+
+/* The code point at s[i..len) into *cp and its byte length, decoded as the trie's keys are
+ * (sg__utf8_next), or 0 when it is malformed, not whole before len, or a NUL. */
+static inline size_t sg__cp_in(const char *s, size_t len, size_t i, uint32_t *cp) {
+  char b[5] = {0}; /* sg__utf8_next reads up to a NUL: at most the 4 bytes copied */
+  memcpy(b, s + i, len - i < 4 ? len - i : 4);
+  size_t l = sg__utf8_next(b, cp);
+  return *cp < 0x110000u ? l : 0;
+}
+
 struct sg_artifact {
   const unsigned char *data;
   size_t len;
@@ -159,9 +198,9 @@ int sg__fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t 
 /* ---- exact lookup (lookup.c) ---- */
 
 /* The keys of locale v having nq[0..len) as a byte prefix: [*plo, *phi), empty when
- * none; every key when len is 0. */
-void sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
-                      uint64_t *phi);
+ * none; every key when len is 0. Returns the trie node whose keys they are, or 0. */
+uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
+                          uint64_t *phi);
 /* Adds the best 10 distinct items of the key range [lo, hi), a range some prefix selects,
  * to top, each valued base | tier << 32 | ordinal (base carries the edits). */
 void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,

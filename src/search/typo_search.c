@@ -524,14 +524,7 @@ static inline void next_subrange(const locale_view *v, uint64_t lo, uint64_t hi,
 static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_t *sl,
                           uint64_t *sh) {
   uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
-  uint32_t b = 0, e = nch;
-  while (b < e) {
-    uint32_t m = b + (e - b) / 2;
-    if (sg__trie_rd(v, first + m, SG__T_CP) < cp)
-      b = m + 1;
-    else
-      e = m;
-  }
+  uint32_t b = sg__trie_lower(v, first, nch, cp);
   if (b < nch && sg__trie_rd(v, first + b, SG__T_CP) == cp) {
     *sl = sg__trie_rd(v, first + b, SG__T_LO);
     *sh = sg__trie_rd(v, first + b, SG__T_HI);
@@ -816,14 +809,7 @@ static void typo_pass(const sg_artifact *a, const locale_view *v, size_t n, cons
   if (v->n_trie == 0) return; /* no keys */
   /* The root's child for q's first code point, when materialised. */
   uint32_t nch = sg__trie_rd(v, 0, SG__T_N), first_child = sg__trie_rd(v, 0, SG__T_FIRST);
-  uint32_t b = 0, e = nch;
-  while (b < e) {
-    uint32_t m = b + (e - b) / 2;
-    if (sg__trie_rd(v, first_child + m, SG__T_CP) < tl.q[0])
-      b = m + 1;
-    else
-      e = m;
-  }
+  uint32_t b = sg__trie_lower(v, first_child, nch, tl.q[0]);
   bool node = b < nch && sg__trie_rd(v, first_child + b, SG__T_CP) == tl.q[0];
   uint64_t l, r;
   if (node) {

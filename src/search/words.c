@@ -163,12 +163,23 @@ static unsigned char key_byte(const locale_view *v, uint64_t i, size_t at) {
 /* The keys where an item has the word w[0..wl) (exact: equal to w, i.e. the key is w or
  * starts with "w ") or a word w is a prefix of (not exact). Keys equal to w sort first in
  * w's prefix range and "w " next, a space being below every other byte of normalised
- * text: one more binary search finds their end. */
+ * text: their end is the end of the trie child of w's node for a space, or one more
+ * binary search finds it (below the node's first child above a space, when w has a node). */
 static void word_range(const locale_view *v, const char *w, size_t wl, bool exact, uint64_t *plo,
                        uint64_t *phi) {
-  sg__prefix_range(v, w, wl, plo, phi);
+  uint32_t x = sg__prefix_range(v, w, wl, plo, phi);
   if (!exact || *plo >= *phi) return;
   uint64_t b = *plo, e = *phi;
+  if (x) { /* w's node: "w " is its child for a space, or lies below its first child above */
+    uint32_t sp = sg__trie_child(v, x, ' ');
+    if (sp) {
+      *phi = sg__trie_rd(v, sp, SG__T_HI);
+      return;
+    }
+    uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST), c = 0;
+    while (c < nch && sg__trie_rd(v, first + c, SG__T_CP) <= ' ') c++;
+    if (c < nch) e = sg__trie_rd(v, first + c, SG__T_LO);
+  }
   while (b < e) {
     uint64_t mid = b + (e - b) / 2;
     if (key_byte(v, mid, wl) <= ' ')
@@ -269,6 +280,9 @@ static uint64_t word_from(const locale_view *v, uint64_t k) {
  * smallest exact word's by GATHER_RATIO; else marked (MARK_MAX, below); else left to
  * the signatures and the verification. */
 #define GATHER_MAX 16384u
+/* An exact word with at most this many postings leads by signature at once: reading them
+ * costs less than the two searches of the word index that name wm's words. */
+#define SIG_FIRST 64u
 #define GATHER_RATIO 16u
 typedef struct {
   const unsigned char *p[UNION_MAX];
@@ -346,6 +360,47 @@ static void mark_words(const locale_view *v, uint64_t dlo, uint64_t dhi, bool on
   }
 }
 
+/* The walk by signature (every cursor one list of the file's): the leader's items whose
+ * signature has wm's bits and that every other list holds are verified in ordinal order,
+ * as the other walk does, but SIG_BATCH at a time: the three reads that reach each one's
+ * first candidate text (its candidates' start, their offsets, the text), each waiting for
+ * the one before, are asked for for the whole batch at once. An item at or above the
+ * tenth (it could not enter) ends the walk; verification alone decides the rest. */
+#define SIG_BATCH 16
+static void sig_walk(const locale_view *v, cursor *c, size_t nc, const sg__qwords *q, uint16_t qsig,
+                     sg__top10 *top) {
+  const unsigned char *p = c[0].p[0], *sig = c[0].sig;
+  uint32_t n = c[0].n[0], i = c[0].i[0], b[SIG_BATCH];
+  while (i < n) {
+    uint64_t lim = top->n == SG_BUCKET_ITEMS ? top->v[SG_BUCKET_ITEMS - 1] : UINT64_MAX;
+    size_t nb = 0;
+    for (; i < n && nb < SIG_BATCH; i++) {
+      if ((sg__rd16(sig + 2 * (uint64_t)i) & qsig) != qsig) continue;
+      uint32_t y = sg__rd32(p + 4 * (uint64_t)i), z = y;
+      if ((T3 | y) >= lim) {
+        n = i; /* ordinals ascend: none after it can enter either */
+        break;
+      }
+      for (size_t j = 1; j < nc && z == y; j++) z = cursor_seek(&c[j], y);
+      if (z == UINT32_MAX) n = i; /* another list is spent: nothing after is in all */
+      if (z == y) b[nb++] = y;
+    }
+    for (size_t k = 0; k < nb; k++) __builtin_prefetch(v->cand_start + 4 * (uint64_t)b[k]);
+    uint32_t s[SIG_BATCH];
+    for (size_t k = 0; k < nb; k++) {
+      s[k] = sg__rd32(v->cand_start + 4 * (uint64_t)b[k]);
+      if (s[k] < sg__rd32(v->cand_start + 4 * ((uint64_t)b[k] + 1)))
+        __builtin_prefetch(v->cand_off + 4 * (uint64_t)s[k]);
+      else
+        s[k] = UINT32_MAX; /* no candidate text */
+    }
+    for (size_t k = 0; k < nb; k++)
+      if (s[k] != UINT32_MAX)
+        __builtin_prefetch(v->text + sg__rd32(v->cand_off + 4 * (uint64_t)s[k]));
+    for (size_t k = 0; k < nb; k++) try_item(v, b[k], q, top);
+  }
+}
+
 /* Tier 3 with the word index: the items having w1 .. w(m-1) as words and a word
  * starting with wm are the intersection of the words' posting lists (and the union of
  * the lists of wm's words), which the walk visits in ordinal order, that is in answer
@@ -355,7 +410,8 @@ static void mark_words(const locale_view *v, uint64_t dlo, uint64_t dhi, bool on
  * positions of one text); the walk ends once the top 10 is full of better values. wm
  * is a union cursor (at most UNION_MAX words), a gathered sorted list (few postings:
  * GATHER_MAX, GATHER_RATIO), marks (MARK_MAX, MARK_RATIO) or, beyond, the signatures
- * beside the leading list's postings; marks and signatures are checked on the leader's
+ * beside the leading list's postings (sig_walk; at once when the smallest exact list has
+ * at most SIG_FIRST postings); marks and signatures are checked on the leader's
  * items before any other list is sought. Returns false when the index cannot serve the
  * query (a corrupted file: the caller scans). */
 static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *top) {
@@ -363,11 +419,21 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
   size_t nc = 0;
   uint64_t smin = UINT64_MAX; /* the smallest exact word's postings */
   long dseen[SG_T3_MAX_WORDS];
+  /* Every word's keys first, the last (a prefix, where a typo most often leaves nothing)
+   * before the others: some word nowhere means no item matches, and is known before any
+   * list is read. */
+  const char *wm = q->w[q->m - 1];
+  size_t wml = q->len[q->m - 1];
+  uint64_t lo, hi, wlo[SG_T3_MAX_WORDS];
+  word_range(v, wm, wml, false, &lo, &hi);
+  if (lo >= hi) return true;
   for (size_t i = 0; i + 1 < q->m; i++) {
-    uint64_t lo, hi;
-    word_range(v, q->w[i], q->len[i], true, &lo, &hi);
-    if (lo >= hi) return true; /* some word is nowhere: no item matches */
-    long d = word_at(v, lo);
+    uint64_t whi;
+    word_range(v, q->w[i], q->len[i], true, &wlo[i], &whi);
+    if (wlo[i] >= whi) return true;
+  }
+  for (size_t i = 0; i + 1 < q->m; i++) {
+    long d = word_at(v, wlo[i]);
     if (d < 0) return false;
     bool dup = false; /* a repeated word: one list (the verification counts it) */
     for (size_t j = 0; j < nc && !dup; j++) dup = dseen[j] == d;
@@ -379,19 +445,21 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
     if (c[nc].size < smin) smin = c[nc].size;
     nc++;
   }
-  const char *wm = q->w[q->m - 1];
-  size_t wml = q->len[q->m - 1];
-  uint64_t lo, hi;
-  word_range(v, wm, wml, false, &lo, &hi);
-  if (lo >= hi) return true;
-  uint64_t dlo = word_from(v, lo), dhi = word_from(v, hi);
-  if (dlo >= dhi) return false;
-  uint64_t np = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
+  /* A short exact list leads by signature at once (SIG_FIRST); else wm's words decide. */
+  bool marked = false, by_sig = nc && smin <= SIG_FIRST;
+  uint64_t dlo = 0, dhi = 0, np = 0;
+  if (!by_sig) {
+    dlo = word_from(v, lo);
+    dhi = word_from(v, hi);
+    if (dlo >= dhi) return false;
+    np = (uint64_t)sg__rd32(v->word_pstart + 4 * dhi) - sg__rd32(v->word_pstart + 4 * dlo);
+  }
   cursor *x = &c[nc];
   x->k = 0;
   x->size = 0;
-  bool marked = false, by_sig = false;
-  if (dhi - dlo <= UNION_MAX) {
+  if (by_sig) {
+    /* nothing to gather or mark */
+  } else if (dhi - dlo <= UNION_MAX) {
     for (uint64_t d = dlo; d < dhi; d++) cursor_list(x, v, d);
     nc++;
   } else if (np <= GATHER_MAX && np * GATHER_RATIO < smin) {
@@ -431,22 +499,21 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
    * marks, warm, or the signature beside the posting) before seeking the other lists. */
   cursor *lead = &c[0];
   uint16_t qsig = sg__word_sig(wm, wml);
+  if (by_sig) {
+    sig_walk(v, c, nc, q, qsig, top);
+    return true;
+  }
   uint32_t at = 0;
   for (;;) {
     uint64_t lim = top->n == SG_BUCKET_ITEMS ? top->v[SG_BUCKET_ITEMS - 1] : UINT64_MAX;
     if ((T3 | at) >= lim) break;
     uint32_t y;
-    if (marked || by_sig) {
+    if (marked) {
       const unsigned char *p = lead->p[0];
       uint32_t i = gallop(p, lead->i[0], lead->n[0], at), n = lead->n[0];
-      if (marked) {
-        for (; i < n; i++) {
-          uint32_t o = sg__rd32(p + 4 * (uint64_t)i);
-          if (tl_mark[o >> 6] >> (o & 63) & 1) break;
-        }
-      } else {
-        for (; i < n; i++)
-          if ((sg__rd16(lead->sig + 2 * (uint64_t)i) & qsig) == qsig) break;
+      for (; i < n; i++) {
+        uint32_t o = sg__rd32(p + 4 * (uint64_t)i);
+        if (tl_mark[o >> 6] >> (o & 63) & 1) break;
       }
       lead->i[0] = i;
       if (i == n) break;
@@ -557,6 +624,11 @@ static void tier4(const sg_artifact *a, const locale_view *v, const char *nq, si
         x = mid;
     }
     if (b < ns) hi = b * SG__RUNON_STRIDE;
+    /* At most 2 * SG__RUNON_STRIDE records remain: their texts, where the search's probes
+     * would wait for one after another, are asked for at once. */
+    if (hi - lo <= 2 * SG__RUNON_STRIDE)
+      for (uint64_t i = lo; i < hi; i++)
+        __builtin_prefetch(v->text + sg__rd32(v->runon + i * RUNON_REC));
   }
   while (lo < hi) { /* first record nq is a prefix of, or above it */
     uint64_t mid = lo + (hi - lo) / 2;
