@@ -133,11 +133,12 @@ static inline uint32_t sg__trie_lower(const locale_view *v, uint32_t first, uint
   return b;
 }
 
-/* The child of trie node x for code point cp, or 0 (no node: the root is no one's child). */
-static inline uint32_t sg__trie_child(const locale_view *v, uint32_t x, uint32_t cp) {
-  uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
-  uint32_t b = sg__trie_lower(v, first, nch, cp);
-  return b < nch && sg__trie_rd(v, first + b, SG__T_CP) == cp ? first + b : 0;
+/* The keys of trie node x (children nch from first) between its children b - 1 and b:
+ * where the keys that continue x's prefix with a code point between theirs lie. */
+static inline void sg__trie_gap(const locale_view *v, uint32_t x, uint32_t first, uint32_t nch,
+                                uint32_t b, uint64_t *lo, uint64_t *hi) {
+  *lo = b > 0 ? sg__trie_rd(v, first + b - 1, SG__T_HI) : sg__trie_rd(v, x, SG__T_LO);
+  *hi = b < nch ? sg__trie_rd(v, first + b, SG__T_LO) : sg__trie_rd(v, x, SG__T_HI);
 }
 
 /* The code point at s[i..len) into *cp and its byte length, decoded as the trie's keys are

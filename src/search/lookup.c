@@ -22,41 +22,45 @@ static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q
 
 /* The keys having nq[0..len) as a prefix, [*plo, *phi) (empty when none, at a position
  * no caller reads). The trie walks nq's leading code points down to the node of the
- * longest run of them that has one: every key starting with nq is among that node's keys,
- * all of them when the run is nq itself. Where the walk stops at a code point that no key
- * of the node has next (the node's next mask), no key starts with nq. Otherwise, inside
- * the node's keys, or those between its two children around that code point when it has
- * no child for it (every key outside them sorts on the same side of nq as all of them:
- * sorted UTF-8 is sorted by code point), one search narrows [lo, hi) until a key that starts with
- * nq is met; then lo is the first such key at or before it, and hi the first key after it that does
- * not start with nq. Probes that land outside the range on either side shrink both searches. A code
+ * longest run of them that has one: every key starting with nq is among that node's
+ * keys, all of them when the run is nq itself. Where the walk stops at a code point that
+ * no key of the node has next (the node's next mask), no key starts with nq. Otherwise
+ * the search runs among the keys between the node's two children around that code point
+ * (or among all the node's keys, when nq is malformed there): every key outside them
+ * sorts on the same side of nq as all of them, sorted UTF-8 being sorted by code point.
+ * One search narrows [lo, hi) until a key that starts with nq is met; then lo is the
+ * first such key at or before it, and hi the first key after it that does not start with
+ * nq. Probes that land outside the range on either side shrink both searches. A code
  * point is walked only when all its bytes are in nq and it is well formed. Returns the
  * trie node whose keys the range is, when the walk named it (else 0). */
 uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
                           uint64_t *phi) {
   uint64_t lo = 0, hi = v->n_keys;
   if (v->n_trie && len) {
-    uint32_t x = 0, ch = 0, cp = 0;
+    uint32_t x = 0, cp = 0, nch = 0, first = 0, b = 0;
     size_t i = 0, l = 0;
-    while (i < len && (l = sg__cp_in(nq, len, i, &cp)) && (ch = sg__trie_child(v, x, cp))) {
-      x = ch;
+    while (i < len && (l = sg__cp_in(nq, len, i, &cp))) {
+      nch = sg__trie_rd(v, x, SG__T_N);
+      first = sg__trie_rd(v, x, SG__T_FIRST);
+      b = sg__trie_lower(v, first, nch, cp);
+      if (b == nch || sg__trie_rd(v, first + b, SG__T_CP) != cp) break; /* no child for cp */
+      x = first + b;
       i += l;
     }
     uint32_t tlo, thi;
     sg__trie_span(v, x, &tlo, &thi);
+    if (i == len) { /* the node's keys are the ones starting with nq */
+      *plo = tlo;
+      *phi = thi;
+      return x;
+    }
+    if (l && !(sg__trie_next(v, x) & sg__cp_bit(cp))) { /* none continues with cp */
+      *plo = *phi = tlo;
+      return 0;
+    }
     lo = tlo;
     hi = thi;
-    if (i == len || (l && !(sg__trie_next(v, x) & sg__cp_bit(cp)))) {
-      *plo = lo;
-      *phi = i == len ? hi : lo; /* the node's keys are the ones starting with nq, or none */
-      return i == len ? x : 0;
-    }
-    if (l) { /* keys continue with cp, in no node: between the children around cp */
-      uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
-      uint32_t b = sg__trie_lower(v, first, nch, cp);
-      if (b > 0) lo = sg__trie_rd(v, first + b - 1, SG__T_HI);
-      if (b < nch) hi = sg__trie_rd(v, first + b, SG__T_LO);
-    }
+    if (l) sg__trie_gap(v, x, first, nch, b, &lo, &hi); /* cp's keys, in no node */
   }
   for (; len;) { /* an empty nq is a prefix of every key: the whole range */
     if (lo >= hi) break;

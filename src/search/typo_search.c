@@ -530,8 +530,7 @@ static uint32_t child_for(const locale_view *v, uint32_t x, uint32_t cp, uint64_
     *sh = sg__trie_rd(v, first + b, SG__T_HI);
     return first + b;
   }
-  *sl = b > 0 ? sg__trie_rd(v, first + b - 1, SG__T_HI) : sg__trie_rd(v, x, SG__T_LO);
-  *sh = b < nch ? sg__trie_rd(v, first + b, SG__T_LO) : sg__trie_rd(v, x, SG__T_HI);
+  sg__trie_gap(v, x, first, nch, b, sl, sh);
   return NO_NODE;
 }
 

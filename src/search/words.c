@@ -171,13 +171,12 @@ static void word_range(const locale_view *v, const char *w, size_t wl, bool exac
   if (!exact || *plo >= *phi) return;
   uint64_t b = *plo, e = *phi;
   if (x) { /* w's node: "w " is its child for a space, or lies below its first child above */
-    uint32_t sp = sg__trie_child(v, x, ' ');
-    if (sp) {
-      *phi = sg__trie_rd(v, sp, SG__T_HI);
+    uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST);
+    uint32_t c = sg__trie_lower(v, first, nch, ' ');
+    if (c < nch && sg__trie_rd(v, first + c, SG__T_CP) == ' ') {
+      *phi = sg__trie_rd(v, first + c, SG__T_HI);
       return;
     }
-    uint32_t nch = sg__trie_rd(v, x, SG__T_N), first = sg__trie_rd(v, x, SG__T_FIRST), c = 0;
-    while (c < nch && sg__trie_rd(v, first + c, SG__T_CP) <= ' ') c++;
     if (c < nch) e = sg__trie_rd(v, first + c, SG__T_LO);
   }
   while (b < e) {
