@@ -193,7 +193,7 @@ unit-san: $(UNIT_SAN_BINS)
 # ThreadSanitizer (build/unit-tsan): the unit tests that run threads. The snapshot
 # publication (RCU) between the loader and the query workers, the runtime's loader and
 # workers, the answer cache's sets, the selection-event writer, the analytics shards and
-# their shipper, the drain thread, the connection gate, the worker pools, the metrics and
+# their shipper, tier 3's per-thread scratch, the drain thread, the connection gate, the worker pools, the metrics and
 # rate-limit atomics, SQLite readers beside a writer, the edges' racing writers.
 # A new test that starts threads belongs here.
 TSAN_UNIT := runtime/test_rcu runtime/test_server runtime/test_answer_cache \
@@ -202,7 +202,8 @@ TSAN_UNIT := runtime/test_rcu runtime/test_server runtime/test_answer_cache \
              http/mhd/test_gate common/test_metrics common/test_ratelimit common/test_redisx \
              common/test_workpool \
              store/sqlite/test_readers edge/test_edge edge/dir/test_edge_dir \
-             edge/redis/test_edge_redis runtime/test_snapshot search/test_artifact
+             edge/redis/test_edge_redis runtime/test_snapshot search/test_artifact \
+             search/test_words
 UNIT_TSAN_BINS := $(addprefix $(B)/unit-tsan/,$(TSAN_UNIT))
 unit-tsan: $(UNIT_TSAN_BINS)
 	@TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 scripts/run-unit.sh $(UNIT_TSAN_BINS)

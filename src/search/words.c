@@ -19,9 +19,11 @@
  * prefix of are one range; like the keys, a range of more than T records has a
  * precomputed bucket of its best 10 items, a smaller one is scanned.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "compiler/words.h"
 #include "search/internal.h"
@@ -202,7 +204,6 @@ static void try_item(const locale_view *v, uint32_t ord, const sg__qwords *q, sg
  * overwritten with TOMB, which no lookup equals, so it is verified once). */
 #define SET_MAX (1u << 18)
 #define TOMB UINT32_MAX
-static _Thread_local uint32_t tl_set[SET_MAX];
 
 static inline uint32_t set_hash(uint32_t ord, uint32_t mask) {
   return (uint32_t)(ord * 0x9E3779B1u) & mask;
@@ -315,8 +316,6 @@ static inline uint32_t cursor_seek(cursor *c, uint32_t x) {
   return best;
 }
 
-static _Thread_local uint32_t tl_gather[2][GATHER_MAX];
-
 /* Sorts and deduplicates the n ordinals of a (three 11-bit radix passes, b scratch);
  * returns where the result is and its length in *pn. */
 static uint32_t *radix_unique(uint32_t *a, uint32_t *b, uint32_t *pn) {
@@ -345,17 +344,55 @@ static uint32_t *radix_unique(uint32_t *a, uint32_t *b, uint32_t *pn) {
 #define MARK_BITS (1u << 23)
 #define MARK_MAX 65536u
 #define MARK_RATIO 4u
-static _Thread_local uint64_t tl_mark[MARK_BITS / 64];
+
+/* Tier 3's per-thread scratch: the set, the gathered postings and the marks, 2.1 MiB. It
+ * is mapped at a thread's first tier-3 search rather than declared _Thread_local: glibc
+ * zeroes a thread's whole static TLS block when it starts the thread, so 2.1 MiB became
+ * resident in every thread of the runtime, those that never search as well. A fresh
+ * anonymous mapping reads as zero and takes memory only where it is written; the key's
+ * destructor unmaps it when its thread ends. */
+typedef struct {
+  uint32_t set[SET_MAX];
+  uint32_t gather[2][GATHER_MAX];
+  uint64_t mark[MARK_BITS / 64];
+} t3_scratch;
+static _Thread_local t3_scratch *tl_t3;
+static pthread_key_t t3_key;
+static bool t3_key_ok;
+static pthread_once_t t3_once = PTHREAD_ONCE_INIT;
+
+static void t3_unmap(void *p) { munmap(p, sizeof(t3_scratch)); }
+
+static void t3_key_init(void) { t3_key_ok = pthread_key_create(&t3_key, t3_unmap) == 0; }
+
+/* Maps this thread's scratch (out of the search's way: once per thread). */
+__attribute__((cold, noinline)) static t3_scratch *t3_map(void) {
+  pthread_once(&t3_once, t3_key_init);
+  if (!t3_key_ok) return NULL;
+  void *p =
+      mmap(NULL, sizeof(t3_scratch), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  if (pthread_setspecific(t3_key, p) != 0) {
+    munmap(p, sizeof(t3_scratch));
+    return NULL;
+  }
+  tl_t3 = p;
+  return tl_t3;
+}
+
+/* This thread's scratch, or NULL when it cannot be had (memory short): tier 3 then takes
+ * the paths that need none, with the same answers. */
+static inline t3_scratch *t3_mem(void) { return tl_t3 ? tl_t3 : t3_map(); }
 
 /* Sets (on) or clears the bits of the postings of words [dlo, dhi). */
-static void mark_words(const locale_view *v, uint64_t dlo, uint64_t dhi, bool on) {
+static void mark_words(uint64_t *mark, const locale_view *v, uint64_t dlo, uint64_t dhi, bool on) {
   uint32_t s = sg__rd32(v->word_pstart + 4 * dlo), e = sg__rd32(v->word_pstart + 4 * dhi);
   for (uint32_t j = s; j < e; j++) {
     uint32_t o = sg__rd32(v->word_post + 4 * (uint64_t)j); /* < n_items (checked at open) */
     if (on)
-      tl_mark[o >> 6] |= 1ull << (o & 63);
+      mark[o >> 6] |= 1ull << (o & 63);
     else
-      tl_mark[o >> 6] = 0;
+      mark[o >> 6] = 0;
   }
 }
 
@@ -413,7 +450,7 @@ static void sig_walk(const locale_view *v, cursor *c, size_t nc, const sg__qword
  * at most SIG_FIRST postings); marks and signatures are checked on the leader's
  * items before any other list is sought. Returns false when the index cannot serve the
  * query (a corrupted file: the caller scans). */
-static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *top) {
+static bool tier3_index(const locale_view *v, const sg__qwords *q, t3_scratch *sc, sg__top10 *top) {
   cursor c[SG_T3_MAX_WORDS];
   size_t nc = 0;
   uint64_t smin = UINT64_MAX; /* the smallest exact word's postings */
@@ -461,14 +498,14 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
   } else if (dhi - dlo <= UNION_MAX) {
     for (uint64_t d = dlo; d < dhi; d++) cursor_list(x, v, d);
     nc++;
-  } else if (np <= GATHER_MAX && np * GATHER_RATIO < smin) {
+  } else if (sc && np <= GATHER_MAX && np * GATHER_RATIO < smin) {
     uint32_t n = 0;
     for (uint64_t d = dlo; d < dhi; d++) {
       uint32_t s0 = sg__rd32(v->word_pstart + 4 * d), e0 = sg__rd32(v->word_pstart + 4 * (d + 1));
       for (uint32_t j = s0; j < e0 && n < GATHER_MAX; j++)
-        tl_gather[0][n++] = sg__rd32(v->word_post + 4 * (uint64_t)j);
+        sc->gather[0][n++] = sg__rd32(v->word_post + 4 * (uint64_t)j);
     }
-    uint32_t *sorted = radix_unique(tl_gather[0], tl_gather[1], &n);
+    uint32_t *sorted = radix_unique(sc->gather[0], sc->gather[1], &n);
     for (uint32_t j = 0; j < n; j++) { /* stored like the file's lists: little-endian */
       uint32_t val = sorted[j];
       sg__wr32((unsigned char *)&sorted[j], val);
@@ -480,8 +517,8 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
     x->k = 1;
     x->size = n;
     nc++;
-  } else if (np <= MARK_MAX && np <= MARK_RATIO * smin && v->n_word_items <= MARK_BITS) {
-    mark_words(v, dlo, dhi, true);
+  } else if (sc && np <= MARK_MAX && np <= MARK_RATIO * smin && v->n_word_items <= MARK_BITS) {
+    mark_words(sc->mark, v, dlo, dhi, true);
     marked = true;
   } else {
     by_sig = true;
@@ -512,7 +549,7 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
       uint32_t i = gallop(p, lead->i[0], lead->n[0], at), n = lead->n[0];
       for (; i < n; i++) {
         uint32_t o = sg__rd32(p + 4 * (uint64_t)i);
-        if (tl_mark[o >> 6] >> (o & 63) & 1) break;
+        if (sc->mark[o >> 6] >> (o & 63) & 1) break;
       }
       lead->i[0] = i;
       if (i == n) break;
@@ -536,7 +573,7 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, sg__top10 *to
     try_item(v, at, q, top);
     at++;
   }
-  if (marked) mark_words(v, dlo, dhi, false);
+  if (marked) mark_words(sc->mark, v, dlo, dhi, false);
   return true;
 }
 
@@ -544,7 +581,8 @@ static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *t
   sg__qwords q;
   sg__qwords_parse(nq, len, &q);
   if (q.m == 0) return;
-  if (v->word_klo && tier3_index(v, &q, top)) return;
+  t3_scratch *sc = t3_mem();
+  if (v->word_klo && tier3_index(v, &q, sc, top)) return;
   uint64_t lo[SG_T3_MAX_WORDS] = {0}, hi[SG_T3_MAX_WORDS] = {0};
   size_t a = 0, b = SIZE_MAX; /* the smallest range, and the next */
   for (size_t i = 0; i < q.m; i++) {
@@ -559,7 +597,7 @@ static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *t
   uint64_t na = hi[a] - lo[a];
   if (na == 0) return;
   uint64_t nb = hi[b] - lo[b];
-  if (na <= 64 || na * 4 > SET_MAX || nb > 48 * na) {
+  if (!sc || na <= 64 || na * 4 > SET_MAX || nb > 48 * na) {
     uint32_t last = UINT32_MAX;
     for (uint64_t i = lo[a]; i < hi[a]; i++) {
       uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
@@ -572,20 +610,21 @@ static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *t
   uint32_t cap = 64;
   while (cap < na * 2) cap <<= 1;
   uint32_t mask = cap - 1;
-  memset(tl_set, 0, cap * sizeof *tl_set);
+  uint32_t *set = sc->set;
+  memset(set, 0, cap * sizeof *set);
   for (uint64_t i = lo[a]; i < hi[a]; i++) {
     uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
     uint32_t h = set_hash(ord, mask);
-    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
-    tl_set[h] = ord + 1;
+    while (set[h] && set[h] != ord + 1) h = (h + 1) & mask;
+    set[h] = ord + 1;
   }
   /* Only items in both ranges can match; each is verified once. */
   for (uint64_t i = lo[b]; i < hi[b]; i++) {
     uint32_t ord = sg__rd32(v->keys + i * SG__KEY_SIZE + 4) & SG__KEY_ORD_MASK;
     uint32_t h = set_hash(ord, mask);
-    while (tl_set[h] && tl_set[h] != ord + 1) h = (h + 1) & mask;
-    if (!tl_set[h]) continue;
-    tl_set[h] = TOMB;
+    while (set[h] && set[h] != ord + 1) h = (h + 1) & mask;
+    if (!set[h]) continue;
+    set[h] = TOMB;
     try_item(v, ord, &q, top);
   }
 }

@@ -2,8 +2,10 @@
  * The examples of docs/DESIGN.md §3.3 (tiers 3 and 4: words in any order, words run
  * together) through the compiled artifact, with keys and highlights; that typos never
  * apply to these tiers; the limits (2-6 words, 4 code points); a format-5 artifact
- * (0.2.0's rules: no tiers 3 and 4); and corrupted extension sections are refused.
+ * (0.2.0's rules: no tiers 3 and 4); corrupted extension sections are refused; and the
+ * word index's paths, without it too, against the brute force, alone and in threads.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -239,6 +241,68 @@ static void test_word_signatures(void **s) {
  * k"); with more (left to the signatures beside the postings and the verification: "yv05
  * g", "other zq", "base base g"), each against the brute force, with ranks that mix the
  * orders; and run-together queries (tier 4) whose ranges hold 0 to thousands of records. */
+/* Every query of qs answers, through a, the brute force's items in its order (typos off). */
+static void answers_match(const sg_artifact *a, sgt_bf *bf, const sg_compile_item *items,
+                          const char *const *qs, size_t nq) {
+  for (size_t q = 0; q < nq; q++) {
+    size_t want[10];
+    size_t nw = sgt_bf_query(bf, qs[q], strlen(qs[q]), want);
+    sg_query_result r;
+    sg_artifact_query_k(a, 0, qs[q], strlen(qs[q]), 0, &r);
+    assert_int_equal(r.n, nw);
+    for (size_t i = 0; i < nw; i++) {
+      char want_id[40];
+      snprintf(want_id, sizeof want_id, "\"%s\"", items[want[i]].id);
+      if (!memmem(r.items[i].json, r.items[i].len, want_id, strlen(want_id)))
+        fail_msg("%s: item %zu is not %s", qs[q], i, want_id);
+    }
+  }
+}
+
+/* The answers of qs through a, as one FNV-1a digest of their items' JSON. */
+typedef struct {
+  const sg_artifact *a;
+  const char *const *qs;
+  size_t nq;
+  uint64_t digest;
+} digest_job;
+
+static void *answers_digest(void *arg) {
+  digest_job *j = arg;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t q = 0; q < j->nq; q++) {
+    sg_query_result r;
+    sg_artifact_query_k(j->a, 0, j->qs[q], strlen(j->qs[q]), 0, &r);
+    for (size_t i = 0; i < r.n; i++)
+      for (uint32_t c = 0; c < r.items[i].len; c++)
+        h = (h ^ (unsigned char)r.items[i].json[c]) * 1099511628211ull;
+    h = (h ^ r.n) * 1099511628211ull;
+  }
+  j->digest = h;
+  return NULL;
+}
+
+/* Threads that search at once and then end: each maps its own tier-3 scratch at its first
+ * search and unmaps it when it ends (ThreadSanitizer and ASan builds: no race between
+ * their marks and sets, nothing used after it is unmapped), and each gets the answers of
+ * the thread that searched alone. */
+static void same_answers_in_threads(const sg_artifact *a, const char *const *qs, size_t nq) {
+  enum { T = 4 };
+  digest_job alone = {a, qs, nq, 0}, job[T];
+  answers_digest(&alone);
+  for (int round = 0; round < 2; round++) {
+    pthread_t th[T];
+    for (int t = 0; t < T; t++) {
+      job[t] = (digest_job){a, qs, nq, 0};
+      assert_int_equal(pthread_create(&th[t], NULL, answers_digest, &job[t]), 0);
+    }
+    for (int t = 0; t < T; t++) {
+      assert_int_equal(pthread_join(th[t], NULL), 0);
+      assert_true(job[t].digest == alone.digest);
+    }
+  }
+}
+
 static void test_word_index_paths(void **s) {
   (void)s;
   enum { N = 36000 };
@@ -279,21 +343,29 @@ static void test_word_index_paths(void **s) {
       /* tier 4: ranges of every size, their end found galloping from their start */
       "basezq0001", "basezq000", "basezq00", "basezq0", "fillergx0", "basekab2", "baseotherk",
       "basezq49999", "basezq"};
-  for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
-    size_t want[10];
-    size_t nw = sgt_bf_query(bf, qs[q], strlen(qs[q]), want);
-    sg_query_result r;
-    sg_artifact_query_k(a, 0, qs[q], strlen(qs[q]), 0, &r);
-    assert_int_equal(r.n, nw);
-    for (size_t i = 0; i < nw; i++) {
-      char want_id[40];
-      snprintf(want_id, sizeof want_id, "\"%s\"", items[want[i]].id);
-      if (!strstr(r.items[i].json, want_id)) fail_msg("%s: item %zu is not %s", qs[q], i, want_id);
-    }
+  answers_match(a, bf, items, qs, sizeof qs / sizeof *qs);
+  same_answers_in_threads(a, qs, sizeof qs / sizeof *qs);
+  sg_artifact_close(a);
+  /* The same artifact with its word index left out of the extension directory (the last
+   * record, SG__EXT_WORDS sorting last): tier 3 then takes the ranges of the keys, and
+   * where the two smallest are both large ("base gx": thousands each) the set of the
+   * smaller's items, in its per-thread scratch; the answers are the same. */
+  unsigned char *nw = malloc(out.len);
+  assert_non_null(nw);
+  memcpy(nw, out.data, out.len);
+  {
+    uint64_t eo = sg__rd64(nw + SG__HDR_EXT_OFF), ne = sg__rd64(nw + SG__HDR_EXT_N);
+    assert_true(ne > 0);
+    assert_int_equal(sg__rd32(nw + eo + (ne - 1) * SG__EXT_SIZE), SG__EXT_WORDS);
+    sg__wr64(nw + SG__HDR_EXT_N, ne - 1);
   }
+  assert_int_equal(sg_artifact_open_mem(nw, out.len, &a), 0);
+  answers_match(a, bf, items, qs, sizeof qs / sizeof *qs);
+  same_answers_in_threads(a, qs, sizeof qs / sizeof *qs);
+  sg_artifact_close(a);
+  free(nw);
 #undef NEXT
   sgt_bf_free(bf);
-  sg_artifact_close(a);
   /* Refused after the run-together records' sample was built (the word index, checked
    * after them, corrupted): nothing leaks (LeakSanitizer in the -san build). */
   unsigned char *cp = malloc(out.len);
