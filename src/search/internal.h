@@ -199,9 +199,15 @@ int sg__fragment_id(const sg_artifact *a, uint32_t ord, uint32_t *off, uint32_t 
 /* ---- exact lookup (lookup.c) ---- */
 
 /* The keys of locale v having nq[0..len) as a byte prefix: [*plo, *phi), empty when
- * none; every key when len is 0. Returns the trie node whose keys they are, or 0. */
-uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
-                          uint64_t *phi);
+ * none; every key when len is 0. Returns the trie node whose keys they are, or 0. When
+ * dead is not NULL, *dead is a length d <= len such that no key starts with nq[0..d),
+ * when the lookup learnt one on its way (the range is then empty), else SIZE_MAX. */
+uint32_t sg__prefix_range_dead(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
+                               uint64_t *phi, size_t *dead);
+static inline uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len,
+                                        uint64_t *plo, uint64_t *phi) {
+  return sg__prefix_range_dead(v, nq, len, plo, phi, NULL);
+}
 /* Adds the best 10 distinct items of the key range [lo, hi), a range some prefix selects,
  * to top, each valued base | tier << 32 | ordinal (base carries the edits). */
 void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint64_t hi,
@@ -209,17 +215,18 @@ void sg__range_top(const sg_artifact *a, const locale_view *v, uint64_t lo, uint
 
 /* ---- words in any order and run together (words.c) ---- */
 
-/* Adds to top the items matching nq[0..len) at tier 3 or 4 (docs/DESIGN.md §3.3), with
- * zero edits, as far as they can enter it: top holds the zero-edit matches of tiers 0-2.
- * Nothing when the locale has no such sections. Allocates nothing. */
 /* Offers item ord to top at tier 3 or 4 (zero edits) when one of its candidate texts
  * matches: q parsed by sg__qwords_parse (q->m = 0: tier 3 does not apply), t4 from
  * sg__t4_applies(nq, len). For a search that visits items one by one (the within
  * filter); nothing when the artifact has no candidate section. */
 void sg__words_item(const locale_view *v, uint32_t ord, const sg__qwords *q, bool t4,
                     const char *nq, size_t len, sg__top10 *top);
+/* Adds to top the items matching nq[0..len) at tier 3 or 4 (docs/DESIGN.md §3.3), with
+ * zero edits, as far as they can enter it: top holds the zero-edit matches of tiers 0-2.
+ * dead: the exact lookup's (sg__prefix_range_dead) for nq, or SIZE_MAX. Nothing when the
+ * locale has no such sections. */
 void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
-                      sg__top10 *top);
+                      size_t dead, sg__top10 *top);
 /* Checks locale loc's tier 3 and 4 sections (if any) and points v at them. 0 or -1. */
 int sg__words_open(const sg_artifact *a, uint32_t loc, locale_view *v);
 /* Frees what sg__words_open allocated for v (safe on a zeroed view). */

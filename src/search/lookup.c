@@ -33,9 +33,10 @@ static inline int cmp_key_prefix(const locale_view *v, uint64_t i, const char *q
  * nq. Probes that land outside the range on either side shrink both searches. A code
  * point is walked only when all its bytes are in nq and it is well formed. Returns the
  * trie node whose keys the range is, when the walk named it (else 0). */
-uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
-                          uint64_t *phi) {
+uint32_t sg__prefix_range_dead(const locale_view *v, const char *nq, size_t len, uint64_t *plo,
+                               uint64_t *phi, size_t *dead) {
   uint64_t lo = 0, hi = v->n_keys;
+  if (dead) *dead = SIZE_MAX;
   if (v->n_trie && len) {
     uint32_t x = 0, cp = 0, nch = 0, first = 0, b = 0;
     size_t i = 0, l = 0;
@@ -55,6 +56,8 @@ uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint
       return x;
     }
     if (l && !(sg__trie_next(v, x) & sg__cp_bit(cp))) { /* none continues with cp */
+      /* No key starts with nq[0..i + l): x's prefix and cp. */
+      if (dead) *dead = i + l;
       *plo = *phi = tlo;
       return 0;
     }
@@ -92,6 +95,7 @@ uint32_t sg__prefix_range(const locale_view *v, const char *nq, size_t len, uint
   }
   *plo = lo;
   *phi = lo < hi ? hi : lo;
+  if (dead && lo >= hi) *dead = len;
   return 0;
 }
 
@@ -150,10 +154,11 @@ void sg_artifact_query_k(const sg_artifact *a, int loc, const char *nq, size_t l
   if (memchr(nq, '\0', len)) return;
   sg__top10 top = {{0}, 0};
   uint64_t lo, hi;
-  sg__prefix_range(v, nq, len, &lo, &hi);
+  size_t dead;
+  sg__prefix_range_dead(v, nq, len, &lo, &hi, &dead);
   if (lo < hi) sg__range_top(a, v, lo, hi, 0, &top);
   /* Tiers 3 and 4 (zero edits, after tiers 0-2): whether or not typos are allowed. */
-  if (v->cand_start || v->runon) sg__words_search(a, v, nq, len, &top);
+  if (v->cand_start || v->runon) sg__words_search(a, v, nq, len, dead, &top);
   /* Zero edits beat any typo: ten exact matches are the answer. */
   if (k > 0 && top.n < SG_BUCKET_ITEMS && len > 0) sg__typo_search(a, v, nq, len, k, &top);
   for (uint32_t j = 0; j < top.n; j++) {

@@ -577,10 +577,14 @@ static bool tier3_index(const locale_view *v, const sg__qwords *q, t3_scratch *s
   return true;
 }
 
-static void tier3(const locale_view *v, const char *nq, size_t len, sg__top10 *top) {
+static void tier3(const locale_view *v, const char *nq, size_t len, size_t dead, sg__top10 *top) {
   sg__qwords q;
   sg__qwords_parse(nq, len, &q);
   if (q.m == 0) return;
+  /* The first word, an exact one (m >= 2), starts nq: when the exact lookup found that no
+   * key starts with nq's first dead bytes and the word holds them, no key has the word,
+   * so no item matches (most one-edit typos in a first word end here, with no walk). */
+  if (q.w[0] == nq && q.len[0] >= dead) return;
   t3_scratch *sc = t3_mem();
   if (v->word_klo && tier3_index(v, &q, sc, top)) return;
   uint64_t lo[SG_T3_MAX_WORDS] = {0}, hi[SG_T3_MAX_WORDS] = {0};
@@ -744,10 +748,10 @@ void sg__words_item(const locale_view *v, uint32_t ord, const sg__qwords *q, boo
 }
 
 void sg__words_search(const sg_artifact *a, const locale_view *v, const char *nq, size_t len,
-                      sg__top10 *top) {
+                      size_t dead, sg__top10 *top) {
   /* Ten zero-edit matches of a lower tier: nothing of tier 3 or 4 can enter. */
   if (top->n == SG_BUCKET_ITEMS && top->v[SG_BUCKET_ITEMS - 1] < T3) return;
-  if (v->cand_start) tier3(v, nq, len, top);
+  if (v->cand_start) tier3(v, nq, len, dead, top);
   if (top->n == SG_BUCKET_ITEMS && top->v[SG_BUCKET_ITEMS - 1] < T4) return;
   if (v->runon) tier4(a, v, nq, len, top);
 }

@@ -33,14 +33,18 @@ static const char *key_at(const locale_view *v, uint64_t k) {
   return v->text + sg__rd32(v->keys + k * SG__KEY_SIZE);
 }
 
-static size_t checked, nonempty, by_node;
+static size_t checked, nonempty, by_node, deads;
 
 /* sg__prefix_range on v (and on v without its trie) against the keys read one by one. */
 static void check(const locale_view *v, const char *q, size_t len) {
   uint64_t lo = 0, hi = 0;
   bool seen = false;
+  size_t common = 0; /* the longest start of q that some key starts with */
   for (uint64_t k = 0; k < v->n_keys; k++) {
     const char *t = key_at(v, k);
+    size_t c = 0;
+    while (c < len && t[c] == q[c]) c++;
+    if (c > common) common = c;
     bool in = strnlen(t, len) == len && memcmp(t, q, len) == 0;
     if (in && !seen) lo = k;
     if (in) hi = k + 1;
@@ -48,8 +52,15 @@ static void check(const locale_view *v, const char *q, size_t len) {
     seen |= in;
   }
   uint64_t l, h;
-  uint32_t x = sg__prefix_range(v, q, len, &l, &h);
+  size_t dead;
+  uint32_t x = sg__prefix_range_dead(v, q, len, &l, &h, &dead);
   checked++;
+  if (dead != SIZE_MAX) { /* no key may start with q[0..dead) */
+    if (dead > len || dead <= common)
+      fail_msg("query [%.*s]: dead %zu, but a key starts with its first %zu bytes", (int)len, q,
+               dead, common);
+    deads++;
+  }
   if (!seen) {
     if (l < h)
       fail_msg("query of %zu bytes: [%llu, %llu) where no key starts with it", len,
@@ -111,9 +122,11 @@ static void test_prefix_range_against_the_keys(void **state) {
     }
     check(v, q, len);
   }
-  fprintf(stderr, "prefix ranges: %zu queries, %zu non-empty, %zu named by a trie node\n", checked,
-          nonempty, by_node);
-  assert_true(by_node > 1000 && nonempty > by_node && checked > nonempty);
+  fprintf(stderr,
+          "prefix ranges: %zu queries, %zu non-empty, %zu named by a trie node, %zu "
+          "with a dead start\n",
+          checked, nonempty, by_node, deads);
+  assert_true(by_node > 1000 && nonempty > by_node && checked > nonempty && deads > 1000);
   sg_artifact_close(art);
   sg_buf_free(&out);
   sgt_list_free(&lst);
