@@ -245,19 +245,6 @@ static inline uint32_t gallop(const unsigned char *p, uint32_t i, uint32_t n, ui
   }
 }
 
-/* The word index's entry whose group starts at key lo, or -1. */
-static long word_at(const locale_view *v, uint64_t lo) {
-  uint64_t b = 0, e = v->n_words;
-  while (b < e) {
-    uint64_t mid = b + (e - b) / 2;
-    if (sg__rd32(v->word_klo + 4 * mid) < lo)
-      b = mid + 1;
-    else
-      e = mid;
-  }
-  return b < v->n_words && sg__rd32(v->word_klo + 4 * b) == lo ? (long)b : -1;
-}
-
 /* The first word index entry whose group starts at or after key k. */
 static uint64_t word_from(const locale_view *v, uint64_t k) {
   uint64_t b = 0, e = v->n_words;
@@ -269,6 +256,12 @@ static uint64_t word_from(const locale_view *v, uint64_t k) {
       e = mid;
   }
   return b;
+}
+
+/* The word index's entry whose group starts at key lo, or -1. */
+static long word_at(const locale_view *v, uint64_t lo) {
+  uint64_t b = word_from(v, lo);
+  return b < v->n_words && sg__rd32(v->word_klo + 4 * b) == lo ? (long)b : -1;
 }
 
 /* A cursor over the union of up to UNION_MAX posting lists (the words wm is a prefix

@@ -43,9 +43,9 @@ static void check(const locale_view *v, const char *q, size_t len) {
   for (uint64_t k = 0; k < v->n_keys; k++) {
     const char *t = key_at(v, k);
     size_t c = 0;
-    while (c < len && t[c] == q[c]) c++;
+    while (c < len && t[c] != '\0' && t[c] == q[c]) c++;
     if (c > common) common = c;
-    bool in = strnlen(t, len) == len && memcmp(t, q, len) == 0;
+    bool in = c == len;
     if (in && !seen) lo = k;
     if (in) hi = k + 1;
     if (in && seen && hi != k + 1) fail_msg("keys starting with the query are not contiguous");
