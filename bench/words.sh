@@ -4,8 +4,11 @@
 #
 #   1. `suggestd compile` of the cities and of the 4.5M package names with and without
 #      the tier 3/4 sections (`--without-words`, the reference: this same build, the
-#      sections left out), alternating, ROUNDS rounds, the fastest of each kept: wall
-#      time and artifact bytes, and their ratio (target ≤ 1.25× each).
+#      sections left out), alternating, ROUNDS rounds (CITY_ROUNDS for the cities), the
+#      order reversed every round: wall time and artifact bytes, and their ratio (target
+#      ≤ 1.25× each); bench/report.py takes the time ratio within each round and reads the
+#      median of the rounds' ratios (a 1 GB write and fsync makes one compile's wall time
+#      wander by ±10 %).
 #   2. In-process (bench/typo_bench.c, --typos 0 --highlight 1, best of 3 rounds per
 #      query) on the package names: 2,000 tier-3 queries (a name of 2-6 words, its words
 #      shuffled, the last cut short) and 2,000 tier-4 queries (a name's first words run
@@ -21,14 +24,14 @@
 #      plain walk, with the same answers), wall time and bytes; and the mix of 2. on that
 #      artifact in the same rounds, whose checksum must equal the full artifact's.
 #
-#   bench/words.sh [OUT_JSON]     (default bench/work/words.json; ROUNDS=2, LOOKUP_ROUNDS=5)
+#   bench/words.sh [OUT_JSON]     (default bench/work/words.json; ROUNDS=3, LOOKUP_ROUNDS=5)
 # Called by bench/run.sh when the package names are in BENCH_SETS; runs alone too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 W=$ROOT/bench/work/words
 OUT=${1:-$ROOT/bench/work/words.json}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-3}
 LOOKUP_ROUNDS=${LOOKUP_ROUNDS:-5}
 BIN=${BENCH_SUGGESTD:-$ROOT/build/suggestd}
 mkdir -p "$W"
@@ -79,11 +82,19 @@ for r in $(seq $((ROUNDS > CITY_ROUNDS ? ROUNDS : CITY_ROUNDS))); do
   for set in cities packages; do
     [ "$set" = cities ] && [ "$r" -gt "$CITY_ROUNDS" ] && continue
     [ "$set" = packages ] && [ "$r" -gt "$ROUNDS" ] && continue
-    for variant in without noskip with; do
+    # The order reverses every round, as in part 2: a compile that follows another's 1 GB
+    # write and fsync runs slower, so no variant always takes the same place.
+    order="without noskip with"
+    [ $((r % 2)) = 0 ] && order="with noskip without"
+    for variant in $order; do
       flag=()
       [ "$variant" = without ] && flag=(--without-words)
       [ "$variant" = noskip ] && flag=(--without-skip-tables)
       log "compile $set $variant, round $r"
+      # Each starts with no other write in flight: the old output removed (replacing a
+      # 1 GB file frees its blocks inside the timed rename) and the page cache synced.
+      rm -f "$W/$set.$variant.art"
+      sync
       /usr/bin/time -f '%e %M' -o "$W/time" "$BIN" compile --input ".cache/datasets/$set.jsonl" \
         --output "$W/$set.$variant.art" "${flag[@]}" >"$W/$set.$variant.json"
       read -r secs rss <"$W/time"

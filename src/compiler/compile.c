@@ -467,51 +467,95 @@ static uint32_t trie_node_of(const trie_vec *t, const uint32_t *cps, size_t d) {
   return x;
 }
 
-/* One record per run of keys sharing their first L + G code points (skip table t):
- * sorted keys keep such a run contiguous, and lcp[j] (bytes key j shares with key j - 1)
- * finds its end without decoding the keys after the first. A run of more than
- * SG__TRIE_MIN keys is named by its trie node, a shorter one by its first key and count
- * (format.h). *fits is cleared when a short run starts past what a record can hold. */
-static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
-                      const trie_vec *trie, unsigned t, skip_vec *out, bool *fits) {
+#define SKIP_AHEAD 32u
+
+/* Skip table t's record for the run of keys [i, ..) sharing their first D code points
+ * cps[0 .. D), b bytes of key i: returns the run's end, or 0 on failure. */
+static size_t skip_run(const key_rec *k, size_t m, const uint32_t *lcp, const char *s,
+                       const trie_vec *trie, unsigned t, const uint32_t *cps, size_t b, size_t i,
+                       skip_vec *out, bool *fits) {
   const unsigned L = sg__skip_l[t], G = sg__skip_g[t], D = L + G;
-  if (D > SG__SKIP_MAX_D || G > SG__SKIP_MAX_G) return -1;
-  *fits = true;
+  size_t j = i + 1;
+  while (j < m && lcp[j] >= b) j++;
+  uint32_t run;
+  if (j - i > SG__TRIE_MIN) {
+    uint32_t x = trie_node_of(trie, cps, D);
+    /* build_trie materialises every run of more than SG__TRIE_MIN keys. */
+    if (x == UINT32_MAX || trie->v[x].lo != i || trie->v[x].hi != j) return 0;
+    run = SG__SKIP_NODE | x;
+  } else if (i > SG__SKIP_LO_MASK) {
+    fits[t] = false;
+    run = 0;
+  } else {
+    run = (uint32_t)(j - i - 1) << SG__SKIP_LO_BITS | (uint32_t)i;
+  }
+  skip_rec *p = grow(out->v, out->n, &out->cap, sizeof *p, 1024);
+  if (!p) return 0;
+  out->v = p;
+  skip_rec *r = &out->v[out->n++];
+  *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), run, {0}};
+  if (b <= SG__SKIP_PFX) {
+    memcpy(r->head, s, b);
+  } else {
+    r->head[0] = SG__SKIP_KEYED;
+    for (unsigned x = 0; x < 7; x++) r->head[1 + x] = (unsigned char)(r->key >> 8 * x);
+  }
+  return j;
+}
+
+/* One record per run of keys sharing their first L + G code points, for each skip table
+ * whose bit is set in tables: sorted keys keep such a run contiguous, and lcp[j] (bytes
+ * key j shares with key j - 1) finds its end without decoding the keys after the first.
+ * One pass serves every table: a key starting a run of any table is decoded once (key
+ * texts are in item order, keys in text order, so each first read waits for memory). A
+ * run of more than SG__TRIE_MIN keys is named by its trie node, a shorter one by its
+ * first key and count (format.h). fits[t] is cleared when a short run of table t starts
+ * past what a record can hold. */
+static int build_skip(const key_rec *k, size_t m, const uint32_t *lcp, const char *pool,
+                      const trie_vec *trie, skip_vec out[SG__SKIP_TABLES],
+                      bool fits[SG__SKIP_TABLES]) {
+  size_t next[SG__SKIP_TABLES]; /* where table t's next run starts */
+  unsigned dmax = 0;
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+    unsigned D = sg__skip_l[t] + sg__skip_g[t];
+    if (D > SG__SKIP_MAX_D || sg__skip_g[t] > SG__SKIP_MAX_G) return -1;
+    if (D > dmax) dmax = D;
+    next[t] = 0;
+    fits[t] = true;
+  }
+  size_t pf = 0, hint = dmax; /* prefetched up to key pf; hint, the last run's bytes */
   for (size_t i = 0; i < m;) {
+    /* Texts SKIP_AHEAD keys ahead are asked for early, those likely to start a run
+     * (sharing fewer bytes with the key before than the last run's code points: exact
+     * for ASCII; a hint only, as any prefetch). */
+    for (pf = pf > i ? pf : i + 1; pf < m && pf <= i + SKIP_AHEAD; pf++)
+      if (lcp[pf] < hint) __builtin_prefetch(pool + k[pf].off);
     const char *s = pool + k[i].off;
     uint32_t len = k[i].lt >> 2, cps[SG__SKIP_MAX_D];
-    size_t b = 0, c = 0;
-    while (c < D && b < len) b += sg__utf8_next(s + b, &cps[c++]);
-    size_t j = i + 1;
-    if (c == D) {
-      while (j < m && lcp[j] >= b) j++;
-      uint32_t run;
-      if (j - i > SG__TRIE_MIN) {
-        uint32_t x = trie_node_of(trie, cps, D);
-        /* build_trie materialises every run of more than SG__TRIE_MIN keys. */
-        if (x == UINT32_MAX || trie->v[x].lo != i || trie->v[x].hi != j) return -1;
-        run = SG__SKIP_NODE | x;
-      } else if (i > SG__SKIP_LO_MASK) {
-        *fits = false;
-        run = 0;
-      } else {
-        run = (uint32_t)(j - i - 1) << SG__SKIP_LO_BITS | (uint32_t)i;
-      }
-      skip_rec *p = grow(out->v, out->n, &out->cap, sizeof *p, 1024);
-      if (!p) return -1;
-      out->v = p;
-      skip_rec *r = &out->v[out->n++];
-      *r = (skip_rec){sg__skip_key(cps[0], cps + L, G), run, {0}};
-      if (b <= SG__SKIP_PFX) {
-        memcpy(r->head, s, b);
-      } else {
-        r->head[0] = SG__SKIP_KEYED;
-        for (unsigned x = 0; x < 7; x++) r->head[1 + x] = (unsigned char)(r->key >> 8 * x);
-      }
+    size_t bytes[SG__SKIP_MAX_D + 1] = {0}, b = 0, c = 0;
+    while (c < dmax && b < len) {
+      b += sg__utf8_next(s + b, &cps[c++]);
+      bytes[c] = b;
     }
-    i = j;
+    hint = b;
+    size_t after = m;
+    for (unsigned t = 0; t < SG__SKIP_TABLES; t++) {
+      if (next[t] == i) {
+        unsigned D = sg__skip_l[t] + sg__skip_g[t];
+        if (c < D) {
+          next[t] = i + 1; /* too short for a record */
+        } else {
+          next[t] = skip_run(k, m, lcp, s, trie, t, cps, bytes[D], i, &out[t], fits);
+          if (!next[t]) return -1;
+        }
+      }
+      if (next[t] < after) after = next[t];
+    }
+    i = after;
   }
-  return sort_skip(out);
+  for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+    if (sort_skip(&out[t])) return -1;
+  return 0;
 }
 
 /* ---- fragments --------------------------------------------------------------------- */
@@ -1243,10 +1287,11 @@ static int compile_locale(const locale_job *job, sg_buf *out, size_t base,
     lcp[j] = j ? lcp_of(&keys.v[j - 1], &keys.v[j], pool.data) : 0;
   if (build_buckets(keys.v, keys.n, lcp, &buckets)) goto done;
   if (build_trie(keys.v, keys.n, lcp, pool.data, &trie)) goto done;
-  for (unsigned t = 0; t < SG__SKIP_TABLES && !job->without_skip; t++) {
-    bool fits;
-    if (build_skip(keys.v, keys.n, lcp, pool.data, &trie, t, &skip[t], &fits)) goto done;
-    if (!fits) skip[t].n = 0; /* written empty: the plain walk serves its queries */
+  if (!job->without_skip) {
+    bool fits[SG__SKIP_TABLES];
+    if (build_skip(keys.v, keys.n, lcp, pool.data, &trie, skip, fits)) goto done;
+    for (unsigned t = 0; t < SG__SKIP_TABLES; t++)
+      if (!fits[t]) skip[t].n = 0; /* written empty: the plain walk serves its queries */
   }
   if (buckets.n > 1) qsort(buckets.v, buckets.n, sizeof *buckets.v, cmp_bucket);
 
