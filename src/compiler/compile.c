@@ -503,11 +503,12 @@ static size_t skip_run(const key_rec *k, size_t m, const uint32_t *lcp, const ch
   return j;
 }
 
-/* One record per run of keys sharing their first L + G code points, for each skip table
- * whose bit is set in tables: sorted keys keep such a run contiguous, and lcp[j] (bytes
- * key j shares with key j - 1) finds its end without decoding the keys after the first.
- * One pass serves every table: a key starting a run of any table is decoded once (key
- * texts are in item order, keys in text order, so each first read waits for memory). A
+/* One record per run of keys sharing their first L + G code points, for every skip
+ * table: sorted keys keep such a run contiguous, and lcp[j] (bytes key j shares with key
+ * j - 1) finds its end without decoding the keys after the first. One pass serves every
+ * table: the pass stops at the least key where some table's next run starts, so a key
+ * starting a run of any table is decoded once (key texts are in item order, keys in text
+ * order, so each first read waits for memory). A
  * run of more than SG__TRIE_MIN keys is named by its trie node, a shorter one by its
  * first key and count (format.h). fits[t] is cleared when a short run of table t starts
  * past what a record can hold. */
